@@ -1,0 +1,46 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "planner",
+    products: [
+        .executable(name: "planner", targets: ["planner"])
+    ],
+    dependencies: [
+        // The only package dependency: a well-tested command line parser (help, --version, exit 64).
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+    ],
+    targets: [
+        // libsqlite3 from the system (Debian: libsqlite3-dev); no Swift wrapper package, so no Foundation/ICU.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // Pure rules: slots, identifiers, time arithmetic, what refill/open must change. No I/O.
+        .target(name: "PlannerCore"),
+        // The edges the core must not touch: the tz database, the clock, the environment.
+        .target(name: "PlannerSystem", dependencies: ["PlannerCore"]),
+        // SQLite: connection, embedded migrations, request store.
+        .target(
+            name: "PlannerStore",
+            dependencies: ["CSQLite", "PlannerCore"],
+            resources: [
+                // Embedded into the binary: a copied binary needs no resource bundle.
+                .embedInCode("../../migrations/0001_initial.sql")
+            ]
+        ),
+        .executableTarget(
+            name: "planner",
+            dependencies: [
+                "PlannerCore",
+                "PlannerStore",
+                "PlannerSystem",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "PlannerCoreTests", dependencies: ["PlannerCore", "PlannerSystem"]),
+        .testTarget(name: "PlannerStoreTests", dependencies: ["PlannerStore", "PlannerCore", "PlannerSystem"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["PlannerCore"]),
+    ]
+)

@@ -1,0 +1,139 @@
+/// An instant on the UTC time line, in milliseconds since the Unix epoch.
+/// Milliseconds because `--now` accepts fractions and the ticker measures lateness.
+public struct Instant: Hashable, Comparable, Sendable {
+    public var milliseconds: Int64
+
+    public init(milliseconds: Int64) { self.milliseconds = milliseconds }
+    public init(seconds: Int64) { self.milliseconds = seconds * 1000 }
+
+    /// Whole seconds, rounded toward the past (so -0.5 s is -1 s).
+    public var seconds: Int64 { floorDiv(milliseconds, 1000) }
+
+    public static func < (a: Instant, b: Instant) -> Bool { a.milliseconds < b.milliseconds }
+    public static func + (a: Instant, ms: Int64) -> Instant { Instant(milliseconds: a.milliseconds + ms) }
+    public static func - (a: Instant, ms: Int64) -> Instant { Instant(milliseconds: a.milliseconds - ms) }
+    public static func - (a: Instant, b: Instant) -> Int64 { a.milliseconds - b.milliseconds }
+}
+
+/// A calendar date without a zone (proleptic Gregorian).
+public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var year: Int
+    public var month: Int
+    public var day: Int
+
+    public init(year: Int, month: Int, day: Int) {
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    /// Days since 1970-01-01 (Howard Hinnant's `days_from_civil`).
+    public var dayNumber: Int64 {
+        let y = Int64(month <= 2 ? year - 1 : year)
+        let era = floorDiv(y, 400)
+        let yoe = y - era * 400
+        let m = Int64(month)
+        let doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + Int64(day) - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146097 + doe - 719468
+    }
+
+    /// The inverse of `dayNumber` (`civil_from_days`).
+    public init(dayNumber z0: Int64) {
+        let z = z0 + 719468
+        let era = floorDiv(z, 146097)
+        let doe = z - era * 146097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        self.init(year: Int(yoe + era * 400 + (m <= 2 ? 1 : 0)), month: Int(m), day: Int(d))
+    }
+
+    /// ISO weekday: 1 = Monday … 7 = Sunday. 1970-01-01 was a Thursday.
+    public var isoWeekday: Int { Int(floorMod(dayNumber + 3, 7)) + 1 }
+
+    public func adding(days: Int) -> LocalDate { LocalDate(dayNumber: dayNumber + Int64(days)) }
+
+    public var isValid: Bool {
+        month >= 1 && month <= 12 && day >= 1 && day <= LocalDate.daysIn(month: month, year: year)
+    }
+
+    public static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// `2026-11-23`
+    public var description: String { "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))" }
+
+    public static func < (a: LocalDate, b: LocalDate) -> Bool {
+        (a.year, a.month, a.day) < (b.year, b.month, b.day)
+    }
+
+    /// Parses `YYYY-MM-DD` (as stored in the database); nil for anything else.
+    public init?(iso text: String) {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2])
+        else { return nil }
+        self.init(year: y, month: m, day: d)
+        guard isValid else { return nil }
+    }
+}
+
+/// A wall-clock reading: what a clock on the wall in some zone shows.
+public struct LocalDateTime: Hashable, Comparable, Sendable {
+    public var date: LocalDate
+    public var hour: Int
+    public var minute: Int
+    public var second: Int
+    public var millisecond: Int
+
+    public init(date: LocalDate, hour: Int, minute: Int, second: Int = 0, millisecond: Int = 0) {
+        self.date = date
+        self.hour = hour
+        self.minute = minute
+        self.second = second
+        self.millisecond = millisecond
+    }
+
+    /// This reading taken as if it were UTC, in milliseconds since the epoch.
+    public var epochMillisecondsAsIfUTC: Int64 {
+        ((date.dayNumber * 86400 + Int64(hour * 3600 + minute * 60 + second)) * 1000) + Int64(millisecond)
+    }
+
+    public init(epochMillisecondsAsIfUTC ms: Int64) {
+        let days = floorDiv(ms, 86_400_000)
+        let rest = ms - days * 86_400_000
+        self.init(
+            date: LocalDate(dayNumber: days),
+            hour: Int(rest / 3_600_000),
+            minute: Int(rest / 60_000 % 60),
+            second: Int(rest / 1000 % 60),
+            millisecond: Int(rest % 1000)
+        )
+    }
+
+    public static func < (a: LocalDateTime, b: LocalDateTime) -> Bool {
+        a.epochMillisecondsAsIfUTC < b.epochMillisecondsAsIfUTC
+    }
+}
+
+@inlinable func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
+    let q = a / b
+    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
+}
+
+@inlinable func floorMod(_ a: Int64, _ b: Int64) -> Int64 { a - floorDiv(a, b) * b }
+
+/// Zero-padded decimal, e.g. pad(7, 2) == "07". Negative numbers keep their sign.
+public func pad(_ value: Int, _ width: Int) -> String {
+    let digits = String(value < 0 ? -value : value)
+    let padded = digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    return value < 0 ? "-" + padded : padded
+}

@@ -1,0 +1,60 @@
+/// A time zone as a value: a name and the rule giving its UTC offset at any instant.
+///
+/// The core never reads the tz database itself; the shell hands it a `Zone` whose offset function
+/// it built (from the C library in the binary, fixed offsets or hand-made DST rules in tests).
+public struct Zone: Sendable {
+    public let name: String
+    private let offsetSeconds: @Sendable (Int64) -> Int
+
+    /// `offsetSeconds(t)` is the zone's UTC offset in seconds at Unix time `t` (east positive).
+    public init(name: String, offsetSeconds: @escaping @Sendable (Int64) -> Int) {
+        self.name = name
+        self.offsetSeconds = offsetSeconds
+    }
+
+    public static func fixed(name: String, offsetSeconds: Int) -> Zone {
+        Zone(name: name) { _ in offsetSeconds }
+    }
+
+    public static let utc = Zone.fixed(name: "UTC", offsetSeconds: 0)
+
+    /// UTC offset in seconds at `instant`.
+    public func offset(at instant: Instant) -> Int { offsetSeconds(instant.seconds) }
+
+    /// The wall-clock reading at `instant`.
+    public func local(_ instant: Instant) -> LocalDateTime {
+        LocalDateTime(epochMillisecondsAsIfUTC: instant.milliseconds + Int64(offset(at: instant)) * 1000)
+    }
+
+    /// The instant at which the wall clock shows `local`, or nil when that reading does not exist
+    /// (skipped by a DST change). When it exists twice (clocks set back), the earlier instant.
+    public func instant(for local: LocalDateTime) -> Instant? {
+        let wall = local.epochMillisecondsAsIfUTC
+        // Any offset valid near this reading is the offset a day before or a day after it:
+        // real zones change offset at most once within a couple of days.
+        let probes = [wall - 86_400_000, wall + 86_400_000].map { offset(at: Instant(milliseconds: $0)) }
+        var best: Instant?
+        for candidateOffset in Set(probes) {
+            let candidate = Instant(milliseconds: wall - Int64(candidateOffset) * 1000)
+            if offset(at: candidate) == candidateOffset, best.map({ candidate < $0 }) ?? true {
+                best = candidate
+            }
+        }
+        return best
+    }
+
+    /// RFC 3339 with this zone's offset: `2026-11-23T09:30:00+09:00` (milliseconds only when non-zero).
+    public func rfc3339(_ instant: Instant) -> String {
+        let l = local(instant)
+        let fraction = l.millisecond == 0 ? "" : "." + pad(l.millisecond, 3)
+        return "\(l.date)T\(pad(l.hour, 2)):\(pad(l.minute, 2)):\(pad(l.second, 2))\(fraction)"
+            + Zone.formatOffset(offset(at: instant))
+    }
+
+    /// `+09:00`, `-04:00`, `+12:45`.
+    public static func formatOffset(_ seconds: Int) -> String {
+        let sign = seconds < 0 ? "-" : "+"
+        let minutes = abs(seconds) / 60
+        return "\(sign)\(pad(minutes / 60, 2)):\(pad(minutes % 60, 2))"
+    }
+}

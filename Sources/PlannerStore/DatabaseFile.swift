@@ -1,0 +1,70 @@
+import Glibc
+import PlannerCore
+
+/// Checks made on the file itself before SQLite opens it, so a wrong file is refused without a
+/// single byte written, and a missing one is created with private permissions.
+enum DatabaseFile {
+    enum Existing {
+        case missingOrEmpty
+        case sqlite(header: [UInt8])
+    }
+
+    /// What is at `path`; throws for anything that is not a usable file.
+    static func inspect(_ path: String) throws(PlannerError) -> Existing {
+        var info = stat()
+        if stat(path, &info) != 0 {
+            let err = errno
+            if err == ENOENT { return .missingOrEmpty }
+            throw .io("cannot reach database \(path): \(describe(err))")
+        }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            throw .usage("database path \(path) is a folder: pass a file path such as \(path.hasSuffix("/") ? path : path + "/")planner.db")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw .usage("database path \(path) is not a regular file: pass the path of a planner database file")
+        }
+        if info.st_size == 0 { return .missingOrEmpty }
+
+        guard let file = fopen(path, "rb") else { throw .io("cannot read database \(path): \(describe(errno))") }
+        defer { fclose(file) }
+        var header = [UInt8](repeating: 0, count: 100)
+        let n = fread(&header, 1, 100, file)
+        guard n == 100, header.starts(with: Array("SQLite format 3".utf8) + [0]) else {
+            throw .data("\(path) is not a SQLite database (or its header is damaged): pass another --db path, or move the file away to start a new plan")
+        }
+        // The header's page count is trustworthy when its "version-valid-for" matches the change counter.
+        var pageSize = Int64(bigEndian(header, 16, 2))
+        if pageSize == 1 { pageSize = 65536 }
+        let pageCount = Int64(bigEndian(header, 28, 4))
+        if bigEndian(header, 92, 4) == bigEndian(header, 24, 4), pageCount > 0, pageSize * pageCount > Int64(info.st_size) {
+            throw .data("\(path) is truncated (\(info.st_size) bytes, its header says \(pageSize * pageCount)): restore it from a backup or move it away to start a new plan")
+        }
+        return .sqlite(header: header)
+    }
+
+    /// Creates the missing folders (0700) and the file (0600), so SQLite never creates them with
+    /// the umask's looser bits.
+    static func create(_ path: String) throws(PlannerError) {
+        var folder = ""
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+        for (i, part) in parts.enumerated() {
+            folder += (i == 0 ? "" : "/") + part
+            if folder.isEmpty || part.isEmpty || part == "." { continue }
+            if mkdir(folder, 0o700) != 0 && errno != EEXIST {
+                throw .io("cannot create folder \(folder) for the database: \(describe(errno))")
+            }
+        }
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if fd >= 0 {
+            close(fd)
+        } else if errno != EEXIST {
+            throw .io("cannot create database \(path): \(describe(errno))")
+        }
+    }
+
+    static func bigEndian(_ bytes: [UInt8], _ offset: Int, _ count: Int) -> UInt32 {
+        bytes[offset..<(offset + count)].reduce(0) { $0 << 8 | UInt32($1) }
+    }
+
+    static func describe(_ err: Int32) -> String { String(cString: strerror(err)) }
+}

@@ -1,0 +1,9 @@
+/// The schema's only source is `migrations/*.sql`, embedded into the binary by SwiftPM
+/// (`.embedInCode` in Package.swift). Add each new file in both places; never edit a shipped one.
+enum Migrations {
+    static let all: [(version: Int32, name: String, sql: [UInt8])] = [
+        (1, "0001_initial.sql", PackageResources._001_initial_sql),
+    ]
+
+    static var latestVersion: Int32 { all.last!.version }
+}

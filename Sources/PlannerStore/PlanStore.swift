@@ -1,0 +1,147 @@
+import PlannerCore
+
+/// A request as stored, for listing.
+public struct StoredRequest: Sendable, Equatable {
+    public var identifier: String
+    public var kind: RequestKind
+    public var fireAt: Instant
+    public var title: String
+    public var body: String
+    public var state: String
+}
+
+/// What `planner status` shows.
+public struct PlanStatus: Sendable {
+    public var next: StoredRequest?
+    public var pendingCount: Int
+    public var firstOpenToday: Instant?
+    public var opensToday: Int
+    public var lastRefill: Instant?
+}
+
+extension PlannerDatabase {
+    /// `planner refill`: one transaction that reads the state, lets the core decide, applies it.
+    @discardableResult
+    public func refill(now: Instant, zone: Zone, policy: PlanPolicy = PlanPolicy()) throws(PlannerError) -> RefillDecision {
+        try write {
+            let state = try readPlanState(now: now, zone: zone)
+            let decision = decideRefill(now: now, zone: zone, policy: policy, state: state)
+            try apply(decision, now: now, zone: zone)
+            return decision
+        }
+    }
+
+    /// `planner open`: records the event, cancels today's remaining slots and refills, in one transaction.
+    @discardableResult
+    public func recordAppOpen(now: Instant, zone: Zone, policy: PlanPolicy = PlanPolicy()) throws(PlannerError) -> OpenDecision {
+        try write {
+            let state = try readPlanState(now: now, zone: zone)
+            let decision = decideOpen(now: now, zone: zone, policy: policy, state: state)
+            try connection.prepare(
+                "INSERT INTO app_open (opened_at_ms, local_date, local_time, zone, cancelled) VALUES (?, ?, ?, ?, ?)"
+            ).run(.integer(now.milliseconds), .text(decision.date.description), .text(zone.rfc3339(now)),
+                  .text(zone.name), .integer(Int64(decision.cancelled.count)))
+            try transition(decision.cancelled, to: "cancelled", reason: "app opened", now: now)
+            try apply(decision.refill, now: now, zone: zone)
+            return decision
+        }
+    }
+
+    /// Pending requests, soonest first.
+    public func pendingRequests() throws(PlannerError) -> [StoredRequest] {
+        try read {
+            let stmt = try connection.prepare("""
+                SELECT identifier, kind, fire_at_ms, title, body, state FROM request
+                WHERE state = 'pending' ORDER BY fire_at_ms, identifier
+                """)
+            var rows: [StoredRequest] = []
+            while try stmt.step() { rows.append(storedRequest(stmt)) }
+            return rows
+        }
+    }
+
+    public func status(now: Instant, zone: Zone) throws(PlannerError) -> PlanStatus {
+        try read {
+            let next = try connection.prepare("""
+                SELECT identifier, kind, fire_at_ms, title, body, state FROM request
+                WHERE state = 'pending' ORDER BY fire_at_ms, identifier LIMIT 1
+                """)
+            let nextRequest = try next.step() ? storedRequest(next) : nil
+            let count = try connection.integer("SELECT count(*) FROM request WHERE state = 'pending'") ?? 0
+            let opens = try connection.prepare("SELECT count(*), min(opened_at_ms) FROM app_open WHERE local_date = ?")
+            try opens.bind([.text(zone.local(now).date.description)])
+            _ = try opens.step()
+            let refill = try connection.prepare("SELECT last_refill_at_ms FROM plan WHERE id = 1")
+            let lastRefill = try refill.step() && !refill.isNull(0) ? Instant(milliseconds: refill.int64(0)) : nil
+            return PlanStatus(
+                next: nextRequest, pendingCount: Int(count),
+                firstOpenToday: opens.isNull(1) ? nil : Instant(milliseconds: opens.int64(1)),
+                opensToday: Int(opens.int64(0)), lastRefill: lastRefill)
+        }
+    }
+
+    private func storedRequest(_ stmt: Statement) -> StoredRequest {
+        StoredRequest(
+            identifier: stmt.text(0), kind: RequestKind(rawValue: stmt.text(1)) ?? .oneoff,
+            fireAt: Instant(milliseconds: stmt.int64(2)), title: stmt.text(3), body: stmt.text(4), state: stmt.text(5))
+    }
+
+    /// Everything the core needs, read through indexes that stay small however long the history:
+    /// the pending set, and only the requests and opens from yesterday on.
+    func readPlanState(now: Instant, zone: Zone) throws -> PlanState {
+        var state = PlanState(pending: [])
+        let pending = try connection.prepare(
+            "SELECT id, identifier, kind, fire_at_ms, local_date FROM request WHERE state = 'pending'")
+        while try pending.step() {
+            state.pending.append(PendingRequest(
+                rowID: pending.int64(0), identifier: pending.text(1),
+                kind: RequestKind(rawValue: pending.text(2)) ?? .oneoff,
+                fireAt: Instant(milliseconds: pending.int64(3)),
+                localDate: LocalDate(iso: pending.text(4)) ?? LocalDate(year: 1970, month: 1, day: 1)))
+        }
+        // Slots that ran their course must not come back (displaced and replaced ones may).
+        let finished = try connection.prepare("""
+            SELECT identifier FROM request
+            WHERE fire_at_ms > ? AND kind = 'slot'
+              AND state IN ('delivering', 'delivered', 'missed', 'failed', 'cancelled')
+            """)
+        try finished.bind([.integer(now.milliseconds - 86_400_000)])
+        while try finished.step() { state.finishedSlotIdentifiers.insert(finished.text(0)) }
+
+        let opened = try connection.prepare("SELECT DISTINCT local_date FROM app_open WHERE local_date >= ?")
+        try opened.bind([.text(zone.local(now).date.adding(days: -1).description)])
+        while try opened.step() {
+            if let date = LocalDate(iso: opened.text(0)) { state.openedDates.insert(date) }
+        }
+        return state
+    }
+
+    /// Applies a refill decision. Transitions come before inserts so the cap trigger sees room.
+    func apply(_ decision: RefillDecision, now: Instant, zone: Zone) throws {
+        try transition(decision.missed, to: "missed", reason: "past grace period", now: now)
+        try transition(decision.displaced, to: "displaced", reason: "pushed out of the 64 by a sooner request", now: now)
+        let insert = try connection.prepare("""
+            INSERT INTO request (identifier, kind, fire_at_ms, local_date, local_time, zone, title, body,
+                                 state, created_at_ms, changed_at_ms)
+            VALUES (?, 'slot', ?, ?, ?, ?, ?, ?, 'pending', ?, ?)
+            """)
+        for slot in decision.added {
+            try insert.run(
+                .text(slot.identifier), .integer(slot.fireAt.milliseconds), .text(slot.local.date.description),
+                .text(zone.rfc3339(slot.fireAt)), .text(zone.name), .text(StudySlots.title), .text(StudySlots.body),
+                .integer(now.milliseconds), .integer(now.milliseconds))
+        }
+        try connection.prepare("UPDATE plan SET last_refill_at_ms = ?, last_refill_added = ? WHERE id = 1")
+            .run(.integer(now.milliseconds), .integer(Int64(decision.added.count)))
+    }
+
+    /// Moves pending requests to a new state; a row no longer pending is left alone.
+    func transition(_ requests: [PendingRequest], to state: String, reason: String, now: Instant) throws {
+        guard !requests.isEmpty else { return }
+        let update = try connection.prepare(
+            "UPDATE request SET state = ?, reason = ?, changed_at_ms = ? WHERE id = ? AND state = 'pending'")
+        for request in requests {
+            try update.run(.text(state), .text(reason), .integer(now.milliseconds), .integer(request.rowID))
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import CSQLite
+import PlannerCore
+
+/// The planner's SQLite database: opened, checked and migrated before any command uses it.
+public final class PlannerDatabase {
+    /// PRAGMA application_id of every planner database: "PLNR" in ASCII.
+    public static let applicationID: Int32 = 0x504C_4E52
+    public static var schemaVersion: Int32 { Migrations.latestVersion }
+    /// How long a command waits for another process's write before giving up (SQLITE_BUSY).
+    public static let busyTimeoutMilliseconds: Int32 = 10_000
+
+    public let path: String
+    let connection: Connection
+
+    /// Opens (creating or migrating when needed) the database at `path`.
+    /// A file that is not a planner database is refused before anything is written to it.
+    public init(path: String) throws(PlannerError) {
+        self.path = path
+        let existing = try DatabaseFile.inspect(path)
+        if case .sqlite(let header) = existing {
+            try Self.checkHeader(header, path: path)
+        } else {
+            try DatabaseFile.create(path)
+        }
+        do {
+            connection = try Connection(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX)
+        } catch {
+            throw Self.translate(error, path: path)
+        }
+        sqlite3_busy_timeout(connection.handle, Self.busyTimeoutMilliseconds)
+        do {
+            try checkOwnership()
+            if try connection.text("PRAGMA journal_mode") != "wal" {
+                _ = try connection.text("PRAGMA journal_mode = WAL")
+            }
+            // FULL: a committed transaction (a delivery claim, an open) survives a power cut.
+            try connection.execute("PRAGMA synchronous = FULL")
+            try migrate()
+        } catch let error as PlannerError {
+            throw error
+        } catch let error as SQLiteError {
+            throw Self.translate(error, path: path)
+        } catch {
+            throw .failure("\(error)")
+        }
+    }
+
+    /// Cheap refusal from the raw header (someone else's or a newer planner's file).
+    static func checkHeader(_ header: [UInt8], path: String) throws(PlannerError) {
+        let applicationID = Int32(bitPattern: DatabaseFile.bigEndian(header, 68, 4))
+        let userVersion = Int32(bitPattern: DatabaseFile.bigEndian(header, 60, 4))
+        if applicationID != 0 && applicationID != Self.applicationID {
+            throw foreign(path)
+        }
+        if applicationID == Self.applicationID && userVersion > Migrations.latestVersion {
+            throw newer(path, userVersion)
+        }
+    }
+
+    /// The authoritative check, through SQLite (sees WAL content too), before any write.
+    private func checkOwnership() throws {
+        let applicationID = Int32(truncatingIfNeeded: try connection.integer("PRAGMA application_id") ?? 0)
+        let userVersion = Int32(truncatingIfNeeded: try connection.integer("PRAGMA user_version") ?? 0)
+        let objects = try connection.integer("SELECT count(*) FROM sqlite_schema") ?? 0
+        if applicationID == Self.applicationID {
+            if userVersion > Migrations.latestVersion { throw Self.newer(path, userVersion) }
+        } else if applicationID != 0 || objects > 0 {
+            throw Self.foreign(path)
+        }
+    }
+
+    static func foreign(_ path: String) -> PlannerError {
+        .data("\(path) is a SQLite database that belongs to another program (no planner application_id): pass another --db path; the file was not changed")
+    }
+
+    static func newer(_ path: String, _ version: Int32) -> PlannerError {
+        .data("\(path) was written by a newer planner (schema \(version), this binary knows up to \(Migrations.latestVersion)): install a newer planner; the file was not changed")
+    }
+
+    /// Applies the missing migrations in order, each in its own IMMEDIATE transaction.
+    /// The version is re-read inside the transaction: another process may have just migrated.
+    private func migrate() throws {
+        for migration in Migrations.all {
+            if (try connection.integer("PRAGMA user_version") ?? 0) >= migration.version { continue }
+            try connection.immediateTransaction {
+                guard (try connection.integer("PRAGMA user_version") ?? 0) < migration.version else { return }
+                try connection.execute(String(decoding: migration.sql, as: UTF8.self))
+                try connection.execute("PRAGMA application_id = \(Self.applicationID)")
+                try connection.execute("PRAGMA user_version = \(migration.version)")
+            }
+        }
+    }
+
+    /// Runs `body` in one IMMEDIATE transaction, turning SQLite failures into user-facing errors.
+    func write<T>(_ body: () throws -> T) throws(PlannerError) -> T {
+        do {
+            return try connection.immediateTransaction(body)
+        } catch let error as PlannerError {
+            throw error
+        } catch let error as SQLiteError {
+            throw Self.translate(error, path: path)
+        } catch {
+            throw .failure("\(error)")
+        }
+    }
+
+    func read<T>(_ body: () throws -> T) throws(PlannerError) -> T {
+        do {
+            try connection.execute("BEGIN")
+            defer { _ = sqlite3_exec(connection.handle, "ROLLBACK", nil, nil, nil) }
+            return try body()
+        } catch let error as PlannerError {
+            throw error
+        } catch let error as SQLiteError {
+            throw Self.translate(error, path: path)
+        } catch {
+            throw .failure("\(error)")
+        }
+    }
+
+    /// SQLite's result codes, said in terms of what the user can do.
+    static func translate(_ error: SQLiteError, path: String) -> PlannerError {
+        switch error.primaryCode {
+        case SQLITE_NOTADB:
+            return .data("\(path) is not a SQLite database: pass another --db path, or move the file away to start a new plan")
+        case SQLITE_CORRUPT:
+            return .data("\(path) is corrupt (\(error.message)): restore it from a backup or move it away to start a new plan")
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            return .busy("the database \(path) stayed locked by another planner process for \(busyTimeoutMilliseconds / 1000) s: try again")
+        case SQLITE_READONLY:
+            return .io("cannot write the database \(path): it or its folder is read-only; check the permissions")
+        case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_AUTH:
+            return .io("cannot open the database \(path): check that it and its folder are readable and writable by you")
+        case SQLITE_FULL:
+            return .io("the disk holding \(path) is full: free some space and try again; nothing was changed")
+        case SQLITE_IOERR:
+            return .io("input/output error on \(path) (\(error.message)): check the disk; nothing was changed")
+        default:
+            return .failure("database error on \(path): \(error.message)")
+        }
+    }
+}

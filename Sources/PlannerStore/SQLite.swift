@@ -1,0 +1,129 @@
+import CSQLite
+
+/// An error from SQLite, with its extended result code and message.
+struct SQLiteError: Error, CustomStringConvertible {
+    var code: Int32
+    var message: String
+
+    var primaryCode: Int32 { code & 0xFF }
+    var description: String { "\(message) (SQLite code \(code))" }
+}
+
+/// One SQLite connection. Deliberately small: open, execute, prepare, transaction.
+final class Connection {
+    let handle: OpaquePointer
+
+    init(path: String, flags: Int32) throws(SQLiteError) {
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_EXRESCODE, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close_v2(db)
+            throw SQLiteError(code: rc, message: message)
+        }
+        handle = db
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    func lastError(_ rc: Int32) -> SQLiteError {
+        SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)))
+    }
+
+    /// Runs one or more statements that return no rows we need.
+    func execute(_ sql: String) throws(SQLiteError) {
+        let rc = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard rc == SQLITE_OK else { throw lastError(rc) }
+    }
+
+    func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+        var stmt: OpaquePointer?
+        let rc = sqlite3_prepare_v2(handle, sql, -1, &stmt, nil)
+        guard rc == SQLITE_OK, let stmt else { throw lastError(rc) }
+        return Statement(connection: self, handle: stmt)
+    }
+
+    /// The first column of the first row of `sql` as an integer (for PRAGMAs and counts).
+    func integer(_ sql: String, _ bindings: SQLValue...) throws(SQLiteError) -> Int64? {
+        let stmt = try prepare(sql)
+        try stmt.bind(bindings)
+        return try stmt.step() ? stmt.int64(0) : nil
+    }
+
+    func text(_ sql: String) throws(SQLiteError) -> String? {
+        let stmt = try prepare(sql)
+        return try stmt.step() ? stmt.text(0) : nil
+    }
+
+    /// Every write goes through here: `BEGIN IMMEDIATE` takes the write lock up front, so a
+    /// read-then-write transaction cannot fail half-way with SQLITE_BUSY (the busy timeout covers the wait).
+    func immediateTransaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            if sqlite3_get_autocommit(handle) == 0 { _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
+            throw error
+        }
+    }
+}
+
+enum SQLValue {
+    case integer(Int64)
+    case text(String)
+    case null
+}
+
+/// A prepared statement; finalized when released.
+final class Statement {
+    unowned let connection: Connection
+    let handle: OpaquePointer
+
+    init(connection: Connection, handle: OpaquePointer) {
+        self.connection = connection
+        self.handle = handle
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// Binds every parameter in order: user data never becomes SQL text.
+    func bind(_ values: [SQLValue]) throws(SQLiteError) {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        for (i, value) in values.enumerated() {
+            let index = Int32(i + 1)
+            let rc: Int32
+            switch value {
+            case .integer(let n): rc = sqlite3_bind_int64(handle, index, n)
+            case .text(let s): rc = sqlite3_bind_text(handle, index, s, -1, csqlite_transient())
+            case .null: rc = sqlite3_bind_null(handle, index)
+            }
+            guard rc == SQLITE_OK else { throw connection.lastError(rc) }
+        }
+    }
+
+    /// Advances to the next row; false when done.
+    func step() throws(SQLiteError) -> Bool {
+        let rc = sqlite3_step(handle)
+        switch rc {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw connection.lastError(rc)
+        }
+    }
+
+    /// Binds, runs to completion and discards rows.
+    func run(_ values: SQLValue...) throws(SQLiteError) {
+        try bind(values)
+        while try step() {}
+    }
+
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    func text(_ column: Int32) -> String {
+        guard let p = sqlite3_column_text(handle, column) else { return "" }
+        return String(cString: p)
+    }
+}

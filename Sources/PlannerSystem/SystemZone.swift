@@ -1,0 +1,87 @@
+import Glibc
+import PlannerCore
+
+/// Zones from the system's tz database, through the C library (`localtime_r`), without ICU.
+///
+/// glibc keeps one active zone per process (the `TZ` variable), so lookups switch it under a lock;
+/// in the binary only one zone is ever used and the switch happens once.
+public enum SystemZone {
+    /// The planner's zone: `TZ` when set and non-empty, else the system zone (/etc/localtime).
+    public static func current(environment tz: String?) throws(PlannerError) -> Zone {
+        if let tz, !tz.isEmpty { return try named(tz) }
+        return systemDefault()
+    }
+
+    /// A zone from the tz database by name (`Europe/Berlin`, `UTC`); a leading ':' is allowed as in TZ.
+    /// glibc would silently use UTC for an unknown name, so the name is checked against the files first.
+    public static func named(_ rawName: String) throws(PlannerError) -> Zone {
+        let name = rawName.hasPrefix(":") ? String(rawName.dropFirst()) : rawName
+        let isPlainName = !name.isEmpty && !name.hasPrefix("/") && !name.split(separator: "/").contains("..")
+            && name.utf8.allSatisfy { isZoneNameByte($0) }
+        let path = name.hasPrefix("/") ? name : zoneDirectory() + "/" + name
+        guard isPlainName || name.hasPrefix("/"), isTZifFile(path) else {
+            throw .usage("unknown time zone '\(rawName)' in TZ: use a tz database name such as Europe/Berlin or America/New_York (see /usr/share/zoneinfo), or unset TZ for the system zone")
+        }
+        return make(name: name, tzValue: ":" + path)
+    }
+
+    /// The system zone. Named after the /etc/localtime link when there is one; UTC when there is no file.
+    public static func systemDefault() -> Zone {
+        let link = "/etc/localtime"
+        guard isTZifFile(link) else { return Zone.utc }
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink(link, &buffer, buffer.count - 1)
+        var name = "localtime"
+        if n > 0 {
+            let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if let range = target.firstRange(of: "zoneinfo/") { name = String(target[range.upperBound...]) }
+        }
+        return make(name: name, tzValue: ":" + link)
+    }
+
+    private static func make(name: String, tzValue: String) -> Zone {
+        Zone(name: name) { seconds in offset(tzValue: tzValue, at: seconds) }
+    }
+
+    private static func zoneDirectory() -> String {
+        if let dir = getenv("TZDIR"), dir.pointee != 0 { return String(cString: dir) }
+        return "/usr/share/zoneinfo"
+    }
+
+    private static func isZoneNameByte(_ b: UInt8) -> Bool {
+        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+            || b == UInt8(ascii: "/") || b == UInt8(ascii: "_") || b == UInt8(ascii: "-") || b == UInt8(ascii: "+")
+    }
+
+    /// A regular file that starts with the TZif magic.
+    private static func isTZifFile(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
+        guard let file = fopen(path, "rb") else { return false }
+        defer { fclose(file) }
+        var magic = [UInt8](repeating: 0, count: 4)
+        return fread(&magic, 1, 4, file) == 4 && magic == Array("TZif".utf8)
+    }
+
+    // Guards the process-wide TZ variable and glibc's zone state.
+    nonisolated(unsafe) private static var lock: pthread_mutex_t = {
+        var m = pthread_mutex_t()
+        pthread_mutex_init(&m, nil)
+        return m
+    }()
+    nonisolated(unsafe) private static var activeTZ: String?
+
+    private static func offset(tzValue: String, at seconds: Int64) -> Int {
+        pthread_mutex_lock(&lock)
+        defer { pthread_mutex_unlock(&lock) }
+        if activeTZ != tzValue {
+            setenv("TZ", tzValue, 1)
+            tzset()
+            activeTZ = tzValue
+        }
+        var t = time_t(seconds)
+        var parts = tm()
+        guard localtime_r(&t, &parts) != nil else { return 0 }
+        return Int(parts.tm_gmtoff)
+    }
+}

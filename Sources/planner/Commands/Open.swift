@@ -1,0 +1,27 @@
+import ArgumentParser
+import PlannerCore
+
+struct Open: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Record that the app was opened: cancel the rest of today's reminders, then refill.",
+        discussion: """
+            Run it from your login script. One transaction: the event is recorded, every still-pending study
+            slot of today's date is cancelled (past ones not yet delivered too), and the plan is refilled
+            without today's date. Idempotent; on a weekend it cancels nothing. One-off requests are kept.
+            Login script example (~/.profile):  command -v planner >/dev/null && planner open
+            """)
+
+    @OptionGroup var common: CommonOptions
+    @OptionGroup var grace: GraceOption
+    @Flag(name: .long, help: "Say what changed.") var verbose = false
+
+    func run() throws {
+        let policy = try grace.policy()
+        let ctx = try common.context()
+        let decision = try ctx.database.recordAppOpen(now: ctx.now, zone: ctx.zone, policy: policy)
+        guard verbose else { return }
+        let day = Formatting.weekdays[decision.date.isoWeekday - 1]
+        print("open: app opened on \(day) \(decision.date); cancelled \(decision.cancelled.count) of today's slots")
+        print(Summary.refill(decision.refill, ctx: ctx))
+    }
+}

@@ -1,0 +1,48 @@
+import PlannerCore
+
+enum Formatting {
+    static let weekdays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+
+    /// `Mon 2026-11-23 09:30 +09:00`: readable, with the offset so DST weeks are unambiguous.
+    static func wallTime(_ instant: Instant, in zone: Zone) -> String {
+        let l = zone.local(instant)
+        var text = "\(weekdays[l.date.isoWeekday - 1]) \(l.date) \(pad(l.hour, 2)):\(pad(l.minute, 2))"
+        if l.second != 0 || l.millisecond != 0 { text += ":\(pad(l.second, 2))" }
+        return text + " " + Zone.formatOffset(zone.offset(at: instant))
+    }
+
+    /// A JSON string literal.
+    static func json(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    /// A JSON object from already-encoded values, keys in the given order.
+    static func jsonObject(_ fields: [(String, String)]) -> String {
+        "{" + fields.map { "\(json($0.0)): \($0.1)" }.joined(separator: ", ") + "}"
+    }
+
+    /// Left-aligned columns separated by two spaces.
+    static func table(_ rows: [[String]]) -> String {
+        guard let width = rows.first?.count else { return "" }
+        let widths = (0..<width).map { c in rows.map { $0[c].count }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { c, cell in
+                c == width - 1 ? cell : cell + String(repeating: " ", count: widths[c] - cell.count)
+            }.joined(separator: "  ")
+        }.joined(separator: "\n")
+    }
+}

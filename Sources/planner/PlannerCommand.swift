@@ -1,0 +1,61 @@
+import ArgumentParser
+import Glibc
+import PlannerCore
+
+struct PlannerCommand: ParsableCommand {
+    static let version = "0.1.0"
+
+    static let configuration = CommandConfiguration(
+        commandName: "planner",
+        abstract: "Weekday study reminders in a SQLite database: the iOS local-notification model on a Linux account.",
+        discussion: """
+            Every 30 minutes, 09:30-21:30, Monday to Friday (in TZ, else the system zone), a reminder is
+            planned, at most 64 pending at a time. `planner open` (from your login script) cancels the rest
+            of today's; `planner refill` (from cron) keeps the plan topped up. Inspect it with sqlite3.
+
+            Every subcommand takes --db PATH (else $PLANNER_DB, else $XDG_DATA_HOME/planner/planner.db, else
+            ~/.local/share/planner/planner.db) and --now TIME (else $PLANNER_NOW, else the clock).
+
+            Exit codes: 0 ok, 1 other failure, 64 bad usage (options, TZ, PLANNER_NOW), 65 the file is not a
+            usable planner database, 74 cannot read/write the file or folder, 75 database busy: try again.
+            """,
+        version: version,
+        subcommands: [Refill.self, Open.self, List.self, Status.self]
+    )
+}
+
+@main
+enum Main {
+    static func main() {
+        // Everything the planner creates (folders, database, WAL files) is private to the user.
+        umask(0o077)
+        do {
+            var command = try PlannerCommand.parseAsRoot()
+            try command.run()
+        } catch let error as PlannerError {
+            fail(error.message, code: error.exitCode)
+        } catch {
+            let code = PlannerCommand.exitCode(for: error)
+            // --help and --version arrive as "errors" with exit code 0: let ArgumentParser print them.
+            if code == .success { PlannerCommand.exit(withError: error) }
+            let message = PlannerCommand.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+            fail(message.lowercasedFirstWord() + " (see 'planner --help')", code: code.rawValue)
+        }
+    }
+
+    /// One line on stderr, `error: ` first, and a deliberate exit code.
+    static func fail(_ message: String, code: Int32) -> Never {
+        let line = "error: \(message)\n"
+        _ = line.withCString { write(2, $0, strlen($0)) }
+        exit(code)
+    }
+}
+
+extension String {
+    /// ArgumentParser says "Error: Missing …"; keep our one style, "error: missing …".
+    func lowercasedFirstWord() -> String {
+        if hasPrefix("Error: ") { return String(dropFirst(7)).lowercasedFirstWord() }
+        guard let first, first.isUppercase, dropFirst().first?.isLowercase ?? false else { return self }
+        return first.lowercased() + dropFirst()
+    }
+}
