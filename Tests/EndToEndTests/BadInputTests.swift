@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+
+/// Every bad input: one `error:` line on stderr, nothing on stdout, a deliberate exit code, and the
+/// database file byte-identical (or not created at all).
+@Suite struct BadInputTests {
+    struct Case: CustomTestStringConvertible, Sendable {
+        var name: String
+        var args: [String] = ["refill"]
+        var env: [String: String] = [:]
+        var prepare: @Sendable (Harness) throws -> Void = { _ in }
+        var dbPath: @Sendable (Harness) -> String = { $0.db }
+        var addDefaults = true  // append --db and --now
+        var exitCode: Int32
+        var says: String
+        var testDescription: String { name }
+    }
+
+    /// A planner database with 64 pending, fully checkpointed into the main file.
+    static func plannerDatabase(_ h: Harness) throws {
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T12:00")
+        _ = try h.sqlite("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
+    static let cases: [Case] = [
+        Case(name: "--now not a time", args: ["refill", "--now", "tomorrow"], exitCode: 64, says: "invalid time 'tomorrow'"),
+        Case(name: "--now impossible date", args: ["open", "--now", "2026-02-30T10:00"], exitCode: 64, says: "no such date"),
+        Case(name: "--now skipped by DST", args: ["refill", "--now", "2026-03-08T02:30"], env: ["TZ": "America/New_York"],
+             exitCode: 64, says: "does not exist in America/New_York"),
+        Case(name: "PLANNER_NOW bad", args: ["status"], env: ["PLANNER_NOW": "2026-11-23 12:00"], exitCode: 64, says: "PLANNER_NOW"),
+        Case(name: "--grace bad", args: ["refill", "--grace", "soon", "--now", "2026-11-23T12:00"], exitCode: 64, says: "invalid --grace"),
+        Case(name: "TZ unknown", args: ["list"], env: ["TZ": "Mars/Olympus_Mons"], exitCode: 64, says: "unknown time zone 'Mars/Olympus_Mons'"),
+        Case(name: "TZ escapes the zone folder", args: ["list"], env: ["TZ": "../../../etc/passwd"], exitCode: 64, says: "unknown time zone"),
+        Case(name: "TZ a POSIX rule string", args: ["list"], env: ["TZ": "EST+5EDT,M3.2.0/2,M11.1.0/2"], exitCode: 64, says: "unknown time zone"),
+        Case(name: "unknown option", args: ["refill", "--frobnicate"], exitCode: 64, says: "unknown option"),
+        Case(name: "unknown subcommand", args: ["explode"], addDefaults: false, exitCode: 64, says: "unexpected argument 'explode'"),
+        Case(name: "--db without value", args: ["list", "--db"], exitCode: 64, says: "missing value"),
+        Case(name: "text file", prepare: { h in try "hello, not a database\n".write(toFile: h.db, atomically: true, encoding: .utf8) },
+             exitCode: 65, says: "is not a SQLite database"),
+        Case(name: "file with a damaged header", prepare: { h in
+                 try plannerDatabase(h)
+                 var data = h.bytes(h.db)!
+                 data.replaceSubrange(0..<16, with: Data(repeating: 0x41, count: 16))
+                 try data.write(to: URL(fileURLWithPath: h.db))
+             }, exitCode: 65, says: "is not a SQLite database"),
+        Case(name: "truncated planner database", prepare: { h in
+                 try plannerDatabase(h)
+                 let data = h.bytes(h.db)!
+                 try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: h.db))
+             }, exitCode: 65, says: "is truncated"),
+        Case(name: "planner database cut inside its header", prepare: { h in
+                 try plannerDatabase(h)
+                 try h.bytes(h.db)!.prefix(50).write(to: URL(fileURLWithPath: h.db))
+             }, exitCode: 65, says: "not a SQLite database"),
+        Case(name: "corrupt pages", prepare: { h in
+                 try plannerDatabase(h)
+                 var data = h.bytes(h.db)!
+                 let pageSize = 4096
+                 data.replaceSubrange(pageSize..<data.count, with: Data(repeating: 0xA5, count: data.count - pageSize))
+                 try data.write(to: URL(fileURLWithPath: h.db))
+             }, exitCode: 65, says: "is corrupt"),
+        Case(name: "someone else's SQLite database", prepare: { h in
+                 _ = try h.sqlite("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine');")
+             }, exitCode: 65, says: "belongs to another program"),
+        Case(name: "someone else's with an application_id", prepare: { h in
+                 _ = try h.sqlite("PRAGMA application_id = 12345; CREATE TABLE t (x);")
+             }, exitCode: 65, says: "belongs to another program"),
+        Case(name: "newer planner database", prepare: { h in
+                 try plannerDatabase(h)
+                 _ = try h.sqlite("PRAGMA user_version = 99")
+             }, exitCode: 65, says: "newer planner"),
+        Case(name: "folder as database", prepare: { h in
+                 try FileManager.default.createDirectory(atPath: h.db, withIntermediateDirectories: true)
+             }, exitCode: 64, says: "is a folder"),
+        Case(name: "parent is a file", prepare: { h in
+                 _ = FileManager.default.createFile(atPath: h.dir + "/afile", contents: Data("x".utf8))
+             }, dbPath: { $0.dir + "/afile/planner.db" }, exitCode: 74, says: "cannot"),
+    ]
+
+    @Test(arguments: cases)
+    func refusedWithOneLineAndNothingChanged(_ c: Case) throws {
+        let h = try Harness()
+        try c.prepare(h)
+        let path = c.dbPath(h)
+        let before = h.bytes(path)
+        var args = c.args
+        if c.addDefaults && !args.contains("--db") { args += ["--db", path] }
+        if c.addDefaults && !args.contains("--now") && c.env["PLANNER_NOW"] == nil { args += ["--now", "2026-11-23T12:30"] }
+        let r = try h.planner(args, env: c.env)
+        #expect(r.status == c.exitCode, "\(r.err)")
+        #expect(r.out.isEmpty)
+        #expect(r.err.hasPrefix("error: "), "\(r.err)")
+        #expect(r.err.filter { $0 == "\n" }.count == 1, "\(r.err)")
+        #expect(r.err.contains(c.says), "\(r.err)")
+        #expect(h.bytes(path) == before, "the file changed")
+        #expect(!r.err.contains("Fatal error") && !r.err.contains("Stack"))
+    }
+}

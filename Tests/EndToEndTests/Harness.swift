@@ -1,0 +1,93 @@
+import Foundation
+
+/// Runs the built `planner` binary (and python3 / sqlite3) as a user would, in a private temp folder.
+struct Harness {
+    let dir: String
+    var env: [String: String]
+
+    init() throws {
+        dir = NSTemporaryDirectory() + "planner-e2e-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        // A clean environment: nothing from the developer's shell leaks into the test.
+        env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": dir, "TZ": "Asia/Seoul"]
+    }
+
+    var db: String { dir + "/planner.db" }
+
+    /// The planner binary SwiftPM built next to the test bundle.
+    static let binary: String = {
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var url = URL(fileURLWithPath: exe).deletingLastPathComponent()
+        while !FileManager.default.isExecutableFile(atPath: url.appendingPathComponent("planner").path), url.path != "/" {
+            url.deleteLastPathComponent()
+        }
+        return url.appendingPathComponent("planner").path
+    }()
+
+    struct Result {
+        var status: Int32
+        var out: String
+        var err: String
+    }
+
+    @discardableResult
+    func planner(_ args: [String], env extra: [String: String] = [:], binary: String = Harness.binary) throws -> Result {
+        try run(binary, args, env: env.merging(extra) { $1 })
+    }
+
+    /// `planner ARGS --db <db> --now NOW`, asserting success.
+    func plannerOK(_ args: [String], now: String, extraEnv: [String: String] = [:]) throws -> String {
+        let r = try planner(args + ["--db", db, "--now", now], env: extraEnv)
+        guard r.status == 0, r.err.isEmpty else {
+            throw HarnessError("planner \(args) exited \(r.status): \(r.err)")
+        }
+        return r.out
+    }
+
+    func sqlite(_ sql: String, db path: String? = nil) throws -> String {
+        let r = try run("/usr/bin/env", ["sqlite3", path ?? db, sql], env: env)
+        guard r.status == 0 else { throw HarnessError("sqlite3 failed: \(r.err)") }
+        return r.out.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    func python(_ script: String, _ args: [String]) throws -> String {
+        let r = try run("/usr/bin/env", ["python3", "-c", script] + args, env: env)
+        guard r.status == 0 else { throw HarnessError("python3 failed: \(r.err)") }
+        return r.out
+    }
+
+    func run(_ path: String, _ args: [String], env: [String: String]) throws -> Result {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = args
+        p.environment = env
+        p.currentDirectoryURL = URL(fileURLWithPath: dir)
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        // Read both pipes before waiting, so a chatty child cannot block on a full pipe.
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Result(status: p.terminationStatus, out: String(decoding: o, as: UTF8.self), err: String(decoding: e, as: UTF8.self))
+    }
+
+    func bytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
+
+    func mode(_ path: String) throws -> Int {
+        (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue ?? -1
+    }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    var description: String
+    init(_ d: String) { description = d }
+}
+
+/// The pending list as (id, fire_at) pairs, from `planner list --json`.
+func parseList(_ json: String) throws -> [[String: String]] {
+    let data = Data(json.utf8)
+    return try JSONSerialization.jsonObject(with: data) as? [[String: String]] ?? []
+}

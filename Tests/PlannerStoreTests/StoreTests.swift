@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+import PlannerCore
+import PlannerSystem
+@testable import PlannerStore
+
+func temporaryDatabasePath() -> String {
+    let dir = NSTemporaryDirectory() + "planner-store-" + UUID().uuidString
+    try! FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    return dir + "/planner.db"
+}
+
+@Suite struct StoreTests {
+    let seoul = try! SystemZone.named("Asia/Seoul")
+    func at(_ text: String) -> Instant { try! parseTime(text, in: seoul) }
+
+    @Test func freshDatabaseIsMigratedOnceAndStamped() throws {
+        let path = temporaryDatabasePath()
+        let db = try PlannerDatabase(path: path)
+        #expect(try db.connection.integer("PRAGMA user_version") == Int64(Migrations.latestVersion))
+        #expect(try db.connection.integer("PRAGMA application_id") == Int64(PlannerDatabase.applicationID))
+        #expect(try db.connection.text("PRAGMA journal_mode") == "wal")
+        #expect(try db.connection.integer("PRAGMA busy_timeout") ?? 0 >= 5000)
+        // Opening again applies nothing twice (the migration would fail on CREATE TABLE if it ran again).
+        let again = try PlannerDatabase(path: path)
+        #expect(try again.connection.integer("SELECT count(*) FROM plan") == 1)
+    }
+
+    @Test func everyMigrationFileIsEmbedded() throws {
+        // The migrations folder is the schema's only source: each file there must be compiled in.
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../migrations").path
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".sql") }.sorted()
+        #expect(files == Migrations.all.map(\.name))
+        for m in Migrations.all {
+            #expect(FileManager.default.contents(atPath: folder + "/" + m.name) == Data(m.sql))
+            #expect(m.name.hasPrefix(String(format: "%04d_", m.version)))
+        }
+    }
+
+    @Test func refillFillsAndIsIdempotent() throws {
+        let db = try PlannerDatabase(path: temporaryDatabasePath())
+        #expect(try db.refill(now: at("2026-11-23T12:00"), zone: seoul).added.count == 64)
+        #expect(try db.refill(now: at("2026-11-23T12:00"), zone: seoul).isEmpty)
+        let pending = try db.pendingRequests()
+        #expect(pending.count == 64)
+        #expect(pending.first?.identifier == "Noti_AppOpenPromotion_2026_11_23_12_30")
+        #expect(try db.connection.integer("SELECT count(*) FROM request") == 64)
+    }
+
+    @Test func openThenRefillSameDay() throws {
+        let db = try PlannerDatabase(path: temporaryDatabasePath())
+        try db.refill(now: at("2026-11-23T08:00"), zone: seoul)
+        let open = try db.recordAppOpen(now: at("2026-11-23T12:10"), zone: seoul)
+        #expect(open.cancelled.count == 25)
+        for now in ["2026-11-23T12:11", "2026-11-23T20:00"] {
+            try db.refill(now: at(now), zone: seoul)
+            #expect(try db.pendingRequests().allSatisfy { !$0.identifier.contains("2026_11_23") })
+        }
+        #expect(try db.connection.integer("SELECT count(*) FROM request WHERE state = 'cancelled'") == 25)
+        #expect(try db.connection.text("SELECT reason FROM request WHERE state = 'cancelled' LIMIT 1") == "app opened")
+        let status = try db.status(now: at("2026-11-23T20:00"), zone: seoul)
+        #expect(status.firstOpenToday == at("2026-11-23T12:10"))
+        #expect(status.pendingCount == 64)
+        #expect(status.lastRefill == at("2026-11-23T20:00"))
+    }
+
+    @Test func schemaRefusesDuplicatesOverflowAndBackwardTransitions() throws {
+        let db = try PlannerDatabase(path: temporaryDatabasePath())
+        try db.refill(now: at("2026-11-23T12:00"), zone: seoul)
+        let c = db.connection
+        // Make room, then try to add an identifier that is already pending.
+        try c.execute("UPDATE request SET state = 'missed' WHERE identifier = 'Noti_AppOpenPromotion_2026_11_23_12_30'")
+        #expect(throws: SQLiteError.self) {
+            try c.execute("""
+                INSERT INTO request (identifier, kind, fire_at_ms, local_date, local_time, zone, title, body, created_at_ms, changed_at_ms)
+                VALUES ('Noti_AppOpenPromotion_2026_11_23_13_00', 'slot', 0, '2026-11-23', 'x', 'UTC', 't', 'b', 0, 0)
+                """)
+        }
+        // A finished request never comes back to pending.
+        #expect(throws: SQLiteError.self) {
+            try c.execute("UPDATE request SET state = 'pending' WHERE identifier = 'Noti_AppOpenPromotion_2026_11_23_12_30'")
+        }
+        // The 64th slot again fits; a 65th does not, whoever writes it.
+        try c.execute("""
+            INSERT INTO request (identifier, kind, fire_at_ms, local_date, local_time, zone, title, body, created_at_ms, changed_at_ms)
+            VALUES ('one', 'oneoff', 0, '2026-11-23', 'x', 'UTC', 't', 'b', 0, 0)
+            """)
+        do {
+            try c.execute("""
+                INSERT INTO request (identifier, kind, fire_at_ms, local_date, local_time, zone, title, body, created_at_ms, changed_at_ms)
+                VALUES ('two', 'oneoff', 0, '2026-11-23', 'x', 'UTC', 't', 'b', 0, 0)
+                """)
+            Issue.record("the 65th pending request was accepted")
+        } catch {
+            #expect(error.message.contains("at most 64"))
+        }
+    }
+
+    @Test func aFailedWriteLeavesNothingBehind() throws {
+        let db = try PlannerDatabase(path: temporaryDatabasePath())
+        struct Boom: Error {}
+        #expect(throws: PlannerError.self) {
+            try db.write {
+                try db.connection.execute("INSERT INTO app_open (opened_at_ms, local_date, local_time, zone) VALUES (0, '2026-11-23', 'x', 'UTC')")
+                throw PlannerError.failure("boom")
+            }
+        }
+        #expect(try db.connection.integer("SELECT count(*) FROM app_open") == 0)
+        #expect(sqlite3AutocommitIsOn(db))
+    }
+
+    @Test func aWriterWaitsForAnotherInsteadOfFailingBusy() throws {
+        let path = temporaryDatabasePath()
+        let holder = try PlannerDatabase(path: path)
+        let waiter = try PlannerDatabase(path: path)
+        try holder.connection.execute("BEGIN IMMEDIATE")
+        nonisolated(unsafe) let held = holder
+        let release = Thread { usleep(400_000); try? held.connection.execute("COMMIT") }
+        release.start()
+        let started = SystemClock.now()
+        let decision = try waiter.refill(now: at("2026-11-23T12:00"), zone: seoul)
+        #expect(decision.added.count == 64)
+        #expect(SystemClock.now() - started >= 300)  // it really waited for the lock
+    }
+
+    @Test func hotQueriesUseIndexesSoHistoryDoesNotSlowThemDown() throws {
+        let db = try PlannerDatabase(path: temporaryDatabasePath())
+        let queries = [
+            "SELECT id, identifier, kind, fire_at_ms, local_date FROM request WHERE state = 'pending'",
+            "SELECT identifier FROM request WHERE fire_at_ms > 0 AND kind = 'slot' AND state IN ('delivering', 'delivered', 'missed', 'failed', 'cancelled')",
+            "SELECT DISTINCT local_date FROM app_open WHERE local_date >= '2026-11-22'",
+            "SELECT count(*) FROM request WHERE state = 'pending'",
+        ]
+        for sql in queries {
+            let plan = try db.connection.prepare("EXPLAIN QUERY PLAN " + sql)
+            var details: [String] = []
+            while try plan.step() { details.append(plan.text(3)) }
+            #expect(details.allSatisfy { !$0.hasPrefix("SCAN") || $0.contains("INDEX") }, "\(sql): \(details)")
+        }
+    }
+}
+
+func sqlite3AutocommitIsOn(_ db: PlannerDatabase) -> Bool {
+    (try? db.connection.execute("BEGIN; ROLLBACK")) != nil
+}
