@@ -5,10 +5,11 @@ struct Open: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Record that the app was opened: cancel the rest of today's reminders, then refill.",
         discussion: """
-            Run it from your login script. One transaction: the event is recorded, every still-pending study
-            slot of today's date is cancelled (past ones not yet delivered too), and the plan is refilled
+            Run it from your login script. One transaction: the event is recorded, every still-pending study \
+            slot of today's date is cancelled (past ones not yet delivered too), and the plan is refilled \
             without today's date. Idempotent; on a weekend it cancels nothing. One-off requests are kept.
-            Login script example (~/.profile):  command -v planner >/dev/null && planner open
+
+            In ~/.profile:  planner open
             """)
 
     @OptionGroup var common: CommonOptions

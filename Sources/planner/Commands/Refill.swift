@@ -5,9 +5,11 @@ struct Refill: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Top the plan up to 64 pending requests (for cron; idempotent, silent on success).",
         discussion: """
-            Marks requests whose time passed more than the grace period ago as missed, then adds the soonest
-            study slots strictly after now, skipping every date on which the app was opened, until 64 are
-            pending. Crontab example:  */15 * * * * $HOME/.local/bin/planner refill
+            Marks requests whose time passed more than the grace period ago as missed, then adds the soonest \
+            study slots strictly after now, skipping every date on which the app was opened, until 64 are \
+            pending.
+
+            In a crontab:  */15 * * * * $HOME/.local/bin/planner refill
             """)
 
     @OptionGroup var common: CommonOptions
