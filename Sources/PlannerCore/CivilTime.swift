@@ -76,13 +76,26 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
     }
 
     /// Parses `YYYY-MM-DD` (as stored in the database); nil for anything else.
+    /// Byte by byte: it runs for every pending row on every command.
     public init?(iso text: String) {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2])
-        else { return nil }
-        self.init(year: y, month: m, day: d)
-        guard isValid else { return nil }
+        let parsed = text.utf8.withContiguousStorageIfAvailable(LocalDate.parseISO) ?? LocalDate.parseISO(Array(text.utf8))
+        guard let parsed, parsed.isValid else { return nil }
+        self = parsed
+    }
+
+    private static func parseISO<Bytes: RandomAccessCollection<UInt8>>(_ b: Bytes) -> LocalDate? where Bytes.Index == Int {
+        guard b.count == 10, b[b.startIndex + 4] == UInt8(ascii: "-"), b[b.startIndex + 7] == UInt8(ascii: "-") else { return nil }
+        func number(_ from: Int, _ to: Int) -> Int? {
+            var value = 0
+            for i in from..<to {
+                let c = b[b.startIndex + i]
+                guard c >= UInt8(ascii: "0"), c <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int(c - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard let y = number(0, 4), let m = number(5, 7), let d = number(8, 10) else { return nil }
+        return LocalDate(year: y, month: m, day: d)
     }
 }
 

@@ -32,15 +32,14 @@ public struct Zone: Sendable {
         let wall = local.epochMillisecondsAsIfUTC
         // Any offset valid near this reading is the offset a day before or a day after it:
         // real zones change offset at most once within a couple of days.
-        let probes = [wall - 86_400_000, wall + 86_400_000].map { offset(at: Instant(milliseconds: $0)) }
-        var best: Instant?
-        for candidateOffset in Set(probes) {
+        let before = offset(at: Instant(milliseconds: wall - 86_400_000))
+        let after = offset(at: Instant(milliseconds: wall + 86_400_000))
+        // Try the earlier instant (the larger offset) first: a repeated reading means its first occurrence.
+        for candidateOffset in before == after ? [before] : [max(before, after), min(before, after)] {
             let candidate = Instant(milliseconds: wall - Int64(candidateOffset) * 1000)
-            if offset(at: candidate) == candidateOffset, best.map({ candidate < $0 }) ?? true {
-                best = candidate
-            }
+            if offset(at: candidate) == candidateOffset { return candidate }
         }
-        return best
+        return nil
     }
 
     /// RFC 3339 with this zone's offset: `2026-11-23T09:30:00+09:00` (milliseconds only when non-zero).

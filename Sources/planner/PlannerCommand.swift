@@ -30,7 +30,12 @@ enum Main {
         // Everything the planner creates (folders, database, WAL files) is private to the user.
         umask(0o077)
         do {
-            var command = try PlannerCommand.parseAsRoot()
+            let arguments = Array(CommandLine.arguments.dropFirst())
+            if let (name, options) = FastPath.parse(arguments) {
+                try FastPath.run(name, options)
+                return
+            }
+            var command = try PlannerCommand.parseAsRoot(arguments)
             try command.run()
         } catch let error as PlannerError {
             fail(error.message, code: error.exitCode)

@@ -3,6 +3,7 @@ import PlannerCore
 
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "list",
         abstract: "Show the pending requests, soonest first.",
         discussion: "Times are shown in the planner's zone (TZ, else the system zone). --json prints an array of objects.")
 

@@ -3,6 +3,7 @@ import PlannerCore
 
 struct Open: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "open",
         abstract: "Record that the app was opened: cancel the rest of today's reminders, then refill.",
         discussion: """
             Run it from your login script. One transaction: the event is recorded, every still-pending study \
@@ -13,14 +14,19 @@ struct Open: ParsableCommand {
             """)
 
     @OptionGroup var common: CommonOptions
-    @OptionGroup var grace: GraceOption
-    @Flag(name: .long, help: "Say what changed.") var verbose = false
+    @OptionGroup var change: PlanChangeOptions
 
-    func run() throws {
-        let policy = try grace.policy()
-        let ctx = try common.context()
+    var options: PlanCommandOptions {
+        PlanCommandOptions(db: common.db, now: common.now, grace: change.grace, verbose: change.verbose)
+    }
+
+    func run() throws { try Self.execute(options) }
+
+    static func execute(_ options: PlanCommandOptions) throws {
+        let policy = try options.policy()
+        let ctx = try makeContext(db: options.db, now: options.now)
         let decision = try ctx.database.recordAppOpen(now: ctx.now, zone: ctx.zone, policy: policy)
-        guard verbose else { return }
+        guard options.verbose else { return }
         let day = Formatting.weekdays[decision.date.isoWeekday - 1]
         print("open: app opened on \(day) \(decision.date); cancelled \(decision.cancelled.count) of today's slots")
         print(Summary.refill(decision.refill, ctx: ctx))

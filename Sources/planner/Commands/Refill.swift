@@ -3,6 +3,7 @@ import PlannerCore
 
 struct Refill: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "refill",
         abstract: "Top the plan up to 64 pending requests (for cron; idempotent, silent on success).",
         discussion: """
             Marks requests whose time passed more than the grace period ago as missed, then adds the soonest \
@@ -13,14 +14,19 @@ struct Refill: ParsableCommand {
             """)
 
     @OptionGroup var common: CommonOptions
-    @OptionGroup var grace: GraceOption
-    @Flag(name: .long, help: "Say what changed.") var verbose = false
+    @OptionGroup var change: PlanChangeOptions
 
-    func run() throws {
-        let policy = try grace.policy()
-        let ctx = try common.context()
+    var options: PlanCommandOptions {
+        PlanCommandOptions(db: common.db, now: common.now, grace: change.grace, verbose: change.verbose)
+    }
+
+    func run() throws { try Self.execute(options) }
+
+    static func execute(_ options: PlanCommandOptions) throws {
+        let policy = try options.policy()
+        let ctx = try makeContext(db: options.db, now: options.now)
         let decision = try ctx.database.refill(now: ctx.now, zone: ctx.zone, policy: policy)
-        if verbose { print(Summary.refill(decision, ctx: ctx)) }
+        if options.verbose { print(Summary.refill(decision, ctx: ctx)) }
     }
 }
 

@@ -3,6 +3,7 @@ import PlannerCore
 
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "status",
         abstract: "Show the next reminder, how many are pending, whether the app was opened today, the last refill.")
 
     @OptionGroup var common: CommonOptions

@@ -1,0 +1,83 @@
+import PlannerCore
+import PlannerStore
+import PlannerSystem
+
+/// The options of `refill` and `open`, however they were parsed (ArgumentParser or `FastPath`).
+struct PlanCommandOptions: Equatable {
+    var db: String?
+    var now: String?
+    var grace = "15m"
+    var verbose = false
+
+    func policy() throws(PlannerError) -> PlanPolicy {
+        guard let ms = parseDuration(grace) else {
+            throw .usage("invalid --grace '\(grace)': expected a duration such as 90s, 15m or 2h")
+        }
+        return PlanPolicy(graceMilliseconds: ms)
+    }
+}
+
+/// `planner open` runs at every login and `planner refill` every few minutes from cron. ArgumentParser's
+/// start-up (reflection over every command and option) costs as much CPU as their whole database work
+/// (bench/RESULTS.md), so their plain forms are parsed here. Anything else (help, a typo, a repeated
+/// option, another command) goes through ArgumentParser; FastPathTests checks that both agree.
+enum FastPath {
+    static func parse(_ args: [String]) -> (command: String, options: PlanCommandOptions)? {
+        guard let command = args.first, command == "open" || command == "refill" else { return nil }
+        var options = PlanCommandOptions()
+        var seen: Set<String> = []
+        var i = 1
+        while i < args.count {
+            let name = args[i]
+            guard seen.insert(name).inserted else { return nil }
+            if name == "--verbose" {
+                options.verbose = true
+                i += 1
+                continue
+            }
+            guard i + 1 < args.count, !args[i + 1].hasPrefix("-") else { return nil }
+            switch name {
+            case "--db": options.db = args[i + 1]
+            case "--now": options.now = args[i + 1]
+            case "--grace": options.grace = args[i + 1]
+            default: return nil
+            }
+            i += 2
+        }
+        return (command, options)
+    }
+
+    static func run(_ command: String, _ options: PlanCommandOptions) throws {
+        if command == "open" { try Open.execute(options) } else { try Refill.execute(options) }
+    }
+}
+
+/// Resolves zone, clock and path, then opens the database: the real context of a command.
+func makeContext(db: String?, now: String?) throws(PlannerError) -> CommandContext {
+    let zone = try SystemZone.current(environment: Environment.get("TZ"))
+    let instant: Instant
+    if let now {
+        instant = try parseTime(now, in: zone, source: "--now")
+    } else if let fromEnv = Environment.get("PLANNER_NOW"), !fromEnv.isEmpty {
+        instant = try parseTime(fromEnv, in: zone, source: "PLANNER_NOW")
+    } else {
+        instant = SystemClock.now()
+    }
+    let path = try DatabaseLocation.resolve(option: db, environment: Environment.get)
+    return CommandContext(now: instant, zone: zone, database: try PlannerDatabase(path: path))
+}
+
+private func parseTime(_ text: String, in zone: Zone, source: String) throws(PlannerError) -> Instant {
+    do {
+        return try PlannerCore.parseTime(text, in: zone)
+    } catch {
+        throw .usage("\(source): \(error.message)")
+    }
+}
+
+/// What a command works with.
+struct CommandContext {
+    var now: Instant
+    var zone: Zone
+    var database: PlannerDatabase
+}
