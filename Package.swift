@@ -17,6 +17,8 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // timerfd, signalfd and inotify headers for the ticker (part of glibc; nothing to link).
+        .systemLibrary(name: "CLinux"),
         // Pure rules: slots, identifiers, time arithmetic, what refill/open must change. No I/O.
         .target(name: "PlannerCore"),
         // The edges the core must not touch: the tz database, the clock, the environment.
@@ -27,7 +29,8 @@ let package = Package(
             dependencies: ["CSQLite", "PlannerCore"],
             resources: [
                 // Embedded into the binary: a copied binary needs no resource bundle.
-                .embedInCode("../../migrations/0001_initial.sql")
+                .embedInCode("../../migrations/0001_initial.sql"),
+                .embedInCode("../../migrations/0002_delivery.sql"),
             ]
         ),
         .executableTarget(
@@ -36,6 +39,7 @@ let package = Package(
                 "PlannerCore",
                 "PlannerStore",
                 "PlannerSystem",
+                "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             linkerSettings: [

@@ -32,11 +32,15 @@ public struct PlanState: Sendable {
     public var finishedSlotIdentifiers: Set<String>
     /// Local dates on which the app was opened (only today and later matter).
     public var openedDates: Set<LocalDate>
+    /// One-off requests waiting outside the cap (state `displaced`): they come back when among the soonest.
+    public var waitingOneOffs: [PendingRequest]
 
-    public init(pending: [PendingRequest], finishedSlotIdentifiers: Set<String> = [], openedDates: Set<LocalDate> = []) {
+    public init(pending: [PendingRequest], finishedSlotIdentifiers: Set<String> = [], openedDates: Set<LocalDate> = [],
+                waitingOneOffs: [PendingRequest] = []) {
         self.pending = pending
         self.finishedSlotIdentifiers = finishedSlotIdentifiers
         self.openedDates = openedDates
+        self.waitingOneOffs = waitingOneOffs
     }
 }
 
@@ -61,8 +65,10 @@ public struct RefillDecision: Equatable, Sendable {
     public var displaced: [PendingRequest] = []
     /// New slots to add, soonest first.
     public var added: [Slot] = []
+    /// Waiting one-offs that are among the soonest again and become pending.
+    public var readmitted: [PendingRequest] = []
 
-    public var isEmpty: Bool { missed.isEmpty && displaced.isEmpty && added.isEmpty }
+    public var isEmpty: Bool { missed.isEmpty && displaced.isEmpty && added.isEmpty && readmitted.isEmpty }
 }
 
 public struct OpenDecision: Equatable, Sendable {
@@ -74,13 +80,18 @@ public struct OpenDecision: Equatable, Sendable {
 }
 
 /// Refill: stale requests become missed, then the pending set becomes the soonest `cap` of
-/// (what is pending) ∪ (slots strictly after now on dates the app was not opened, not finished before).
+/// (what is pending) ∪ (waiting one-offs) ∪ (slots strictly after now on dates the app was not opened,
+/// not finished before).
 public func decideRefill(now: Instant, zone: Zone, policy: PlanPolicy = PlanPolicy(), state: PlanState) -> RefillDecision {
     var decision = RefillDecision()
     let staleBefore = now - policy.graceMilliseconds
     var live: [PendingRequest] = []
     for request in state.pending {
         if request.fireAt < staleBefore { decision.missed.append(request) } else { live.append(request) }
+    }
+    var waiting: [PendingRequest] = []
+    for request in state.waitingOneOffs {
+        if request.fireAt < staleBefore { decision.missed.append(request) } else { waiting.append(request) }
     }
     let candidates = SlotIdentifier.upcoming(
         after: now, in: zone, skippingDates: state.openedDates,
@@ -89,13 +100,15 @@ public func decideRefill(now: Instant, zone: Zone, policy: PlanPolicy = PlanPoli
 
     // Merge both sorted-by-time lists and keep the soonest `cap`; ties broken by identifier so the
     // outcome never depends on the order rows came out of the database.
-    enum Entry { case kept(PendingRequest), new(Slot) }
+    enum Entry { case kept(PendingRequest), waiting(PendingRequest), new(Slot) }
     var entries = live.map { (at: $0.fireAt, id: $0.identifier, entry: Entry.kept($0)) }
+    entries += waiting.map { (at: $0.fireAt, id: $0.identifier, entry: Entry.waiting($0)) }
     entries += candidates.map { (at: $0.fireAt, id: $0.identifier, entry: Entry.new($0)) }
     entries.sort { ($0.at, $0.id) < ($1.at, $1.id) }
     for (index, item) in entries.enumerated() {
         switch item.entry {
         case .kept(let request) where index >= policy.cap: decision.displaced.append(request)
+        case .waiting(let request) where index < policy.cap: decision.readmitted.append(request)
         case .new(let slot) where index < policy.cap: decision.added.append(slot)
         default: break
         }

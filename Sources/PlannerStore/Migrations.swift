@@ -3,6 +3,7 @@
 enum Migrations {
     static let all: [(version: Int32, name: String, sql: [UInt8])] = [
         (1, "0001_initial.sql", PackageResources._001_initial_sql),
+        (2, "0002_delivery.sql", PackageResources._002_delivery_sql),
     ]
 
     static var latestVersion: Int32 { all.last!.version }

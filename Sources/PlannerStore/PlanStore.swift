@@ -10,6 +10,10 @@ public struct StoredRequest: Sendable, Equatable {
     public var state: String
 }
 
+enum Reason {
+    static let displaced = "pushed out of the 64 by a sooner request"
+}
+
 /// What `planner status` shows.
 public struct PlanStatus: Sendable {
     public var next: StoredRequest?
@@ -92,13 +96,7 @@ extension PlannerDatabase {
         var state = PlanState(pending: [])
         let pending = try connection.prepare(
             "SELECT id, identifier, kind, fire_at_ms, local_date FROM request WHERE state = 'pending'")
-        while try pending.step() {
-            state.pending.append(PendingRequest(
-                rowID: pending.int64(0), identifier: pending.text(1),
-                kind: RequestKind(rawValue: pending.text(2)) ?? .oneoff,
-                fireAt: Instant(milliseconds: pending.int64(3)),
-                localDate: LocalDate(iso: pending.text(4)) ?? LocalDate(year: 1970, month: 1, day: 1)))
-        }
+        while try pending.step() { state.pending.append(pendingRequest(pending)) }
         // Slots that ran their course must not come back (displaced and replaced ones may).
         let finished = try connection.prepare("""
             SELECT identifier FROM request
@@ -108,6 +106,14 @@ extension PlannerDatabase {
         try finished.bind([.integer(now.milliseconds - 86_400_000)])
         while try finished.step() { state.finishedSlotIdentifiers.insert(finished.text(0)) }
 
+        // One-offs waiting outside the cap; those stale for more than a day are left as they are.
+        let waiting = try connection.prepare("""
+            SELECT id, identifier, kind, fire_at_ms, local_date FROM request
+            WHERE fire_at_ms > ? AND state = 'displaced' AND kind = 'oneoff'
+            """)
+        try waiting.bind([.integer(now.milliseconds - 86_400_000)])
+        while try waiting.step() { state.waitingOneOffs.append(pendingRequest(waiting)) }
+
         let opened = try connection.prepare("SELECT DISTINCT local_date FROM app_open WHERE local_date >= ?")
         try opened.bind([.text(zone.local(now).date.adding(days: -1).description)])
         while try opened.step() {
@@ -116,10 +122,19 @@ extension PlannerDatabase {
         return state
     }
 
+    /// Reads `id, identifier, kind, fire_at_ms, local_date`.
+    func pendingRequest(_ row: Statement) -> PendingRequest {
+        PendingRequest(
+            rowID: row.int64(0), identifier: row.text(1), kind: RequestKind(rawValue: row.text(2)) ?? .oneoff,
+            fireAt: Instant(milliseconds: row.int64(3)),
+            localDate: LocalDate(iso: row.text(4)) ?? LocalDate(year: 1970, month: 1, day: 1))
+    }
+
     /// Applies a refill decision. Transitions come before inserts so the cap trigger sees room.
     func apply(_ decision: RefillDecision, now: Instant, zone: Zone) throws {
-        try transition(decision.missed, to: "missed", reason: "past grace period", now: now)
-        try transition(decision.displaced, to: "displaced", reason: "pushed out of the 64 by a sooner request", now: now)
+        try transition(decision.missed, to: "missed", reason: MissReason.pastGrace, now: now)
+        try transition(decision.displaced, to: "displaced", reason: Reason.displaced, now: now)
+        try transition(decision.readmitted, to: "pending", reason: "back among the soonest 64", now: now)
         let insert = try connection.prepare("""
             INSERT INTO request (identifier, kind, fire_at_ms, local_date, local_time, zone, title, body,
                                  state, created_at_ms, changed_at_ms)
@@ -135,11 +150,13 @@ extension PlannerDatabase {
             .run(.integer(now.milliseconds), .integer(Int64(decision.added.count)))
     }
 
-    /// Moves pending requests to a new state; a row no longer pending is left alone.
+    /// Moves pending (or waiting) requests to a new state; a row that finished meanwhile is left alone.
     func transition(_ requests: [PendingRequest], to state: String, reason: String, now: Instant) throws {
         guard !requests.isEmpty else { return }
-        let update = try connection.prepare(
-            "UPDATE request SET state = ?, reason = ?, changed_at_ms = ? WHERE id = ? AND state = 'pending'")
+        let update = try connection.prepare("""
+            UPDATE request SET state = ?, reason = ?, changed_at_ms = ?
+            WHERE id = ? AND state IN ('pending', 'displaced')
+            """)
         for request in requests {
             try update.run(.text(state), .text(reason), .integer(now.milliseconds), .integer(request.rowID))
         }

@@ -20,7 +20,7 @@ struct PlannerCommand: ParsableCommand {
             usable planner database, 74 cannot read/write the file or folder, 75 database busy: try again.
             """,
         version: version,
-        subcommands: [Refill.self, Open.self, List.self, Status.self]
+        subcommands: [Refill.self, Open.self, List.self, Status.self, Tick.self, Add.self, History.self]
     )
 }
 

@@ -91,7 +91,9 @@ import Testing
         let h = try Harness()
         _ = try h.plannerOK(["refill"], now: "2026-11-23T12:00")
         #expect(try h.sqlite("PRAGMA application_id") == String(0x504C_4E52))
-        #expect(try h.sqlite("PRAGMA user_version") == "1")
+        let migrations = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../migrations").path
+        let count = try FileManager.default.contentsOfDirectory(atPath: migrations).filter { $0.hasSuffix(".sql") }.count
+        #expect(try h.sqlite("PRAGMA user_version") == String(count))
         #expect(try h.sqlite("PRAGMA journal_mode") == "wal")
         #expect(try h.sqlite("PRAGMA integrity_check") == "ok")
         // The cap and uniqueness hold for anyone writing with sqlite3, not only for the planner.

@@ -1,0 +1,159 @@
+import PlannerCore
+
+/// A request a ticker has claimed (state `delivering`) and must now deliver.
+public struct ClaimedRequest: Sendable, Equatable {
+    public var rowID: Int64
+    public var identifier: String
+    public var fireAt: Instant
+    public var title: String
+    public var body: String
+}
+
+/// One line of `planner history`.
+public struct HistoryEntry: Sendable {
+    public var identifier: String
+    public var kind: RequestKind
+    public var fireAt: Instant
+    public var state: String
+    public var changedAt: Instant
+    public var deliveredAt: Instant?
+    public var reason: String?
+    public var error: String?
+}
+
+extension PlannerDatabase {
+    /// A claim older than this cannot still be in progress (retries stop at the grace period), so its
+    /// ticker died mid-delivery: the request is recorded as failed, not delivered again (at most once).
+    static let orphanAfterGrace: Int64 = 60_000
+
+    /// `planner add`: the same identifier replaces, and the soonest 64 win. One transaction.
+    /// With `makeUnique` (no identifier given by the user) a used identifier gets a suffix instead.
+    @discardableResult
+    public func add(_ request: NewRequest, makeUnique: Bool = false, now: Instant, zone: Zone,
+                    policy: PlanPolicy = PlanPolicy()) throws(PlannerError) -> (identifier: String, decision: AddDecision) {
+        try write {
+            var request = request
+            if makeUnique {
+                let base = request.identifier
+                var n = 1
+                while try connection.integer(
+                    "SELECT count(*) FROM request WHERE identifier = ? AND state IN ('pending', 'displaced')",
+                    .text(request.identifier)) ?? 0 > 0 {
+                    n += 1
+                    request.identifier = "\(base)_\(n)"
+                }
+            }
+            var pending: [PendingRequest] = []
+            let rows = try connection.prepare(
+                "SELECT id, identifier, kind, fire_at_ms, local_date FROM request WHERE state = 'pending'")
+            while try rows.step() { pending.append(pendingRequest(rows)) }
+            let decision = decideAdd(now: now, policy: policy, request: request, pending: pending)
+            // A waiting request with the same identifier is replaced too: an identifier names one request.
+            try connection.prepare("""
+                UPDATE request SET state = 'replaced', reason = 'replaced by a request with the same identifier',
+                                   changed_at_ms = ?
+                WHERE identifier = ? AND state IN ('pending', 'displaced')
+                """).run(.integer(now.milliseconds), .text(request.identifier))
+            try transition(decision.displaced, to: "displaced", reason: Reason.displaced, now: now)
+            let local = zone.local(request.fireAt)
+            try connection.prepare("""
+                INSERT INTO request (identifier, kind, fire_at_ms, local_date, local_time, zone, title, body,
+                                     state, reason, created_at_ms, changed_at_ms)
+                VALUES (?, 'oneoff', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """).run(
+                    .text(request.identifier), .integer(request.fireAt.milliseconds), .text(local.date.description),
+                    .text(zone.rfc3339(request.fireAt)), .text(zone.name), .text(request.title), .text(request.body),
+                    .text(decision.pending ? "pending" : "displaced"),
+                    decision.pending ? .null : .text("64 sooner requests are pending; waits for a refill"),
+                    .integer(now.milliseconds), .integer(now.milliseconds))
+            return (request.identifier, decision)
+        }
+    }
+
+    /// In one transaction: fail orphaned claims, mark due requests that will not be delivered as
+    /// missed, and claim the one to deliver. The claim is `UPDATE … WHERE state = 'pending'`, so a
+    /// request cancelled by `open` a moment earlier is never claimed.
+    public func claimDue(now: Instant, policy: PlanPolicy = PlanPolicy()) throws(PlannerError) -> (decision: DueDecision, claimed: ClaimedRequest?) {
+        try write {
+            try connection.prepare("""
+                UPDATE request SET state = 'failed', changed_at_ms = ?,
+                       error = 'the ticker stopped during delivery; not retried (deliveries are at most once)'
+                WHERE state = 'delivering' AND claimed_at_ms < ?
+                """).run(.integer(now.milliseconds), .integer(now.milliseconds - policy.graceMilliseconds - Self.orphanAfterGrace))
+
+            var due: [PendingRequest] = []
+            let rows = try connection.prepare("""
+                SELECT id, identifier, kind, fire_at_ms, local_date FROM request
+                WHERE state = 'pending' AND fire_at_ms <= ?
+                """)
+            try rows.bind([.integer(now.milliseconds)])
+            while try rows.step() { due.append(pendingRequest(rows)) }
+            let decision = decideDue(now: now, policy: policy, due: due)
+            for (request, reason) in decision.missed {
+                try transition([request], to: "missed", reason: reason, now: now)
+            }
+            guard let chosen = decision.deliver else { return (decision, nil) }
+            let claim = try connection.prepare("""
+                UPDATE request SET state = 'delivering', claimed_at_ms = ?, changed_at_ms = ?, attempts = 0
+                WHERE id = ? AND state = 'pending'
+                RETURNING id, identifier, fire_at_ms, title, body
+                """)
+            try claim.bind([.integer(now.milliseconds), .integer(now.milliseconds), .integer(chosen.rowID)])
+            guard try claim.step() else { return (decision, nil) }
+            let claimed = ClaimedRequest(
+                rowID: claim.int64(0), identifier: claim.text(1), fireAt: Instant(milliseconds: claim.int64(2)),
+                title: claim.text(3), body: claim.text(4))
+            while try claim.step() {}
+            return (decision, claimed)
+        }
+    }
+
+    /// Records the outcome of a claimed delivery; `error` nil means delivered.
+    public func finishDelivery(_ claimed: ClaimedRequest, at: Instant, attempts: Int, sink: String, error: String?) throws(PlannerError) {
+        try write {
+            if let error {
+                try connection.prepare("""
+                    UPDATE request SET state = 'failed', changed_at_ms = ?, attempts = ?, error = ?, reason = ?
+                    WHERE id = ? AND state = 'delivering'
+                    """).run(.integer(at.milliseconds), .integer(Int64(attempts)), .text(error),
+                             .text("every attempt through \(sink) failed"), .integer(claimed.rowID))
+            } else {
+                try connection.prepare("""
+                    UPDATE request SET state = 'delivered', changed_at_ms = ?, delivered_at_ms = ?, attempts = ?, reason = ?
+                    WHERE id = ? AND state = 'delivering'
+                    """).run(.integer(at.milliseconds), .integer(at.milliseconds), .integer(Int64(attempts)),
+                             .text("delivered through \(sink)"), .integer(claimed.rowID))
+            }
+        }
+    }
+
+    /// When the next pending request falls due, if any.
+    public func nextFireAt() throws(PlannerError) -> Instant? {
+        try read {
+            let stmt = try connection.prepare("SELECT min(fire_at_ms) FROM request WHERE state = 'pending'")
+            return try stmt.step() && !stmt.isNull(0) ? Instant(milliseconds: stmt.int64(0)) : nil
+        }
+    }
+
+    /// The most recent changes to requests that are no longer pending, newest first.
+    public func history(limit: Int) throws(PlannerError) -> [HistoryEntry] {
+        try read {
+            let stmt = try connection.prepare("""
+                SELECT identifier, kind, fire_at_ms, state, changed_at_ms, delivered_at_ms, reason, error
+                FROM request WHERE state <> 'pending'
+                ORDER BY changed_at_ms DESC, id DESC LIMIT ?
+                """)
+            try stmt.bind([.integer(Int64(limit))])
+            var entries: [HistoryEntry] = []
+            while try stmt.step() {
+                entries.append(HistoryEntry(
+                    identifier: stmt.text(0), kind: RequestKind(rawValue: stmt.text(1)) ?? .oneoff,
+                    fireAt: Instant(milliseconds: stmt.int64(2)), state: stmt.text(3),
+                    changedAt: Instant(milliseconds: stmt.int64(4)),
+                    deliveredAt: stmt.isNull(5) ? nil : Instant(milliseconds: stmt.int64(5)),
+                    reason: stmt.isNull(6) ? nil : stmt.text(6), error: stmt.isNull(7) ? nil : stmt.text(7)))
+            }
+            return entries
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import ArgumentParser
+import PlannerCore
+
+struct Add: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Add a one-off request at a time or after a delay (a reminder, a snooze).",
+        discussion: """
+            A request with the same --id replaces the pending one. One-offs count toward the 64 and the \
+            soonest 64 win: a one-off sooner than the last pending study slot pushes that slot out (a later \
+            refill brings it back); one later than 64 sooner requests waits until a refill lets it in. \
+            `planner open` never cancels one-offs.
+            """)
+
+    @OptionGroup var common: CommonOptions
+    @Option(name: .long, help: ArgumentHelp("When, as for --now: 2026-11-23T18:00, 2026-11-23T09:00:00.5Z …", valueName: "time"))
+    var at: String?
+    @Option(name: .customLong("in"), help: ArgumentHelp("After this long from now: 90s, 15m, 2h, 1d.", valueName: "duration"))
+    var delay: String?
+    @Option(name: .long, help: "The notification's title.") var title: String
+    @Option(name: .long, help: "The notification's body.") var body: String = ""
+    @Option(name: .long, help: ArgumentHelp("The identifier; the same one replaces (default: Noti_Reminder_<local time>).", valueName: "id"))
+    var id: String?
+
+    func validate() throws {
+        if (at == nil) == (delay == nil) { throw ValidationError("give exactly one of --at TIME or --in DURATION") }
+        if let id, id.isEmpty || id.count > 200 { throw ValidationError("--id must be 1 to 200 characters") }
+        if title.isEmpty { throw ValidationError("--title must not be empty") }
+    }
+
+    func run() throws {
+        let ctx = try common.context()
+        let fireAt: Instant
+        if let delay {
+            guard let ms = parseDuration(delay), ms > 0 else {
+                throw PlannerError.usage("invalid --in '\(delay)': expected a positive duration such as 90s, 15m or 2h")
+            }
+            fireAt = ctx.now + ms
+        } else {
+            do { fireAt = try parseTime(at!, in: ctx.zone) } catch { throw PlannerError.usage("--at: \(error.message)") }
+            guard fireAt > ctx.now else {
+                throw PlannerError.usage("--at \(at!) is not in the future (now is \(ctx.zone.rfc3339(ctx.now)))")
+            }
+        }
+        let local = ctx.zone.local(fireAt)
+        let defaultID = "Noti_Reminder_\(local.date.year)_\(pad(local.date.month, 2))_\(pad(local.date.day, 2))_"
+            + "\(pad(local.hour, 2))_\(pad(local.minute, 2))_\(pad(local.second, 2))"
+        let (identifier, decision) = try ctx.database.add(
+            NewRequest(identifier: id ?? defaultID, fireAt: fireAt, title: title, body: body),
+            makeUnique: id == nil, now: ctx.now, zone: ctx.zone)
+        var line = "\(decision.replaced == nil ? "added" : "replaced") \(identifier) for \(Formatting.wallTime(fireAt, in: ctx.zone)) (\(describeRelative(fireAt, from: ctx.now)))"
+        if !decision.pending { line += "; waiting: 64 sooner requests are pending" }
+        if !decision.displaced.isEmpty { line += "; pushed out \(decision.displaced.map(\.identifier).joined(separator: ", "))" }
+        print(line)
+    }
+}

@@ -1,0 +1,97 @@
+import ArgumentParser
+import Glibc
+import PlannerCore
+import PlannerStore
+import PlannerSystem
+
+struct Tick: ParsableCommand {
+    enum SinkName: String, ExpressibleByArgument, CaseIterable { case notify, stdout }
+
+    static let configuration = CommandConfiguration(
+        commandName: "tick",
+        abstract: "Deliver each pending request at its time (long-running; or --once).",
+        discussion: """
+            Sleeps until the next request's time (a CLOCK_REALTIME timer that also wakes on clock changes and \
+            resume) and delivers it; notices `open`, `refill` and `add` from other processes at once by watching \
+            the database file (inotify). Only a request within its grace period is delivered; when several are \
+            due at once (the machine slept) only the latest is, the others are marked missed. One ticker per \
+            database. SIGTERM or SIGINT: exits 0.
+
+            Delivery is at most once: a request is claimed in the database before the sink runs, so a ticker \
+            killed between claim and delivery loses that reminder (recorded as failed on the next run) and \
+            never shows it twice.
+
+            Sinks: notify (notify-send; the default when a session bus is reachable), stdout (one line per \
+            delivery: identifier, fire_at, title; the default otherwise), or --exec PROGRAM [ARG...], run \
+            directly (no shell) with PLANNER_ID, PLANNER_TITLE, PLANNER_BODY and PLANNER_FIRE_AT set. A failing \
+            sink is retried with backoff (1 s, 2 s, 4 s ... up to 1 min) within the grace period, then recorded \
+            as failed.
+            """)
+
+    @OptionGroup var common: CommonOptions
+    @Option(name: .long, help: "notify or stdout (default: notify when a session bus is reachable, else stdout).")
+    var sink: SinkName?
+    @Option(name: .long, help: ArgumentHelp(
+        "A request is delivered only within this long after its time (e.g. 90s, 15m).", valueName: "duration"))
+    var grace: String = "15m"
+    @Flag(name: .long, help: "Deliver what is due at now (honours --now) and exit, for cron and tests.")
+    var once = false
+    @Flag(name: .long, help: "Log every delivery on stderr, not only problems.") var verbose = false
+    @Option(name: .long, help: "notify: the urgency (low, normal, critical).") var urgency: String = "normal"
+    @Option(name: .long, help: "notify: an icon name or path.") var icon: String = "appointment-soon"
+    @Option(name: .customLong("app-name"), help: "notify: the application name shown.") var appName: String = "planner"
+    @Option(name: .long, parsing: .remaining, help: ArgumentHelp(
+        "Deliver by running PROGRAM [ARG...] directly (must come last).", valueName: "program"))
+    var exec: [String] = []
+
+    func validate() throws {
+        if !exec.isEmpty && sink != nil { throw ValidationError("--exec and --sink exclude each other: choose one") }
+        if exec == [] && CommandLine.arguments.last == "--exec" { throw ValidationError("--exec needs a program to run") }
+        if !["low", "normal", "critical"].contains(urgency) {
+            throw ValidationError("invalid --urgency '\(urgency)': expected low, normal or critical")
+        }
+        if common.now != nil && !once { throw ValidationError("--now applies only with --once: a live ticker follows the clock") }
+    }
+
+    func run() throws {
+        let policy = try PlanCommandOptions(grace: grace).policy()
+        let ctx = try common.context()
+        let busAddress = SessionBus.reachableAddress(environment: Environment.get)
+        let chosen: DeliverySink
+        if !exec.isEmpty {
+            chosen = ExecSink(command: exec)
+        } else if sink == .notify || (sink == nil && busAddress != nil) {
+            chosen = NotifySink(appName: appName, urgency: urgency, icon: icon, busAddress: busAddress)
+        } else {
+            chosen = StdoutSink()
+        }
+
+        if once {
+            let started = SystemClock.now()
+            let ticker = Ticker(
+                database: ctx.database, zone: ctx.zone, policy: policy, sink: chosen, verbose: verbose,
+                now: { ctx.now + (SystemClock.now() - started) }, shouldStop: { false },
+                sleep: { until in
+                    let left = until - ctx.now - (SystemClock.now() - started)
+                    if left > 0 { usleep(UInt32(min(left, 60_000)) * 1000) }
+                    return false
+                })
+            _ = try ticker.deliverDue()
+            return
+        }
+
+        let lock = try TickerLock.acquire(databasePath: ctx.database.path)
+        defer { close(lock.fd) }
+        let wakeups = try Wakeups(databasePath: ctx.database.path)
+        let ticker = Ticker(
+            database: ctx.database, zone: ctx.zone, policy: policy, sink: chosen, verbose: verbose,
+            now: SystemClock.now, shouldStop: { wakeups.stopRequested }, sleep: wakeups.sleep(until:))
+        ticker.log("delivering from \(ctx.database.path) through \(chosen.name) (pid \(getpid()))")
+        while true {
+            guard try ticker.deliverDue() else { break }
+            wakeups.arm(at: try ctx.database.nextFireAt(), now: SystemClock.now())
+            if case .stop = wakeups.wait() { break }
+        }
+        ticker.log("stopped")
+    }
+}

@@ -1,0 +1,108 @@
+import Glibc
+import PlannerCore
+import PlannerStore
+
+/// Where a reminder goes. `deliver` returns nil on success, else why it failed.
+protocol DeliverySink {
+    var name: String { get }
+    func deliver(_ request: ClaimedRequest, fireAt: String, shouldStop: () -> Bool) -> String?
+}
+
+/// `identifier<TAB>fire_at<TAB>title`, one line per delivery, written at once (no buffering).
+struct StdoutSink: DeliverySink {
+    let name = "stdout"
+
+    func deliver(_ request: ClaimedRequest, fireAt: String, shouldStop: () -> Bool) -> String? {
+        let clean = { (s: String) in String(s.map { $0 == "\t" || $0 == "\n" || $0 == "\r" ? " " : $0 }) }
+        let line = "\(clean(request.identifier))\t\(fireAt)\t\(clean(request.title))\n"
+        let bytes = Array(line.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return "cannot write to standard output: \(String(cString: strerror(errno)))"
+            }
+            offset += n
+        }
+        return nil
+    }
+}
+
+/// A freedesktop desktop notification through `notify-send` (Debian: libnotify-bin).
+struct NotifySink: DeliverySink {
+    let name = "notify"
+    var appName = "planner"
+    var urgency = "normal"
+    var icon: String?
+    var busAddress: String?
+
+    func deliver(_ request: ClaimedRequest, fireAt: String, shouldStop: () -> Bool) -> String? {
+        var arguments = ["notify-send", "--app-name=\(appName)", "--urgency=\(urgency)"]
+        if let icon { arguments.append("--icon=\(icon)") }
+        // `--` so a title starting with '-' is text, not an option.
+        arguments += ["--", request.title, request.body]
+        var environment: [String: String] = [:]
+        if let busAddress { environment["DBUS_SESSION_BUS_ADDRESS"] = busAddress }
+        return describe(Spawn.run(arguments, extraEnvironment: environment, timeoutMilliseconds: 10_000, shouldStop: shouldStop), "notify-send")
+    }
+}
+
+/// Runs PROGRAM [ARG…] directly with the request in its environment.
+struct ExecSink: DeliverySink {
+    let name = "exec"
+    var command: [String]
+
+    func deliver(_ request: ClaimedRequest, fireAt: String, shouldStop: () -> Bool) -> String? {
+        let environment = [
+            "PLANNER_ID": request.identifier, "PLANNER_TITLE": request.title,
+            "PLANNER_BODY": request.body, "PLANNER_FIRE_AT": fireAt,
+        ]
+        return describe(Spawn.run(command, extraEnvironment: environment, timeoutMilliseconds: 60_000, shouldStop: shouldStop), command[0])
+    }
+}
+
+func describe(_ outcome: Spawn.Outcome, _ program: String) -> String? {
+    switch outcome {
+    case .exited(0): return nil
+    case .exited(let code): return "\(program) exited with status \(code)"
+    case .signalled(let signal): return "\(program) was killed by signal \(signal)"
+    case .timedOut: return "\(program) did not finish in time and was killed"
+    case .interrupted: return "the ticker was stopped while \(program) ran"
+    case .couldNotStart(let why): return "cannot run \(why)"
+    }
+}
+
+enum SessionBus {
+    /// The session bus address if one is reachable: DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus.
+    static func reachableAddress(environment: (String) -> String?) -> String? {
+        if let address = environment("DBUS_SESSION_BUS_ADDRESS"), !address.isEmpty {
+            guard let range = address.firstRange(of: "unix:path=") else { return address }
+            let path = address[range.upperBound...].prefix { $0 != "," && $0 != ";" }
+            return canConnect(String(path)) ? address : nil
+        }
+        if let runtime = environment("XDG_RUNTIME_DIR"), !runtime.isEmpty, canConnect(runtime + "/bus") {
+            return "unix:path=\(runtime)/bus"
+        }
+        return nil
+    }
+
+    private static func canConnect(_ path: String) -> Bool {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, b) in bytes.enumerated() { raw[i] = b }
+            raw[bytes.count] = 0
+        }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+            }
+        }
+    }
+}
