@@ -1,0 +1,178 @@
+import Foundation
+import Testing
+
+extension Harness {
+    /// Starts a live `planner tick` with stdout and stderr going to files in the test folder.
+    func startTicker(_ args: [String], name: String = "tick") throws -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Harness.binary)
+        p.arguments = ["tick", "--db", db] + args
+        p.environment = env
+        p.currentDirectoryURL = URL(fileURLWithPath: dir)
+        FileManager.default.createFile(atPath: "\(dir)/\(name).out", contents: nil)
+        FileManager.default.createFile(atPath: "\(dir)/\(name).err", contents: nil)
+        p.standardOutput = FileHandle(forWritingAtPath: "\(dir)/\(name).out")
+        p.standardError = FileHandle(forWritingAtPath: "\(dir)/\(name).err")
+        try p.run()
+        // Started once it has announced itself (lock taken, watches set).
+        try waitFor(seconds: 10) { text("\(name).err").contains("delivering from") }
+        return p
+    }
+
+    func text(_ file: String) -> String {
+        String(decoding: FileManager.default.contents(atPath: "\(dir)/\(file)") ?? Data(), as: UTF8.self)
+    }
+
+    func waitFor(seconds: Double, _ condition: () throws -> Bool) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while try !condition() {
+            guard Date() < deadline else { throw HarnessError("timed out after \(seconds) s") }
+            usleep(20_000)
+        }
+    }
+
+    /// Whether a process has exited (gone, or a zombie not yet reaped): /proc knows at once.
+    static func hasExited(_ pid: Int32) -> Bool {
+        guard let stat = FileManager.default.contents(atPath: "/proc/\(pid)/stat") else { return true }
+        let text = String(decoding: stat, as: UTF8.self)
+        guard let close = text.lastIndex(of: ")") else { return true }
+        return text[text.index(close, offsetBy: 2)] == "Z"
+    }
+
+    /// Sends `signal` and returns how long the process took to exit, and its status.
+    func stop(_ p: Process, signal: Int32 = SIGTERM) throws -> (seconds: Double, status: Int32) {
+        let start = Date()
+        kill(p.processIdentifier, signal)
+        try waitFor(seconds: 5) { Harness.hasExited(p.processIdentifier) }
+        let seconds = Date().timeIntervalSince(start)
+        p.waitUntilExit()
+        return (seconds, p.terminationStatus)
+    }
+}
+
+@Suite struct TickerOnceTests {
+    @Test func deliversTheDueSlotThroughStdout() throws {
+        let h = try Harness()
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T12:00")
+        #expect(try h.plannerOK(["tick", "--once", "--sink", "stdout"], now: "2026-11-23T12:29:59") == "")
+        let out = try h.plannerOK(["tick", "--once", "--sink", "stdout"], now: "2026-11-23T12:30:00.250")
+        #expect(out == "Noti_AppOpenPromotion_2026_11_23_12_30\t2026-11-23T12:30:00+09:00\tTime to study?\n")
+        #expect(try h.sqlite("SELECT identifier, lateness_ms >= 250 FROM delivered_notifications") == "Noti_AppOpenPromotion_2026_11_23_12_30|1")
+        // Delivered once: running again delivers nothing.
+        #expect(try h.plannerOK(["tick", "--once", "--sink", "stdout"], now: "2026-11-23T12:31") == "")
+    }
+
+    @Test func afterASleepOnlyTheLatestDueIsDelivered() throws {
+        let h = try Harness()
+        for (id, time) in [("a", "2026-11-23T10:00"), ("b", "2026-11-23T11:50"), ("c", "2026-11-23T11:55"), ("d", "2026-11-23T11:58")] {
+            _ = try h.plannerOK(["add", "--at", time, "--title", id, "--id", id], now: "2026-11-23T09:00")
+        }
+        let out = try h.plannerOK(["tick", "--once", "--sink", "stdout"], now: "2026-11-23T12:00", stderrAllowed: true)
+        #expect(out.split(separator: "\n").count == 1)
+        #expect(out.hasPrefix("d\t"))
+        #expect(try h.sqlite("SELECT group_concat(identifier || '=' || state || '/' || reason, ' ') FROM (SELECT * FROM request ORDER BY fire_at_ms)")
+            == "a=missed/past grace period b=missed/superseded by a later request due at the same time c=missed/superseded by a later request due at the same time d=delivered/delivered through stdout")
+    }
+
+    @Test func aSlotCancelledByOpenIsNotDelivered() throws {
+        let h = try Harness()
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T12:00")
+        _ = try h.plannerOK(["open"], now: "2026-11-23T12:29")
+        #expect(try h.plannerOK(["tick", "--once", "--sink", "stdout"], now: "2026-11-23T12:30") == "")
+        #expect(try h.sqlite("SELECT count(*) FROM delivered_notifications") == "0")
+    }
+
+    @Test func execRunsTheProgramDirectlyWithTheRequestInItsEnvironment() throws {
+        let h = try Harness()
+        let title = "Time $(touch \(h.dir)/pwned) `id`; rm -rf ~ \"quoted\" 'single'"
+        _ = try h.plannerOK(["add", "--at", "2026-11-23T12:05", "--title", title, "--body", "line1\nline2", "--id", "x"], now: "2026-11-23T12:00")
+        // printf's arguments are the variables' values: the title never reaches a shell as code.
+        _ = try h.plannerOK(["tick", "--once", "--exec", "/bin/sh", "-c",
+                              "printf '%s|%s|%s|%s' \"$PLANNER_ID\" \"$PLANNER_TITLE\" \"$PLANNER_BODY\" \"$PLANNER_FIRE_AT\" > \(h.dir)/got"],
+                             now: "2026-11-23T12:05")
+        #expect(h.text("got") == "x|\(title)|line1\nline2|2026-11-23T12:05:00+09:00")
+        #expect(!FileManager.default.fileExists(atPath: h.dir + "/pwned"))
+    }
+
+    @Test func aFailingSinkIsRetriedWithinGraceThenRecordedAsFailed() throws {
+        let h = try Harness()
+        _ = try h.plannerOK(["add", "--at", "2026-11-23T12:05", "--title", "t", "--id", "x"], now: "2026-11-23T12:00")
+        let r = try h.planner(["tick", "--db", h.db, "--now", "2026-11-23T12:05", "--once", "--grace", "3s", "--exec", "false"])
+        #expect(r.status == 0)
+        #expect(r.err.contains("false exited with status 1 (attempt 1)") || r.err.contains("(attempt 1): false exited with status 1"))
+        #expect(r.err.contains("(attempt 2)"))
+        #expect(try h.sqlite("SELECT state, attempts >= 2, error FROM request WHERE identifier = 'x'") == "failed|1|false exited with status 1")
+        let history = try h.plannerOK(["history", "--json"], now: "2026-11-23T12:10")
+        #expect(history.contains("\"state\": \"failed\""))
+    }
+
+    @Test func addRefusesThePastAndNonPositiveDurations() throws {
+        let h = try Harness()
+        for args in [["--at", "2026-11-23T11:59", "--title", "t"], ["--in", "0s", "--title", "t"], ["--in", "-5m", "--title", "t"],
+                     ["--title", "t"], ["--at", "2026-11-23T13:00", "--in", "5m", "--title", "t"], ["--in", "5m"]] {
+            let r = try h.planner(["add", "--db", h.db, "--now", "2026-11-23T12:00"] + args)
+            #expect(r.status == 64, "\(args): \(r.err)")
+            #expect(r.err.hasPrefix("error: ") && r.err.filter { $0 == "\n" }.count == 1, "\(args): \(r.err)")
+        }
+    }
+}
+
+@Suite(.serialized) struct LiveTickerTests {
+    @Test func deliversARequestAddedThreeSecondsAheadOnTimeAndStopsOnSigterm() throws {
+        let h = try Harness()
+        let ticker = try h.startTicker(["--sink", "stdout"])
+        defer { if ticker.isRunning { kill(ticker.processIdentifier, SIGKILL) } }
+        // The ticker is asleep with nothing pending; another process adds a request 3 s ahead.
+        let added = try h.planner(["add", "--db", h.db, "--in", "3s", "--title", "soon", "--id", "soon"])
+        #expect(added.status == 0)
+        try h.waitFor(seconds: 6) { h.text("tick.out").contains("soon\t") }
+        // The outcome is committed just after the line is written.
+        try h.waitFor(seconds: 2) { try h.sqlite("SELECT count(*) FROM delivered_notifications") == "1" }
+        let lateness = Int(try h.sqlite("SELECT lateness_ms FROM delivered_notifications WHERE identifier = 'soon'")) ?? -1
+        #expect(lateness >= 0 && lateness < 500, "lateness \(lateness) ms")
+        let (seconds, status) = try h.stop(ticker)
+        #expect(status == 0)
+        #expect(seconds < 1.0)
+        #expect(h.text("tick.err").contains("stopped"))
+    }
+
+    @Test func oneTickerPerDatabaseAndSigintStopsIt() throws {
+        let h = try Harness()
+        let first = try h.startTicker(["--sink", "stdout"])
+        defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
+        let second = try h.planner(["tick", "--db", h.db, "--sink", "stdout"])
+        #expect(second.status == 75)
+        #expect(second.err == "error: another ticker (pid \(first.processIdentifier)) is already running on \(h.db): stop it first (e.g. systemctl --user stop planner-tick) or use another --db\n")
+        let (seconds, status) = try h.stop(first, signal: SIGINT)
+        #expect(status == 0 && seconds < 1.0)
+        // The lock dies with its owner: a new ticker starts.
+        let third = try h.startTicker(["--sink", "stdout"], name: "third")
+        #expect(try h.stop(third).status == 0)
+    }
+
+    @Test func killedBetweenClaimAndDeliveryTheReminderIsLostNeverDoubled() throws {
+        let h = try Harness()
+        let ticker = try h.startTicker(["--exec", "/bin/sh", "-c", "echo $$ > \(h.dir)/child.pid; exec sleep 30"])
+        _ = try h.planner(["add", "--db", h.db, "--in", "1s", "--title", "t", "--id", "victim"])
+        do {
+            try h.waitFor(seconds: 5) { FileManager.default.fileExists(atPath: h.dir + "/child.pid") }
+        } catch {
+            Issue.record("the sink never started; ticker stderr: \(h.text("tick.err")); rows: \(try h.sqlite("SELECT * FROM request"))")
+            kill(ticker.processIdentifier, SIGKILL)
+            return
+        }
+        kill(ticker.processIdentifier, SIGKILL)
+        try h.waitFor(seconds: 5) { Harness.hasExited(ticker.processIdentifier) }
+        if let child = Int32(h.text("child.pid").trimmingCharacters(in: .whitespacesAndNewlines)) { kill(child, SIGKILL) }
+        #expect(try h.sqlite("SELECT state FROM request WHERE identifier = 'victim'") == "delivering")
+        // A new ticker does not deliver it again; once the claim cannot still be in progress it is failed.
+        let restarted = try h.startTicker(["--sink", "stdout"], name: "restarted")
+        usleep(300_000)
+        #expect(try h.stop(restarted).status == 0)
+        #expect(!h.text("restarted.out").contains("victim"))
+        let fireAt = try h.sqlite("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', fire_at_ms / 1000.0 + 16 * 60 + 1, 'unixepoch') FROM request WHERE identifier = 'victim'")
+        _ = try h.plannerOK(["tick", "--once", "--sink", "stdout"], now: fireAt)
+        #expect(try h.sqlite("SELECT state FROM request WHERE identifier = 'victim'") == "failed")
+        #expect(try h.sqlite("SELECT count(*) FROM delivered_notifications") == "0")
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+import PlannerCore
+import PlannerSystem
+@testable import PlannerStore
+
+@Suite struct DeliveryStoreTests {
+    let seoul = try! SystemZone.named("Asia/Seoul")
+    func at(_ text: String) -> Instant { try! parseTime(text, in: seoul) }
+
+    @Test func aSlotCancelledByOpenIsNeverClaimed() throws {
+        let db = try PlannerDatabase(path: temporaryDatabasePath())
+        try db.refill(now: at("2026-11-23T12:00"), zone: seoul)
+        try db.recordAppOpen(now: at("2026-11-23T12:29:59"), zone: seoul)
+        let (decision, claimed) = try db.claimDue(now: at("2026-11-23T12:30"))
+        #expect(claimed == nil)
+        #expect(decision.deliver == nil)
+    }
+
+    @Test func aRequestIsClaimedOnceEvenByTwoConnections() throws {
+        let path = temporaryDatabasePath()
+        let a = try PlannerDatabase(path: path)
+        let b = try PlannerDatabase(path: path)
+        try a.refill(now: at("2026-11-23T12:00"), zone: seoul)
+        let first = try a.claimDue(now: at("2026-11-23T12:30")).claimed
+        let second = try b.claimDue(now: at("2026-11-23T12:30")).claimed
+        #expect(first?.identifier == "Noti_AppOpenPromotion_2026_11_23_12_30")
+        #expect(second == nil)
+        try a.finishDelivery(first!, at: at("2026-11-23T12:30:00.004"), attempts: 1, sink: "test", error: nil)
+        #expect(try a.connection.text("SELECT lateness_ms FROM delivered_notifications") == "4")
+    }
+
+    @Test func anOrphanedClaimBecomesFailedNotDeliveredTwice() throws {
+        let db = try PlannerDatabase(path: temporaryDatabasePath())
+        try db.refill(now: at("2026-11-23T12:00"), zone: seoul)
+        _ = try db.claimDue(now: at("2026-11-23T12:30"))  // the ticker "dies" here
+        // While the claim could still be in progress it is left alone …
+        _ = try db.claimDue(now: at("2026-11-23T12:46"))
+        #expect(try db.connection.text("SELECT state FROM request WHERE identifier LIKE '%12_30'") == "delivering")
+        // … once it cannot be, it is recorded as failed, and never claimed again.
+        let later = try db.claimDue(now: at("2026-11-23T12:46:00.001"))
+        #expect(later.claimed?.identifier != "Noti_AppOpenPromotion_2026_11_23_12_30")
+        #expect(try db.connection.text("SELECT state || ': ' || error FROM request WHERE identifier LIKE '%12_30'")
+            == "failed: the ticker stopped during delivery; not retried (deliveries are at most once)")
+        #expect(try db.connection.integer("SELECT count(*) FROM delivered_notifications") == 0)
+    }
+
+    @Test func addReplacesDisplacesAndWaitsThenRefillReadmits() throws {
+        let db = try PlannerDatabase(path: temporaryDatabasePath())
+        try db.refill(now: at("2026-11-23T12:00"), zone: seoul)
+        let now = at("2026-11-23T12:00")
+        let first = try db.add(NewRequest(identifier: "snooze", fireAt: at("2026-11-23T12:15"), title: "a", body: ""), now: now, zone: seoul)
+        #expect(first.decision.displaced.map(\.identifier) == ["Noti_AppOpenPromotion_2026_11_25_19_00"])  // 19 Monday + 25 Tuesday + 20 Wednesday
+        let second = try db.add(NewRequest(identifier: "snooze", fireAt: at("2026-11-23T12:20"), title: "b", body: ""), now: now, zone: seoul)
+        #expect(second.decision.replaced != nil)
+        #expect(try db.connection.text("SELECT group_concat(state) FROM (SELECT state FROM request WHERE identifier = 'snooze' ORDER BY id)") == "replaced,pending")
+        let waiting = try db.add(NewRequest(identifier: "xmas", fireAt: at("2026-12-25T09:00"), title: "c", body: ""), now: now, zone: seoul)
+        #expect(!waiting.decision.pending)
+        #expect(try db.connection.integer("SELECT count(*) FROM pending_requests") == 64)
+        // Default identifiers are made unique instead of replacing.
+        let unique = try db.add(NewRequest(identifier: "snooze", fireAt: at("2026-11-23T13:20"), title: "d", body: ""), makeUnique: true, now: now, zone: seoul)
+        #expect(unique.identifier == "snooze_2")
+        // On Christmas Eve evening the one-off is among the soonest 64 again.
+        try db.refill(now: at("2026-12-24T20:00"), zone: seoul)
+        #expect(try db.connection.text("SELECT state FROM request WHERE identifier = 'xmas'") == "pending")
+        #expect(try db.connection.integer("SELECT count(*) FROM pending_requests") == 64)
+    }
+}
