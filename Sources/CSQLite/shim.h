@@ -2,3 +2,9 @@
 
 /// SQLITE_TRANSIENT is a cast macro Swift cannot import: bind calls need it so SQLite copies the text.
 static inline sqlite3_destructor_type csqlite_transient(void) { return SQLITE_TRANSIENT; }
+
+/// sqlite3_db_config is variadic, which Swift cannot call. While a file is being checked, closing the
+/// connection must not checkpoint a leftover WAL into it: a refused file stays byte-identical.
+static inline int csqlite_set_checkpoint_on_close(sqlite3 *db, int enabled) {
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, enabled ? 0 : 1, (int *)0);
+}

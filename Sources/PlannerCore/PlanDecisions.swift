@@ -13,13 +13,16 @@ public struct PendingRequest: Hashable, Sendable {
     public var kind: RequestKind
     public var fireAt: Instant
     public var localDate: LocalDate
+    /// The zone the request was planned in.
+    public var zone: String
 
-    public init(rowID: Int64, identifier: String, kind: RequestKind, fireAt: Instant, localDate: LocalDate) {
+    public init(rowID: Int64, identifier: String, kind: RequestKind, fireAt: Instant, localDate: LocalDate, zone: String = "") {
         self.rowID = rowID
         self.identifier = identifier
         self.kind = kind
         self.fireAt = fireAt
         self.localDate = localDate
+        self.zone = zone
     }
 }
 
@@ -67,8 +70,11 @@ public struct RefillDecision: Equatable, Sendable {
     public var added: [Slot] = []
     /// Waiting one-offs that are among the soonest again and become pending.
     public var readmitted: [PendingRequest] = []
+    /// Slots planned in another zone (TZ changed): replaced, and planned again at the same wall-clock
+    /// time in the current zone when still ahead.
+    public var rezoned: [PendingRequest] = []
 
-    public var isEmpty: Bool { missed.isEmpty && displaced.isEmpty && added.isEmpty && readmitted.isEmpty }
+    public var isEmpty: Bool { missed.isEmpty && displaced.isEmpty && added.isEmpty && readmitted.isEmpty && rezoned.isEmpty }
 }
 
 public struct OpenDecision: Equatable, Sendable {
@@ -87,7 +93,14 @@ public func decideRefill(now: Instant, zone: Zone, policy: PlanPolicy = PlanPoli
     let staleBefore = now - policy.graceMilliseconds
     var live: [PendingRequest] = []
     for request in state.pending {
-        if request.fireAt < staleBefore { decision.missed.append(request) } else { live.append(request) }
+        if request.kind == .slot, request.zone != zone.name, let reading = SlotIdentifier.parse(request.identifier),
+           zone.instant(for: reading) != request.fireAt {
+            decision.rezoned.append(request)
+        } else if request.fireAt < staleBefore {
+            decision.missed.append(request)
+        } else {
+            live.append(request)
+        }
     }
     var waiting: [PendingRequest] = []
     for request in state.waitingOneOffs {

@@ -45,6 +45,11 @@ public func parseTime(_ text: String, in zone: Zone) throws(PlannerError) -> Ins
     guard date.isValid, hour <= 23, minute <= 59, second <= 59 else {
         throw .usage("invalid time '\(text)': no such date or time of day")
     }
+    // The plan looks two years ahead and stores 4-digit years; before 1970 zones used odd
+    // local-mean-time offsets. Refuse what the planner cannot represent instead of failing later.
+    guard (1970...9990).contains(year) else {
+        throw .usage("invalid time '\(text)': the year must be between 1970 and 9990")
+    }
     let reading = LocalDateTime(date: date, hour: hour, minute: minute, second: second, millisecond: millisecond)
     if let offsetSeconds {
         return Instant(milliseconds: reading.epochMillisecondsAsIfUTC - Int64(offsetSeconds) * 1000)

@@ -11,9 +11,16 @@ enum DatabaseFile {
 
     /// What is at `path`; throws for anything that is not a usable file.
     static func inspect(_ path: String) throws(PlannerError) -> Existing {
+        if path.hasSuffix("/") {
+            throw .usage("database path \(path) names a folder: pass a file path such as \(path)planner.db")
+        }
         var info = stat()
         if stat(path, &info) != 0 {
             let err = errno
+            var link = stat()
+            if err == ENOENT && lstat(path, &link) == 0 && (link.st_mode & S_IFMT) == S_IFLNK {
+                throw .usage("database path \(path) is a symbolic link to a missing file: fix or remove the link, or pass another --db")
+            }
             if err == ENOENT { return .missingOrEmpty }
             throw .io("cannot reach database \(path): \(describe(err))")
         }

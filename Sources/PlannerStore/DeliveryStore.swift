@@ -45,7 +45,7 @@ extension PlannerDatabase {
             }
             var pending: [PendingRequest] = []
             let rows = try connection.prepare(
-                "SELECT id, identifier, kind, fire_at_ms, local_date FROM request WHERE state = 'pending'")
+                "SELECT id, identifier, kind, fire_at_ms, local_date, zone FROM request WHERE state = 'pending'")
             while try rows.step() { pending.append(pendingRequest(rows)) }
             let decision = decideAdd(now: now, policy: policy, request: request, pending: pending)
             // A waiting request with the same identifier is replaced too: an identifier names one request.
@@ -83,7 +83,7 @@ extension PlannerDatabase {
 
             var due: [PendingRequest] = []
             let rows = try connection.prepare("""
-                SELECT id, identifier, kind, fire_at_ms, local_date FROM request
+                SELECT id, identifier, kind, fire_at_ms, local_date, zone FROM request
                 WHERE state = 'pending' AND fire_at_ms <= ?
                 """)
             try rows.bind([.integer(now.milliseconds)])

@@ -95,7 +95,7 @@ extension PlannerDatabase {
     func readPlanState(now: Instant, zone: Zone) throws -> PlanState {
         var state = PlanState(pending: [])
         let pending = try connection.prepare(
-            "SELECT id, identifier, kind, fire_at_ms, local_date FROM request WHERE state = 'pending'")
+            "SELECT id, identifier, kind, fire_at_ms, local_date, zone FROM request WHERE state = 'pending'")
         while try pending.step() { state.pending.append(pendingRequest(pending)) }
         // Slots that ran their course must not come back (displaced and replaced ones may).
         let finished = try connection.prepare("""
@@ -108,7 +108,7 @@ extension PlannerDatabase {
 
         // One-offs waiting outside the cap; those stale for more than a day are left as they are.
         let waiting = try connection.prepare("""
-            SELECT id, identifier, kind, fire_at_ms, local_date FROM request
+            SELECT id, identifier, kind, fire_at_ms, local_date, zone FROM request
             WHERE fire_at_ms > ? AND state = 'displaced' AND kind = 'oneoff'
             """)
         try waiting.bind([.integer(now.milliseconds - 86_400_000)])
@@ -122,16 +122,17 @@ extension PlannerDatabase {
         return state
     }
 
-    /// Reads `id, identifier, kind, fire_at_ms, local_date`.
+    /// Reads `id, identifier, kind, fire_at_ms, local_date, zone`.
     func pendingRequest(_ row: Statement) -> PendingRequest {
         PendingRequest(
             rowID: row.int64(0), identifier: row.text(1), kind: RequestKind(rawValue: row.text(2)) ?? .oneoff,
             fireAt: Instant(milliseconds: row.int64(3)),
-            localDate: LocalDate(iso: row.text(4)) ?? LocalDate(year: 1970, month: 1, day: 1))
+            localDate: LocalDate(iso: row.text(4)) ?? LocalDate(year: 1970, month: 1, day: 1), zone: row.text(5))
     }
 
     /// Applies a refill decision. Transitions come before inserts so the cap trigger sees room.
     func apply(_ decision: RefillDecision, now: Instant, zone: Zone) throws {
+        try transition(decision.rezoned, to: "replaced", reason: "time zone changed to \(zone.name): planned again at the same wall-clock time", now: now)
         try transition(decision.missed, to: "missed", reason: MissReason.pastGrace, now: now)
         try transition(decision.displaced, to: "displaced", reason: Reason.displaced, now: now)
         try transition(decision.readmitted, to: "pending", reason: "back among the soonest 64", now: now)

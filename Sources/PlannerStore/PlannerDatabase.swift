@@ -28,8 +28,10 @@ public final class PlannerDatabase {
             throw Self.translate(error, path: path)
         }
         sqlite3_busy_timeout(connection.handle, Self.busyTimeoutMilliseconds)
+        csqlite_set_checkpoint_on_close(connection.handle, 0)
         do {
             try checkOwnership()
+            csqlite_set_checkpoint_on_close(connection.handle, 1)
             if try connection.text("PRAGMA journal_mode") != "wal" {
                 _ = try connection.text("PRAGMA journal_mode = WAL")
             }

@@ -19,7 +19,8 @@ public enum SystemZone {
         let isPlainName = !name.isEmpty && !name.hasPrefix("/") && !name.split(separator: "/").contains("..")
             && name.utf8.allSatisfy { isZoneNameByte($0) }
         let path = name.hasPrefix("/") ? name : zoneDirectory() + "/" + name
-        guard isPlainName || name.hasPrefix("/"), isTZifFile(path) else {
+        // "right/" zones count leap seconds, which Unix time (and so the planner) does not.
+        guard isPlainName || name.hasPrefix("/"), !name.hasPrefix("right/"), isTZifFile(path) else {
             throw .usage("unknown time zone '\(rawName)' in TZ: use a tz database name such as Europe/Berlin or America/New_York (see /usr/share/zoneinfo), or unset TZ for the system zone")
         }
         return make(name: name, tzValue: ":" + path)

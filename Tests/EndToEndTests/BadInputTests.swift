@@ -69,6 +69,22 @@ import Testing
                  try plannerDatabase(h)
                  _ = try h.sqlite("PRAGMA user_version = 99")
              }, exitCode: 65, says: "newer planner"),
+        Case(name: "newer schema only in a leftover WAL", prepare: { h in
+                 try plannerDatabase(h)
+                 try writerKilledWithContentInWAL(h, "PRAGMA user_version = 99")
+             }, exitCode: 65, says: "newer planner"),
+        Case(name: "someone else's tables only in a leftover WAL", prepare: { h in
+                 try writerKilledWithContentInWAL(h, "PRAGMA journal_mode = WAL; CREATE TABLE notes (body TEXT)")
+             }, exitCode: 65, says: "belongs to another program"),
+        Case(name: "--now year 9999", args: ["refill", "--now", "9999-12-31T12:00"], exitCode: 64, says: "between 1970 and 9990"),
+        Case(name: "--now before 1970", args: ["refill", "--now", "1880-01-05T09:30"], exitCode: 64, says: "between 1970 and 9990"),
+        Case(name: "TZ a leap-second zone", args: ["list"], env: ["TZ": "right/UTC"], exitCode: 64, says: "unknown time zone 'right/UTC'"),
+        Case(name: "path ending in a slash", dbPath: { $0.dir + "/newfolder/" }, exitCode: 64, says: "names a folder"),
+        Case(name: "dangling symlink", prepare: { h in
+                 try FileManager.default.createSymbolicLink(atPath: h.db, withDestinationPath: h.dir + "/missing/x.db")
+             }, exitCode: 64, says: "symbolic link to a missing file"),
+        Case(name: "a FIFO", prepare: { h in _ = mkfifo(h.db, 0o600) }, exitCode: 64, says: "not a regular file"),
+        Case(name: "/dev/null", dbPath: { _ in "/dev/null" }, exitCode: 64, says: "not a regular file"),
         Case(name: "folder as database", prepare: { h in
                  try FileManager.default.createDirectory(atPath: h.db, withIntermediateDirectories: true)
              }, exitCode: 64, says: "is a folder"),
@@ -77,12 +93,31 @@ import Testing
              }, dbPath: { $0.dir + "/afile/planner.db" }, exitCode: 74, says: "cannot"),
     ]
 
+    /// Leaves `sql`'s effect only in the WAL, as when a writer is killed before it checkpoints.
+    static func writerKilledWithContentInWAL(_ h: Harness, _ sql: String) throws {
+        let script = """
+            import os, shutil, sqlite3, sys
+            db = sys.argv[1]
+            shutil.copy(db, db + ".tmp") if os.path.exists(db) else None
+            con = sqlite3.connect(db + ".tmp" if os.path.exists(db) else db + ".tmp", isolation_level=None)
+            con.execute("PRAGMA journal_mode = WAL"); con.execute("PRAGMA wal_autocheckpoint = 0")
+            for statement in sys.argv[2].split(";"):
+                con.execute(statement)
+            shutil.copy(db + ".tmp", db); shutil.copy(db + ".tmp-wal", db + "-wal")
+            os._exit(0)  # no close: the WAL is not checkpointed
+            """
+        _ = try h.python(script, [h.db, sql])
+        guard FileManager.default.fileExists(atPath: h.db + "-wal") else { throw HarnessError("no WAL was left") }
+    }
+
     @Test(arguments: cases)
     func refusedWithOneLineAndNothingChanged(_ c: Case) throws {
         let h = try Harness()
         try c.prepare(h)
         let path = c.dbPath(h)
+        let existed = FileManager.default.fileExists(atPath: path)
         let before = h.bytes(path)
+        let walBefore = h.bytes(path + "-wal")
         var args = c.args
         if c.addDefaults && !args.contains("--db") { args += ["--db", path] }
         if c.addDefaults && !args.contains("--now") && c.env["PLANNER_NOW"] == nil { args += ["--now", "2026-11-23T12:30"] }
@@ -93,6 +128,9 @@ import Testing
         #expect(r.err.filter { $0 == "\n" }.count == 1, "\(r.err)")
         #expect(r.err.contains(c.says), "\(r.err)")
         #expect(h.bytes(path) == before, "the file changed")
+        // An existing WAL is untouched; SQLite may leave an empty one beside a file it found corrupt.
+        #expect(h.bytes(path + "-wal") == walBefore || (walBefore == nil && h.bytes(path + "-wal")?.isEmpty == true), "its WAL changed")
+        if !existed { #expect(!FileManager.default.fileExists(atPath: path), "a file was created") }
         #expect(!r.err.contains("Fatal error") && !r.err.contains("Stack"))
     }
 }

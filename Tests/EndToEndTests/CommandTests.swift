@@ -35,6 +35,21 @@ import Testing
         #expect(again.contains("added 0"))
     }
 
+    @Test func changingTZReplansPendingSlotsAtTheSameWallClockTimes() throws {
+        let h = try Harness()
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T17:00", extraEnv: ["TZ": "America/Los_Angeles"])
+        // Travelled to Tokyo: Tuesday 10:00 there. Opening cancels Tuesday's slots by Tokyo's calendar.
+        _ = try h.plannerOK(["open"], now: "2026-11-24T10:00", extraEnv: ["TZ": "Asia/Tokyo"])
+        let list = try parseList(h.plannerOK(["list", "--json"], now: "2026-11-24T10:00", extraEnv: ["TZ": "Asia/Tokyo"]))
+        #expect(list.count == 64)
+        #expect(list.allSatisfy { !$0["id"]!.contains("_2026_11_24_") && !$0["id"]!.contains("_2026_11_23_") })
+        // Every pending slot fires at the wall-clock time its identifier names, in Tokyo (checked by zoneinfo).
+        let expected = try parseList(h.python(pythonSlots, ["Asia/Tokyo", "2026-11-24T21:30"]))
+        #expect(list.map { $0["id"] } == expected.map { $0["id"] })
+        #expect(list.map { $0["fire_at"] } == expected.map { $0["fire_at"] })
+        #expect(try h.sqlite("SELECT count(*) FROM request WHERE state = 'replaced' AND reason LIKE 'time zone changed to Asia/Tokyo%'") != "0")
+    }
+
     @Test func openOnAWeekendCancelsNothing() throws {
         let h = try Harness()
         _ = try h.plannerOK(["refill"], now: "2026-11-21T10:00")
