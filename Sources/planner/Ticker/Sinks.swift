@@ -1,6 +1,7 @@
 import Glibc
 import PlannerCore
 import PlannerStore
+import PlannerSystem
 
 /// Where a reminder goes. `deliver` returns nil on success, else why it failed.
 protocol DeliverySink {
@@ -40,11 +41,38 @@ struct NotifySink: DeliverySink {
     func deliver(_ request: ClaimedRequest, fireAt: String, shouldStop: () -> Bool) -> String? {
         var arguments = ["notify-send", "--app-name=\(appName)", "--urgency=\(urgency)"]
         if let icon { arguments.append("--icon=\(icon)") }
-        // `--` so a title starting with '-' is text, not an option.
-        arguments += ["--", request.title, request.body]
+        // `--` so a title starting with '-' is text, not an option. The summary is plain text, but the
+        // body is markup for servers with "body-markup" (dunst, GNOME Shell, Plasma, mako ...): a body
+        // is text here, so it is escaped, or "Tom & Jerry" or "<b>" would break or vanish.
+        arguments += ["--", request.title, Self.markupEscaped(request.body)]
         var environment: [String: String] = [:]
         if let busAddress { environment["DBUS_SESSION_BUS_ADDRESS"] = busAddress }
-        return describe(Spawn.run(arguments, extraEnvironment: environment, timeoutMilliseconds: 10_000, shouldStop: shouldStop), "notify-send")
+        let outcome = Spawn.run(arguments, extraEnvironment: environment, timeoutMilliseconds: 10_000, shouldStop: shouldStop)
+        guard let error = describe(outcome, "notify-send") else { return nil }
+        // notify-send's own message goes to stderr only; say in the recorded error when the cause is
+        // that no session bus is listening (checked now: a live ticker's bus can come and go).
+        if case .exited = outcome, SessionBus.reachableAddress(environment: Environment.get) == nil {
+            let set = { (name: String) in Environment.get(name).flatMap { $0.isEmpty ? nil : $0 } }
+            let place = set("DBUS_SESSION_BUS_ADDRESS").map { "DBUS_SESSION_BUS_ADDRESS=\($0)" }
+                ?? set("XDG_RUNTIME_DIR").map { "\($0)/bus" } ?? "DBUS_SESSION_BUS_ADDRESS (not set)"
+            return error + " (no D-Bus session bus is listening at \(place); is a desktop session running?)"
+        }
+        return error
+    }
+
+    /// The body as Pango/freedesktop markup text: `&`, `<` and `>` as entities.
+    static func markupEscaped(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for c in text.unicodeScalars {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
     }
 }
 
