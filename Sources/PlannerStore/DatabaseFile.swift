@@ -69,6 +69,13 @@ enum DatabaseFile {
         }
     }
 
+    /// Whether the file system holding `path` has no space left for an unprivileged write.
+    static func diskIsFull(beside path: String) -> Bool {
+        let folder = path.lastIndex(of: "/").map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
+        var info = statvfs()
+        return statvfs(folder, &info) == 0 && info.f_bavail == 0
+    }
+
     static func bigEndian(_ bytes: [UInt8], _ offset: Int, _ count: Int) -> UInt32 {
         bytes[offset..<(offset + count)].reduce(0) { $0 << 8 | UInt32($1) }
     }

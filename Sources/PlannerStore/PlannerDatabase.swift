@@ -122,6 +122,10 @@ public final class PlannerDatabase {
 
     /// SQLite's result codes, said in terms of what the user can do.
     static func translate(_ error: SQLiteError, path: String) -> PlannerError {
+        // A full disk often surfaces as an I/O error (the WAL index cannot grow), not SQLITE_FULL.
+        if error.primaryCode == SQLITE_IOERR || error.primaryCode == SQLITE_FULL, DatabaseFile.diskIsFull(beside: path) {
+            return .io("the disk holding \(path) is full: free some space and try again; nothing was changed")
+        }
         switch error.primaryCode {
         case SQLITE_NOTADB:
             return .data("\(path) is not a SQLite database: pass another --db path, or move the file away to start a new plan")

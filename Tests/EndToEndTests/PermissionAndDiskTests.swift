@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+
+/// Files the user cannot write, and a full disk: a clear one-line error, exit 74, nothing changed.
+/// As root, permissions do not apply, so those commands run as `nobody` (setpriv); the full disk is a
+/// small tmpfs, which needs root to mount.
+@Suite(.serialized) struct PermissionAndDiskTests {
+    /// `planner ARGS` as an unprivileged user when the tests run as root.
+    func asUser(_ h: Harness, _ args: [String]) throws -> Harness.Result {
+        if getuid() == 0 {
+            return try h.run("/usr/bin/setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", Harness.binary] + args, env: h.env)
+        }
+        return try h.planner(args)
+    }
+
+    func givenToUser(_ path: String) {
+        if getuid() == 0 { _ = chown(path, 65534, 65534) }
+    }
+
+    func expectRefused(_ r: Harness.Result, saying text: String) {
+        #expect(r.status == 74, "\(r.err)")
+        #expect(r.err.hasPrefix("error: ") && r.err.filter { $0 == "\n" }.count == 1, "\(r.err)")
+        #expect(r.err.contains(text), "\(r.err)")
+    }
+
+    /// A planner database in its own folder, owned by the unprivileged user.
+    func database(_ h: Harness) throws -> String {
+        let folder = h.dir + "/data"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        chmod(h.dir, 0o755)
+        let db = folder + "/planner.db"
+        _ = try h.planner(["refill", "--db", db, "--now", "2026-11-23T08:00"])
+        givenToUser(folder)
+        givenToUser(db)
+        return db
+    }
+
+    @Test func readOnlyDatabaseFile() throws {
+        let h = try Harness()
+        let db = try database(h)
+        chmod(db, 0o400)
+        let before = h.bytes(db)
+        expectRefused(try asUser(h, ["open", "--db", db, "--now", "2026-11-23T12:00"]), saying: "read-only")
+        #expect(h.bytes(db) == before)
+        // Reading still works.
+        let list = try asUser(h, ["list", "--db", db, "--now", "2026-11-23T12:00"])
+        #expect(list.status == 0 && list.out.contains("64/64 pending"), "\(list.err)")
+    }
+
+    @Test func readOnlyFolder() throws {
+        let h = try Harness()
+        let db = try database(h)
+        chmod(h.dir + "/data", 0o500)
+        defer { chmod(h.dir + "/data", 0o700) }
+        let before = h.bytes(db)
+        expectRefused(try asUser(h, ["refill", "--db", db, "--now", "2026-11-23T12:00"]), saying: "read-only")
+        #expect(h.bytes(db) == before)
+        expectRefused(try asUser(h, ["refill", "--db", h.dir + "/data/sub/new.db", "--now", "2026-11-23T12:00"]), saying: "cannot create folder")
+    }
+
+    @Test func someoneElsesPrivateDatabase() throws {
+        let h = try Harness()
+        chmod(h.dir, 0o755)
+        _ = try h.planner(["refill", "--db", h.db, "--now", "2026-11-23T08:00"])  // root's, mode 0600
+        guard getuid() == 0 else { return }  // needs a second user
+        expectRefused(try asUser(h, ["list", "--db", h.db]), saying: "cannot")
+    }
+
+    @Test(.enabled(if: getuid() == 0, "mounting a tmpfs needs root")) func fullDisk() throws {
+        let h = try Harness()
+        let mountPoint = h.dir + "/small"
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        let mounted = try h.run("/bin/mount", ["-t", "tmpfs", "-o", "size=512k", "tmpfs", mountPoint], env: h.env)
+        try #require(mounted.status == 0, "mount: \(mounted.err)")
+        defer { _ = try? h.run("/bin/umount", [mountPoint], env: h.env) }
+        let db = mountPoint + "/planner.db"
+        _ = try h.planner(["refill", "--db", db, "--now", "2026-11-23T08:00"])
+        // Fill what is left.
+        _ = try h.run("/bin/dd", ["if=/dev/zero", "of=\(mountPoint)/filler", "bs=4k"], env: h.env)
+        let before = h.bytes(db)
+        let r = try h.planner(["open", "--db", db, "--now", "2026-11-23T12:00"])
+        expectRefused(r, saying: "is full")
+        #expect(h.bytes(db) == before)
+        // Space freed: the same command succeeds.
+        try FileManager.default.removeItem(atPath: mountPoint + "/filler")
+        #expect(try h.planner(["open", "--db", db, "--now", "2026-11-23T12:00"]).status == 0)
+    }
+}
