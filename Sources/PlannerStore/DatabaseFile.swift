@@ -69,6 +69,23 @@ enum DatabaseFile {
         }
     }
 
+    /// `path` with symbolic links resolved (realpath), or as given if that fails.
+    static func resolve(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Reminders say when you study: a database of ours that others can read is made 0600 (and its
+    /// WAL files, which SQLite creates with the database's mode).
+    static func makePrivate(_ path: String) {
+        for file in [path, path + "-wal", path + "-shm"] {
+            var info = stat()
+            guard stat(file, &info) == 0, info.st_uid == getuid(), info.st_mode & 0o077 != 0 else { continue }
+            chmod(file, 0o600)
+        }
+    }
+
     /// Whether the file system holding `path` has no space left for an unprivileged write.
     static func diskIsFull(beside path: String) -> Bool {
         let folder = path.lastIndex(of: "/").map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."

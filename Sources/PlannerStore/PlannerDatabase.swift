@@ -9,7 +9,11 @@ public final class PlannerDatabase {
     /// How long a command waits for another process's write before giving up (SQLITE_BUSY).
     public static let busyTimeoutMilliseconds: Int32 = 10_000
 
+    /// The path as given, for messages.
     public let path: String
+    /// The file itself, symbolic links resolved: SQLite keeps the WAL beside it, so the ticker watches
+    /// and locks this one (a ticker started through a link and one through the real path are the same).
+    public let resolvedPath: String
     let connection: Connection
 
     /// Opens (creating or migrating when needed) the database at `path`.
@@ -22,6 +26,7 @@ public final class PlannerDatabase {
         } else {
             try DatabaseFile.create(path)
         }
+        resolvedPath = DatabaseFile.resolve(path)
         do {
             connection = try Connection(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX)
         } catch {
@@ -38,6 +43,7 @@ public final class PlannerDatabase {
             // FULL: a committed transaction (a delivery claim, an open) survives a power cut.
             try connection.execute("PRAGMA synchronous = FULL")
             try migrate()
+            DatabaseFile.makePrivate(resolvedPath)
         } catch let error as PlannerError {
             throw error
         } catch let error as SQLiteError {

@@ -80,9 +80,9 @@ struct Tick: ParsableCommand {
             return
         }
 
-        let lock = try TickerLock.acquire(databasePath: ctx.database.path)
+        let lock = try TickerLock.acquire(databasePath: ctx.database.resolvedPath)
         defer { close(lock.fd) }
-        let wakeups = try Wakeups(databasePath: ctx.database.path)
+        let wakeups = try Wakeups(databasePath: ctx.database.resolvedPath)
         let ticker = Ticker(
             database: ctx.database, zone: ctx.zone, policy: policy, sink: chosen, verbose: verbose,
             now: SystemClock.now, shouldStop: { wakeups.stopRequested }, sleep: wakeups.sleep(until:))
