@@ -39,11 +39,17 @@ enum DatabaseFile {
         guard n == 100, header.starts(with: Array("SQLite format 3".utf8) + [0]) else {
             throw .data("\(path) is not a SQLite database (or its header is damaged): pass another --db path, or move the file away to start a new plan")
         }
-        // The header's page count is trustworthy when its "version-valid-for" matches the change counter.
+        // The header's page count is trustworthy when its "version-valid-for" matches the change counter,
+        // and only when no WAL holds frames: another process's checkpoint writes the new header before
+        // it extends the file (found by bench/reliability/concurrency.py). With a WAL, SQLite itself
+        // reports missing pages as corruption.
         var pageSize = Int64(bigEndian(header, 16, 2))
         if pageSize == 1 { pageSize = 65536 }
         let pageCount = Int64(bigEndian(header, 28, 4))
-        if bigEndian(header, 92, 4) == bigEndian(header, 24, 4), pageCount > 0, pageSize * pageCount > Int64(info.st_size) {
+        var wal = stat()
+        let walHasFrames = stat(path + "-wal", &wal) == 0 && wal.st_size > 0
+        if !walHasFrames, bigEndian(header, 92, 4) == bigEndian(header, 24, 4), pageCount > 0,
+           pageSize * pageCount > Int64(info.st_size) {
             throw .data("\(path) is truncated (\(info.st_size) bytes, its header says \(pageSize * pageCount)): restore it from a backup or move it away to start a new plan")
         }
         return .sqlite(header: header)

@@ -1,3 +1,4 @@
+import CSQLite
 import PlannerCore
 
 /// A request a ticker has claimed (state `delivering`) and must now deliver.
@@ -22,9 +23,10 @@ public struct HistoryEntry: Sendable {
 }
 
 extension PlannerDatabase {
-    /// A claim older than this cannot still be in progress (retries stop at the grace period), so its
-    /// ticker died mid-delivery: the request is recorded as failed, not delivered again (at most once).
-    static let orphanAfterGrace: Int64 = 60_000
+    /// A claim older than the grace period plus this cannot still be in progress (retries stop at the
+    /// grace period; a last attempt may run 60 s, its outcome wait 10 s for the lock), so its ticker died
+    /// mid-delivery: the request is recorded as failed, not delivered again (at most once).
+    static let orphanAfterGrace: Int64 = 5 * 60_000
 
     /// `planner add`: the same identifier replaces, and the soonest 64 win. One transaction.
     /// With `makeUnique` (no identifier given by the user) a used identifier gets a suffix instead.
@@ -108,8 +110,10 @@ extension PlannerDatabase {
         }
     }
 
-    /// Records the outcome of a claimed delivery; `error` nil means delivered.
-    public func finishDelivery(_ claimed: ClaimedRequest, at: Instant, attempts: Int, sink: String, error: String?) throws(PlannerError) {
+    /// Records the outcome of a claimed delivery; `error` nil means delivered. False when the claim was
+    /// no longer ours to finish (another process had already recorded it as orphaned).
+    @discardableResult
+    public func finishDelivery(_ claimed: ClaimedRequest, at: Instant, attempts: Int, sink: String, error: String?) throws(PlannerError) -> Bool {
         try write {
             if let error {
                 try connection.prepare("""
@@ -124,6 +128,7 @@ extension PlannerDatabase {
                     """).run(.integer(at.milliseconds), .integer(at.milliseconds), .integer(Int64(attempts)),
                              .text("delivered through \(sink)"), .integer(claimed.rowID))
             }
+            return sqlite3_changes(connection.handle) == 1
         }
     }
 

@@ -170,7 +170,7 @@ extension Harness {
         usleep(300_000)
         #expect(try h.stop(restarted).status == 0)
         #expect(!h.text("restarted.out").contains("victim"))
-        let fireAt = try h.sqlite("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', fire_at_ms / 1000.0 + 16 * 60 + 1, 'unixepoch') FROM request WHERE identifier = 'victim'")
+        let fireAt = try h.sqlite("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', fire_at_ms / 1000.0 + 20 * 60 + 1, 'unixepoch') FROM request WHERE identifier = 'victim'")
         _ = try h.plannerOK(["tick", "--once", "--sink", "stdout"], now: fireAt)
         #expect(try h.sqlite("SELECT state FROM request WHERE identifier = 'victim'") == "failed")
         #expect(try h.sqlite("SELECT count(*) FROM delivered_notifications") == "0")

@@ -35,10 +35,10 @@ import PlannerSystem
         try db.refill(now: at("2026-11-23T12:00"), zone: seoul)
         _ = try db.claimDue(now: at("2026-11-23T12:30"))  // the ticker "dies" here
         // While the claim could still be in progress it is left alone …
-        _ = try db.claimDue(now: at("2026-11-23T12:46"))
+        _ = try db.claimDue(now: at("2026-11-23T12:50"))
         #expect(try db.connection.text("SELECT state FROM request WHERE identifier LIKE '%12_30'") == "delivering")
         // … once it cannot be, it is recorded as failed, and never claimed again.
-        let later = try db.claimDue(now: at("2026-11-23T12:46:00.001"))
+        let later = try db.claimDue(now: at("2026-11-23T12:50:00.001"))
         #expect(later.claimed?.identifier != "Noti_AppOpenPromotion_2026_11_23_12_30")
         #expect(try db.connection.text("SELECT state || ': ' || error FROM request WHERE identifier LIKE '%12_30'")
             == "failed: the ticker stopped during delivery; not retried (deliveries are at most once)")

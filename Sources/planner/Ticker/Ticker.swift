@@ -36,7 +36,9 @@ struct Ticker {
             let error = sink.deliver(claimed, fireAt: zone.rfc3339(claimed.fireAt), shouldStop: shouldStop)
             let finishedAt = now()
             guard let error else {
-                try database.finishDelivery(claimed, at: finishedAt, attempts: attempt, sink: sink.name, error: nil)
+                if !(try database.finishDelivery(claimed, at: finishedAt, attempts: attempt, sink: sink.name, error: nil)) {
+                    log("delivered \(claimed.identifier), but its claim had already been recorded as failed (it took too long)")
+                }
                 if verbose { log("delivered \(claimed.identifier) \(finishedAt - claimed.fireAt) ms after its time") }
                 return true
             }
