@@ -13,12 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <time.h>
 
 #define CAP 64
 #define GRACE_MS (15 * 60 * 1000LL)
 #define DAY_MS 86400000LL
 #define APPLICATION_ID 0x504C4E52
+#define LATEST_VERSION 2 /* migrations/ holds 0001 and 0002 */
 #define TITLE "Time to study?"
 #define BODY "Open the app and start today's lesson."
 #define PREFIX "Noti_AppOpenPromotion_"
@@ -119,22 +121,40 @@ int main(int argc, char **argv) {
 #define BE4(o) ((unsigned)h[o] << 24 | (unsigned)h[o + 1] << 16 | (unsigned)h[o + 2] << 8 | h[o + 3])
     long long page_size = h[16] << 8 | h[17];
     if (page_size == 1) page_size = 65536;
-    if (BE4(92) == BE4(24) && BE4(28) > 0 && page_size * BE4(28) > st.st_size) { fprintf(stderr, "open_c: truncated\n"); return 65; }
+    char wal_path[4200];
+    snprintf(wal_path, sizeof wal_path, "%s-wal", path);
+    struct stat wst;
+    int wal_has_frames = stat(wal_path, &wst) == 0 && wst.st_size > 0;
+    if (!wal_has_frames && BE4(92) == BE4(24) && BE4(28) > 0 && page_size * BE4(28) > st.st_size) { fprintf(stderr, "open_c: truncated\n"); return 65; }
     if (BE4(68) != 0 && BE4(68) != APPLICATION_ID) { fprintf(stderr, "open_c: foreign\n"); return 65; }
 
-    /* PlannerDatabase.init */
+    /* PlannerDatabase.init: the resolved path, then open with no checkpoint on close while checking. */
+    char *resolved = realpath(path, NULL);
     if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, NULL) != SQLITE_OK) die("open");
     sqlite3_busy_timeout(db, 10000);
+    sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)0);
     long long app_id = query_int("PRAGMA application_id");
     long long user_version = query_int("PRAGMA user_version");
     long long objects = query_int("SELECT count(*) FROM sqlite_schema");
-    if (app_id != APPLICATION_ID || user_version > 1 || objects == 0) { fprintf(stderr, "open_c: not a planner database\n"); return 65; }
+    if (app_id != APPLICATION_ID || user_version > LATEST_VERSION || objects == 0) { fprintf(stderr, "open_c: not a planner database\n"); return 65; }
+    sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, (int *)0);
     sqlite3_stmt *s = prepare("PRAGMA journal_mode");
     int wal = step(s) && strcmp((const char *)sqlite3_column_text(s, 0), "wal") == 0;
     sqlite3_finalize(s);
     if (!wal) { s = prepare("PRAGMA journal_mode = WAL"); step(s); sqlite3_finalize(s); }
     exec("PRAGMA synchronous = FULL");
-    if (query_int("PRAGMA user_version") < 1) { fprintf(stderr, "open_c: needs a migrated database\n"); return 65; }
+    /* migrate(): the version is read once per known migration. */
+    for (int m = 1; m <= LATEST_VERSION; m++)
+        if (query_int("PRAGMA user_version") < m) { fprintf(stderr, "open_c: needs a migrated database\n"); return 65; }
+    /* makePrivate: the database and its WAL files are checked for loose modes. */
+    const char *suffixes[] = {"", "-wal", "-shm"};
+    for (int i = 0; i < 3; i++) {
+        char file[4200];
+        snprintf(file, sizeof file, "%s%s", resolved ? resolved : path, suffixes[i]);
+        struct stat fst;
+        if (stat(file, &fst) == 0 && fst.st_uid == getuid() && (fst.st_mode & 077)) chmod(file, 0600);
+    }
+    free(resolved);
 
     /* recordAppOpen: one IMMEDIATE transaction. */
     exec("BEGIN IMMEDIATE");
@@ -142,7 +162,7 @@ int main(int argc, char **argv) {
     /* readPlanState */
     Pending pending[256];
     int npending = 0;
-    s = prepare("SELECT id, identifier, kind, fire_at_ms, local_date FROM request WHERE state = 'pending'");
+    s = prepare("SELECT id, identifier, kind, fire_at_ms, local_date, zone FROM request WHERE state = 'pending'");
     while (step(s) && npending < 256) {
         Pending *p = &pending[npending++];
         p->rowid = sqlite3_column_int64(s, 0);
@@ -150,6 +170,8 @@ int main(int argc, char **argv) {
         p->slot = strcmp((const char *)sqlite3_column_text(s, 2), "slot") == 0;
         p->fire_ms = sqlite3_column_int64(s, 3);
         snprintf(p->date, sizeof p->date, "%s", (const char *)sqlite3_column_text(s, 4));
+        /* decideRefill re-plans slots made in another zone; here every slot is the same zone's. */
+        if (p->slot && strcmp((const char *)sqlite3_column_text(s, 5), getenv("TZ")) != 0) { fprintf(stderr, "open_c: zone changed\n"); return 1; }
     }
     sqlite3_finalize(s);
 
@@ -174,6 +196,14 @@ int main(int argc, char **argv) {
         time_t yt = mktime(&y);
         local_date((long long)yt * 1000, yesterday);
     }
+    /* One-offs waiting outside the cap (none in these templates, but the query runs). */
+    s = prepare("SELECT id, identifier, kind, fire_at_ms, local_date, zone FROM request\n"
+                "WHERE fire_at_ms > ? AND state = 'displaced' AND kind = 'oneoff'");
+    rebind(s);
+    sqlite3_bind_int64(s, 1, now - DAY_MS);
+    while (step(s)) { fprintf(stderr, "open_c: waiting one-offs are not mirrored\n"); return 1; }
+    sqlite3_finalize(s);
+
     s = prepare("SELECT DISTINCT local_date FROM app_open WHERE local_date >= ?");
     rebind(s);
     sqlite3_bind_text(s, 1, yesterday, -1, SQLITE_TRANSIENT);
@@ -253,7 +283,7 @@ int main(int argc, char **argv) {
     };
     for (int k = 0; k < 3; k++) {
         if (moves[k].n == 0) continue;
-        s = prepare("UPDATE request SET state = ?, reason = ?, changed_at_ms = ? WHERE id = ? AND state = 'pending'");
+        s = prepare("UPDATE request SET state = ?, reason = ?, changed_at_ms = ?\nWHERE id = ? AND state IN ('pending', 'displaced')");
         for (int i = 0; i < moves[k].n; i++) {
             rebind(s);
             sqlite3_bind_text(s, 1, moves[k].state, -1, SQLITE_TRANSIENT);
