@@ -11,13 +11,15 @@ struct PlannerCommand: ParsableCommand {
         discussion: """
             Every 30 minutes, 09:30-21:30, Monday to Friday (in TZ, else the system zone), a reminder is \
             planned, at most 64 pending at a time. `planner open` (from your login script) cancels the rest \
-            of today's; `planner refill` (from cron) keeps the plan topped up. Inspect it with sqlite3.
+            of today's; `planner refill` (from cron) keeps the plan topped up; `planner tick` delivers each reminder \
+            at its time. Inspect it all with sqlite3.
 
             Every subcommand takes --db PATH (else $PLANNER_DB, else $XDG_DATA_HOME/planner/planner.db, else \
             ~/.local/share/planner/planner.db) and --now TIME (else $PLANNER_NOW, else the clock).
 
             Exit codes: 0 ok, 1 other failure, 64 bad usage (options, TZ, PLANNER_NOW), 65 the file is not a \
-            usable planner database, 74 cannot read/write the file or folder, 75 database busy: try again.
+            usable planner database, 74 cannot read/write the file or folder, 75 database busy (try again) or, for \
+            tick, another ticker running.
             """,
         version: version,
         subcommands: [Refill.self, Open.self, List.self, Status.self, Tick.self, Add.self, History.self]
