@@ -132,6 +132,27 @@ extension PlannerDatabase {
         }
     }
 
+    /// Whether the app was opened on a claimed study slot's date after the claim: `open` cancels only
+    /// pending requests, so a slot in retry backoff must check before each new attempt.
+    public func appOpenedSinceClaim(_ claimed: ClaimedRequest) throws(PlannerError) -> Bool {
+        try read {
+            try connection.integer("""
+                SELECT count(*) FROM request r JOIN app_open a ON a.local_date = r.local_date
+                WHERE r.id = ? AND r.kind = 'slot' AND a.opened_at_ms >= r.claimed_at_ms
+                """, .integer(claimed.rowID)) ?? 0 > 0
+        }
+    }
+
+    /// A claimed slot that must not be shown any more (the app was opened during its retries).
+    public func abandonDelivery(_ claimed: ClaimedRequest, at: Instant, reason: String) throws(PlannerError) {
+        try write {
+            try connection.prepare("""
+                UPDATE request SET state = 'missed', changed_at_ms = ?, reason = ?
+                WHERE id = ? AND state = 'delivering'
+                """).run(.integer(at.milliseconds), .text(reason), .integer(claimed.rowID))
+        }
+    }
+
     /// When the next pending request falls due, if any.
     public func nextFireAt() throws(PlannerError) -> Instant? {
         try read {

@@ -1,4 +1,5 @@
 import CSQLite
+import Glibc
 import PlannerCore
 
 /// The planner's SQLite database: opened, checked and migrated before any command uses it.
@@ -97,6 +98,19 @@ public final class PlannerDatabase {
                 try connection.execute("PRAGMA user_version = \(migration.version)")
             }
         }
+    }
+
+    /// A long-running ticker waits at most this long for the lock per attempt, then retries in its own
+    /// loop, where it can notice SIGTERM (signals are read from a signalfd, not during SQLite's wait).
+    public func setBusyTimeout(milliseconds: Int32) {
+        sqlite3_busy_timeout(connection.handle, milliseconds)
+    }
+
+    /// The file's identity, to notice it being deleted or replaced under a long-running ticker.
+    public func fileIdentity() -> (device: UInt64, inode: UInt64)? {
+        var info = stat()
+        guard stat(resolvedPath, &info) == 0 else { return nil }
+        return (UInt64(info.st_dev), UInt64(info.st_ino))
     }
 
     /// Runs `body` in one IMMEDIATE transaction, turning SQLite failures into user-facing errors.

@@ -175,4 +175,36 @@ extension Harness {
         #expect(try h.sqlite("SELECT state FROM request WHERE identifier = 'victim'") == "failed")
         #expect(try h.sqlite("SELECT count(*) FROM delivered_notifications") == "0")
     }
+
+    @Test func aDeletedDatabaseStopsTheTickerWithAnErrorInsteadOfGoingSilent() throws {
+        let h = try Harness()
+        let ticker = try h.startTicker(["--sink", "stdout"])
+        defer { if !Harness.hasExited(ticker.processIdentifier) { kill(ticker.processIdentifier, SIGKILL) } }
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: h.db + suffix) }
+        _ = try h.planner(["add", "--db", h.db, "--in", "2s", "--title", "new", "--id", "new"])
+        try h.waitFor(seconds: 3) { Harness.hasExited(ticker.processIdentifier) }
+        ticker.waitUntilExit()
+        #expect(ticker.terminationStatus == 74)
+        #expect(h.text("tick.err").contains("error: the database \(h.db) was deleted or replaced while the ticker ran"))
+    }
+
+    @Test func aDatabaseHeldBusyNeitherKillsTheTickerNorDelaysSigterm() throws {
+        let h = try Harness()
+        let ticker = try h.startTicker(["--sink", "stdout"])
+        defer { if !Harness.hasExited(ticker.processIdentifier) { kill(ticker.processIdentifier, SIGKILL) } }
+        _ = try h.planner(["add", "--db", h.db, "--in", "1s", "--title", "held", "--id", "held"])
+        // Another process holds the write lock for 12 s, longer than any command's 10 s busy timeout.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        holder.arguments = ["python3", "-c", "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('BEGIN IMMEDIATE'); time.sleep(12); c.execute('COMMIT')", h.db]
+        try holder.run()
+        defer { if holder.isRunning { holder.terminate() } }
+        try h.waitFor(seconds: 5) { h.text("tick.err").contains("the database is busy") }
+        #expect(!Harness.hasExited(ticker.processIdentifier))
+        // Stopping is still prompt while the database is held.
+        let (seconds, status) = try h.stop(ticker)
+        #expect(status == 0, "\(h.text("tick.err"))")
+        #expect(seconds < 1.0)
+    }
 }
+

@@ -66,3 +66,20 @@ import PlannerSystem
         #expect(try db.connection.integer("SELECT count(*) FROM pending_requests") == 64)
     }
 }
+
+@Suite struct RetryAfterOpenTests {
+    let seoul = try! SystemZone.named("Asia/Seoul")
+    func at(_ text: String) -> Instant { try! parseTime(text, in: seoul) }
+
+    @Test func aSlotInRetriesNoticesTheAppWasOpened() throws {
+        let db = try PlannerDatabase(path: temporaryDatabasePath())
+        try db.refill(now: at("2026-11-23T12:00"), zone: seoul)
+        let claimed = try #require(try db.claimDue(now: at("2026-11-23T12:30")).claimed)
+        #expect(try !db.appOpenedSinceClaim(claimed))
+        try db.recordAppOpen(now: at("2026-11-23T12:31"), zone: seoul)  // while the sink is failing
+        #expect(try db.appOpenedSinceClaim(claimed))
+        try db.abandonDelivery(claimed, at: at("2026-11-23T12:31:02"), reason: "the app was opened before a retry succeeded")
+        #expect(try db.connection.text("SELECT state || '/' || reason FROM request WHERE id = \(claimed.rowID)")
+            == "missed/the app was opened before a retry succeeded")
+    }
+}

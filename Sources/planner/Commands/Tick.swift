@@ -83,14 +83,33 @@ struct Tick: ParsableCommand {
         let lock = try TickerLock.acquire(databasePath: ctx.database.resolvedPath)
         defer { close(lock.fd) }
         let wakeups = try Wakeups(databasePath: ctx.database.resolvedPath)
+        ctx.database.setBusyTimeout(milliseconds: 500)
+        let identity = ctx.database.fileIdentity()
         let ticker = Ticker(
             database: ctx.database, zone: ctx.zone, policy: policy, sink: chosen, verbose: verbose,
             now: SystemClock.now, shouldStop: { wakeups.stopRequested }, sleep: wakeups.sleep(until:))
         ticker.log("delivering from \(ctx.database.path) through \(chosen.name) (pid \(getpid()))")
-        while true {
-            guard try ticker.deliverDue() else { break }
-            wakeups.arm(at: try ctx.database.nextFireAt(), now: SystemClock.now())
-            if case .stop = wakeups.wait() { break }
+        loop: while true {
+            do {
+                guard try ticker.deliverDue() else { break }
+                wakeups.arm(at: try ctx.database.nextFireAt(), now: SystemClock.now())
+            } catch {
+                // Another process holds the database: keep running, try again shortly.
+                guard error.exitCode == 75 else { throw error }
+                ticker.log("the database is busy; trying again in a second")
+                if wakeups.sleep(until: SystemClock.now() + 1000) { break }
+                continue
+            }
+            switch wakeups.wait() {
+            case .stop: break loop
+            case .failed(let why): throw PlannerError.failure("the ticker cannot wait for events (\(why)); restart it")
+            case .databaseChanged:
+                // A deleted or replaced file would leave this connection on the old one, silently.
+                guard let now = ctx.database.fileIdentity(), let identity, now == identity else {
+                    throw PlannerError.io("the database \(ctx.database.path) was deleted or replaced while the ticker ran: restart the ticker (systemd restarts it)")
+                }
+            case .timer, .clockChanged: break
+            }
         }
         ticker.log("stopped")
     }

@@ -36,7 +36,9 @@ enum Spawn {
         sigemptyset(&defaults)
         for s in [SIGTERM, SIGINT, SIGPIPE] { sigaddset(&defaults, s) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        // Its own process group, so a timeout or stop ends whatever it started too.
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -60,7 +62,7 @@ enum Spawn {
             if stopRequestedAt == nil, shouldStop() { stopRequestedAt = waited }
             let limit = stopRequestedAt.map { $0 + 500 } ?? timeoutMilliseconds
             if waited >= limit {
-                kill(pid, SIGKILL)
+                kill(-pid, SIGKILL)
                 _ = waitpid(pid, &status, 0)
                 return stopRequestedAt == nil ? .timedOut : .interrupted
             }

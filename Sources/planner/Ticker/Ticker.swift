@@ -36,7 +36,7 @@ struct Ticker {
             let error = sink.deliver(claimed, fireAt: zone.rfc3339(claimed.fireAt), shouldStop: shouldStop)
             let finishedAt = now()
             guard let error else {
-                if !(try database.finishDelivery(claimed, at: finishedAt, attempts: attempt, sink: sink.name, error: nil)) {
+                if !(try record(claimed, at: finishedAt, attempts: attempt, error: nil)) {
                     log("delivered \(claimed.identifier), but its claim had already been recorded as failed (it took too long)")
                 }
                 if verbose { log("delivered \(claimed.identifier) \(finishedAt - claimed.fireAt) ms after its time") }
@@ -44,20 +44,40 @@ struct Ticker {
             }
             log("delivering \(claimed.identifier) through \(sink.name) failed (attempt \(attempt)): \(error)")
             if shouldStop() {
-                try database.finishDelivery(claimed, at: finishedAt, attempts: attempt, sink: sink.name, error: error)
+                try record(claimed, at: finishedAt, attempts: attempt, error: error)
                 return false
             }
             guard let retryAt = nextRetry(after: attempt, fireAt: claimed.fireAt, now: finishedAt, policy: policy) else {
-                try database.finishDelivery(claimed, at: finishedAt, attempts: attempt, sink: sink.name, error: error)
+                try record(claimed, at: finishedAt, attempts: attempt, error: error)
                 log("gave up on \(claimed.identifier): its grace period is over; recorded as failed")
                 return true
             }
             if sleep(retryAt) {
-                try database.finishDelivery(claimed, at: now(), attempts: attempt, sink: sink.name,
-                                            error: error + "; the ticker was stopped before the next attempt")
+                try record(claimed, at: now(), attempts: attempt,
+                               error: error + "; the ticker was stopped before the next attempt")
                 return false
             }
+            if try database.appOpenedSinceClaim(claimed) {
+                try database.abandonDelivery(claimed, at: now(), reason: "the app was opened before a retry succeeded")
+                log("not retrying \(claimed.identifier): the app was opened meanwhile")
+                return true
+            }
             attempt += 1
+        }
+    }
+
+    /// Records an outcome, retrying while another process holds the database (the reminder was
+    /// shown: losing its record would later mark it failed). Gives up only when asked to stop.
+    @discardableResult
+    private func record(_ claimed: ClaimedRequest, at: Instant, attempts: Int, error: String?) throws(PlannerError) -> Bool {
+        while true {
+            do {
+                return try database.finishDelivery(claimed, at: at, attempts: attempts, sink: sink.name, error: error)
+            } catch {
+                guard error.exitCode == 75, !shouldStop() else { throw error }
+                log("the database is busy; recording \(claimed.identifier) again in a second")
+                if sleep(now() + 1000) { throw error }
+            }
         }
     }
 

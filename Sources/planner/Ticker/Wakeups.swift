@@ -9,7 +9,7 @@ import PlannerSystem
 /// - inotify on the database's folder, for writes by `open`, `refill` and `add` (the WAL file changes);
 /// - a signalfd for SIGTERM and SIGINT, so stopping is just another event.
 final class Wakeups {
-    enum Event { case timer, clockChanged, databaseChanged, stop }
+    enum Event { case timer, clockChanged, databaseChanged, stop, failed(String) }
 
     private let timerFD: Int32
     private let inotifyFD: Int32
@@ -60,6 +60,7 @@ final class Wakeups {
         while true {
             let n = poll(&fds, nfds_t(fds.count), -1)
             if n < 0 && errno == EINTR { continue }
+            if n < 0 { return .failed("poll: \(String(cString: strerror(errno)))") }
             if fds[0].revents != 0 { return .stop }
             if fds[1].revents != 0 {
                 var expirations: UInt64 = 0
@@ -101,6 +102,9 @@ final class Wakeups {
             // struct inotify_event { int wd; uint32_t mask, cookie, len; char name[len]; }
             while offset + 16 <= n {
                 let len = Int(buffer[offset + 12]) | Int(buffer[offset + 13]) << 8 | Int(buffer[offset + 14]) << 16 | Int(buffer[offset + 15]) << 24
+                let mask = UInt32(buffer[offset + 4]) | UInt32(buffer[offset + 5]) << 8 | UInt32(buffer[offset + 6]) << 16 | UInt32(buffer[offset + 7]) << 24
+                // Events were dropped: anything may have changed.
+                if mask & UInt32(IN_Q_OVERFLOW) != 0 { relevant = true }
                 let nameBytes = buffer[(offset + 16)..<min(offset + 16 + len, n)].prefix { $0 != 0 }
                 if watchedNames.contains(String(decoding: nameBytes, as: UTF8.self)) { relevant = true }
                 offset += 16 + len
