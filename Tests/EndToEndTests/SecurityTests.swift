@@ -10,7 +10,7 @@ import Testing
         _ = try h.planner(["list", "--db", real])
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "../real/planner.db")
         // A ticker started through the link …
-        let ticker = try h.startTickerAt(link)
+        let ticker = try h.startTicker(["--sink", "stdout"], at: link)
         defer { if !Harness.hasExited(ticker.processIdentifier) { kill(ticker.processIdentifier, SIGKILL) } }
         // … is the one ticker of the real file (bounded: were it not refused, it would run on),
         let second = try h.run("/usr/bin/timeout", ["5", Harness.binary, "tick", "--db", real, "--sink", "stdout"], env: h.env)
@@ -42,22 +42,5 @@ import Testing
         #expect(list.first?["title"] == title)
         #expect(list.first?["body"] == "' OR 1=1 --")
         #expect(try h.sqlite("SELECT count(*) FROM sqlite_schema WHERE name = 'request'") == "1")
-    }
-}
-
-extension Harness {
-    /// A live ticker on an explicit database path (stdout sink), output in tick.out / tick.err.
-    func startTickerAt(_ path: String) throws -> Process {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Harness.binary)
-        p.arguments = ["tick", "--db", path, "--sink", "stdout"]
-        p.environment = env
-        FileManager.default.createFile(atPath: "\(dir)/tick.out", contents: nil)
-        FileManager.default.createFile(atPath: "\(dir)/tick.err", contents: nil)
-        p.standardOutput = FileHandle(forWritingAtPath: "\(dir)/tick.out")
-        p.standardError = FileHandle(forWritingAtPath: "\(dir)/tick.err")
-        try p.run()
-        try waitFor(seconds: 10) { text("tick.err").contains("delivering from") }
-        return p
     }
 }

@@ -2,11 +2,12 @@ import Foundation
 import Testing
 
 extension Harness {
-    /// Starts a live `planner tick` with stdout and stderr going to files in the test folder.
-    func startTicker(_ args: [String], name: String = "tick") throws -> Process {
+    /// Starts a live `planner tick` (on `path`, else the test's database) with stdout and stderr going
+    /// to files in the test folder.
+    func startTicker(_ args: [String], name: String = "tick", at path: String? = nil) throws -> Process {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Harness.binary)
-        p.arguments = ["tick", "--db", db] + args
+        p.arguments = ["tick", "--db", path ?? db] + args
         p.environment = env
         p.currentDirectoryURL = URL(fileURLWithPath: dir)
         FileManager.default.createFile(atPath: "\(dir)/\(name).out", contents: nil)
