@@ -4,7 +4,6 @@ public enum StudySlots {
     public static let firstMinuteOfDay = 9 * 60 + 30
     public static let lastMinuteOfDay = 21 * 60 + 30
     public static let stepMinutes = 30
-    public static let perDay = (lastMinuteOfDay - firstMinuteOfDay) / stepMinutes + 1
 
     public static let title = "Time to study?"
     public static let body = "Open the app and start today's lesson."

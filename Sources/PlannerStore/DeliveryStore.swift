@@ -46,8 +46,7 @@ extension PlannerDatabase {
                 }
             }
             var pending: [PendingRequest] = []
-            let rows = try connection.prepare(
-                "SELECT id, identifier, kind, fire_at_ms, local_date, zone FROM request WHERE state = 'pending'")
+            let rows = try connection.prepare(HotQueries.pending)
             while try rows.step() { pending.append(pendingRequest(rows)) }
             let decision = decideAdd(now: now, policy: policy, request: request, pending: pending)
             // A waiting request with the same identifier is replaced too: an identifier names one request.
@@ -84,10 +83,7 @@ extension PlannerDatabase {
                 """).run(.integer(now.milliseconds), .integer(now.milliseconds - policy.graceMilliseconds - Self.orphanAfterGrace))
 
             var due: [PendingRequest] = []
-            let rows = try connection.prepare("""
-                SELECT id, identifier, kind, fire_at_ms, local_date, zone FROM request
-                WHERE state = 'pending' AND fire_at_ms <= ?
-                """)
+            let rows = try connection.prepare(HotQueries.due)
             try rows.bind([.integer(now.milliseconds)])
             while try rows.step() { due.append(pendingRequest(rows)) }
             let decision = decideDue(now: now, policy: policy, due: due)
@@ -156,7 +152,7 @@ extension PlannerDatabase {
     /// When the next pending request falls due, if any.
     public func nextFireAt() throws(PlannerError) -> Instant? {
         try read {
-            let stmt = try connection.prepare("SELECT min(fire_at_ms) FROM request WHERE state = 'pending'")
+            let stmt = try connection.prepare(HotQueries.nextFireAt)
             return try stmt.step() && !stmt.isNull(0) ? Instant(milliseconds: stmt.int64(0)) : nil
         }
     }

@@ -71,7 +71,7 @@ extension PlannerDatabase {
                 WHERE state = 'pending' ORDER BY fire_at_ms, identifier LIMIT 1
                 """)
             let nextRequest = try next.step() ? storedRequest(next) : nil
-            let count = try connection.integer("SELECT count(*) FROM request WHERE state = 'pending'") ?? 0
+            let count = try connection.integer(HotQueries.pendingCount) ?? 0
             let opens = try connection.prepare("SELECT count(*), min(opened_at_ms) FROM app_open WHERE local_date = ?")
             try opens.bind([.text(zone.local(now).date.description)])
             _ = try opens.step()
@@ -94,27 +94,18 @@ extension PlannerDatabase {
     /// the pending set, and only the requests and opens from yesterday on.
     func readPlanState(now: Instant, zone: Zone) throws -> PlanState {
         var state = PlanState(pending: [])
-        let pending = try connection.prepare(
-            "SELECT id, identifier, kind, fire_at_ms, local_date, zone FROM request WHERE state = 'pending'")
+        let pending = try connection.prepare(HotQueries.pending)
         while try pending.step() { state.pending.append(pendingRequest(pending)) }
-        // Slots that ran their course must not come back (displaced and replaced ones may).
-        let finished = try connection.prepare("""
-            SELECT identifier FROM request
-            WHERE fire_at_ms > ? AND kind = 'slot'
-              AND state IN ('delivering', 'delivered', 'missed', 'failed', 'cancelled')
-            """)
+        let finished = try connection.prepare(HotQueries.finishedSlots)
         try finished.bind([.integer(now.milliseconds - 86_400_000)])
         while try finished.step() { state.finishedSlotIdentifiers.insert(finished.text(0)) }
 
         // One-offs waiting outside the cap; those stale for more than a day are left as they are.
-        let waiting = try connection.prepare("""
-            SELECT id, identifier, kind, fire_at_ms, local_date, zone FROM request
-            WHERE fire_at_ms > ? AND state = 'displaced' AND kind = 'oneoff'
-            """)
+        let waiting = try connection.prepare(HotQueries.waitingOneOffs)
         try waiting.bind([.integer(now.milliseconds - 86_400_000)])
         while try waiting.step() { state.waitingOneOffs.append(pendingRequest(waiting)) }
 
-        let opened = try connection.prepare("SELECT DISTINCT local_date FROM app_open WHERE local_date >= ?")
+        let opened = try connection.prepare(HotQueries.openedDates)
         try opened.bind([.text(zone.local(now).date.adding(days: -1).description)])
         while try opened.step() {
             if let date = LocalDate(iso: opened.text(0)) { state.openedDates.insert(date) }

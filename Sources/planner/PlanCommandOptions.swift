@@ -9,6 +9,18 @@ struct PlanCommandOptions: Equatable {
     var grace = "15m"
     var verbose = false
 
+    init(db: String? = nil, now: String? = nil, grace: String = "15m", verbose: Bool = false) {
+        self.db = db
+        self.now = now
+        self.grace = grace
+        self.verbose = verbose
+    }
+
+    /// What ArgumentParser read for `open` or `refill`.
+    init(_ common: CommonOptions, _ change: PlanChangeOptions) {
+        self.init(db: common.db, now: common.now, grace: change.grace, verbose: change.verbose)
+    }
+
     func policy() throws(PlannerError) -> PlanPolicy {
         guard let ms = parseDuration(grace) else {
             throw .usage("invalid --grace '\(grace)': expected a duration such as 90s, 15m or 2h")

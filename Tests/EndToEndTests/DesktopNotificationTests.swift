@@ -280,22 +280,10 @@ final class PrivateDesktop {
 
     private func busCall(_ call: [String], dest: String = "org.freedesktop.Notifications",
                          path: String = "/org/freedesktop/Notifications") throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Self.which("dbus-send")!)
-        p.arguments = ["--bus=\(busAddress)", "--print-reply", "--dest=\(dest)", path] + call
-        p.environment = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else {
-            throw HarnessError("dbus-send \(call[0]) failed: \(String(decoding: e, as: UTF8.self))")
-        }
-        return String(decoding: o, as: UTF8.self)
+        let r = try Harness.run(Self.which("dbus-send")!, ["--bus=\(busAddress)", "--print-reply", "--dest=\(dest)", path] + call,
+                                env: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"])
+        guard r.status == 0 else { throw HarnessError("dbus-send \(call[0]) failed: \(r.err)") }
+        return r.out
     }
 
     /// A program started by posix_spawn rather than Foundation's Process, which hands its children the

@@ -58,11 +58,16 @@ struct Harness {
     }
 
     func run(_ path: String, _ args: [String], env: [String: String]) throws -> Result {
+        try Harness.run(path, args, env: env, in: dir)
+    }
+
+    /// Runs a program to completion with its output captured.
+    static func run(_ path: String, _ args: [String], env: [String: String], in dir: String? = nil) throws -> Result {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: path)
         p.arguments = args
         p.environment = env
-        p.currentDirectoryURL = URL(fileURLWithPath: dir)
+        if let dir { p.currentDirectoryURL = URL(fileURLWithPath: dir) }
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err

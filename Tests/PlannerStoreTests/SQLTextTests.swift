@@ -15,6 +15,12 @@ import Testing
         var offenders: [String] = []
         for file in try FileManager.default.contentsOfDirectory(atPath: folder) where file.hasSuffix(".swift") {
             let lines = try String(contentsOfFile: folder + "/" + file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            // HotQueries.swift is nothing but SQL text: no interpolation anywhere in it.
+            if file == "HotQueries.swift" {
+                offenders += lines.enumerated().filter { $0.element.contains("\\(") }.map { "\(file):\($0.offset + 1)" }
+                checked += lines.filter { $0.contains("static let") }.count
+                continue
+            }
             var inSQLBlock = false
             for (n, line) in lines.enumerated() {
                 let text = String(line)

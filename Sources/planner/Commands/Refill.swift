@@ -16,9 +16,7 @@ struct Refill: ParsableCommand {
     @OptionGroup var common: CommonOptions
     @OptionGroup var change: PlanChangeOptions
 
-    var options: PlanCommandOptions {
-        PlanCommandOptions(db: common.db, now: common.now, grace: change.grace, verbose: change.verbose)
-    }
+    var options: PlanCommandOptions { PlanCommandOptions(common, change) }
 
     func run() throws { try Self.execute(options) }
 

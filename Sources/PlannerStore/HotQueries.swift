@@ -1,0 +1,29 @@
+/// The reads every `open`, `refill` and ticker wake-up runs. Kept in one place so the test that checks
+/// their query plans stay on indexes (however long the history) checks exactly what the store runs.
+enum HotQueries {
+    /// Columns read by `pendingRequest(_:)`.
+    static let pending =
+        "SELECT id, identifier, kind, fire_at_ms, local_date, zone FROM request WHERE state = 'pending'"
+    /// Slots that ran their course since ?, which must not come back (displaced and replaced ones may).
+    static let finishedSlots = """
+        SELECT identifier FROM request
+        WHERE fire_at_ms > ? AND kind = 'slot'
+          AND state IN ('delivering', 'delivered', 'missed', 'failed', 'cancelled')
+        """
+    /// One-offs waiting outside the cap, due after ?.
+    static let waitingOneOffs = """
+        SELECT id, identifier, kind, fire_at_ms, local_date, zone FROM request
+        WHERE fire_at_ms > ? AND state = 'displaced' AND kind = 'oneoff'
+        """
+    static let openedDates = "SELECT DISTINCT local_date FROM app_open WHERE local_date >= ?"
+    /// Pending requests due at ?.
+    static let due = """
+        SELECT id, identifier, kind, fire_at_ms, local_date, zone FROM request
+        WHERE state = 'pending' AND fire_at_ms <= ?
+        """
+    static let nextFireAt = "SELECT min(fire_at_ms) FROM request WHERE state = 'pending'"
+    /// What the cap triggers count before every insert or return to pending.
+    static let pendingCount = "SELECT count(*) FROM request WHERE state = 'pending'"
+
+    static let all = [pending, finishedSlots, waitingOneOffs, openedDates, due, nextFireAt, pendingCount]
+}
