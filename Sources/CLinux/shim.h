@@ -2,3 +2,16 @@
 #include <sys/timerfd.h>
 #include <sys/signalfd.h>
 #include <sys/inotify.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/// pidfd_open(2) has no glibc wrapper before 2.36 and `syscall` is variadic, which Swift cannot call.
+/// A pidfd becomes readable when the child exits, so a delivery in flight is one more fd in the
+/// ticker's poll set. -1 (ENOSYS) on kernels before 5.3.
+static inline int clinux_pidfd_open(pid_t pid) {
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    return -1;
+#endif
+}

@@ -2,10 +2,12 @@
 /// Pure: `now`, the policy and the rows in; a decision out.
 
 public struct DueDecision: Equatable, Sendable {
-    /// The one request to deliver now: the latest due request still within its grace period.
-    public var deliver: PendingRequest?
-    /// Due requests that will not be delivered: past the grace period, or superseded by a later due one
-    /// (after a sleep several are due at once: deliver one, never a burst).
+    /// The requests to deliver now, soonest first: every one-off within its grace period, and of the
+    /// study slots only the latest within its grace period.
+    public var deliver: [PendingRequest]
+    /// Due requests that will not be delivered: past the grace period, or study slots superseded by a
+    /// later due slot (after a sleep several are due at once: one nudge to study, never a burst).
+    /// One-offs are never superseded: each is a distinct reminder someone asked for.
     public var missed: [(request: PendingRequest, reason: String)]
 
     public static func == (a: DueDecision, b: DueDecision) -> Bool {
@@ -15,19 +17,26 @@ public struct DueDecision: Equatable, Sendable {
 
 public enum MissReason {
     public static let pastGrace = "past grace period"
-    public static let superseded = "superseded by a later request due at the same time"
+    public static let superseded = "superseded by a later study reminder due at the same time"
 }
 
 /// `due` are pending requests with fireAt <= now (any order).
 public func decideDue(now: Instant, policy: PlanPolicy = PlanPolicy(), due: [PendingRequest]) -> DueDecision {
     let staleBefore = now - policy.graceMilliseconds
-    let inGrace = due.filter { $0.fireAt >= staleBefore && $0.fireAt <= now }
-        .sorted { ($0.fireAt, $0.identifier) < ($1.fireAt, $1.identifier) }
-    var missed = due.filter { $0.fireAt < staleBefore }
-        .sorted { ($0.fireAt, $0.identifier) < ($1.fireAt, $1.identifier) }
+    let byTime = { (a: PendingRequest, b: PendingRequest) in (a.fireAt, a.identifier) < (b.fireAt, b.identifier) }
+    let inGrace = due.filter { $0.fireAt >= staleBefore && $0.fireAt <= now }.sorted(by: byTime)
+    var missed = due.filter { $0.fireAt < staleBefore }.sorted(by: byTime)
         .map { (request: $0, reason: MissReason.pastGrace) }
-    missed += inGrace.dropLast().map { (request: $0, reason: MissReason.superseded) }
-    return DueDecision(deliver: inGrace.last, missed: missed)
+    let slots = inGrace.filter { $0.kind == .slot }
+    missed += slots.dropLast().map { (request: $0, reason: MissReason.superseded) }
+    let deliver = inGrace.filter { $0.kind != .slot || $0 == slots.last }
+    return DueDecision(deliver: deliver, missed: missed)
+}
+
+/// Pending requests whose time passed more than the grace period ago: they can never be delivered,
+/// so they must not hold a place under the cap (a one-off added after days without a refill).
+public func staleRequests(now: Instant, policy: PlanPolicy = PlanPolicy(), among requests: [PendingRequest]) -> [PendingRequest] {
+    requests.filter { $0.fireAt < now - policy.graceMilliseconds }
 }
 
 /// A one-off request a user asks for (`planner add`).
@@ -53,19 +62,25 @@ public struct AddDecision: Equatable, Sendable {
     /// False when 64 sooner requests are pending: the new one waits as `displaced`, and a refill
     /// brings it in once it is among the soonest 64.
     public var pending: Bool
+    /// Pending requests already past their grace period (no refill ran for a while): retired as missed
+    /// before the cap is counted, so they never push a live request out.
+    public var missed: [PendingRequest] = []
 }
 
-/// The soonest `cap` win: the new request goes in, and whatever is then beyond the cap is displaced.
+/// The soonest `cap` live requests win: stale ones are retired first, the new request goes in, and
+/// whatever is then beyond the cap is displaced.
 public func decideAdd(now: Instant, policy: PlanPolicy = PlanPolicy(), request: NewRequest, pending: [PendingRequest]) -> AddDecision {
     let replaced = pending.first { $0.identifier == request.identifier }
-    var others = pending.filter { $0.identifier != request.identifier }
+    let stale = staleRequests(now: now, policy: policy, among: pending.filter { $0.identifier != request.identifier })
+    let staleIDs = Set(stale.map(\.rowID))
+    var others = pending.filter { $0.identifier != request.identifier && !staleIDs.contains($0.rowID) }
     others.sort { ($0.fireAt, $0.identifier) < ($1.fireAt, $1.identifier) }
     let sooner = others.filter { ($0.fireAt, $0.identifier) < (request.fireAt, request.identifier) }.count
     guard sooner < policy.cap else {
-        return AddDecision(replaced: replaced, displaced: Array(others.dropFirst(policy.cap)), pending: false)
+        return AddDecision(replaced: replaced, displaced: Array(others.dropFirst(policy.cap)), pending: false, missed: stale)
     }
     // One place is taken by the new request: keep the soonest cap-1 of the others.
-    return AddDecision(replaced: replaced, displaced: Array(others.dropFirst(policy.cap - 1)), pending: true)
+    return AddDecision(replaced: replaced, displaced: Array(others.dropFirst(policy.cap - 1)), pending: true, missed: stale)
 }
 
 /// Retry delays after a failed delivery: 1 s, 2 s, 4 s … capped at a minute, only while the request is

@@ -108,7 +108,9 @@ public func decideRefill(now: Instant, zone: Zone, policy: PlanPolicy = PlanPoli
     }
     let candidates = SlotIdentifier.upcoming(
         after: now, in: zone, skippingDates: state.openedDates,
-        skippingIdentifiers: state.finishedSlotIdentifiers.union(live.map(\.identifier)),
+        // An identifier names one request: one taken by a pending or waiting one-off (`add --id` with a
+        // slot's identifier) is not planned again as a slot.
+        skippingIdentifiers: state.finishedSlotIdentifiers.union(live.map(\.identifier)).union(waiting.map(\.identifier)),
         limit: policy.cap)
 
     // Merge both sorted-by-time lists and keep the soonest `cap`; ties broken by identifier so the

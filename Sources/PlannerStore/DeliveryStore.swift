@@ -55,6 +55,7 @@ extension PlannerDatabase {
                                    changed_at_ms = ?
                 WHERE identifier = ? AND state IN ('pending', 'displaced')
                 """).run(.integer(now.milliseconds), .text(request.identifier))
+            try transition(decision.missed, to: "missed", reason: MissReason.pastGrace, now: now)
             try transition(decision.displaced, to: "displaced", reason: Reason.displaced, now: now)
             let local = zone.local(request.fireAt)
             try connection.prepare("""
@@ -72,9 +73,10 @@ extension PlannerDatabase {
     }
 
     /// In one transaction: fail orphaned claims, mark due requests that will not be delivered as
-    /// missed, and claim the one to deliver. The claim is `UPDATE … WHERE state = 'pending'`, so a
-    /// request cancelled by `open` a moment earlier is never claimed.
-    public func claimDue(now: Instant, policy: PlanPolicy = PlanPolicy()) throws(PlannerError) -> (decision: DueDecision, claimed: ClaimedRequest?) {
+    /// missed, let waiting one-offs into the places that freed, and claim every request to deliver now.
+    /// A claim is `UPDATE … WHERE state = 'pending'`, so a request cancelled by `open` a moment earlier
+    /// is never claimed.
+    public func claimDue(now: Instant, policy: PlanPolicy = PlanPolicy()) throws(PlannerError) -> (decision: DueDecision, claimed: [ClaimedRequest]) {
         try write {
             try connection.prepare("""
                 UPDATE request SET state = 'failed', changed_at_ms = ?,
@@ -90,26 +92,44 @@ extension PlannerDatabase {
             for (request, reason) in decision.missed {
                 try transition([request], to: "missed", reason: reason, now: now)
             }
-            guard let chosen = decision.deliver else { return (decision, nil) }
+            if !decision.missed.isEmpty { try readmitWaitingOneOffs(now: now, policy: policy) }
             let claim = try connection.prepare("""
                 UPDATE request SET state = 'delivering', claimed_at_ms = ?, changed_at_ms = ?, attempts = 0
                 WHERE id = ? AND state = 'pending'
                 RETURNING id, identifier, fire_at_ms, title, body
                 """)
-            try claim.bind([.integer(now.milliseconds), .integer(now.milliseconds), .integer(chosen.rowID)])
-            guard try claim.step() else { return (decision, nil) }
-            let claimed = ClaimedRequest(
-                rowID: claim.int64(0), identifier: claim.text(1), fireAt: Instant(milliseconds: claim.int64(2)),
-                title: claim.text(3), body: claim.text(4))
-            while try claim.step() {}
+            var claimed: [ClaimedRequest] = []
+            for chosen in decision.deliver {
+                try claim.bind([.integer(now.milliseconds), .integer(now.milliseconds), .integer(chosen.rowID)])
+                guard try claim.step() else { continue }
+                claimed.append(ClaimedRequest(
+                    rowID: claim.int64(0), identifier: claim.text(1), fireAt: Instant(milliseconds: claim.int64(2)),
+                    title: claim.text(3), body: claim.text(4)))
+                while try claim.step() {}
+            }
             return (decision, claimed)
         }
+    }
+
+    /// Waiting one-offs (pushed out of the 64 earlier) that are still ahead come back, soonest first,
+    /// into the places that retired requests freed: a ticker running alone (no refill for days)
+    /// still delivers a one-off added while the plan was full of stale slots.
+    private func readmitWaitingOneOffs(now: Instant, policy: PlanPolicy) throws {
+        let free = policy.cap - Int(try connection.integer(HotQueries.pendingCount) ?? 0)
+        guard free > 0 else { return }
+        let waiting = try connection.prepare(HotQueries.waitingOneOffs + " ORDER BY fire_at_ms, identifier LIMIT ?")
+        try waiting.bind([.integer(now.milliseconds - policy.graceMilliseconds), .integer(Int64(free))])
+        var back: [PendingRequest] = []
+        while try waiting.step() { back.append(pendingRequest(waiting)) }
+        try transition(back, to: "pending", reason: "back among the soonest 64", now: now)
     }
 
     /// Records the outcome of a claimed delivery; `error` nil means delivered. False when the claim was
     /// no longer ours to finish (another process had already recorded it as orphaned).
     @discardableResult
-    public func finishDelivery(_ claimed: ClaimedRequest, at: Instant, attempts: Int, sink: String, error: String?) throws(PlannerError) -> Bool {
+    /// `deliveredAt` is when the successful attempt started (the moment the reminder went out);
+    /// `at` is when the outcome was known.
+    public func finishDelivery(_ claimed: ClaimedRequest, at: Instant, deliveredAt: Instant? = nil, attempts: Int, sink: String, error: String?) throws(PlannerError) -> Bool {
         try write {
             if let error {
                 try connection.prepare("""
@@ -121,7 +141,7 @@ extension PlannerDatabase {
                 try connection.prepare("""
                     UPDATE request SET state = 'delivered', changed_at_ms = ?, delivered_at_ms = ?, attempts = ?, reason = ?
                     WHERE id = ? AND state = 'delivering'
-                    """).run(.integer(at.milliseconds), .integer(at.milliseconds), .integer(Int64(attempts)),
+                    """).run(.integer(at.milliseconds), .integer((deliveredAt ?? at).milliseconds), .integer(Int64(attempts)),
                              .text("delivered through \(sink)"), .integer(claimed.rowID))
             }
             return sqlite3_changes(connection.handle) == 1

@@ -10,33 +10,59 @@ import Testing
 
     @Test func nothingDueNothingToDo() {
         let d = decideDue(now: at("2026-11-23T12:00"), due: [])
-        #expect(d.deliver == nil && d.missed.isEmpty)
+        #expect(d.deliver.isEmpty && d.missed.isEmpty)
     }
 
     @Test func oneDueWithinGraceIsDelivered() {
         let r = request("a", "2026-11-23T11:50")
         let d = decideDue(now: at("2026-11-23T12:00"), due: [r])
-        #expect(d.deliver == r)
+        #expect(d.deliver == [r])
         #expect(d.missed.isEmpty)
     }
 
-    @Test func afterASleepOnlyTheLatestWithinGraceIsDeliveredNeverABurst() {
-        let old = request("old", "2026-11-23T10:00")  // hours ago: past grace
-        let a = request("a", "2026-11-23T11:46")
-        let b = request("b", "2026-11-23T11:55")
-        let c = request("c", "2026-11-23T12:00")
+    @Test func afterASleepOnlyTheLatestStudySlotWithinGraceIsDeliveredNeverABurst() {
+        let old = request("old", "2026-11-23T10:00", kind: .slot)  // hours ago: past grace
+        let a = request("a", "2026-11-23T11:46", kind: .slot)
+        let b = request("b", "2026-11-23T11:55", kind: .slot)
+        let c = request("c", "2026-11-23T12:00", kind: .slot)
         let d = decideDue(now: at("2026-11-23T12:00"), due: [c, old, b, a])
-        #expect(d.deliver == c)
+        #expect(d.deliver == [c])
         #expect(d.missed.map(\.request) == [old, a, b])
         #expect(d.missed.map(\.reason) == [MissReason.pastGrace, MissReason.superseded, MissReason.superseded])
     }
 
     @Test func graceBoundary() {
         let r = request("a", "2026-11-23T11:45")
-        #expect(decideDue(now: at("2026-11-23T12:00"), due: [r]).deliver == r)  // exactly 15 min: still in
-        #expect(decideDue(now: at("2026-11-23T12:00:00.001"), due: [r]).deliver == nil)
+        #expect(decideDue(now: at("2026-11-23T12:00"), due: [r]).deliver == [r])  // exactly 15 min: still in
+        #expect(decideDue(now: at("2026-11-23T12:00:00.001"), due: [r]).deliver.isEmpty)
         let short = PlanPolicy(graceMilliseconds: 60_000)
         #expect(decideDue(now: at("2026-11-23T11:47"), policy: short, due: [r]).missed.count == 1)
+    }
+
+    /// Each one-off is a reminder someone asked for: one due at the same moment as another, or within the
+    /// same misfire window, is delivered too; only study slots coalesce.
+    @Test func oneOffsDueTogetherAreEachDeliveredAndASlotBesideThem() {
+        let x = request("x", "2026-11-23T12:00")
+        let y = request("y", "2026-11-23T12:00")
+        let z = request("z", "2026-11-23T11:50")
+        let s1 = request("s1", "2026-11-23T11:48", kind: .slot)
+        let s2 = request("s2", "2026-11-23T11:58", kind: .slot)
+        let d = decideDue(now: at("2026-11-23T12:00"), due: [y, s1, x, z, s2])
+        #expect(d.deliver == [z, s2, x, y])
+        #expect(d.missed.map(\.request) == [s1])
+        #expect(d.missed.map(\.reason) == [MissReason.superseded])
+    }
+
+    /// Stale requests (no refill for days) are retired before the cap is counted, so they cannot push a
+    /// new one-off out of the 64.
+    @Test func aOneOffAfterDaysWithoutRefillIsNotDisplacedByStaleRequests() {
+        let stale = fullPlan()  // 64 slots from 2026-11-23 12:00 on
+        let now = at("2026-11-30T12:00")
+        let new = NewRequest(identifier: "later", fireAt: at("2026-11-30T13:00"), title: "t", body: "")
+        let d = decideAdd(now: now, request: new, pending: stale)
+        #expect(d.pending)
+        #expect(d.displaced.isEmpty)
+        #expect(Set(d.missed) == Set(stale))
     }
 
     func fullPlan() -> [PendingRequest] {

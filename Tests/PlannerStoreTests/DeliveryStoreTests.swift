@@ -13,8 +13,8 @@ import PlannerSystem
         try db.refill(now: at("2026-11-23T12:00"), zone: seoul)
         try db.recordAppOpen(now: at("2026-11-23T12:29:59"), zone: seoul)
         let (decision, claimed) = try db.claimDue(now: at("2026-11-23T12:30"))
-        #expect(claimed == nil)
-        #expect(decision.deliver == nil)
+        #expect(claimed.isEmpty)
+        #expect(decision.deliver.isEmpty)
     }
 
     @Test func aRequestIsClaimedOnceEvenByTwoConnections() throws {
@@ -22,8 +22,8 @@ import PlannerSystem
         let a = try PlannerDatabase(path: path)
         let b = try PlannerDatabase(path: path)
         try a.refill(now: at("2026-11-23T12:00"), zone: seoul)
-        let first = try a.claimDue(now: at("2026-11-23T12:30")).claimed
-        let second = try b.claimDue(now: at("2026-11-23T12:30")).claimed
+        let first = try a.claimDue(now: at("2026-11-23T12:30")).claimed.first
+        let second = try b.claimDue(now: at("2026-11-23T12:30")).claimed.first
         #expect(first?.identifier == "Noti_AppOpenPromotion_2026_11_23_12_30")
         #expect(second == nil)
         try a.finishDelivery(first!, at: at("2026-11-23T12:30:00.004"), attempts: 1, sink: "test", error: nil)
@@ -39,7 +39,7 @@ import PlannerSystem
         #expect(try db.connection.text("SELECT state FROM request WHERE identifier LIKE '%12_30'") == "delivering")
         // … once it cannot be, it is recorded as failed, and never claimed again.
         let later = try db.claimDue(now: at("2026-11-23T12:50:00.001"))
-        #expect(later.claimed?.identifier != "Noti_AppOpenPromotion_2026_11_23_12_30")
+        #expect(later.claimed.first?.identifier != "Noti_AppOpenPromotion_2026_11_23_12_30")
         #expect(try db.connection.text("SELECT state || ': ' || error FROM request WHERE identifier LIKE '%12_30'")
             == "failed: the ticker stopped during delivery; not retried (deliveries are at most once)")
         #expect(try db.connection.integer("SELECT count(*) FROM delivered_notifications") == 0)
@@ -74,7 +74,7 @@ import PlannerSystem
     @Test func aSlotInRetriesNoticesTheAppWasOpened() throws {
         let db = try PlannerDatabase(path: temporaryDatabasePath())
         try db.refill(now: at("2026-11-23T12:00"), zone: seoul)
-        let claimed = try #require(try db.claimDue(now: at("2026-11-23T12:30")).claimed)
+        let claimed = try #require(try db.claimDue(now: at("2026-11-23T12:30")).claimed.first)
         #expect(try !db.appOpenedSinceClaim(claimed))
         try db.recordAppOpen(now: at("2026-11-23T12:31"), zone: seoul)  // while the sink is failing
         #expect(try db.appOpenedSinceClaim(claimed))

@@ -68,49 +68,35 @@ struct Tick: ParsableCommand {
 
         if once {
             let started = SystemClock.now()
+            let wakeups = try Wakeups(databasePath: nil)
             let ticker = Ticker(
-                database: ctx.database, zone: ctx.zone, policy: policy, sink: chosen, verbose: verbose,
-                now: { ctx.now + (SystemClock.now() - started) }, shouldStop: { false },
-                sleep: { until in
-                    let left = until - ctx.now - (SystemClock.now() - started)
-                    if left > 0 { usleep(UInt32(min(left, 60_000)) * 1000) }
-                    return false
-                })
-            _ = try ticker.deliverDue()
+                db: TickerDatabase(ctx.database, log: { _ in }), zone: ctx.zone, policy: policy, sink: chosen,
+                verbose: verbose, mode: .once, wakeups: wakeups, now: { ctx.now + (SystemClock.now() - started) })
+            try ticker.run()
+            // A cron job says why with its exit status (and cron mails the line).
+            if let first = ticker.failures.first {
+                let more = ticker.failures.count > 1 ? " (and \(ticker.failures.count - 1) more; see planner history)" : ""
+                throw PlannerError.failure("delivery failed: \(first)\(more)")
+            }
             return
         }
 
         let lock = try TickerLock.acquire(databasePath: ctx.database.resolvedPath)
         defer { close(lock.fd) }
         let wakeups = try Wakeups(databasePath: ctx.database.resolvedPath)
-        ctx.database.setBusyTimeout(milliseconds: 500)
-        let identity = ctx.database.fileIdentity()
-        let ticker = Ticker(
-            database: ctx.database, zone: ctx.zone, policy: policy, sink: chosen, verbose: verbose,
-            now: SystemClock.now, shouldStop: { wakeups.stopRequested }, sleep: wakeups.sleep(until:))
-        ticker.log("delivering from \(ctx.database.path) through \(chosen.name) (pid \(getpid()))")
-        loop: while true {
-            do {
-                guard try ticker.deliverDue() else { break }
-                wakeups.arm(at: try ctx.database.nextFireAt(), now: SystemClock.now())
-            } catch {
-                // Another process holds the database: keep running, try again shortly.
-                guard error.exitCode == 75 else { throw error }
-                ticker.log("the database is busy; trying again in a second")
-                if wakeups.sleep(until: SystemClock.now() + 1000) { break }
-                continue
-            }
-            switch wakeups.wait() {
-            case .stop: break loop
-            case .failed(let why): throw PlannerError.failure("the ticker cannot wait for events (\(why)); restart it")
-            case .databaseChanged:
-                // A deleted or replaced file would leave this connection on the old one, silently.
-                guard let now = ctx.database.fileIdentity(), let identity, now == identity else {
-                    throw PlannerError.io("the database \(ctx.database.path) was deleted or replaced while the ticker ran: restart the ticker (systemd restarts it)")
-                }
-            case .timer, .clockChanged: break
-            }
+        let log = { (message: String) in
+            var line = "planner tick: \(message)\n"
+            line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
         }
+        let db = TickerDatabase(ctx.database, log: log)
+        // Short lock waits: the loop, not SQLite's busy handler, is where the ticker waits (it keeps
+        // watching its deliveries and signals meanwhile).
+        db.busyTimeout = 250
+        let ticker = Ticker(
+            db: db, zone: ctx.zone, policy: policy, sink: chosen, verbose: verbose, mode: .live,
+            wakeups: wakeups, now: SystemClock.now)
+        ticker.log("delivering from \(ctx.database.path) through \(chosen.name) (pid \(getpid()))")
+        try ticker.run()
         ticker.log("stopped")
     }
 }

@@ -3,17 +3,32 @@ import PlannerCore
 import PlannerStore
 import PlannerSystem
 
-/// Where a reminder goes. `deliver` returns nil on success, else why it failed.
+/// How a delivery began: done at once (stdout), or a program now running, which the ticker watches in
+/// its poll loop and kills at the deadline.
+enum DeliveryStart {
+    case finished(error: String?)
+    case running(Spawn.Child, program: String, timeoutMilliseconds: Int64)
+}
+
+/// Where a reminder goes. `start` never waits for a program to finish; `judge` turns its outcome into
+/// nil (delivered) or why it failed.
 protocol DeliverySink {
     var name: String { get }
-    func deliver(_ request: ClaimedRequest, fireAt: String, shouldStop: () -> Bool) -> String?
+    func start(_ request: ClaimedRequest, fireAt: String) -> DeliveryStart
+    func judge(_ outcome: Spawn.Outcome, program: String) -> String?
+}
+
+extension DeliverySink {
+    func judge(_ outcome: Spawn.Outcome, program: String) -> String? { describe(outcome, program) }
 }
 
 /// `identifier<TAB>fire_at<TAB>title`, one line per delivery, written at once (no buffering).
 struct StdoutSink: DeliverySink {
     let name = "stdout"
 
-    func deliver(_ request: ClaimedRequest, fireAt: String, shouldStop: () -> Bool) -> String? {
+    func start(_ request: ClaimedRequest, fireAt: String) -> DeliveryStart { .finished(error: writeLine(request, fireAt: fireAt)) }
+
+    private func writeLine(_ request: ClaimedRequest, fireAt: String) -> String? {
         let clean = { (s: String) in String(s.map { $0 == "\t" || $0 == "\n" || $0 == "\r" ? " " : $0 }) }
         let line = "\(clean(request.identifier))\t\(fireAt)\t\(clean(request.title))\n"
         let bytes = Array(line.utf8)
@@ -38,7 +53,7 @@ struct NotifySink: DeliverySink {
     var icon: String?
     var busAddress: String?
 
-    func deliver(_ request: ClaimedRequest, fireAt: String, shouldStop: () -> Bool) -> String? {
+    func start(_ request: ClaimedRequest, fireAt: String) -> DeliveryStart {
         var arguments = ["notify-send", "--app-name=\(appName)", "--urgency=\(urgency)"]
         if let icon { arguments.append("--icon=\(icon)") }
         // `--` so a title starting with '-' is text, not an option. The summary is plain text, but the
@@ -47,8 +62,14 @@ struct NotifySink: DeliverySink {
         arguments += ["--", request.title, Self.markupEscaped(request.body)]
         var environment: [String: String] = [:]
         if let busAddress { environment["DBUS_SESSION_BUS_ADDRESS"] = busAddress }
-        let outcome = Spawn.run(arguments, extraEnvironment: environment, timeoutMilliseconds: 10_000, shouldStop: shouldStop)
-        guard let error = describe(outcome, "notify-send") else { return nil }
+        switch Spawn.start(arguments, extraEnvironment: environment) {
+        case .success(let child): return .running(child, program: "notify-send", timeoutMilliseconds: 10_000)
+        case .failure(let failure): return .finished(error: "cannot run \(failure.why)")
+        }
+    }
+
+    func judge(_ outcome: Spawn.Outcome, program: String) -> String? {
+        guard let error = describe(outcome, program) else { return nil }
         // notify-send's own message goes to stderr only; say in the recorded error when the cause is
         // that no session bus is listening (checked now: a live ticker's bus can come and go).
         if case .exited = outcome, SessionBus.reachableAddress(environment: Environment.get) == nil {
@@ -81,12 +102,15 @@ struct ExecSink: DeliverySink {
     let name = "exec"
     var command: [String]
 
-    func deliver(_ request: ClaimedRequest, fireAt: String, shouldStop: () -> Bool) -> String? {
+    func start(_ request: ClaimedRequest, fireAt: String) -> DeliveryStart {
         let environment = [
             "PLANNER_ID": request.identifier, "PLANNER_TITLE": request.title,
             "PLANNER_BODY": request.body, "PLANNER_FIRE_AT": fireAt,
         ]
-        return describe(Spawn.run(command, extraEnvironment: environment, timeoutMilliseconds: 60_000, shouldStop: shouldStop), command[0])
+        switch Spawn.start(command, extraEnvironment: environment) {
+        case .success(let child): return .running(child, program: command[0], timeoutMilliseconds: 60_000)
+        case .failure(let failure): return .finished(error: "cannot run \(failure.why)")
+        }
     }
 }
 

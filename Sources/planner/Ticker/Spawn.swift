@@ -1,7 +1,9 @@
+import CLinux
 import Glibc
 
-/// Runs a program directly (posix_spawnp, never through a shell): arguments and environment values are
-/// data, so a title such as `$(rm -rf ~)` is never interpreted.
+/// Starts a program directly (posix_spawnp, never through a shell): arguments and environment values are
+/// data, so a title such as `$(rm -rf ~)` is never interpreted. Starting never waits for the program:
+/// the ticker watches the child's pidfd in its one poll loop and reaps it when it is readable.
 enum Spawn {
     enum Outcome: Equatable {
         case exited(Int32)
@@ -11,9 +13,14 @@ enum Spawn {
         case couldNotStart(String)
     }
 
-    /// Waits at most `timeoutMilliseconds`; `shouldStop` is polled so SIGTERM is honoured within ~0.5 s.
-    static func run(_ arguments: [String], extraEnvironment: [String: String], timeoutMilliseconds: Int,
-                    shouldStop: () -> Bool) -> Outcome {
+    /// A running child in its own process group. `pidfd` is -1 on kernels without pidfd_open: the
+    /// ticker then checks such children every 20 ms instead.
+    struct Child {
+        let pid: pid_t
+        let pidfd: Int32
+    }
+
+    static func start(_ arguments: [String], extraEnvironment: [String: String]) -> Result<Child, SpawnFailure> {
         var environment: [String] = []
         var p = environ
         while let entry = p.pointee {
@@ -27,14 +34,14 @@ enum Spawn {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        // The ticker blocks SIGTERM/SIGINT (it reads them from a signalfd) and ignores SIGPIPE: give the
-        // child ordinary signals.
+        // The ticker blocks the signals it reads from a signalfd and ignores SIGPIPE: give the child
+        // ordinary signals.
         var empty = sigset_t()
         sigemptyset(&empty)
         posix_spawnattr_setsigmask(&attributes, &empty)
         var defaults = sigset_t()
         sigemptyset(&defaults)
-        for s in [SIGTERM, SIGINT, SIGPIPE] { sigaddset(&defaults, s) }
+        for s in Wakeups.stopSignals + Wakeups.ignoredSignals + [SIGPIPE] { sigaddset(&defaults, s) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         // Its own process group, so a timeout or stop ends whatever it started too.
         posix_spawnattr_setpgroup(&attributes, 0)
@@ -50,27 +57,36 @@ enum Spawn {
         defer { (argv + envp).forEach { free($0) } }
         var pid: pid_t = 0
         let rc = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
-        guard rc == 0 else { return .couldNotStart("\(arguments[0]): \(String(cString: strerror(rc)))") }
+        guard rc == 0 else { return .failure(SpawnFailure(why: "\(arguments[0]): \(String(cString: strerror(rc)))")) }
+        return .success(Child(pid: pid, pidfd: clinux_pidfd_open(pid)))
+    }
 
+    /// The child's outcome if it has exited (the pidfd was readable), else nil. Closes the pidfd once reaped.
+    static func reap(_ child: Child) -> Outcome? {
         var status: Int32 = 0
-        var waited = 0
-        var stopRequestedAt: Int?
-        while true {
-            let r = waitpid(pid, &status, WNOHANG)
-            if r == pid { break }
-            if r < 0 && errno != EINTR { return .couldNotStart("waitpid: \(String(cString: strerror(errno)))") }
-            if stopRequestedAt == nil, shouldStop() { stopRequestedAt = waited }
-            let limit = stopRequestedAt.map { $0 + 500 } ?? timeoutMilliseconds
-            if waited >= limit {
-                kill(-pid, SIGKILL)
-                _ = waitpid(pid, &status, 0)
-                return stopRequestedAt == nil ? .timedOut : .interrupted
+        let r = waitpid(child.pid, &status, WNOHANG)
+        guard r == child.pid else {
+            if r < 0 && errno != EINTR {
+                if child.pidfd >= 0 { close(child.pidfd) }
+                return .couldNotStart("waitpid: \(String(cString: strerror(errno)))")
             }
-            usleep(2_000)
-            waited += 2
+            return nil
         }
+        if child.pidfd >= 0 { close(child.pidfd) }
         let termination = status & 0x7f
         if termination == 0 { return .exited((status >> 8) & 0xff) }
         return .signalled(termination)
     }
+
+    /// Kills the child's whole process group and reaps it (SIGKILL: it cannot linger).
+    static func kill(_ child: Child) {
+        Glibc.kill(-child.pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
+        if child.pidfd >= 0 { close(child.pidfd) }
+    }
+}
+
+struct SpawnFailure: Error {
+    let why: String
 }

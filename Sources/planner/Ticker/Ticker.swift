@@ -1,88 +1,305 @@
 import Glibc
 import PlannerCore
 import PlannerStore
+import PlannerSystem
 
-/// Claims what is due, delivers it through the sink with retries, records the outcome.
-/// Delivery is at most once: the claim (`pending` -> `delivering`) commits before the sink runs, so a
-/// crash after the claim loses that reminder rather than repeating it; the next run marks it failed.
-struct Ticker {
-    let database: PlannerDatabase
+/// The ticker: one poll loop. It claims what is due, starts each delivery and goes back to waiting; a
+/// program in flight is a pidfd in the loop, a retry is a time on its timer, an outcome the database could
+/// not take yet (busy, full disk) is kept and recorded later. So a slow, failing or waiting delivery never
+/// delays another, and a stop signal is answered within half a second.
+///
+/// Delivery is at most once: the claim (`pending` -> `delivering`) commits before the sink starts, so a
+/// crash after the claim loses that reminder rather than repeating it; a later run marks it failed.
+/// Nothing is delivered past its grace period: every attempt checks the clock when it starts.
+final class Ticker {
+    enum Mode: Equatable {
+        /// Follows the clock until stopped.
+        case live
+        /// `tick --once`: delivers what is due, retries for at most a few seconds, then exits.
+        case once
+    }
+
+    /// A claimed request being delivered: a program running, or waiting for its next attempt.
+    struct InFlight {
+        let claimed: ClaimedRequest
+        var attempt = 1
+        var startedAt: Instant
+        var child: Spawn.Child?
+        var program = ""
+        var killAt: Instant?
+        var retryAt: Instant?
+        var lastError: String?
+    }
+
+    /// What happened to a claim, waiting to be written.
+    struct Outcome {
+        let claimed: ClaimedRequest
+        let at: Instant
+        var deliveredAt: Instant?
+        let attempts: Int
+        var error: String?
+        /// Not delivered and not a failure: the app was opened, or the grace period ended first.
+        var missedReason: String?
+    }
+
+    let db: TickerDatabase
     let zone: Zone
     let policy: PlanPolicy
     let sink: DeliverySink
     let verbose: Bool
+    let mode: Mode
+    let wakeups: Wakeups
     /// The clock: the real one for a live ticker; `--now` plus elapsed time for `--once`.
     let now: () -> Instant
-    let shouldStop: () -> Bool
-    /// Sleeps until the instant; true when asked to stop meanwhile.
-    let sleep: (Instant) -> Bool
 
-    /// Delivers everything due now. Returns false when asked to stop.
-    func deliverDue() throws(PlannerError) -> Bool {
+    private var inFlight: [InFlight] = []
+    private var unrecorded: [Outcome] = []
+    /// When the database may be tried again after it was busy or the disk full.
+    private var databaseRetryAt: Instant?
+    private var nextDue: Instant?
+    private var stopDeadline: Instant?
+    private let onceEnds: Instant
+    /// Failures seen by a `--once` run, for its exit status.
+    private(set) var failures: [String] = []
+
+    /// How long `--once` keeps retrying a failing sink: a cron job must finish in seconds.
+    static let onceRetryBudget: Int64 = 5_000
+    /// How long a program may run in a `--once` run.
+    static let onceProgramLimit: Int64 = 10_000
+
+    init(db: TickerDatabase, zone: Zone, policy: PlanPolicy, sink: DeliverySink, verbose: Bool, mode: Mode,
+         wakeups: Wakeups, now: @escaping () -> Instant) {
+        self.db = db
+        self.zone = zone
+        self.policy = policy
+        self.sink = sink
+        self.verbose = verbose
+        self.mode = mode
+        self.wakeups = wakeups
+        self.now = now
+        onceEnds = now() + Self.onceRetryBudget
+    }
+
+    /// Runs until stopped (live) or until everything due is delivered and recorded (once).
+    func run() throws(PlannerError) {
+        var claimedOnce = false
         while true {
-            let t = now()
-            let (decision, claimed) = try database.claimDue(now: t, policy: policy)
+            recordOutcomes()
+            startDueRetries()
+            if stopDeadline == nil, mode == .live || !claimedOnce {
+                try claimDue()
+                claimedOnce = claimedOnce || databaseRetryAt == nil
+            }
+            if inFlight.isEmpty && unrecorded.isEmpty {
+                if stopDeadline != nil || (mode == .once && claimedOnce) { return }
+            }
+            if stopDeadline != nil, inFlight.isEmpty, let left = unrecorded.first {
+                // Stopping while the database refuses the record: the claim stays `delivering` and a later
+                // run records it as failed — never delivered twice.
+                log("stopped before \(left.claimed.identifier)'s outcome could be recorded (\(unrecorded.count) left); a later run records it as failed")
+                return
+            }
+
+            // The timer runs on the real clock; `--once` may simulate another time (--now).
+            let real = SystemClock.now()
+            wakeups.arm(at: nextWake().map { real + ($0 - now()) }, now: real)
+            let children = inFlight.compactMap { $0.child?.pidfd }.filter { $0 >= 0 }
+            let oldKernel = inFlight.contains { ($0.child?.pidfd ?? 0) < 0 }
+            let events: Wakeups.Events
+            switch wakeups.wait(children: children, pollEvery: oldKernel ? 20 : -1) {
+            case .success(let e): events = e
+            case .failure(let error): throw error
+            }
+            for signo in events.ignoredSignals { log("ignoring signal \(signo)") }
+            if events.stop != nil, stopDeadline == nil { beginStop() }
+            reapChildren()
+        }
+    }
+
+    // MARK: The loop's steps
+
+    private func claimDue() throws(PlannerError) {
+        if let retry = databaseRetryAt, retry > now() { return }
+        let t = now()
+        do {
+            try db.check()
+            let (decision, claimed) = try db.database.claimDue(now: t, policy: policy)
             for (request, reason) in decision.missed {
                 log("missed \(request.identifier) (due \(zone.rfc3339(request.fireAt))): \(reason)")
             }
-            guard let claimed else { return true }
-            if !(try deliver(claimed)) { return false }
+            for request in claimed {
+                inFlight.append(InFlight(claimed: request, startedAt: t))
+                startAttempt(inFlight.count - 1)
+            }
+            nextDue = mode == .live ? try db.database.nextFireAt() : nil
+            db.settle()
+            databaseRetryAt = nil
+        } catch {
+            try waitForDatabase(after: error, doing: "claiming due requests")
         }
     }
 
-    private func deliver(_ claimed: ClaimedRequest) throws(PlannerError) -> Bool {
-        var attempt = 1
-        while true {
-            let error = sink.deliver(claimed, fireAt: zone.rfc3339(claimed.fireAt), shouldStop: shouldStop)
-            let finishedAt = now()
-            guard let error else {
-                if !(try record(claimed, at: finishedAt, attempts: attempt, error: nil)) {
-                    log("delivered \(claimed.identifier), but its claim had already been recorded as failed (it took too long)")
-                }
-                if verbose { log("delivered \(claimed.identifier) \(finishedAt - claimed.fireAt) ms after its time") }
-                return true
-            }
-            log("delivering \(claimed.identifier) through \(sink.name) failed (attempt \(attempt)): \(error)")
-            if shouldStop() {
-                try record(claimed, at: finishedAt, attempts: attempt, error: error)
-                return false
-            }
-            guard let retryAt = nextRetry(after: attempt, fireAt: claimed.fireAt, now: finishedAt, policy: policy) else {
-                try record(claimed, at: finishedAt, attempts: attempt, error: error)
-                log("gave up on \(claimed.identifier): its grace period is over; recorded as failed")
-                return true
-            }
-            if sleep(retryAt) {
-                try record(claimed, at: now(), attempts: attempt,
-                               error: error + "; the ticker was stopped before the next attempt")
-                return false
-            }
-            if try database.appOpenedSinceClaim(claimed) {
-                try database.abandonDelivery(claimed, at: now(), reason: "the app was opened before a retry succeeded")
-                log("not retrying \(claimed.identifier): the app was opened meanwhile")
-                return true
-            }
-            attempt += 1
+    /// Busy or full: keep running and try again (a live ticker must survive a `sqlite3` shell left open
+    /// or a full disk). Anything else stops the ticker with its one-line error.
+    private func waitForDatabase(after error: PlannerError, doing what: String) throws(PlannerError) {
+        let full = error.exitCode == 74 && db.database.diskIsFull
+        guard mode == .live, error.exitCode == 75 || full else { throw error }
+        if databaseRetryAt == nil {
+            log(full ? "the disk is full; \(what) again every 5 seconds until there is space"
+                     : "the database is busy; \(what) again shortly")
+        }
+        databaseRetryAt = now() + (full ? 5_000 : 250)
+    }
+
+    private func startAttempt(_ i: Int) {
+        let t = now()
+        var item = inFlight[i]
+        item.retryAt = nil
+        // Nothing is delivered past its grace period, measured when the attempt starts (a suspend during
+        // a back-off, a slow claim on a busy disk).
+        if t > item.claimed.fireAt + policy.graceMilliseconds {
+            finish(i, Outcome(claimed: item.claimed, at: t, attempts: item.attempt - 1,
+                              error: item.lastError.map { $0 + "; its grace period ended before the next attempt" },
+                              missedReason: item.lastError == nil ? MissReason.pastGrace + " when its delivery could start" : nil))
+            return
+        }
+        item.startedAt = t
+        inFlight[i] = item
+        switch sink.start(item.claimed, fireAt: zone.rfc3339(item.claimed.fireAt)) {
+        case .finished(let error):
+            attemptEnded(i, error: error)
+        case .running(let child, let program, let timeout):
+            inFlight[i].child = child
+            inFlight[i].program = program
+            inFlight[i].killAt = t + (mode == .once ? min(timeout, Self.onceProgramLimit) : timeout)
         }
     }
 
-    /// Records an outcome, retrying while another process holds the database (the reminder was
-    /// shown: losing its record would later mark it failed). Gives up only when asked to stop.
-    @discardableResult
-    private func record(_ claimed: ClaimedRequest, at: Instant, attempts: Int, error: String?) throws(PlannerError) -> Bool {
-        while true {
+    private func startDueRetries() {
+        let t = now()
+        for i in inFlight.indices.reversed() where inFlight[i].child == nil && (inFlight[i].retryAt ?? .max) <= t {
+            if stopDeadline == nil, let reason = reasonNotToRetry(inFlight[i]) {
+                finish(i, Outcome(claimed: inFlight[i].claimed, at: t, attempts: inFlight[i].attempt - 1, missedReason: reason))
+                log("not retrying \(inFlight[i].claimed.identifier): \(reason)")
+            } else {
+                startAttempt(i)
+            }
+        }
+    }
+
+    /// `open` cancels only pending requests, so a slot in back-off checks before each new attempt.
+    private func reasonNotToRetry(_ item: InFlight) -> String? {
+        guard (try? db.database.appOpenedSinceClaim(item.claimed)) == true else { return nil }
+        return "the app was opened before a retry succeeded"
+    }
+
+    private func reapChildren() {
+        let t = now()
+        for i in inFlight.indices.reversed() {
+            guard let child = inFlight[i].child else { continue }
+            if let outcome = Spawn.reap(child) {
+                inFlight[i].child = nil
+                attemptEnded(i, error: sink.judge(outcome, program: inFlight[i].program))
+            } else if t >= min(stopDeadline ?? .max, inFlight[i].killAt ?? .max) {
+                Spawn.kill(child)
+                inFlight[i].child = nil
+                let outcome: Spawn.Outcome = t < (inFlight[i].killAt ?? .max) ? .interrupted : .timedOut
+                attemptEnded(i, error: describe(outcome, inFlight[i].program))
+            }
+        }
+    }
+
+    private func attemptEnded(_ i: Int, error: String?) {
+        let t = now()
+        let item = inFlight[i]
+        guard let error else {
+            finish(i, Outcome(claimed: item.claimed, at: t, deliveredAt: item.startedAt, attempts: item.attempt))
+            if verbose { log("delivered \(item.claimed.identifier) \(item.startedAt - item.claimed.fireAt) ms after its time") }
+            return
+        }
+        log("delivering \(item.claimed.identifier) through \(sink.name) failed (attempt \(item.attempt)): \(error)")
+        let limit = mode == .once ? onceEnds : Instant.max
+        if stopDeadline == nil, let retryAt = nextRetry(after: item.attempt, fireAt: item.claimed.fireAt, now: t, policy: policy),
+           retryAt <= limit {
+            inFlight[i].retryAt = retryAt
+            inFlight[i].attempt += 1
+            inFlight[i].lastError = error
+            return
+        }
+        let why = stopDeadline != nil ? "the ticker was stopped" : mode == .once && nextRetry(after: item.attempt, fireAt: item.claimed.fireAt, now: t, policy: policy) != nil
+            ? "tick --once retries for \(Self.onceRetryBudget / 1000) s only" : "its grace period is over"
+        log("gave up on \(item.claimed.identifier): \(why); recorded as failed")
+        finish(i, Outcome(claimed: item.claimed, at: t, attempts: item.attempt, error: error))
+    }
+
+    private func finish(_ i: Int, _ outcome: Outcome) {
+        inFlight.remove(at: i)
+        if let error = outcome.error { failures.append("\(outcome.claimed.identifier): \(error)") }
+        unrecorded.append(outcome)
+        recordOutcomes()
+    }
+
+    /// Writes every outcome it can, oldest first; on a busy database or a full disk keeps them for later
+    /// (the reminder was shown: losing its record would later mark it failed).
+    private func recordOutcomes() {
+        if let retry = databaseRetryAt, retry > now() { return }
+        while let outcome = unrecorded.first {
             do {
-                return try database.finishDelivery(claimed, at: at, attempts: attempts, sink: sink.name, error: error)
+                try db.check()
+                let ours: Bool
+                if let reason = outcome.missedReason {
+                    try db.database.abandonDelivery(outcome.claimed, at: outcome.at, reason: reason)
+                    ours = true
+                } else {
+                    ours = try db.database.finishDelivery(
+                        outcome.claimed, at: outcome.at, deliveredAt: outcome.deliveredAt, attempts: outcome.attempts,
+                        sink: sink.name, error: outcome.error)
+                }
+                if !ours { log("\(outcome.claimed.identifier): its claim had already been recorded as failed (it took too long)") }
+                unrecorded.removeFirst()
+                databaseRetryAt = nil
             } catch {
-                guard error.exitCode == 75, !shouldStop() else { throw error }
-                log("the database is busy; recording \(claimed.identifier) again in a second")
-                if sleep(now() + 1000) { throw error }
+                do { try waitForDatabase(after: error, doing: "recording \(outcome.claimed.identifier)") } catch {
+                    log("cannot record \(outcome.claimed.identifier): \(error.message)")
+                    failures.append("\(outcome.claimed.identifier): its outcome could not be recorded (\(error.message))")
+                    unrecorded.removeFirst()
+                }
+                return
             }
         }
+        db.settle()
+    }
+
+    private func beginStop() {
+        stopDeadline = now() + 500
+        // A retry that has not started will not: record it now.
+        let t = now()
+        for i in inFlight.indices.reversed() where inFlight[i].child == nil {
+            let item = inFlight[i]
+            finish(i, Outcome(claimed: item.claimed, at: t, attempts: item.attempt - 1,
+                              error: (item.lastError ?? "not delivered") + "; the ticker was stopped before the next attempt"))
+        }
+    }
+
+    private func nextWake() -> Instant? {
+        var times: [Instant] = []
+        if stopDeadline == nil, mode == .live, let nextDue { times.append(nextDue) }
+        if let databaseRetryAt { times.append(databaseRetryAt) }
+        if let stopDeadline { times.append(stopDeadline) }
+        for item in inFlight {
+            if let r = item.retryAt { times.append(r) }
+            if let k = item.killAt, item.child != nil { times.append(k) }
+        }
+        return times.min()
     }
 
     func log(_ message: String) {
         var line = "planner tick: \(message)\n"
         line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
     }
+}
+
+extension Instant {
+    /// Later than any real time: "no deadline".
+    static let max = Instant(milliseconds: .max)
 }

@@ -4,42 +4,61 @@ import PlannerCore
 import PlannerSystem
 
 /// What the ticker sleeps on, as file descriptors waited on with poll(2) — no polling loop:
-/// - a CLOCK_REALTIME timerfd armed at the next request's time, with TFD_TIMER_CANCEL_ON_SET so a
-///   clock change (or a resume that steps the clock) wakes it at once instead of after a stale sleep;
-/// - inotify on the database's folder, for writes by `open`, `refill` and `add` (the WAL file changes);
-/// - a signalfd for SIGTERM and SIGINT, so stopping is just another event.
+/// - a CLOCK_REALTIME timerfd armed at the next thing to do (a request's time, a retry, a child's
+///   deadline), with TFD_TIMER_CANCEL_ON_SET so a clock change (or a resume that steps the clock) wakes
+///   it at once instead of after a stale sleep;
+/// - inotify on the database's folder, for writes by `open`, `refill` and `add` and for WAL files
+///   deleted or replaced behind SQLite's back;
+/// - a signalfd: stopping is just another event, and no signal can kill the ticker between a claim and
+///   its record;
+/// - the pidfd of every delivery program in flight: its exit is an event, never a wait.
 final class Wakeups {
-    enum Event { case timer, clockChanged, databaseChanged, stop, failed(String) }
+    /// Signals that stop the ticker cleanly (exit 0): a terminal closed (HUP) is a stop like TERM.
+    static let stopSignals: [Int32] = [SIGTERM, SIGINT, SIGHUP, SIGQUIT]
+    /// Signals whose default action would kill the ticker mid-delivery; they mean nothing to it.
+    static let ignoredSignals: [Int32] = [SIGUSR1, SIGUSR2, SIGALRM]
+
+    struct Events {
+        var stop: Int32?
+        var timer = false
+        var clockChanged = false
+        var databaseChanged = false
+        var ignoredSignals: [Int32] = []
+    }
 
     private let timerFD: Int32
     private let inotifyFD: Int32
     private let signalFD: Int32
     private let watchedNames: Set<String>
 
-    init(databasePath: String) throws(PlannerError) {
+    /// `databasePath` nil: no folder watch (`tick --once` ends before anything could change).
+    init(databasePath: String?) throws(PlannerError) {
         var signals = sigset_t()
         sigemptyset(&signals)
-        sigaddset(&signals, SIGTERM)
-        sigaddset(&signals, SIGINT)
+        for s in Self.stopSignals + Self.ignoredSignals { sigaddset(&signals, s) }
         sigprocmask(SIG_BLOCK, &signals, nil)
         signal(SIGPIPE, SIG_IGN)  // a closed stdout is a failed delivery, not a dead ticker
         signalFD = signalfd(-1, &signals, Int32(SFD_CLOEXEC | SFD_NONBLOCK))
         timerFD = timerfd_create(CLOCK_REALTIME, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
-        inotifyFD = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        guard signalFD >= 0, timerFD >= 0, inotifyFD >= 0 else {
+        inotifyFD = databasePath == nil ? -1 : inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        guard signalFD >= 0, timerFD >= 0, databasePath == nil || inotifyFD >= 0 else {
             throw .failure("cannot set up the ticker's timers and watches: \(String(cString: strerror(errno)))")
+        }
+        guard let databasePath else {
+            watchedNames = []
+            return
         }
         let slash = databasePath.lastIndex(of: "/")
         let folder = slash.map { databasePath[..<$0].isEmpty ? "/" : String(databasePath[..<$0]) } ?? "."
         let name = slash.map { String(databasePath[databasePath.index(after: $0)...]) } ?? databasePath
-        watchedNames = [name, name + "-wal"]
-        let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE)
+        watchedNames = [name, name + "-wal", name + "-shm"]
+        let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MOVED_FROM)
         guard inotify_add_watch(inotifyFD, folder, mask) >= 0 else {
             throw .io("cannot watch \(folder) for changes: \(String(cString: strerror(errno)))")
         }
     }
 
-    /// Wakes at `instant`, or after a day when nothing is pending (the armed timer still notices clock changes).
+    /// Wakes at `instant`, or after a day when there is nothing to do (the armed timer still notices clock changes).
     func arm(at instant: Instant?, now: Instant) {
         let target = instant ?? (now + 86_400_000)
         var spec = itimerspec()
@@ -50,48 +69,44 @@ final class Wakeups {
         timerfd_settime(timerFD, Int32(TFD_TIMER_ABSTIME) | Int32(TFD_TIMER_CANCEL_ON_SET), &spec, nil)
     }
 
-    /// Blocks until something happens.
-    func wait() -> Event {
+    /// Blocks until something happens: a signal, the timer, a database change, or one of `children`
+    /// (pidfds) exiting. `pollEvery` bounds the wait (children without a pidfd on old kernels).
+    func wait(children: [Int32], pollEvery: Int32 = -1) -> Result<Events, PlannerError> {
         var fds = [
             pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0),
             pollfd(fd: timerFD, events: Int16(POLLIN), revents: 0),
             pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0),
-        ]
+        ] + children.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        var events = Events()
         while true {
-            let n = poll(&fds, nfds_t(fds.count), -1)
+            let n = poll(&fds, nfds_t(fds.count), pollEvery)
             if n < 0 && errno == EINTR { continue }
-            if n < 0 { return .failed("poll: \(String(cString: strerror(errno)))") }
-            if fds[0].revents != 0 { return .stop }
+            if n < 0 { return .failure(.failure("the ticker cannot wait for events (poll: \(String(cString: strerror(errno)))); restart it")) }
+            if fds[0].revents != 0 { readSignals(into: &events) }
             if fds[1].revents != 0 {
                 var expirations: UInt64 = 0
-                if read(timerFD, &expirations, 8) < 0 && errno == ECANCELED { return .clockChanged }
-                return .timer
+                if read(timerFD, &expirations, 8) < 0 && errno == ECANCELED { events.clockChanged = true } else { events.timer = true }
             }
-            if fds[2].revents != 0 {
-                if drainInotify() { return .databaseChanged }
-                fds[2].revents = 0
-                continue
+            if fds[2].revents != 0, drainInotify() { events.databaseChanged = true }
+            // Children are reaped by the caller, which checks every one of them after any wake-up.
+            let childExited = fds.dropFirst(3).contains { $0.revents != 0 }
+            if n == 0 || childExited || events.stop != nil || events.timer || events.clockChanged
+                || events.databaseChanged || !events.ignoredSignals.isEmpty {
+                return .success(events)
             }
+            for i in fds.indices { fds[i].revents = 0 }
         }
     }
 
-    /// Sleeps until `instant` or a stop request, whichever comes first; true when asked to stop.
-    func sleep(until instant: Instant) -> Bool {
-        while true {
-            let left = instant - SystemClock.now()
-            if left <= 0 { return false }
-            var fd = pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0)
-            if poll(&fd, 1, Int32(min(left, 60_000))) > 0 { return true }
+    private func readSignals(into events: inout Events) {
+        var info = signalfd_siginfo()
+        while read(signalFD, &info, MemoryLayout<signalfd_siginfo>.size) == MemoryLayout<signalfd_siginfo>.size {
+            let signo = Int32(info.ssi_signo)
+            if Self.stopSignals.contains(signo) { events.stop = events.stop ?? signo } else { events.ignoredSignals.append(signo) }
         }
     }
 
-    /// Whether SIGTERM/SIGINT arrived (checked between delivery attempts; does not consume it).
-    var stopRequested: Bool {
-        var fd = pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0)
-        return poll(&fd, 1, 0) > 0
-    }
-
-    /// Reads every pending inotify event; true when one concerns the database or its WAL.
+    /// Reads every pending inotify event; true when one concerns the database or its WAL files.
     private func drainInotify() -> Bool {
         var buffer = [UInt8](repeating: 0, count: 4096)
         var relevant = false

@@ -1,0 +1,56 @@
+import CSQLite
+import Glibc
+import PlannerCore
+
+/// A file's identity: the same (device, inode) is the same file, whatever its name.
+public struct FileIdentity: Equatable, Sendable {
+    public var device: UInt64
+    public var inode: UInt64
+
+    public init?(path: String) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+    }
+}
+
+/// The ticker keeps one connection open for days. SQLite's WAL files (`-wal`, `-shm`) are shared by every
+/// process through their names: when someone deletes or replaces them, later processes create new ones
+/// while this connection still uses the old ones, and its next write would overwrite their commits. These
+/// let the ticker notice that, rescue what only its old files hold, and reopen.
+extension PlannerDatabase {
+    public struct WALFiles: Equatable, Sendable {
+        public var wal: FileIdentity?
+        public var shm: FileIdentity?
+    }
+
+    /// The `-wal` and `-shm` files that the names point to now.
+    public func walFiles() -> WALFiles {
+        WALFiles(wal: FileIdentity(path: resolvedPath + "-wal"), shm: FileIdentity(path: resolvedPath + "-shm"))
+    }
+
+    /// Bytes in the `-wal` file the name points to now (0 when missing).
+    public func walSize() -> Int64 {
+        var info = stat()
+        return stat(resolvedPath + "-wal", &info) == 0 ? Int64(info.st_size) : 0
+    }
+
+    /// Copies every committed frame of this connection's WAL into the database file and empties the WAL
+    /// (TRUNCATE also resets the shared WAL index). Best effort: false when another connection was busy.
+    @discardableResult
+    public func checkpointWAL() -> Bool {
+        let stmt = try? connection.prepare("PRAGMA wal_checkpoint(TRUNCATE)")
+        guard let stmt, (try? stmt.step()) == true else { return false }
+        return stmt.int64(0) == 0
+    }
+
+    /// Closing must not checkpoint through WAL files that are no longer the shared ones: call before
+    /// dropping a connection whose files were deleted or replaced.
+    public func detachWithoutCheckpoint() {
+        csqlite_set_checkpoint_on_close(connection.handle, 0)
+    }
+
+    /// Whether the disk holding the database has no space left: a write failed for that, not for a fault.
+    public var diskIsFull: Bool { DatabaseFile.diskIsFull(beside: resolvedPath) }
+}

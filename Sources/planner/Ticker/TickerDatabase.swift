@@ -1,0 +1,51 @@
+import PlannerCore
+import PlannerStore
+
+/// The ticker's connection, kept for days, and kept honest: before each use it checks that the database is
+/// still the file it started on, and that SQLite's `-wal`/`-shm` are still the files this connection uses.
+/// Someone deleting or replacing them (a cleanup script, a user "fixing" a lock) would otherwise leave the
+/// ticker on its own private copies, and its next write would overwrite other processes' commits.
+final class TickerDatabase {
+    private(set) var database: PlannerDatabase
+    private let identity: FileIdentity?
+    private var walFiles: PlannerDatabase.WALFiles
+    private let log: (String) -> Void
+
+    init(_ database: PlannerDatabase, log: @escaping (String) -> Void) {
+        self.database = database
+        identity = FileIdentity(path: database.resolvedPath)
+        walFiles = database.walFiles()
+        self.log = log
+    }
+
+    /// Call before every transaction.
+    func check() throws(PlannerError) {
+        guard let identity, FileIdentity(path: database.resolvedPath) == identity else {
+            throw .io("the database \(database.path) was deleted or replaced while the ticker ran: restart the ticker (systemd restarts it)")
+        }
+        let now = database.walFiles()
+        guard now != walFiles else { return }
+        // Committed frames this connection still sees through a deleted WAL exist nowhere else: copy them
+        // into the database first — unless other processes already write to a new WAL, whose frames are
+        // based on the database without them.
+        if now.wal != walFiles.wal, database.walSize() == 0, database.checkpointWAL() {
+            log("the WAL file \(database.path)-wal was deleted or replaced; its committed changes were saved into the database")
+        }
+        log("SQLite's files beside \(database.path) were deleted or replaced; reopening the database")
+        database.detachWithoutCheckpoint()
+        database = try PlannerDatabase(path: database.path)
+        database.setBusyTimeout(milliseconds: busyTimeout)
+        walFiles = database.walFiles()
+    }
+
+    /// Call after the ticker's own writes, and after others' (it wakes on them): an empty WAL is one that
+    /// deleting loses nothing from. Then remember which WAL files the connection uses.
+    func settle() {
+        if database.walSize() > 0 { database.checkpointWAL() }
+        walFiles = database.walFiles()
+    }
+
+    var busyTimeout: Int32 = PlannerDatabase.busyTimeoutMilliseconds {
+        didSet { database.setBusyTimeout(milliseconds: busyTimeout) }
+    }
+}
