@@ -84,15 +84,16 @@ extension PlannerDatabase {
                 WHERE state = 'delivering' AND claimed_at_ms < ?
                 """).run(.integer(now.milliseconds), .integer(now.milliseconds - policy.graceMilliseconds - Self.orphanAfterGrace))
 
-            var due: [PendingRequest] = []
-            let rows = try connection.prepare(HotQueries.due)
-            try rows.bind([.integer(now.milliseconds)])
-            while try rows.step() { due.append(pendingRequest(rows)) }
-            let decision = decideDue(now: now, policy: policy, due: due)
+            var decision = try decideDue(now: now, policy: policy)
             for (request, reason) in decision.missed {
                 try transition([request], to: "missed", reason: reason, now: now)
             }
-            if !decision.missed.isEmpty { try readmitWaitingOneOffs(now: now, policy: policy) }
+            // Places freed by retired requests go to waiting one-offs; one may be due right now.
+            if !decision.missed.isEmpty, try readmitWaitingOneOffs(now: now, policy: policy) {
+                let missed = decision.missed
+                decision = try decideDue(now: now, policy: policy)
+                decision.missed = missed + decision.missed
+            }
             let claim = try connection.prepare("""
                 UPDATE request SET state = 'delivering', claimed_at_ms = ?, changed_at_ms = ?, attempts = 0
                 WHERE id = ? AND state = 'pending'
@@ -114,14 +115,24 @@ extension PlannerDatabase {
     /// Waiting one-offs (pushed out of the 64 earlier) that are still ahead come back, soonest first,
     /// into the places that retired requests freed: a ticker running alone (no refill for days)
     /// still delivers a one-off added while the plan was full of stale slots.
-    private func readmitWaitingOneOffs(now: Instant, policy: PlanPolicy) throws {
+    private func decideDue(now: Instant, policy: PlanPolicy) throws -> DueDecision {
+        var due: [PendingRequest] = []
+        let rows = try connection.prepare(HotQueries.due)
+        try rows.bind([.integer(now.milliseconds)])
+        while try rows.step() { due.append(pendingRequest(rows)) }
+        return PlannerCore.decideDue(now: now, policy: policy, due: due)
+    }
+
+    /// True when one came back.
+    private func readmitWaitingOneOffs(now: Instant, policy: PlanPolicy) throws -> Bool {
         let free = policy.cap - Int(try connection.integer(HotQueries.pendingCount) ?? 0)
-        guard free > 0 else { return }
+        guard free > 0 else { return false }
         let waiting = try connection.prepare(HotQueries.waitingOneOffs + " ORDER BY fire_at_ms, identifier LIMIT ?")
         try waiting.bind([.integer(now.milliseconds - policy.graceMilliseconds), .integer(Int64(free))])
         var back: [PendingRequest] = []
         while try waiting.step() { back.append(pendingRequest(waiting)) }
         try transition(back, to: "pending", reason: "back among the soonest 64", now: now)
+        return !back.isEmpty
     }
 
     /// Records the outcome of a claimed delivery; `error` nil means delivered. False when the claim was

@@ -24,7 +24,15 @@ final class Connection {
         handle = db
     }
 
-    deinit { sqlite3_close_v2(handle) }
+    private var isClosed = false
+
+    deinit { close() }
+
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        sqlite3_close_v2(handle)
+    }
 
     func lastError(_ rc: Int32) -> SQLiteError {
         SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)))

@@ -45,10 +45,12 @@ extension PlannerDatabase {
         return stmt.int64(0) == 0
     }
 
-    /// Closing must not checkpoint through WAL files that are no longer the shared ones: call before
-    /// dropping a connection whose files were deleted or replaced.
-    public func detachWithoutCheckpoint() {
+    /// Closes the connection without a checkpoint: its WAL files are no longer the shared ones. Close it
+    /// before opening the file again: POSIX locks belong to the process, and opening and closing the file
+    /// anew while this connection lives would drop the shared lock that tells others it is still in use.
+    public func closeWithoutCheckpoint() {
         csqlite_set_checkpoint_on_close(connection.handle, 0)
+        connection.close()
     }
 
     /// Whether the disk holding the database has no space left: a write failed for that, not for a fault.

@@ -15,7 +15,10 @@ struct Harness {
     var db: String { dir + "/planner.db" }
 
     /// The planner binary SwiftPM built next to the test bundle.
+    /// `PLANNER_TEST_BINARY` runs the suite against another build (e.g. an older commit's, to see that
+    /// a new test fails there).
     static let binary: String = {
+        if let other = ProcessInfo.processInfo.environment["PLANNER_TEST_BINARY"], !other.isEmpty { return other }
         let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var url = URL(fileURLWithPath: exe).deletingLastPathComponent()
         while !FileManager.default.isExecutableFile(atPath: url.appendingPathComponent("planner").path), url.path != "/" {

@@ -32,17 +32,18 @@ final class TickerDatabase {
             log("the WAL file \(database.path)-wal was deleted or replaced; its committed changes were saved into the database")
         }
         log("SQLite's files beside \(database.path) were deleted or replaced; reopening the database")
-        database.detachWithoutCheckpoint()
+        database.closeWithoutCheckpoint()
         database = try PlannerDatabase(path: database.path)
         database.setBusyTimeout(milliseconds: busyTimeout)
         walFiles = database.walFiles()
     }
 
     /// Call after the ticker's own writes, and after others' (it wakes on them): an empty WAL is one that
-    /// deleting loses nothing from. Then remember which WAL files the connection uses.
+    /// deleting loses nothing from. The files the connection uses are remembered only when it opens them:
+    /// while it is open nobody else may delete them (it holds a shared lock on the database).
     func settle() {
-        if database.walSize() > 0 { database.checkpointWAL() }
-        walFiles = database.walFiles()
+        guard (try? check()) != nil, database.walSize() > 0 else { return }
+        database.checkpointWAL()
     }
 
     var busyTimeout: Int32 = PlannerDatabase.busyTimeoutMilliseconds {
