@@ -18,6 +18,7 @@ import Testing
     static let cases: [Case] = [
         Case(name: "--in past Int64 year range", args: ["add", "--in", "999999999d", "--title", "t"], says: "after the year 9990"),
         Case(name: "--in past year 9990", args: ["add", "--in", "3000000d", "--title", "t"], says: "after the year 9990"),
+        Case(name: "--at past year 9990 in TZ", args: ["add", "--at", "9990-12-31T23:59-23:59", "--title", "t"], says: "after the year 9990 in Asia/Seoul"),
         Case(name: "--in negative", args: ["add", "--in", "-5m", "--title", "t"], says: "cannot be negative"),
         Case(name: "--in bad unit", args: ["add", "--in", "15min", "--title", "t"], says: "invalid --in '15min'"),
         Case(name: "--in with a line break", args: ["add", "--in", "5\nm", "--title", "t"], says: "invalid --in '5\\nm'"),

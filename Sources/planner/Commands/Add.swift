@@ -60,15 +60,18 @@ struct Add: ParsableCommand {
                 throw .usage("invalid --in '\(delay)': expected a positive duration such as 90s, 15m or 2h")
             }
             fireAt = now + ms
-            guard zone.local(fireAt).date.year <= supportedYears.upperBound else {
-                throw .usage("invalid --in '\(delay)': that is after the year \(supportedYears.upperBound); give a shorter delay")
-            }
         } else {
             let at = at!
             do { fireAt = try parseTime(at, in: zone) } catch { throw .usage("--at: \(error.message)") }
             guard fireAt > now else {
                 throw .usage("--at \(at) is not in the future (now is \(zone.rfc3339(now)))")
             }
+        }
+        // Stored as a 4-digit local date, with room for the plan's two years ahead: the same limit as
+        // --now, applied in the planner's zone (an --at with an offset can cross into the next year).
+        guard zone.local(fireAt).date.year <= supportedYears.upperBound else {
+            let given = delay.map { "--in '\($0)'" } ?? "--at '\(at ?? "")'"
+            throw .usage("invalid \(given): that is after the year \(supportedYears.upperBound) in \(zone.name); give an earlier time")
         }
         return fireAt
     }
