@@ -4,15 +4,20 @@ public struct Instant: Hashable, Comparable, Sendable {
     public var milliseconds: Int64
 
     public init(milliseconds: Int64) { self.milliseconds = milliseconds }
-    public init(seconds: Int64) { self.milliseconds = seconds * 1000 }
+    public init(seconds: Int64) {
+        let (ms, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        self.milliseconds = overflow ? (seconds < 0 ? .min : .max) : ms
+    }
 
     /// Whole seconds, rounded toward the past (so -0.5 s is -1 s).
     public var seconds: Int64 { floorDiv(milliseconds, 1000) }
 
     public static func < (a: Instant, b: Instant) -> Bool { a.milliseconds < b.milliseconds }
-    public static func + (a: Instant, ms: Int64) -> Instant { Instant(milliseconds: a.milliseconds + ms) }
-    public static func - (a: Instant, ms: Int64) -> Instant { Instant(milliseconds: a.milliseconds - ms) }
-    public static func - (a: Instant, b: Instant) -> Int64 { a.milliseconds - b.milliseconds }
+    // Saturating: an instant read from a hostile file or a huge duration must not trap (a crash with a
+    // stack trace); Int64's ends lie 292 million years away, far outside any year the planner accepts.
+    public static func + (a: Instant, ms: Int64) -> Instant { Instant(milliseconds: saturatingAdd(a.milliseconds, ms)) }
+    public static func - (a: Instant, ms: Int64) -> Instant { Instant(milliseconds: saturatingSubtract(a.milliseconds, ms)) }
+    public static func - (a: Instant, b: Instant) -> Int64 { saturatingSubtract(a.milliseconds, b.milliseconds) }
 }
 
 /// A calendar date without a zone (proleptic Gregorian).
@@ -122,7 +127,7 @@ public struct LocalDateTime: Hashable, Comparable, Sendable {
 
     public init(epochMillisecondsAsIfUTC ms: Int64) {
         let days = floorDiv(ms, 86_400_000)
-        let rest = ms - days * 86_400_000
+        let rest = floorMod(ms, 86_400_000)
         self.init(
             date: LocalDate(dayNumber: days),
             hour: Int(rest / 3_600_000),
@@ -142,11 +147,25 @@ public struct LocalDateTime: Hashable, Comparable, Sendable {
     return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
 }
 
-@inlinable func floorMod(_ a: Int64, _ b: Int64) -> Int64 { a - floorDiv(a, b) * b }
+// Not `a - floorDiv(a, b) * b`: that overflows (traps) for a near Int64.min.
+@inlinable func floorMod(_ a: Int64, _ b: Int64) -> Int64 {
+    let r = a % b
+    return (r != 0 && (r < 0) != (b < 0)) ? r + b : r
+}
 
 /// Zero-padded decimal, e.g. pad(7, 2) == "07". Negative numbers keep their sign.
 public func pad(_ value: Int, _ width: Int) -> String {
     let digits = String(value < 0 ? -value : value)
     let padded = digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
     return value < 0 ? "-" + padded : padded
+}
+
+@inlinable func saturatingAdd(_ a: Int64, _ b: Int64) -> Int64 {
+    let (sum, overflow) = a.addingReportingOverflow(b)
+    return overflow ? (b > 0 ? .max : .min) : sum
+}
+
+@inlinable func saturatingSubtract(_ a: Int64, _ b: Int64) -> Int64 {
+    let (difference, overflow) = a.subtractingReportingOverflow(b)
+    return overflow ? (b < 0 ? .max : .min) : difference
 }

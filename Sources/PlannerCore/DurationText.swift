@@ -1,6 +1,6 @@
 /// Short human text for a span of time: `45s`, `29m`, `2h 05m`, `1d 18h`.
 public func describeDuration(milliseconds: Int64) -> String {
-    let s = abs(milliseconds) / 1000
+    let s = milliseconds.magnitude / 1000  // not abs(): abs(Int64.min) traps
     if s < 60 { return "\(s)s" }
     if s < 3600 { return "\(s / 60)m" }
     if s < 86400 { return "\(s / 3600)h \(pad(Int(s % 3600 / 60), 2))m" }
@@ -10,7 +10,7 @@ public func describeDuration(milliseconds: Int64) -> String {
 /// `in 29m` for the future, `3m ago` for the past.
 public func describeRelative(_ instant: Instant, from now: Instant) -> String {
     let delta = instant - now
-    if abs(delta) < 1000 { return "just now" }
+    if delta.magnitude < 1000 { return "just now" }
     return delta >= 0 ? "in \(describeDuration(milliseconds: delta))" : "\(describeDuration(milliseconds: delta)) ago"
 }
 

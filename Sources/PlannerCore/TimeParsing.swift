@@ -1,3 +1,7 @@
+/// The years a time may fall in. The plan looks two years ahead and stores 4-digit years; before 1970
+/// zones used odd local-mean-time offsets.
+public let supportedYears = 1970...9990
+
 /// Parses a `--now` / `--at` value: ISO 8601 `YYYY-MM-DDTHH:MM[:SS[.fff]]`, either local wall time in
 /// `zone` or an instant with `Z` / `±HH:MM`. Throws a usage error naming what is wrong.
 public func parseTime(_ text: String, in zone: Zone) throws(PlannerError) -> Instant {
@@ -47,7 +51,7 @@ public func parseTime(_ text: String, in zone: Zone) throws(PlannerError) -> Ins
     }
     // The plan looks two years ahead and stores 4-digit years; before 1970 zones used odd
     // local-mean-time offsets. Refuse what the planner cannot represent instead of failing later.
-    guard (1970...9990).contains(year) else {
+    guard supportedYears.contains(year) else {
         throw .usage("invalid time '\(text)': the year must be between 1970 and 9990")
     }
     let reading = LocalDateTime(date: date, hour: hour, minute: minute, second: second, millisecond: millisecond)

@@ -23,7 +23,7 @@ public struct Zone: Sendable {
 
     /// The wall-clock reading at `instant`.
     public func local(_ instant: Instant) -> LocalDateTime {
-        LocalDateTime(epochMillisecondsAsIfUTC: instant.milliseconds + Int64(offset(at: instant)) * 1000)
+        LocalDateTime(epochMillisecondsAsIfUTC: saturatingAdd(instant.milliseconds, Int64(offset(at: instant)) * 1000))
     }
 
     /// The instant at which the wall clock shows `local`, or nil when that reading does not exist

@@ -14,11 +14,14 @@ struct CommonOptions: ParsableArguments {
     var now: String?
 
     func context() throws(PlannerError) -> CommandContext { try makeContext(db: db, now: now) }
+    /// Zone, clock and path only: for a command that has more to check before the database is opened.
+    func setting() throws(PlannerError) -> CommandSetting { try resolveSetting(db: db, now: now) }
 }
 
 /// `--grace` and `--verbose`, for the commands that change the plan.
 struct PlanChangeOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp(
+    // `.unconditional`: "--grace -5m" is refused as a negative duration, not as a "missing value".
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
         "A request whose time passed more than this long ago is marked missed (e.g. 90s, 15m, 2h).", valueName: "duration"))
     var grace: String = "15m"
 

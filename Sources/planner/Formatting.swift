@@ -21,7 +21,9 @@ enum Formatting {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
+            // Controls as \u escapes, also DEL, C1 and U+2028/U+2029 (valid raw in JSON, but they
+            // drive a terminal or break a line): the decoded value is exact, the text stays one line.
+            case _ where TerminalText.isControl(scalar):
                 let hex = String(scalar.value, radix: 16)
                 out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: out.unicodeScalars.append(scalar)
@@ -35,8 +37,11 @@ enum Formatting {
         "{" + fields.map { "\(json($0.0)): \($0.1)" }.joined(separator: ", ") + "}"
     }
 
-    /// Left-aligned columns separated by two spaces.
-    static func table(_ rows: [[String]]) -> String {
+    /// Left-aligned columns separated by two spaces. Cells hold titles, identifiers, errors and paths
+    /// from users and files: their control characters become spaces, so a row stays one line and
+    /// nothing reaches the terminal as a command.
+    static func table(_ rawRows: [[String]]) -> String {
+        let rows = rawRows.map { $0.map(TerminalText.flattened) }
         guard let width = rows.first?.count else { return "" }
         let widths = (0..<width).map { c in rows.map { $0[c].count }.max() ?? 0 }
         return rows.map { row in

@@ -66,6 +66,12 @@ enum FastPath {
 
 /// Resolves zone, clock and path, then opens the database: the real context of a command.
 func makeContext(db: String?, now: String?) throws(PlannerError) -> CommandContext {
+    try resolveSetting(db: db, now: now).open()
+}
+
+/// Resolves zone, clock and path without touching the database. A command checks every value it was
+/// given against this and only then calls `open()`: a refused command creates no file and changes none.
+func resolveSetting(db: String?, now: String?) throws(PlannerError) -> CommandSetting {
     let zone = try SystemZone.current(environment: Environment.get("TZ"))
     let instant: Instant
     if let now {
@@ -76,7 +82,19 @@ func makeContext(db: String?, now: String?) throws(PlannerError) -> CommandConte
         instant = SystemClock.now()
     }
     let path = try DatabaseLocation.resolve(option: db, environment: Environment.get)
-    return CommandContext(now: instant, zone: zone, database: try PlannerDatabase(path: path))
+    return CommandSetting(now: instant, zone: zone, path: path)
+}
+
+/// Where and when a command acts, before its database is opened.
+struct CommandSetting {
+    var now: Instant
+    var zone: Zone
+    var path: String
+
+    /// Opens (creating or migrating when needed) the database: the last step, after all validation.
+    func open() throws(PlannerError) -> CommandContext {
+        CommandContext(now: now, zone: zone, database: try PlannerDatabase(path: path))
+    }
 }
 
 private func parseTime(_ text: String, in zone: Zone, source: String) throws(PlannerError) -> Instant {

@@ -45,14 +45,20 @@ enum Main {
             let code = PlannerCommand.exitCode(for: error)
             // --help and --version arrive as "errors" with exit code 0: let ArgumentParser print them.
             if code == .success { PlannerCommand.exit(withError: error) }
-            let message = PlannerCommand.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+            // The message can echo a value with a line break in it ("the value '1\n2' is invalid"): keep it
+            // whole; `fail` writes its line breaks as escapes.
+            var message = PlannerCommand.message(for: error)
+            while message.last?.isNewline == true { message.removeLast() }
+            if message.isEmpty { message = "\(error)" }
             fail(message.lowercasedFirstWord() + " (see 'planner --help')", code: code.rawValue)
         }
     }
 
-    /// One line on stderr, `error: ` first, and a deliberate exit code.
+    /// One line on stderr, `error: ` first, and a deliberate exit code. Messages echo what the user gave
+    /// (a --now value, TZ, a path): control characters in it are written as escapes (`\n`, `\u{1B}`), so
+    /// the line stays one line and nothing reaches the terminal as a command.
     static func fail(_ message: String, code: Int32) -> Never {
-        let line = "error: \(message)\n"
+        let line = "error: \(TerminalText.escaped(message))\n"
         _ = line.withCString { write(2, $0, strlen($0)) }
         exit(code)
     }

@@ -15,33 +15,28 @@ struct Add: ParsableCommand {
     @OptionGroup var common: CommonOptions
     @Option(name: .long, help: ArgumentHelp("When, as for --now: 2026-11-23T18:00, 2026-11-23T09:00:00.5Z …", valueName: "time"))
     var at: String?
-    @Option(name: .customLong("in"), help: ArgumentHelp("After this long from now: 90s, 15m, 2h, 1d.", valueName: "duration"))
+    // `.unconditional`: a value may start with '-' ("-5 push-ups", or "-5m", refused below with a reason
+    // instead of ArgumentParser's "missing value").
+    @Option(name: .customLong("in"), parsing: .unconditional, help: ArgumentHelp("After this long from now: 90s, 15m, 2h, 1d.", valueName: "duration"))
     var delay: String?
-    @Option(name: .long, help: "The notification's title.") var title: String
-    @Option(name: .long, help: "The notification's body.") var body: String = ""
-    @Option(name: .long, help: ArgumentHelp("The identifier; the same one replaces (default: Noti_Reminder_<local time>).", valueName: "id"))
+    @Option(name: .long, parsing: .unconditional, help: "The notification's title.") var title: String
+    @Option(name: .long, parsing: .unconditional, help: "The notification's body.") var body: String = ""
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
+        "The identifier, 1 to 200 characters, no control characters; the same one replaces (default: Noti_Reminder_<local time>).",
+        valueName: "id"))
     var id: String?
 
     func validate() throws {
         if (at == nil) == (delay == nil) { throw ValidationError("give exactly one of --at TIME or --in DURATION") }
-        if let id, id.isEmpty || id.count > 200 { throw ValidationError("--id must be 1 to 200 characters") }
-        if title.isEmpty { throw ValidationError("--title must not be empty") }
+        if let id, let problem = RequestText.identifierProblem(id) { throw ValidationError(problem) }
+        if let problem = RequestText.titleProblem(title) { throw ValidationError(problem) }
     }
 
     func run() throws {
-        let ctx = try common.context()
-        let fireAt: Instant
-        if let delay {
-            guard let ms = parseDuration(delay), ms > 0 else {
-                throw PlannerError.usage("invalid --in '\(delay)': expected a positive duration such as 90s, 15m or 2h")
-            }
-            fireAt = ctx.now + ms
-        } else {
-            do { fireAt = try parseTime(at!, in: ctx.zone) } catch { throw PlannerError.usage("--at: \(error.message)") }
-            guard fireAt > ctx.now else {
-                throw PlannerError.usage("--at \(at!) is not in the future (now is \(ctx.zone.rfc3339(ctx.now)))")
-            }
-        }
+        // Every value is checked before the database is opened: a refused add creates no file.
+        let setting = try common.setting()
+        let fireAt = try Self.fireAt(at: at, delay: delay, now: setting.now, zone: setting.zone)
+        let ctx = try setting.open()
         let local = ctx.zone.local(fireAt)
         let defaultID = "Noti_Reminder_\(local.date.year)_\(pad(local.date.month, 2))_\(pad(local.date.day, 2))_"
             + "\(pad(local.hour, 2))_\(pad(local.minute, 2))_\(pad(local.second, 2))"
@@ -51,6 +46,33 @@ struct Add: ParsableCommand {
         var line = "\(decision.replaced == nil ? "added" : "replaced") \(identifier) for \(Formatting.wallTime(fireAt, in: ctx.zone)) (\(describeRelative(fireAt, from: ctx.now)))"
         if !decision.pending { line += "; waiting: 64 sooner requests are pending" }
         if !decision.displaced.isEmpty { line += "; pushed out \(decision.displaced.map(\.identifier).joined(separator: ", "))" }
-        print(line)
+        print(TerminalText.flattened(line))
+    }
+
+    /// The instant `--at TIME` or `--in DURATION` names: in the future and within the supported years.
+    static func fireAt(at: String?, delay: String?, now: Instant, zone: Zone) throws(PlannerError) -> Instant {
+        let fireAt: Instant
+        if let delay {
+            guard let ms = parseDuration(delay), ms > 0 else {
+                if delay.hasPrefix("-") {
+                    throw .usage("invalid --in '\(delay)': a delay cannot be negative; give a positive duration such as 90s, 15m or 2h, or a time with --at")
+                }
+                throw .usage("invalid --in '\(delay)': expected a positive duration such as 90s, 15m or 2h")
+            }
+            fireAt = now + ms
+        } else {
+            let at = at!
+            do { fireAt = try parseTime(at, in: zone) } catch { throw .usage("--at: \(error.message)") }
+            guard fireAt > now else {
+                throw .usage("--at \(at) is not in the future (now is \(zone.rfc3339(now)))")
+            }
+        }
+        // Stored as a 4-digit local date, with room for the plan's two years ahead: the same limit as
+        // --now, applied in the planner's zone (an --at with an offset can cross into the next year).
+        guard zone.local(fireAt).date.year <= supportedYears.upperBound else {
+            let given = delay.map { "--in '\($0)'" } ?? "--at '\(at ?? "")'"
+            throw .usage("invalid \(given): that is after the year \(supportedYears.upperBound) in \(zone.name); give an earlier time")
+        }
+        return fireAt
     }
 }

@@ -9,7 +9,8 @@ struct History: ParsableCommand {
         discussion: "Most recent first. The same rows are in the request_history and delivered_notifications views.")
 
     @OptionGroup var common: CommonOptions
-    @Option(name: .long, help: "How many entries to show.") var limit: Int = 20
+    // `.unconditional`: "--limit -5" is refused by validate(), not as a "missing value".
+    @Option(name: .long, parsing: .unconditional, help: "How many entries to show.") var limit: Int = 20
     @Flag(name: .long, help: "Print a JSON array.") var json = false
 
     func validate() throws {

@@ -31,7 +31,7 @@ struct Tick: ParsableCommand {
     @OptionGroup var common: CommonOptions
     @Option(name: .long, help: "notify or stdout (default: notify when a session bus is reachable, else stdout).")
     var sink: SinkName?
-    @Option(name: .long, help: ArgumentHelp(
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
         "A request is delivered only within this long after its time (e.g. 90s, 15m).", valueName: "duration"))
     var grace: String = "15m"
     @Flag(name: .long, help: "Deliver what is due at now (honours --now) and exit, for cron and tests.")

@@ -26,11 +26,18 @@ extension DeliverySink {
 struct StdoutSink: DeliverySink {
     let name = "stdout"
 
-    func start(_ request: ClaimedRequest, fireAt: String) -> DeliveryStart { .finished(error: writeLine(request, fireAt: fireAt)) }
+    func start(_ request: ClaimedRequest, fireAt: String) -> DeliveryStart {
+        .finished(error: writeAll(Self.line(identifier: request.identifier, fireAt: fireAt, title: request.title)))
+    }
 
-    private func writeLine(_ request: ClaimedRequest, fireAt: String) -> String? {
-        let clean = { (s: String) in String(s.map { $0 == "\t" || $0 == "\n" || $0 == "\r" ? " " : $0 }) }
-        let line = "\(clean(request.identifier))\t\(fireAt)\t\(clean(request.title))\n"
+    /// Exactly one line of three tab-separated fields, whatever the texts hold: every control scalar
+    /// (tab, CR, LF, VT, FF, ESC, NEL and the other C0/C1 controls, DEL, U+2028/U+2029) becomes a space.
+    static func line(identifier: String, fireAt: String, title: String) -> String {
+        let clean = TerminalText.flattened
+        return "\(clean(identifier))\t\(clean(fireAt))\t\(clean(title))\n"
+    }
+
+    private func writeAll(_ line: String) -> String? {
         let bytes = Array(line.utf8)
         var offset = 0
         while offset < bytes.count {
