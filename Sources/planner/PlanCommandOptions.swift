@@ -66,6 +66,12 @@ enum FastPath {
 
 /// Resolves zone, clock and path, then opens the database: the real context of a command.
 func makeContext(db: String?, now: String?) throws(PlannerError) -> CommandContext {
+    let inputs = try resolveInputs(db: db, now: now)
+    return CommandContext(now: inputs.now, zone: inputs.zone, database: try PlannerDatabase(path: inputs.path))
+}
+
+/// Zone, clock and database path, before the database is opened (`open` needs them when it cannot be).
+func resolveInputs(db: String?, now: String?) throws(PlannerError) -> (now: Instant, zone: Zone, path: String) {
     let zone = try SystemZone.current(environment: Environment.get("TZ"))
     let instant: Instant
     if let now {
@@ -76,7 +82,7 @@ func makeContext(db: String?, now: String?) throws(PlannerError) -> CommandConte
         instant = SystemClock.now()
     }
     let path = try DatabaseLocation.resolve(option: db, environment: Environment.get)
-    return CommandContext(now: instant, zone: zone, database: try PlannerDatabase(path: path))
+    return (instant, zone, path)
 }
 
 private func parseTime(_ text: String, in zone: Zone, source: String) throws(PlannerError) -> Instant {
