@@ -142,6 +142,15 @@ public enum OpenSpool {
             let name = withUnsafePointer(to: &item.pointee.d_name) {
                 $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
             }
+            if name.hasPrefix(".tmp-") {
+                // Left by an open killed while saving (it exited non-zero; its file was never renamed).
+                var info = stat()
+                if fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_uid == getuid(),
+                   Int64(info.st_mtim.tv_sec) < Int64(time(nil)) - 3600 {
+                    batch.staleTemporaries.append(name)
+                }
+                continue
+            }
             guard !name.hasPrefix("."), name.hasSuffix(".open"), let entry = read(name, in: dir) else { continue }
             batch.entries.append((name, entry))
         }
@@ -167,6 +176,7 @@ public enum OpenSpool {
         let folder: String
         let fd: Int32
         var entries: [(name: String, entry: Entry)] = []
+        var staleTemporaries: [String] = []
 
         init(folder: String, fd: Int32) {
             self.folder = folder
@@ -178,6 +188,7 @@ public enum OpenSpool {
         /// After COMMIT. A crash before this leaves files already applied: applying one again is a no-op.
         func removeApplied() {
             for (name, _) in entries { unlinkat(fd, name, 0) }
+            for name in staleTemporaries { unlinkat(fd, name, 0) }
             // Empty: remove it, so a write without spooled opens costs one failed open(2). Fails harmlessly
             // when another open was saved meanwhile.
             rmdir(folder)
