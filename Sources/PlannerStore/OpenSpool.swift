@@ -51,7 +51,10 @@ public enum OpenSpool {
         let folder = folder(of: DatabaseFile.resolve(databasePath))
         // An applier removes the folder once it is empty: a file cannot then be created in it, so try again.
         for _ in 0..<5 {
-            if mkdir(folder, 0o700) != 0 && errno != EEXIST {
+            if mkdir(folder, 0o700) == 0 {
+                // The new folder's own entry must survive a power cut too.
+                try syncParent(of: folder)
+            } else if errno != EEXIST {
                 throw .io("cannot create \(folder): \(DatabaseFile.describe(errno))")
             }
             let dir: Int32
@@ -93,6 +96,14 @@ public enum OpenSpool {
             return folder
         }
         throw .io("\(folder) kept disappearing while the open was being saved")
+    }
+
+    private static func syncParent(of folder: String) throws(PlannerError) {
+        let parent = folder.lastIndex(of: "/").map { folder[..<$0].isEmpty ? "/" : String(folder[..<$0]) } ?? "."
+        let fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw .io("cannot open \(parent): \(DatabaseFile.describe(errno))") }
+        defer { close(fd) }
+        if fsync(fd) != 0 { throw .io("cannot write \(parent): \(DatabaseFile.describe(errno))") }
     }
 
     enum Folder {
