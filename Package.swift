@@ -26,7 +26,7 @@ let package = Package(
         // SQLite: connection, embedded migrations, request store.
         .target(
             name: "PlannerStore",
-            dependencies: ["CSQLite", "PlannerCore"],
+            dependencies: ["CSQLite", "PlannerCore", "PlannerSystem"],
             resources: [
                 // Embedded into the binary: a copied binary needs no resource bundle.
                 .embedInCode("../../migrations/0001_initial.sql"),

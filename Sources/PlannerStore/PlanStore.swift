@@ -38,17 +38,21 @@ extension PlannerDatabase {
     /// `planner open`: records the event, cancels today's remaining slots and refills, in one transaction.
     @discardableResult
     public func recordAppOpen(now: Instant, zone: Zone, policy: PlanPolicy = PlanPolicy()) throws(PlannerError) -> OpenDecision {
-        try write {
-            let state = try readPlanState(now: now, zone: zone)
-            let decision = decideOpen(now: now, zone: zone, policy: policy, state: state)
-            try connection.prepare(
-                "INSERT INTO app_open (opened_at_ms, local_date, local_time, zone, cancelled) VALUES (?, ?, ?, ?, ?)"
-            ).run(.integer(now.milliseconds), .text(decision.date.description), .text(zone.rfc3339(now)),
-                  .text(zone.name), .integer(Int64(decision.cancelled.count)))
-            try transition(decision.cancelled, to: "cancelled", reason: "app opened", now: now)
-            try apply(decision.refill, now: now, zone: zone)
-            return decision
-        }
+        try write { try insertAppOpen(now: now, zone: zone, policy: policy) }
+    }
+
+    /// The work of one open inside the caller's transaction: also applies opens saved while the
+    /// database was held, at their own instants.
+    func insertAppOpen(now: Instant, zone: Zone, policy: PlanPolicy) throws -> OpenDecision {
+        let state = try readPlanState(now: now, zone: zone)
+        let decision = decideOpen(now: now, zone: zone, policy: policy, state: state)
+        try connection.prepare(
+            "INSERT INTO app_open (opened_at_ms, local_date, local_time, zone, cancelled) VALUES (?, ?, ?, ?, ?)"
+        ).run(.integer(now.milliseconds), .text(decision.date.description), .text(zone.rfc3339(now)),
+              .text(zone.name), .integer(Int64(decision.cancelled.count)))
+        try transition(decision.cancelled, to: "cancelled", reason: "app opened", now: now)
+        try apply(decision.refill, now: now, zone: zone)
+        return decision
     }
 
     /// Pending requests, soonest first.

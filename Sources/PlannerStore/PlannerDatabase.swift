@@ -19,7 +19,7 @@ public final class PlannerDatabase {
 
     /// Opens (creating or migrating when needed) the database at `path`.
     /// A file that is not a planner database is refused before anything is written to it.
-    public init(path: String) throws(PlannerError) {
+    public init(path: String, busyTimeoutMilliseconds: Int32 = PlannerDatabase.busyTimeoutMilliseconds) throws(PlannerError) {
         self.path = path
         let existing = try DatabaseFile.inspect(path)
         if case .sqlite(let header) = existing {
@@ -33,7 +33,7 @@ public final class PlannerDatabase {
         } catch {
             throw Self.translate(error, path: path)
         }
-        sqlite3_busy_timeout(connection.handle, Self.busyTimeoutMilliseconds)
+        sqlite3_busy_timeout(connection.handle, busyTimeoutMilliseconds)
         csqlite_set_checkpoint_on_close(connection.handle, 0)
         do {
             try checkOwnership()
@@ -116,7 +116,14 @@ public final class PlannerDatabase {
     /// Runs `body` in one IMMEDIATE transaction, turning SQLite failures into user-facing errors.
     func write<T>(_ body: () throws -> T) throws(PlannerError) -> T {
         do {
-            return try connection.immediateTransaction(body)
+            // Opens saved while another program held the database come first, at their own instants.
+            var spooled: OpenSpool.Batch?
+            let result = try connection.immediateTransaction {
+                spooled = try applySpooledOpens()
+                return try body()
+            }
+            spooled?.removeApplied()
+            return result
         } catch let error as PlannerError {
             throw error
         } catch let error as SQLiteError {
@@ -152,7 +159,7 @@ public final class PlannerDatabase {
         case SQLITE_CORRUPT:
             return .data("\(path) is corrupt (\(error.message)): restore it from a backup or move it away to start a new plan")
         case SQLITE_BUSY, SQLITE_LOCKED:
-            return .busy("the database \(path) stayed locked by another planner process for \(busyTimeoutMilliseconds / 1000) s: try again")
+            return .busy("the database \(path) stayed locked by another program for \(busyTimeoutMilliseconds / 1000) s (a sqlite3 shell or database browser in the middle of a change, a stalled process, or another planner command): finish or close it and try again; nothing was changed")
         case SQLITE_READONLY:
             return .io("cannot write the database \(path): it or its folder is read-only; check the permissions")
         case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_AUTH:

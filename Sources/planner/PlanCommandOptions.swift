@@ -111,3 +111,9 @@ struct CommandContext {
     var zone: Zone
     var database: PlannerDatabase
 }
+
+/// Zone, clock and database path, before the database is opened (`open` needs them when it cannot be).
+func resolveInputs(db: String?, now: String?) throws(PlannerError) -> (now: Instant, zone: Zone, path: String) {
+    let setting = try resolveSetting(db: db, now: now)
+    return (setting.now, setting.zone, setting.path)
+}

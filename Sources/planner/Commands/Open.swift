@@ -10,6 +10,11 @@ struct Open: ParsableCommand {
             slot of today's date is cancelled (past ones not yet delivered too), and the plan is refilled \
             without today's date. Idempotent; on a weekend it cancels nothing. One-off requests are kept.
 
+            It waits at most about a second for the database. If another program holds it longer, the open \
+            is saved in a private folder beside the database (<database>.opens/), a notice goes to stderr, \
+            and it exits 0: the next planner command that writes (refill, add, open, the ticker) applies it \
+            at the time it was taken. Exit 75 only when it could not even be saved.
+
             In ~/.profile:  planner open
             """)
 
@@ -22,8 +27,14 @@ struct Open: ParsableCommand {
 
     static func execute(_ options: PlanCommandOptions) throws {
         let policy = try options.policy()
-        let ctx = try makeContext(db: options.db, now: options.now)
-        let decision = try ctx.database.recordAppOpen(now: ctx.now, zone: ctx.zone, policy: policy)
+        let inputs = try resolveInputs(db: options.db, now: options.now)
+        let outcome = try LoginOpen.run(now: inputs.now, zone: inputs.zone, path: inputs.path, policy: policy)
+        guard case .applied(let decision, let ctx) = outcome else {
+            if case .saved(let folder) = outcome {
+                LoginOpen.notice("the database \(inputs.path) is locked by another program; this open (\(inputs.zone.rfc3339(inputs.now))) was saved in \(folder)/ and will be applied at its time by the next planner command that writes once the database is free")
+            }
+            return
+        }
         guard options.verbose else { return }
         let day = Formatting.weekdays[decision.date.isoWeekday - 1]
         print("open: app opened on \(day) \(decision.date); cancelled \(decision.cancelled.count) of today's slots")

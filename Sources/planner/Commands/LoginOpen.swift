@@ -1,0 +1,51 @@
+import Glibc
+import PlannerCore
+import PlannerStore
+
+/// `planner open` runs in the login script: it must not hold up the login when another program holds
+/// the database (a `sqlite3` shell in a transaction, a database browser, a stalled process), and the open
+/// must not be lost. It waits about a second; then it saves the open in the spool beside the database
+/// (`OpenSpool`), and the next write of any planner process applies it at its own instant.
+enum LoginOpen {
+    /// How long the login may wait for the database, in all.
+    static let waitMilliseconds: Int64 = 1_000
+
+    enum Outcome {
+        case applied(OpenDecision, CommandContext)
+        /// Saved for later: the folder it is in.
+        case saved(String)
+    }
+
+    static func run(now: Instant, zone: Zone, path: String, policy: PlanPolicy) throws(PlannerError) -> Outcome {
+        let start = monotonicMilliseconds()
+        do {
+            let database = try PlannerDatabase(path: path, busyTimeoutMilliseconds: Int32(waitMilliseconds))
+            // Opening may have waited already (a pending migration, an exclusive lock): one budget in all.
+            let left = max(50, waitMilliseconds - (monotonicMilliseconds() - start))
+            database.setBusyTimeout(milliseconds: Int32(left))
+            let decision = try database.recordAppOpen(now: now, zone: zone, policy: policy)
+            return .applied(decision, CommandContext(now: now, zone: zone, database: database))
+        } catch where error.exitCode == PlannerError.busy("").exitCode {
+            let entry = OpenSpool.Entry(
+                openedAt: now, zoneName: zone.name, offsetSeconds: zone.offset(at: now),
+                graceMilliseconds: policy.graceMilliseconds)
+            do {
+                return .saved(try OpenSpool.save(entry, databasePath: path))
+            } catch {
+                throw .busy("the database \(path) is locked by another program, and this open could not be saved for later (\(error.message)): it was NOT recorded; close the other program and run planner open again")
+            }
+        }
+    }
+
+    static func monotonicMilliseconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+    }
+
+    /// One line on stderr: the login goes on, and the user knows why today's reminders still show.
+    static func notice(_ message: String) {
+        var line = "planner open: \(message)\n"
+        line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+    }
+}
