@@ -89,7 +89,7 @@ import Testing
         let h = try Harness()
         _ = try h.plannerOK(["add", "--at", "2026-11-23T12:05", "--title", "t", "--id", "x"], now: "2026-11-23T12:00")
         let start = Date()
-        let r = try h.run("/usr/bin/timeout", ["40", Harness.binary, "tick", "--db", h.db, "--now", "2026-11-23T12:05", "--once", "--exec", "false"], env: h.env)
+        let r = try h.run("/usr/bin/timeout", ["-s", "KILL", "40", Harness.binary, "tick", "--db", h.db, "--now", "2026-11-23T12:05", "--once", "--exec", "false"], env: h.env)
         #expect(Date().timeIntervalSince(start) < 15)
         #expect(r.status == 1, "\(r.err)")
         #expect(r.err.hasSuffix("error: delivery failed: x: false exited with status 1\n"), "\(r.err)")

@@ -94,7 +94,10 @@ import Glibc
             env: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(nowhere)"])
         let took = Date().timeIntervalSince(started)
 
-        #expect(tick.status == 0)
+        // A --once run says a delivery failed with its exit status (cron mails the last line).
+        #expect(tick.status == 1)
+        #expect(tick.err.hasSuffix("\n") && tick.err.split(separator: "\n").last?.hasPrefix("error: delivery failed: Noti_Unheard: notify-send exited") == true,
+                "stderr: \(tick.err)")
         #expect(tick.out.isEmpty)
         // Retried with backoff (1 s, then 2 s would pass the 3 s grace), then given up.
         #expect(tick.err.contains("through notify failed (attempt 1)"), "stderr: \(tick.err)")

@@ -13,19 +13,20 @@ struct Tick: ParsableCommand {
         discussion: """
             Sleeps until the next request's time (a CLOCK_REALTIME timer that also wakes on clock changes and \
             resume) and delivers it; notices `open`, `refill` and `add` from other processes at once by watching \
-            the database file (inotify). Only a request within its grace period is delivered; when several are \
-            due at once (the machine slept) only the latest is, the others are marked missed. One ticker per \
-            database. SIGTERM or SIGINT: exits 0.
+            the database file (inotify). Only a request within its grace period is delivered, checked when each \
+            attempt starts. When several study slots are due at once (the machine slept) only the latest is, the \
+            others are marked missed; every one-off is delivered. One ticker per database. SIGTERM, SIGINT, SIGHUP \
+            or SIGQUIT: exits 0; SIGUSR1, SIGUSR2 and SIGALRM are ignored.
 
             Delivery is at most once: a request is claimed in the database before the sink runs, so a ticker \
             killed between claim and delivery loses that reminder (recorded as failed on the next run) and \
-            never shows it twice.
+            never shows it twice. A delivery in progress never holds up another.
 
             Sinks: notify (notify-send; the default when a session bus is reachable), stdout (one line per \
             delivery: identifier, fire_at, title; the default otherwise), or --exec PROGRAM [ARG...], run \
             directly (no shell) with PLANNER_ID, PLANNER_TITLE, PLANNER_BODY and PLANNER_FIRE_AT set. A failing \
             sink is retried with backoff (1 s, 2 s, 4 s ... up to 1 min) within the grace period, then recorded \
-            as failed.
+            as failed. --once retries for 5 s at most and exits 1 when a delivery failed.
             """)
 
     @OptionGroup var common: CommonOptions
@@ -84,11 +85,7 @@ struct Tick: ParsableCommand {
         let lock = try TickerLock.acquire(databasePath: ctx.database.resolvedPath)
         defer { close(lock.fd) }
         let wakeups = try Wakeups(databasePath: ctx.database.resolvedPath)
-        let log = { (message: String) in
-            var line = "planner tick: \(message)\n"
-            line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
-        }
-        let db = TickerDatabase(ctx.database, log: log)
+        let db = TickerDatabase(ctx.database, log: Ticker.log)
         // Short lock waits: the loop, not SQLite's busy handler, is where the ticker waits (it keeps
         // watching its deliveries and signals meanwhile).
         db.busyTimeout = 250

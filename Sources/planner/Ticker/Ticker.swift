@@ -243,6 +243,7 @@ final class Ticker {
     /// (the reminder was shown: losing its record would later mark it failed).
     private func recordOutcomes() {
         if let retry = databaseRetryAt, retry > now() { return }
+        guard !unrecorded.isEmpty else { return }
         while let outcome = unrecorded.first {
             do {
                 try db.check()
@@ -293,8 +294,12 @@ final class Ticker {
         return times.min()
     }
 
-    func log(_ message: String) {
-        var line = "planner tick: \(message)\n"
+    func log(_ message: String) { Self.log(message) }
+
+    /// One line on stderr. Identifiers come from the database, which anyone with the file can edit: a
+    /// control character in them is shown escaped, never sent to the terminal or journal raw.
+    static func log(_ message: String) {
+        var line = "planner tick: \(TerminalText.escaped(message))\n"
         line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
     }
 }
