@@ -30,6 +30,7 @@ enum DatabaseFile {
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw .usage("database path \(path) is not a regular file: pass the path of a planner database file")
         }
+        try checkOwnedAndSingle(info, name: path, what: "the database")
         if info.st_size == 0 { return .missingOrEmpty }
 
         guard let file = fopen(path, "rb") else { throw .io("cannot read database \(path): \(describe(errno))") }
@@ -53,6 +54,43 @@ enum DatabaseFile {
             throw .data("\(path) is truncated (\(info.st_size) bytes, its header says \(pageSize * pageCount)): restore it from a backup or move it away to start a new plan")
         }
         return .sqlite(header: header)
+    }
+
+    /// A file the planner uses must be the user's own, with one name. Someone else's file in a shared
+    /// folder (adopted by root, or world-writable) lets its owner read and rewrite the plan; SQLite cannot
+    /// lock a file reached by two names (two tickers, a corrupted index).
+    static func checkOwnedAndSingle(_ info: stat, name: String, what: String) throws(PlannerError) {
+        if info.st_uid != geteuid() {
+            throw .data("\(what) \(name) belongs to another user (uid \(info.st_uid)): the planner uses only your own files; pass another --db, or let its owner run the planner; nothing was changed")
+        }
+        if info.st_nlink > 1 {
+            throw .data("\(what) \(name) has \(info.st_nlink) hard links: SQLite cannot lock a file reached by two names; remove the other names (find / -xdev -samefile \(name)) or use a copy; nothing was changed")
+        }
+    }
+
+    /// SQLite's `-wal` and `-shm` beside the (resolved) database, when present, must be the user's own
+    /// plain files: SQLite follows a planted link and trusts a planted file. One the user owns but cannot
+    /// write (SQLite gives them the database's mode, so a failed write on a 0400 database leaves a 0400
+    /// `-shm`) would make every later write fail: it gets the database's owner write bit back.
+    static func checkCompanions(of resolved: String) throws(PlannerError) {
+        var database = stat()
+        guard stat(resolved, &database) == 0 else { return }
+        for file in [resolved + "-wal", resolved + "-shm"] {
+            var info = stat()
+            guard lstat(file, &info) == 0 else { continue }
+            guard (info.st_mode & S_IFMT) == S_IFREG else {
+                throw .data("SQLite's file \(file) is not a regular file (a symbolic link?): remove it; nothing was changed")
+            }
+            try checkOwnedAndSingle(info, name: file, what: "SQLite's file")
+            if database.st_mode & S_IWUSR != 0, info.st_mode & S_IWUSR == 0 {
+                chmod(file, 0o600)
+            }
+        }
+    }
+
+    /// Whether this process may write the file (effective ids, as the kernel will judge the open).
+    static func isWritable(_ path: String) -> Bool {
+        faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0
     }
 
     /// Creates the missing folders (0700) and the file (0600), so SQLite never creates them with

@@ -19,7 +19,9 @@ public final class PlannerDatabase {
 
     /// Opens (creating or migrating when needed) the database at `path`.
     /// A file that is not a planner database is refused before anything is written to it.
-    public init(path: String, busyTimeoutMilliseconds: Int32 = PlannerDatabase.busyTimeoutMilliseconds) throws(PlannerError) {
+    /// `forWriting: false` (list, status, history) still reads a database the user cannot write.
+    public init(path: String, busyTimeoutMilliseconds: Int32 = PlannerDatabase.busyTimeoutMilliseconds,
+                forWriting: Bool = true) throws(PlannerError) {
         self.path = path
         let existing = try DatabaseFile.inspect(path)
         if case .sqlite(let header) = existing {
@@ -27,7 +29,11 @@ public final class PlannerDatabase {
         } else {
             try DatabaseFile.create(path)
         }
+        // Refused before SQLite opens it: a write that fails inside SQLite leaves a `-wal` and a `-shm`
+        // with the database's read-only mode behind.
+        if forWriting, !DatabaseFile.isWritable(path) { throw Self.readOnly(path) }
         resolvedPath = DatabaseFile.resolve(path)
+        try DatabaseFile.checkCompanions(of: resolvedPath)
         do {
             connection = try Connection(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX)
         } catch {
@@ -68,14 +74,29 @@ public final class PlannerDatabase {
 
     /// The authoritative check, through SQLite (sees WAL content too), before any write.
     private func checkOwnership() throws {
-        let applicationID = Int32(truncatingIfNeeded: try connection.integer("PRAGMA application_id") ?? 0)
-        let userVersion = Int32(truncatingIfNeeded: try connection.integer("PRAGMA user_version") ?? 0)
-        let objects = try connection.integer("SELECT count(*) FROM sqlite_schema") ?? 0
+        // One read transaction, so one snapshot: read apart, a new file's id could be read before another
+        // process's migration committed and its tables after ("belongs to another program", "changed by hand").
+        try connection.execute("BEGIN")
+        defer { _ = sqlite3_exec(connection.handle, "ROLLBACK", nil, nil, nil) }
+        let (applicationID, userVersion, objects) = try identityRow()
         if applicationID == Self.applicationID {
             if userVersion > Migrations.latestVersion { throw Self.newer(path, userVersion) }
+            try checkSchema(userVersion: userVersion)
         } else if applicationID != 0 || objects > 0 {
             throw Self.foreign(path)
         }
+    }
+
+    static func readOnly(_ path: String) -> PlannerError {
+        .io("cannot write the database \(path): it or its folder is read-only; check the permissions")
+    }
+
+    /// application_id, user_version and the number of schema objects.
+    private func identityRow() throws -> (Int32, Int32, Int64) {
+        let stmt = try connection.prepare(
+            "SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_schema)")
+        _ = try stmt.step()
+        return (Int32(truncatingIfNeeded: stmt.int64(0)), Int32(truncatingIfNeeded: stmt.int64(1)), stmt.int64(2))
     }
 
     static func foreign(_ path: String) -> PlannerError {
@@ -161,7 +182,7 @@ public final class PlannerDatabase {
         case SQLITE_BUSY, SQLITE_LOCKED:
             return .busy("the database \(path) stayed locked by another program for \(busyTimeoutMilliseconds / 1000) s (a sqlite3 shell or database browser in the middle of a change, a stalled process, or another planner command): finish or close it and try again; nothing was changed")
         case SQLITE_READONLY:
-            return .io("cannot write the database \(path): it or its folder is read-only; check the permissions")
+            return readOnly(path)
         case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_AUTH:
             return .io("cannot open the database \(path): check that it and its folder are readable and writable by you")
         case SQLITE_FULL:

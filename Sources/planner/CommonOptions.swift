@@ -14,6 +14,8 @@ struct CommonOptions: ParsableArguments {
     var now: String?
 
     func context() throws(PlannerError) -> CommandContext { try makeContext(db: db, now: now) }
+    /// For commands that only read: a database the user cannot write is still shown.
+    func readingContext() throws(PlannerError) -> CommandContext { try resolveSetting(db: db, now: now).open(forWriting: false) }
     /// Zone, clock and path only: for a command that has more to check before the database is opened.
     func setting() throws(PlannerError) -> CommandSetting { try resolveSetting(db: db, now: now) }
 }

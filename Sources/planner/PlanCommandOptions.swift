@@ -92,8 +92,8 @@ struct CommandSetting {
     var path: String
 
     /// Opens (creating or migrating when needed) the database: the last step, after all validation.
-    func open() throws(PlannerError) -> CommandContext {
-        CommandContext(now: now, zone: zone, database: try PlannerDatabase(path: path))
+    func open(forWriting: Bool = true) throws(PlannerError) -> CommandContext {
+        CommandContext(now: now, zone: zone, database: try PlannerDatabase(path: path, forWriting: forWriting))
     }
 }
 

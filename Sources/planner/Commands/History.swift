@@ -18,7 +18,7 @@ struct History: ParsableCommand {
     }
 
     func run() throws {
-        let ctx = try common.context()
+        let ctx = try common.readingContext()
         let entries = try ctx.database.history(limit: limit)
         func lateness(_ e: HistoryEntry) -> Int64? { e.deliveredAt.map { $0 - e.fireAt } }
         if json {

@@ -12,7 +12,7 @@ struct List: ParsableCommand {
     var json = false
 
     func run() throws {
-        let ctx = try common.context()
+        let ctx = try common.readingContext()
         let requests = try ctx.database.pendingRequests()
         if json {
             let objects = requests.map { r in

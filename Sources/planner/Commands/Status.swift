@@ -10,7 +10,7 @@ struct Status: ParsableCommand {
     @Flag(name: .long, help: "Print a JSON object instead of text.") var json = false
 
     func run() throws {
-        let ctx = try common.context()
+        let ctx = try common.readingContext()
         let s = try ctx.database.status(now: ctx.now, zone: ctx.zone)
         if json {
             func time(_ i: Instant?) -> String { i.map { Formatting.json(ctx.zone.rfc3339($0)) } ?? "null" }

@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+import CSQLite
+@testable import PlannerStore
+
+/// The fingerprints the planner checks at each open must be those of files its migrations really make.
+@Suite struct SchemaCheckTests {
+    /// A file migrated to `version` the way `PlannerDatabase.migrate` stamps it, without the planner.
+    func migrated(to version: Int32) throws -> (Connection, String) {
+        let path = temporaryDatabasePath()
+        let connection = try Connection(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        for migration in Migrations.all where migration.version <= version {
+            try connection.execute(String(decoding: migration.sql, as: UTF8.self))
+        }
+        try connection.execute("PRAGMA application_id = \(PlannerDatabase.applicationID)")
+        try connection.execute("PRAGMA user_version = \(version)")
+        return (connection, path)
+    }
+
+    @Test(arguments: Migrations.all.map(\.version)) func eachVersionsFingerprintIsWhatItsMigrationsMake(version: Int32) throws {
+        let (connection, _) = try migrated(to: version)
+        let actual = try PlannerDatabase.schemaFingerprint(of: connection)
+        #expect(PlannerDatabase.schemaFingerprints[version] == actual,
+                "schemaFingerprints[\(version)] should be 0x\(String(actual, radix: 16, uppercase: true))")
+    }
+
+    @Test func theObjectListNamesEveryObjectTheMigrationsCreate() throws {
+        let (connection, _) = try migrated(to: Migrations.latestVersion)
+        let stmt = try connection.prepare("SELECT name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY name")
+        var names: [String] = []
+        while try stmt.step() { names.append(stmt.text(0)) }
+        #expect(names == PlannerDatabase.plannerObjects.sorted())
+    }
+
+    @Test func anOlderVersionStillMigrates() throws {
+        let (connection, path) = try migrated(to: 1)
+        connection.close()
+        let db = try PlannerDatabase(path: path)
+        #expect(try db.connection.integer("PRAGMA user_version") == Int64(Migrations.latestVersion))
+    }
+
+    @Test func objectsOfTheUsersOwnAreAllowed() throws {
+        let path = temporaryDatabasePath()
+        _ = try PlannerDatabase(path: path)
+        let (connection, _) = (try Connection(path: path, flags: SQLITE_OPEN_READWRITE), ())
+        try connection.execute("CREATE VIEW my_week AS SELECT * FROM request; CREATE INDEX my_index ON request (kind)")
+        connection.close()
+        #expect(throws: Never.self) { _ = try PlannerDatabase(path: path) }
+    }
+}
