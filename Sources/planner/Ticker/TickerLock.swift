@@ -8,25 +8,44 @@ struct TickerLock {
 
     static func acquire(databasePath: String) throws(PlannerError) -> TickerLock {
         let path = databasePath + ".tick.lock"
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .io("cannot create the ticker lock \(path): \(String(cString: strerror(errno)))") }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            var buffer = [UInt8](repeating: 0, count: 32)
-            let n = pread(fd, &buffer, 31, 0)
-            close(fd)
-            let pid = n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self).trimmingSpaces : "unknown"
-            throw .busy("another ticker (pid \(pid)) is already running on \(databasePath): stop it first (e.g. systemctl --user stop planner-tick) or use another --db")
+        // Never through a link: one planted in a shared folder would make the ticker write (and, before,
+        // truncate) whatever file it points to.
+        let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            let err = errno
+            if err == ELOOP {
+                throw .data("the ticker lock \(path) is a symbolic link, which the planner never follows: remove it; nothing was changed")
+            }
+            throw .io("cannot create the ticker lock \(path): \(String(cString: strerror(err))) (a file another user planted in a shared folder?): remove it or use another --db")
         }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == geteuid(), info.st_nlink == 1 else {
+            close(fd)
+            let why = (info.st_mode & S_IFMT) != S_IFREG ? "is not a regular file"
+                : info.st_uid != geteuid() ? "belongs to another user (uid \(info.st_uid))"
+                : "has \(info.st_nlink) hard links"
+            throw .data("the ticker lock \(path) \(why), so it is not the planner's own: remove it; nothing was changed")
+        }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let pid = holder(fd)
+            close(fd)
+            throw .busy("another ticker (pid \(pid ?? "unknown")) is already running on \(databasePath): stop it first (e.g. systemctl --user stop planner-tick) or use another --db")
+        }
+        // Ours alone from here (our own file, one name, locked): replace the last holder's pid.
         let text = "\(getpid())\n"
         _ = ftruncate(fd, 0)
         _ = text.withCString { pwrite(fd, $0, strlen($0), 0) }
         return TickerLock(fd: fd)
     }
-}
 
-extension String {
-    var trimmingSpaces: String {
-        let kept = Array(self).drop { $0 == " " || $0 == "\n" }.reversed().drop { $0 == " " || $0 == "\n" }.reversed()
-        return String(kept)
+    /// The pid written by the holder; nil unless the file says exactly that (never echo others' text).
+    static func holder(_ fd: Int32) -> String? {
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let n = pread(fd, &buffer, 16, 0)
+        guard n > 0 else { return nil }
+        var digits = buffer[0..<n]
+        if digits.last == UInt8(ascii: "\n") { digits = digits.dropLast() }
+        guard (1...10).contains(digits.count), digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        return String(decoding: digits, as: UTF8.self)
     }
 }
