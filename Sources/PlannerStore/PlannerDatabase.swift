@@ -44,9 +44,7 @@ public final class PlannerDatabase {
         do {
             try checkOwnership()
             csqlite_set_checkpoint_on_close(connection.handle, 1)
-            if try connection.text("PRAGMA journal_mode") != "wal" {
-                _ = try connection.text("PRAGMA journal_mode = WAL")
-            }
+            try switchToWAL(waitingUpTo: busyTimeoutMilliseconds)
             // FULL: a committed transaction (a delivery claim, an open) survives a power cut.
             try connection.execute("PRAGMA synchronous = FULL")
             try migrate()
@@ -105,6 +103,25 @@ public final class PlannerDatabase {
 
     static func newer(_ path: String, _ version: Int32) -> PlannerError {
         .data("\(path) was written by a newer planner (schema \(version), this binary knows up to \(Migrations.latestVersion)): install a newer planner; the file was not changed")
+    }
+
+    /// Once per file, at its first use. Leaving the rollback journal needs every other connection's
+    /// lock released, and SQLite returns SQLITE_BUSY for that without calling the busy handler: when many
+    /// processes use a new file at once, this waits for them as the busy timeout would.
+    private func switchToWAL(waitingUpTo milliseconds: Int32) throws(SQLiteError) {
+        var waited: Int32 = 0
+        while true {
+            do throws(SQLiteError) {
+                if try connection.text("PRAGMA journal_mode") != "wal" {
+                    _ = try connection.text("PRAGMA journal_mode = WAL")
+                }
+                return
+            } catch {
+                guard error.primaryCode == SQLITE_BUSY, waited < milliseconds else { throw error }
+                usleep(2_000)
+                waited += 2
+            }
+        }
     }
 
     /// Applies the missing migrations in order, each in its own IMMEDIATE transaction.
