@@ -47,6 +47,32 @@ import Testing
         #expect(list.status == 0 && list.out.contains("64/64 pending"), "\(list.err)")
     }
 
+    /// Defect 5 of issue 7: a write refused on a read-only database left a 0400 `-shm` behind, and every
+    /// later write failed until someone deleted it by hand.
+    @Test func aFailedWriteOnAReadOnlyDatabaseLeavesNothingBehind() throws {
+        let h = try Harness()
+        let db = try database(h)
+        chmod(db, 0o400)
+        expectRefused(try asUser(h, ["open", "--db", db, "--now", "2026-11-23T12:00"]), saying: "read-only")
+        #expect(!FileManager.default.fileExists(atPath: db + "-shm") && !FileManager.default.fileExists(atPath: db + "-wal"))
+        chmod(db, 0o600)
+        let r = try asUser(h, ["open", "--db", db, "--now", "2026-11-23T12:00"])
+        #expect(r.status == 0, "\(r.err)")
+    }
+
+    /// What an older planner (or a read on a 0400 database) left: the user's own 0400 `-shm`.
+    @Test func aLeftoverReadOnlySharedMemoryFileIsRepaired() throws {
+        let h = try Harness()
+        let db = try database(h)
+        for suffix in ["-shm", "-wal"] {
+            FileManager.default.createFile(atPath: db + suffix, contents: Data())
+            givenToUser(db + suffix)
+            chmod(db + suffix, 0o400)
+        }
+        let r = try asUser(h, ["open", "--db", db, "--now", "2026-11-23T12:00"])
+        #expect(r.status == 0, "\(r.err)")
+    }
+
     @Test func readOnlyFolder() throws {
         let h = try Harness()
         let db = try database(h)
@@ -63,7 +89,8 @@ import Testing
         chmod(h.dir, 0o755)
         _ = try h.planner(["refill", "--db", h.db, "--now", "2026-11-23T08:00"])  // root's, mode 0600
         guard getuid() == 0 else { return }  // needs a second user
-        expectRefused(try asUser(h, ["list", "--db", h.db]), saying: "cannot")
+        let r = try asUser(h, ["list", "--db", h.db])
+        #expect(r.status == 65 && r.err.contains("belongs to another user"), "\(r.err)")
     }
 
     @Test(.enabled(if: getuid() == 0, "mounting a tmpfs needs root")) func fullDisk() throws {
