@@ -31,6 +31,7 @@ let package = Package(
                 // Embedded into the binary: a copied binary needs no resource bundle.
                 .embedInCode("../../migrations/0001_initial.sql"),
                 .embedInCode("../../migrations/0002_delivery.sql"),
+                .embedInCode("../../migrations/0003_settings.sql"),
             ]
         ),
         .executableTarget(

@@ -1,4 +1,5 @@
-/// What `refill` and `open` must change, decided from `now`, the zone and the current state alone.
+/// What `refill` and `open` must change, decided from `now`, the zone, the user's settings and the
+/// current state alone.
 /// The store reads the state and applies the decision inside one transaction.
 
 public enum RequestKind: String, Sendable {
@@ -15,14 +16,20 @@ public struct PendingRequest: Hashable, Sendable {
     public var localDate: LocalDate
     /// The zone the request was planned in.
     public var zone: String
+    /// Its text, when read (a slot whose text differs from the settings' is planned again).
+    public var title: String?
+    public var body: String?
 
-    public init(rowID: Int64, identifier: String, kind: RequestKind, fireAt: Instant, localDate: LocalDate, zone: String = "") {
+    public init(rowID: Int64, identifier: String, kind: RequestKind, fireAt: Instant, localDate: LocalDate, zone: String = "",
+                title: String? = nil, body: String? = nil) {
         self.rowID = rowID
         self.identifier = identifier
         self.kind = kind
         self.fireAt = fireAt
         self.localDate = localDate
         self.zone = zone
+        self.title = title
+        self.body = body
     }
 }
 
@@ -33,17 +40,24 @@ public struct PlanState: Sendable {
     /// Slot identifiers of requests that must not come back: delivered, being delivered, missed,
     /// failed or cancelled (only those after `now` matter).
     public var finishedSlotIdentifiers: Set<String>
-    /// Local dates on which the app was opened (only today and later matter).
-    public var openedDates: Set<LocalDate>
+    /// Opened and skipped dates and the pause (only today and later matter).
+    public var exclusions: Exclusions
     /// One-off requests waiting outside the cap (state `displaced`): they come back when among the soonest.
     public var waitingOneOffs: [PendingRequest]
 
     public init(pending: [PendingRequest], finishedSlotIdentifiers: Set<String> = [], openedDates: Set<LocalDate> = [],
-                waitingOneOffs: [PendingRequest] = []) {
+                waitingOneOffs: [PendingRequest] = [], exclusions: Exclusions = Exclusions()) {
         self.pending = pending
         self.finishedSlotIdentifiers = finishedSlotIdentifiers
-        self.openedDates = openedDates
+        self.exclusions = exclusions
+        self.exclusions.openedDates.formUnion(openedDates)
         self.waitingOneOffs = waitingOneOffs
+    }
+
+    /// Local dates on which the app was opened.
+    public var openedDates: Set<LocalDate> {
+        get { exclusions.openedDates }
+        set { exclusions.openedDates = newValue }
     }
 }
 
@@ -70,11 +84,17 @@ public struct RefillDecision: Equatable, Sendable {
     public var added: [Slot] = []
     /// Waiting one-offs that are among the soonest again and become pending.
     public var readmitted: [PendingRequest] = []
-    /// Slots planned in another zone (TZ changed): replaced, and planned again at the same wall-clock
-    /// time in the current zone when still ahead.
-    public var rezoned: [PendingRequest] = []
+    /// Pending slots that the plan as it is now no longer has there (paused, skipped, schedule, zone or
+    /// content changed), each with its new state and why.
+    public var retired: [Retirement] = []
 
-    public var isEmpty: Bool { missed.isEmpty && displaced.isEmpty && added.isEmpty && readmitted.isEmpty && rezoned.isEmpty }
+    public var isEmpty: Bool { missed.isEmpty && displaced.isEmpty && added.isEmpty && readmitted.isEmpty && retired.isEmpty }
+}
+
+public struct Retirement: Equatable, Sendable {
+    public var request: PendingRequest
+    public var state: RequestState
+    public var reason: String
 }
 
 public struct OpenDecision: Equatable, Sendable {
@@ -85,17 +105,40 @@ public struct OpenDecision: Equatable, Sendable {
     public var refill: RefillDecision
 }
 
-/// Refill: stale requests become missed, then the pending set becomes the soonest `cap` of
-/// (what is pending) ∪ (waiting one-offs) ∪ (slots strictly after now on dates the app was not opened,
-/// not finished before).
-public func decideRefill(now: Instant, zone: Zone, policy: PlanPolicy = PlanPolicy(), state: PlanState) -> RefillDecision {
+/// Refill: pending slots the plan no longer has are retired and stale requests become missed, then the
+/// pending set becomes the soonest `cap` of (what is pending) ∪ (waiting one-offs) ∪ (the schedule's
+/// slots strictly after now on dates not excluded, not finished before).
+public func decideRefill(now: Instant, zone: Zone, policy: PlanPolicy = PlanPolicy(), state: PlanState,
+                         plan: PlanSettings = .standard) -> RefillDecision {
     var decision = RefillDecision()
     let staleBefore = now - policy.graceMilliseconds
     var live: [PendingRequest] = []
+    // Slots moved by a zone change whose new time has just passed (within grace): due now, not lost.
+    var dueAgain: [Slot] = []
     for request in state.pending {
-        if request.kind == .slot, request.zone != zone.name, let reading = SlotIdentifier.parse(request.identifier),
-           zone.instant(for: reading) != request.fireAt {
-            decision.rezoned.append(request)
+        guard request.kind == .slot, let reading = SlotIdentifier.parse(request.identifier) else {
+            if request.fireAt < staleBefore { decision.missed.append(request) } else { live.append(request) }
+            continue
+        }
+        func retire(_ to: RequestState, _ why: String) { decision.retired.append(Retirement(request: request, state: to, reason: why)) }
+        let instant = zone.instant(for: reading)
+        switch state.exclusions.reason(date: reading.date, at: instant ?? request.fireAt) {
+        case .skipped?: retire(.skipped, "date skipped"); continue
+        case .paused?: retire(.paused, "paused"); continue
+        case .opened?, nil: break
+        }
+        if !plan.schedule.contains(reading) {
+            retire(.retired, "schedule changed")
+        } else if instant != request.fireAt {
+            // Same wall-clock time in the new zone: planned again unless that is past the grace period.
+            if let instant, instant >= staleBefore {
+                retire(.retired, "zone changed to \(zone.name)")
+                if instant <= now { dueAgain.append(Slot(local: reading, fireAt: instant)) }
+            } else {
+                retire(.missed, "zone changed to \(zone.name): its time there passed more than the grace period ago")
+            }
+        } else if let title = request.title, title != plan.title || request.body != plan.body {
+            retire(.retired, "content changed")
         } else if request.fireAt < staleBefore {
             decision.missed.append(request)
         } else {
@@ -106,12 +149,12 @@ public func decideRefill(now: Instant, zone: Zone, policy: PlanPolicy = PlanPoli
     for request in state.waitingOneOffs {
         if request.fireAt < staleBefore { decision.missed.append(request) } else { waiting.append(request) }
     }
-    let candidates = SlotIdentifier.upcoming(
-        after: now, in: zone, skippingDates: state.openedDates,
+    let taken = state.finishedSlotIdentifiers.union(live.map(\.identifier)).union(waiting.map(\.identifier))
+    let candidates = dueAgain.filter { !taken.contains($0.identifier) } + SlotIdentifier.upcoming(
+        after: now, in: zone, schedule: plan.schedule, excluding: state.exclusions,
         // An identifier names one request: one taken by a pending or waiting one-off (`add --id` with a
         // slot's identifier) is not planned again as a slot.
-        skippingIdentifiers: state.finishedSlotIdentifiers.union(live.map(\.identifier)).union(waiting.map(\.identifier)),
-        limit: policy.cap)
+        skippingIdentifiers: taken, limit: policy.cap)
 
     // Merge both sorted-by-time lists and keep the soonest `cap`; ties broken by identifier so the
     // outcome never depends on the order rows came out of the database.
@@ -133,12 +176,13 @@ public func decideRefill(now: Instant, zone: Zone, policy: PlanPolicy = PlanPoli
 
 /// Open ("the app opened"): cancel every pending study slot of today's local date, remember the
 /// date so nothing re-adds its slots, then refill.
-public func decideOpen(now: Instant, zone: Zone, policy: PlanPolicy = PlanPolicy(), state: PlanState) -> OpenDecision {
+public func decideOpen(now: Instant, zone: Zone, policy: PlanPolicy = PlanPolicy(), state: PlanState,
+                       plan: PlanSettings = .standard) -> OpenDecision {
     let today = zone.local(now).date
     var remaining = state
     let cancelled = state.pending.filter { $0.kind == .slot && $0.localDate == today }
     let cancelledIDs = Set(cancelled.map(\.rowID))
     remaining.pending.removeAll { cancelledIDs.contains($0.rowID) }
     remaining.openedDates.insert(today)
-    return OpenDecision(date: today, cancelled: cancelled, refill: decideRefill(now: now, zone: zone, policy: policy, state: remaining))
+    return OpenDecision(date: today, cancelled: cancelled, refill: decideRefill(now: now, zone: zone, policy: policy, state: remaining, plan: plan))
 }

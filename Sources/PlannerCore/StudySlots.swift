@@ -1,24 +1,3 @@
-/// The study plan of seed 002: Monday to Friday, 09:30 through 21:30 every 30 minutes (25 a day),
-/// as wall-clock times in the planner's zone.
-public enum StudySlots {
-    public static let firstMinuteOfDay = 9 * 60 + 30
-    public static let lastMinuteOfDay = 21 * 60 + 30
-    public static let stepMinutes = 30
-
-    public static let title = "Time to study?"
-    public static let body = "Open the app and start today's lesson."
-
-    public static func isStudyDay(_ date: LocalDate) -> Bool { date.isoWeekday <= 5 }
-
-    /// The wall-clock readings of the slots on `date` (empty on weekends).
-    public static func readings(on date: LocalDate) -> [LocalDateTime] {
-        guard isStudyDay(date) else { return [] }
-        return stride(from: firstMinuteOfDay, through: lastMinuteOfDay, by: stepMinutes).map {
-            LocalDateTime(date: date, hour: $0 / 60, minute: $0 % 60)
-        }
-    }
-}
-
 /// A study slot placed on the time line.
 public struct Slot: Hashable, Sendable {
     public var identifier: String
@@ -56,23 +35,22 @@ public enum SlotIdentifier {
         return LocalDateTime(date: date, hour: n[3], minute: n[4])
     }
 
-    /// The slots strictly after `now`, soonest first, on study days not in `skippingDates`, whose
-    /// identifiers are not in `skippingIdentifiers`; at most `limit`.
+    /// The schedule's slots strictly after `now`, soonest first, not excluded, whose identifiers are
+    /// not in `skippingIdentifiers`; at most `limit`.
     /// A reading skipped by a DST change has no instant and is left out.
     public static func upcoming(
-        after now: Instant, in zone: Zone, skippingDates: Set<LocalDate> = [],
+        after now: Instant, in zone: Zone, schedule: Schedule = .standard, excluding exclusions: Exclusions = Exclusions(),
         skippingIdentifiers: Set<String> = [], limit: Int
     ) -> [Slot] {
         var slots: [Slot] = []
         var date = zone.local(now).date
-        // Two years of days is far more than 64 slots can need, even with many opened dates skipped.
+        // Two years of days is far more than 64 slots can need, even with many dates excluded.
         for _ in 0..<732 where slots.count < limit {
-            if !skippingDates.contains(date) {
-                for reading in StudySlots.readings(on: date) where slots.count < limit {
-                    guard let fireAt = zone.instant(for: reading), fireAt > now else { continue }
-                    let slot = Slot(local: reading, fireAt: fireAt)
-                    if !skippingIdentifiers.contains(slot.identifier) { slots.append(slot) }
-                }
+            for reading in schedule.readings(on: date) where slots.count < limit {
+                guard let fireAt = zone.instant(for: reading), fireAt > now,
+                      exclusions.reason(date: date, at: fireAt) == nil else { continue }
+                let slot = Slot(local: reading, fireAt: fireAt)
+                if !skippingIdentifiers.contains(slot.identifier) { slots.append(slot) }
             }
             date = date.adding(days: 1)
         }

@@ -8,6 +8,13 @@ public struct ClaimedRequest: Sendable, Equatable {
     public var fireAt: Instant
     public var title: String
     public var body: String
+    /// From the settings in force when it was claimed: how late it may still be shown, and how.
+    public var graceMilliseconds: Int64 = PlanPolicy.defaultGraceMilliseconds
+    public var icon: String = ""
+    public var urgency: String = "normal"
+
+    /// The grace period it is delivered under, as a policy.
+    public var policy: PlanPolicy { PlanPolicy(graceMilliseconds: graceMilliseconds) }
 }
 
 /// One line of `planner history`.
@@ -55,8 +62,8 @@ extension PlannerDatabase {
                                    changed_at_ms = ?
                 WHERE identifier = ? AND state IN ('pending', 'displaced')
                 """).run(.integer(now.milliseconds), .text(request.identifier))
-            try transition(decision.missed, to: "missed", reason: MissReason.pastGrace, now: now)
-            try transition(decision.displaced, to: "displaced", reason: Reason.displaced, now: now)
+            try transition(decision.missed, to: .missed, reason: MissReason.pastGrace, now: now)
+            try transition(decision.displaced, to: .displaced, reason: Reason.displaced, now: now)
             let local = zone.local(request.fireAt)
             try connection.prepare("""
                 INSERT INTO request (identifier, kind, fire_at_ms, local_date, local_time, zone, title, body,
@@ -76,8 +83,10 @@ extension PlannerDatabase {
     /// missed, let waiting one-offs into the places that freed, and claim every request to deliver now.
     /// A claim is `UPDATE … WHERE state = 'pending'`, so a request cancelled by `open` a moment earlier
     /// is never claimed.
-    public func claimDue(now: Instant, policy: PlanPolicy = PlanPolicy()) throws(PlannerError) -> (decision: DueDecision, claimed: [ClaimedRequest]) {
+    public func claimDue(now: Instant, policy: PlanPolicy? = nil) throws(PlannerError) -> (decision: DueDecision, claimed: [ClaimedRequest]) {
         try write {
+            let (plan, _) = try readPlan()
+            let policy = policy ?? PlanPolicy(graceMilliseconds: plan.graceMilliseconds)
             try connection.prepare("""
                 UPDATE request SET state = 'failed', changed_at_ms = ?,
                        error = 'the ticker stopped during delivery; not retried (deliveries are at most once)'
@@ -86,7 +95,7 @@ extension PlannerDatabase {
 
             var decision = try decideDue(now: now, policy: policy)
             for (request, reason) in decision.missed {
-                try transition([request], to: "missed", reason: reason, now: now)
+                try transition([request], to: .missed, reason: reason, now: now)
             }
             // Places freed by retired requests go to waiting one-offs; one may be due right now.
             if !decision.missed.isEmpty, try readmitWaitingOneOffs(now: now, policy: policy) {
@@ -105,7 +114,8 @@ extension PlannerDatabase {
                 guard try claim.step() else { continue }
                 claimed.append(ClaimedRequest(
                     rowID: claim.int64(0), identifier: claim.text(1), fireAt: Instant(milliseconds: claim.int64(2)),
-                    title: claim.text(3), body: claim.text(4)))
+                    title: claim.text(3), body: claim.text(4), graceMilliseconds: policy.graceMilliseconds,
+                    icon: plan.icon, urgency: plan.urgency))
                 while try claim.step() {}
             }
             return (decision, claimed)
@@ -131,7 +141,7 @@ extension PlannerDatabase {
         try waiting.bind([.integer(now.milliseconds - policy.graceMilliseconds), .integer(Int64(free))])
         var back: [PendingRequest] = []
         while try waiting.step() { back.append(pendingRequest(waiting)) }
-        try transition(back, to: "pending", reason: "back among the soonest 64", now: now)
+        try transition(back, to: .pending, reason: "back among the soonest 64", now: now)
         return !back.isEmpty
     }
 

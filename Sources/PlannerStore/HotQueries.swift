@@ -3,7 +3,7 @@
 enum HotQueries {
     /// Columns read by `pendingRequest(_:)`.
     static let pending =
-        "SELECT id, identifier, kind, fire_at_ms, local_date, zone FROM request WHERE state = 'pending'"
+        "SELECT id, identifier, kind, fire_at_ms, local_date, zone, title, body FROM request WHERE state = 'pending'"
     /// Slots that ran their course since ?, which must not come back (displaced and replaced ones may).
     static let finishedSlots = """
         SELECT identifier FROM request
@@ -16,6 +16,14 @@ enum HotQueries {
         WHERE fire_at_ms > ? AND state = 'displaced' AND kind = 'oneoff'
         """
     static let openedDates = "SELECT DISTINCT local_date FROM app_open WHERE local_date >= ?"
+    static let skippedDates = "SELECT local_date FROM skipped_date WHERE local_date >= ? AND removed_at_ms IS NULL"
+    /// The pause in force or still to come (the latest one not ended and not over at ?).
+    static let pause = """
+        SELECT since_ms, until_ms FROM pause
+        WHERE ended_at_ms IS NULL AND (until_ms IS NULL OR until_ms > ?)
+        ORDER BY since_ms DESC LIMIT 1
+        """
+    static let settings = "SELECT key, value FROM setting"
     /// Pending requests due at ?.
     static let due = """
         SELECT id, identifier, kind, fire_at_ms, local_date, zone FROM request
@@ -25,5 +33,5 @@ enum HotQueries {
     /// What the cap triggers count before every insert or return to pending.
     static let pendingCount = "SELECT count(*) FROM request WHERE state = 'pending'"
 
-    static let all = [pending, finishedSlots, waitingOneOffs, openedDates, due, nextFireAt, pendingCount]
+    static let all = [pending, finishedSlots, waitingOneOffs, openedDates, skippedDates, pause, settings, due, nextFireAt, pendingCount]
 }

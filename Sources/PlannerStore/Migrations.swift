@@ -4,6 +4,7 @@ enum Migrations {
     static let all: [(version: Int32, name: String, sql: [UInt8])] = [
         (1, "0001_initial.sql", PackageResources._001_initial_sql),
         (2, "0002_delivery.sql", PackageResources._002_delivery_sql),
+        (3, "0003_settings.sql", PackageResources._003_settings_sql),
     ]
 
     static var latestVersion: Int32 { all.last!.version }

@@ -18,6 +18,7 @@ public enum OpenSpool {
         /// The zone it was taken in, by name; the offset then, in case the name cannot be found later.
         public var zoneName: String
         public var offsetSeconds: Int
+        /// -1: the plan's `grace` setting when applied.
         public var graceMilliseconds: Int64
 
         public init(openedAt: Instant, zoneName: String, offsetSeconds: Int, graceMilliseconds: Int64) {
@@ -34,7 +35,7 @@ public enum OpenSpool {
             guard text.hasSuffix("\n") else { return nil }
             let fields = text.dropLast().split(separator: " ", maxSplits: 5, omittingEmptySubsequences: false)
             guard fields.count == 6, fields[0] == "planner-open", fields[1] == "1",
-                  let ms = Int64(fields[2]), let offset = Int(fields[3]), let grace = Int64(fields[4]), grace >= 0,
+                  let ms = Int64(fields[2]), let offset = Int(fields[3]), let grace = Int64(fields[4]), grace >= -1,
                   !fields[5].isEmpty else { return nil }
             self.init(openedAt: Instant(milliseconds: ms), zoneName: String(fields[5]), offsetSeconds: offset,
                       graceMilliseconds: grace)
@@ -217,13 +218,15 @@ extension PlannerDatabase {
     /// at its own instant and in order. One already recorded (applied before a crash kept its file) is skipped.
     func applySpooledOpens() throws -> OpenSpool.Batch? {
         guard let batch = OpenSpool.pending(resolvedPath: resolvedPath) else { return nil }
+        // The day an open closes is the plan's day, in the plan's zone, as for an open applied at once.
+        let (_, zone) = try readPlan()
         for (_, entry) in batch.entries {
-            let zone = OpenSpool.zone(of: entry)
             let seen = try connection.integer(
                 "SELECT count(*) FROM app_open WHERE opened_at_ms = ? AND zone = ?",
                 .integer(entry.openedAt.milliseconds), .text(zone.name)) ?? 0
             if seen > 0 { continue }
-            try insertAppOpen(now: entry.openedAt, zone: zone, policy: PlanPolicy(graceMilliseconds: entry.graceMilliseconds))
+            try insertAppOpen(now: entry.openedAt, zone: zone,
+                              policy: entry.graceMilliseconds < 0 ? nil : PlanPolicy(graceMilliseconds: entry.graceMilliseconds))
         }
         return batch
     }

@@ -1,4 +1,6 @@
+import CSQLite
 import PlannerCore
+import PlannerSystem
 
 /// A request as stored, for listing.
 public struct StoredRequest: Sendable, Equatable {
@@ -21,37 +23,49 @@ public struct PlanStatus: Sendable {
     public var firstOpenToday: Instant?
     public var opensToday: Int
     public var lastRefill: Instant?
+    /// The pause in force or to come.
+    public var pause: Pause?
 }
 
 extension PlannerDatabase {
-    /// `planner refill`: one transaction that reads the state, lets the core decide, applies it.
+    /// `planner refill`: one transaction that reads the settings and the state, lets the core decide,
+    /// applies it. `zone` and `policy` override the settings' (tests; `--grace`).
     @discardableResult
-    public func refill(now: Instant, zone: Zone, policy: PlanPolicy = PlanPolicy()) throws(PlannerError) -> RefillDecision {
-        try write {
-            let state = try readPlanState(now: now, zone: zone)
-            let decision = decideRefill(now: now, zone: zone, policy: policy, state: state)
-            try apply(decision, now: now, zone: zone)
-            return decision
-        }
+    public func refill(now: Instant, zone: Zone? = nil, policy: PlanPolicy? = nil) throws(PlannerError) -> RefillDecision {
+        try write { try replan(now: now, zone: zone, policy: policy) }
+    }
+
+    /// Refill inside the caller's transaction, with the settings as they are now in it.
+    func replan(now: Instant, zone: Zone? = nil, policy: PlanPolicy? = nil) throws -> RefillDecision {
+        let (plan, planZone) = try readPlan()
+        let zone = zone ?? planZone
+        let policy = policy ?? PlanPolicy(graceMilliseconds: plan.graceMilliseconds)
+        let state = try readPlanState(now: now, zone: zone)
+        let decision = decideRefill(now: now, zone: zone, policy: policy, state: state, plan: plan)
+        try apply(decision, now: now, zone: zone, plan: plan)
+        return decision
     }
 
     /// `planner open`: records the event, cancels today's remaining slots and refills, in one transaction.
     @discardableResult
-    public func recordAppOpen(now: Instant, zone: Zone, policy: PlanPolicy = PlanPolicy()) throws(PlannerError) -> OpenDecision {
+    public func recordAppOpen(now: Instant, zone: Zone? = nil, policy: PlanPolicy? = nil) throws(PlannerError) -> OpenDecision {
         try write { try insertAppOpen(now: now, zone: zone, policy: policy) }
     }
 
     /// The work of one open inside the caller's transaction: also applies opens saved while the
     /// database was held, at their own instants.
-    func insertAppOpen(now: Instant, zone: Zone, policy: PlanPolicy) throws -> OpenDecision {
+    func insertAppOpen(now: Instant, zone: Zone?, policy: PlanPolicy?) throws -> OpenDecision {
+        let (plan, planZone) = try readPlan()
+        let zone = zone ?? planZone
+        let policy = policy ?? PlanPolicy(graceMilliseconds: plan.graceMilliseconds)
         let state = try readPlanState(now: now, zone: zone)
-        let decision = decideOpen(now: now, zone: zone, policy: policy, state: state)
+        let decision = decideOpen(now: now, zone: zone, policy: policy, state: state, plan: plan)
         try connection.prepare(
             "INSERT INTO app_open (opened_at_ms, local_date, local_time, zone, cancelled) VALUES (?, ?, ?, ?, ?)"
         ).run(.integer(now.milliseconds), .text(decision.date.description), .text(zone.rfc3339(now)),
               .text(zone.name), .integer(Int64(decision.cancelled.count)))
-        try transition(decision.cancelled, to: "cancelled", reason: "app opened", now: now)
-        try apply(decision.refill, now: now, zone: zone)
+        try transition(decision.cancelled, to: .cancelled, reason: "app opened", now: now)
+        try apply(decision.refill, now: now, zone: zone, plan: plan)
         return decision
     }
 
@@ -81,10 +95,15 @@ extension PlannerDatabase {
             _ = try opens.step()
             let refill = try connection.prepare("SELECT last_refill_at_ms FROM plan WHERE id = 1")
             let lastRefill = try refill.step() && !refill.isNull(0) ? Instant(milliseconds: refill.int64(0)) : nil
+            let pause = try connection.prepare(HotQueries.pause)
+            try pause.bind([.integer(now.milliseconds)])
+            let paused = try pause.step()
+                ? Pause(since: Instant(milliseconds: pause.int64(0)), until: pause.isNull(1) ? nil : Instant(milliseconds: pause.int64(1)))
+                : nil
             return PlanStatus(
                 next: nextRequest, pendingCount: Int(count),
                 firstOpenToday: opens.isNull(1) ? nil : Instant(milliseconds: opens.int64(1)),
-                opensToday: Int(opens.int64(0)), lastRefill: lastRefill)
+                opensToday: Int(opens.int64(0)), lastRefill: lastRefill, pause: paused)
         }
     }
 
@@ -92,6 +111,35 @@ extension PlannerDatabase {
         StoredRequest(
             identifier: stmt.text(0), kind: RequestKind(rawValue: stmt.text(1)) ?? .oneoff,
             fireAt: Instant(milliseconds: stmt.int64(2)), title: stmt.text(3), body: stmt.text(4), state: stmt.text(5))
+    }
+
+    /// The settings and the zone they name, read inside the caller's transaction.
+    func readPlan() throws -> (PlanSettings, Zone) {
+        let stmt = try connection.prepare(HotQueries.settings)
+        var values: [String: String] = [:]
+        while try stmt.step() { values[stmt.text(0)] = stmt.text(1) }
+        let plan: PlanSettings
+        do {
+            plan = try PlanSettings(values: values)
+        } catch {
+            throw PlannerError.data("\(path) holds a setting changed by hand that the planner cannot use (\(error.message)): set it with planner config set, or planner config reset")
+        }
+        return (plan, try Self.zone(named: plan.zone))
+    }
+
+    /// The zone a `zone` setting names: `system` follows /etc/localtime at every run.
+    public static func zone(named name: String) throws(PlannerError) -> Zone {
+        if name == "system" { return SystemZone.systemDefault() }
+        do {
+            return try SystemZone.named(name)
+        } catch {
+            throw .data("the zone setting '\(TerminalText.escaped(name))' is not in this system's tz database: planner config set zone NAME (e.g. Europe/Berlin), or system")
+        }
+    }
+
+    /// The settings and their zone, for commands that show them.
+    public func planSettings() throws(PlannerError) -> (settings: PlanSettings, zone: Zone) {
+        try read { try readPlan() }
     }
 
     /// Everything the core needs, read through indexes that stay small however long the history:
@@ -109,28 +157,44 @@ extension PlannerDatabase {
         try waiting.bind([.integer(now.milliseconds - 86_400_000)])
         while try waiting.step() { state.waitingOneOffs.append(pendingRequest(waiting)) }
 
+        let yesterday = zone.local(now).date.adding(days: -1).description
         let opened = try connection.prepare(HotQueries.openedDates)
-        try opened.bind([.text(zone.local(now).date.adding(days: -1).description)])
+        try opened.bind([.text(yesterday)])
         while try opened.step() {
-            if let date = LocalDate(iso: opened.text(0)) { state.openedDates.insert(date) }
+            if let date = LocalDate(iso: opened.text(0)) { state.exclusions.openedDates.insert(date) }
+        }
+        let skipped = try connection.prepare(HotQueries.skippedDates)
+        try skipped.bind([.text(yesterday)])
+        while try skipped.step() {
+            if let date = LocalDate(iso: skipped.text(0)) { state.exclusions.skippedDates.insert(date) }
+        }
+        let pause = try connection.prepare(HotQueries.pause)
+        try pause.bind([.integer(now.milliseconds)])
+        if try pause.step() {
+            state.exclusions.pause = Pause(
+                since: Instant(milliseconds: pause.int64(0)), until: pause.isNull(1) ? nil : Instant(milliseconds: pause.int64(1)))
         }
         return state
     }
 
-    /// Reads `id, identifier, kind, fire_at_ms, local_date, zone`.
+    /// Reads `id, identifier, kind, fire_at_ms, local_date, zone[, title, body]`.
     func pendingRequest(_ row: Statement) -> PendingRequest {
-        PendingRequest(
+        let withText = sqlite3_column_count(row.handle) >= 8
+        return PendingRequest(
             rowID: row.int64(0), identifier: row.text(1), kind: RequestKind(rawValue: row.text(2)) ?? .oneoff,
             fireAt: Instant(milliseconds: row.int64(3)),
-            localDate: LocalDate(iso: row.text(4)) ?? LocalDate(year: 1970, month: 1, day: 1), zone: row.text(5))
+            localDate: LocalDate(iso: row.text(4)) ?? LocalDate(year: 1970, month: 1, day: 1), zone: row.text(5),
+            title: withText ? row.text(6) : nil, body: withText ? row.text(7) : nil)
     }
 
     /// Applies a refill decision. Transitions come before inserts so the cap trigger sees room.
-    func apply(_ decision: RefillDecision, now: Instant, zone: Zone) throws {
-        try transition(decision.rezoned, to: "replaced", reason: "time zone changed to \(zone.name): planned again at the same wall-clock time", now: now)
-        try transition(decision.missed, to: "missed", reason: MissReason.pastGrace, now: now)
-        try transition(decision.displaced, to: "displaced", reason: Reason.displaced, now: now)
-        try transition(decision.readmitted, to: "pending", reason: "back among the soonest 64", now: now)
+    func apply(_ decision: RefillDecision, now: Instant, zone: Zone, plan: PlanSettings) throws {
+        for retirement in decision.retired {
+            try transition([retirement.request], to: retirement.state, reason: retirement.reason, now: now)
+        }
+        try transition(decision.missed, to: .missed, reason: MissReason.pastGrace, now: now)
+        try transition(decision.displaced, to: .displaced, reason: Reason.displaced, now: now)
+        try transition(decision.readmitted, to: .pending, reason: "back among the soonest 64", now: now)
         let insert = try connection.prepare("""
             INSERT INTO request (identifier, kind, fire_at_ms, local_date, local_time, zone, title, body,
                                  state, created_at_ms, changed_at_ms)
@@ -139,7 +203,7 @@ extension PlannerDatabase {
         for slot in decision.added {
             try insert.run(
                 .text(slot.identifier), .integer(slot.fireAt.milliseconds), .text(slot.local.date.description),
-                .text(zone.rfc3339(slot.fireAt)), .text(zone.name), .text(StudySlots.title), .text(StudySlots.body),
+                .text(zone.rfc3339(slot.fireAt)), .text(zone.name), .text(plan.title), .text(plan.body),
                 .integer(now.milliseconds), .integer(now.milliseconds))
         }
         try connection.prepare("UPDATE plan SET last_refill_at_ms = ?, last_refill_added = ? WHERE id = 1")
@@ -147,14 +211,14 @@ extension PlannerDatabase {
     }
 
     /// Moves pending (or waiting) requests to a new state; a row that finished meanwhile is left alone.
-    func transition(_ requests: [PendingRequest], to state: String, reason: String, now: Instant) throws {
+    func transition(_ requests: [PendingRequest], to state: RequestState, reason: String, now: Instant) throws {
         guard !requests.isEmpty else { return }
         let update = try connection.prepare("""
             UPDATE request SET state = ?, reason = ?, changed_at_ms = ?
             WHERE id = ? AND state IN ('pending', 'displaced')
             """)
         for request in requests {
-            try update.run(.text(state), .text(reason), .integer(now.milliseconds), .integer(request.rowID))
+            try update.run(.text(state.rawValue), .text(reason), .integer(now.milliseconds), .integer(request.rowID))
         }
     }
 }

@@ -20,8 +20,9 @@ public final class PlannerDatabase {
     /// Opens (creating or migrating when needed) the database at `path`.
     /// A file that is not a planner database is refused before anything is written to it.
     /// `forWriting: false` (list, status, history) still reads a database the user cannot write.
+    /// `zoneForNewPlan`: the `zone` setting a new plan starts with (the creating command's `TZ`).
     public init(path: String, busyTimeoutMilliseconds: Int32 = PlannerDatabase.busyTimeoutMilliseconds,
-                forWriting: Bool = true) throws(PlannerError) {
+                forWriting: Bool = true, zoneForNewPlan: String? = nil) throws(PlannerError) {
         self.path = path
         let existing = try DatabaseFile.inspect(path)
         if case .sqlite(let header) = existing {
@@ -47,7 +48,7 @@ public final class PlannerDatabase {
             try switchToWAL(waitingUpTo: busyTimeoutMilliseconds)
             // FULL: a committed transaction (a delivery claim, an open) survives a power cut.
             try connection.execute("PRAGMA synchronous = FULL")
-            try migrate()
+            try migrate(zoneForNewPlan: zoneForNewPlan)
             DatabaseFile.makePrivate(resolvedPath)
         } catch let error as PlannerError {
             throw error
@@ -126,12 +127,17 @@ public final class PlannerDatabase {
 
     /// Applies the missing migrations in order, each in its own IMMEDIATE transaction.
     /// The version is re-read inside the transaction: another process may have just migrated.
-    private func migrate() throws {
+    private func migrate(zoneForNewPlan: String?) throws {
         for migration in Migrations.all {
             if (try connection.integer("PRAGMA user_version") ?? 0) >= migration.version { continue }
             try connection.immediateTransaction {
                 guard (try connection.integer("PRAGMA user_version") ?? 0) < migration.version else { return }
                 try connection.execute(String(decoding: migration.sql, as: UTF8.self))
+                // Settings start with the zone the plan was made in until now: a later process's TZ no
+                // longer moves it.
+                if migration.version == 3, let zone = zoneForNewPlan, (try? SettingKey.zone.canonical(zone)) != nil {
+                    try connection.prepare("UPDATE setting SET value = ? WHERE key = 'zone'").run(.text(zone))
+                }
                 try connection.execute("PRAGMA application_id = \(Self.applicationID)")
                 try connection.execute("PRAGMA user_version = \(migration.version)")
             }

@@ -24,8 +24,8 @@ struct CommonOptions: ParsableArguments {
 struct PlanChangeOptions: ParsableArguments {
     // `.unconditional`: "--grace -5m" is refused as a negative duration, not as a "missing value".
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
-        "A request whose time passed more than this long ago is marked missed (e.g. 90s, 15m, 2h).", valueName: "duration"))
-    var grace: String = "15m"
+        "A request whose time passed more than this long ago is marked missed (e.g. 90s, 15m, 2h; default: the grace setting).", valueName: "duration"))
+    var grace: String?
 
     @Flag(name: .long, help: "Say what changed.") var verbose = false
 }

@@ -6,10 +6,10 @@ import PlannerSystem
 struct PlanCommandOptions: Equatable {
     var db: String?
     var now: String?
-    var grace = "15m"
+    var grace: String?
     var verbose = false
 
-    init(db: String? = nil, now: String? = nil, grace: String = "15m", verbose: Bool = false) {
+    init(db: String? = nil, now: String? = nil, grace: String? = nil, verbose: Bool = false) {
         self.db = db
         self.now = now
         self.grace = grace
@@ -21,7 +21,9 @@ struct PlanCommandOptions: Equatable {
         self.init(db: common.db, now: common.now, grace: change.grace, verbose: change.verbose)
     }
 
-    func policy() throws(PlannerError) -> PlanPolicy {
+    /// `--grace` as a policy; nil when not given (the grace setting applies).
+    func policy() throws(PlannerError) -> PlanPolicy? {
+        guard let grace else { return nil }
         guard let ms = parseDuration(grace) else {
             throw .usage("invalid --grace '\(grace)': expected a duration such as 90s, 15m or 2h")
         }
@@ -92,8 +94,16 @@ struct CommandSetting {
     var path: String
 
     /// Opens (creating or migrating when needed) the database: the last step, after all validation.
+    /// The context's zone is the plan's (the `zone` setting), not the environment's.
     func open(forWriting: Bool = true) throws(PlannerError) -> CommandContext {
-        CommandContext(now: now, zone: zone, database: try PlannerDatabase(path: path, forWriting: forWriting))
+        let database = try PlannerDatabase(path: path, forWriting: forWriting, zoneForNewPlan: zoneForNewPlan)
+        return CommandContext(now: now, zone: try database.planSettings().zone, database: database)
+    }
+
+    /// `TZ` when it names a zone; else a new plan follows the system zone.
+    var zoneForNewPlan: String? {
+        guard let tz = Environment.get("TZ"), !tz.isEmpty else { return nil }
+        return zone.name
     }
 }
 

@@ -22,7 +22,8 @@ struct PlannerCommand: ParsableCommand {
             tick, another ticker running.
             """,
         version: version,
-        subcommands: [Refill.self, Open.self, List.self, Status.self, Tick.self, Add.self, History.self]
+        subcommands: [Refill.self, Open.self, List.self, Status.self, Tick.self, Add.self, History.self, Config.self,
+                      Pause.self, Resume.self, Skip.self]
     )
 }
 

@@ -7,14 +7,14 @@ import Testing
 
     @Test func twentyFiveSlotsEachWeekdayNoneOnWeekends() {
         let monday = LocalDate(year: 2026, month: 11, day: 23)
-        let times = StudySlots.readings(on: monday).map { "\(pad($0.hour, 2)):\(pad($0.minute, 2))" }
+        let times = Schedule.standard.readings(on: monday).map { "\(pad($0.hour, 2)):\(pad($0.minute, 2))" }
         #expect(times.count == 25)
         #expect(times.first == "09:30")
         #expect(times.last == "21:30")
         #expect(Set(times).count == 25)
         for offset in 0..<7 {
             let date = monday.adding(days: offset)
-            #expect(StudySlots.readings(on: date).count == (offset < 5 ? 25 : 0))
+            #expect(Schedule.standard.readings(on: date).count == (offset < 5 ? 25 : 0))
         }
     }
 
@@ -61,7 +61,7 @@ import Testing
     @Test func skipsGivenDatesAndIdentifiers() {
         let monday = LocalDate(year: 2026, month: 11, day: 23)
         let slots = SlotIdentifier.upcoming(
-            after: at("2026-11-23T08:00"), in: seoul, skippingDates: [monday],
+            after: at("2026-11-23T08:00"), in: seoul, excluding: Exclusions(skippedDates: [monday]),
             skippingIdentifiers: ["Noti_AppOpenPromotion_2026_11_24_09_30"], limit: 2)
         #expect(slots.map(\.identifier) == ["Noti_AppOpenPromotion_2026_11_24_10_00", "Noti_AppOpenPromotion_2026_11_24_10_30"])
     }

@@ -26,7 +26,8 @@ import PlannerSystem
 
     @Test func anyWriteAppliesSavedOpensAtTheirOwnTimeThenRemovesTheSpool() throws {
         let path = temporaryDatabasePath()
-        let db = try PlannerDatabase(path: path)
+        // A saved open closes the plan's day, in the plan's zone.
+        let db = try PlannerDatabase(path: path, zoneForNewPlan: "Asia/Seoul")
         try db.refill(now: at("2026-11-23T08:00"), zone: seoul)
         try OpenSpool.save(entry("2026-11-23T10:10"), databasePath: path)
         try OpenSpool.save(entry("2026-11-23T09:40"), databasePath: path)

@@ -130,7 +130,8 @@ func temporaryDatabasePath() -> String {
             let plan = try db.connection.prepare("EXPLAIN QUERY PLAN " + sql)
             var details: [String] = []
             while try plan.step() { details.append(plan.text(3)) }
-            #expect(details.allSatisfy { !$0.hasPrefix("SCAN") || $0.contains("INDEX") }, "\(sql): \(details)")
+            // `setting` holds one row per key, whatever the history: scanning it is reading it.
+            #expect(details.allSatisfy { !$0.hasPrefix("SCAN") || $0.contains("INDEX") || $0 == "SCAN setting" }, "\(sql): \(details)")
         }
     }
 }

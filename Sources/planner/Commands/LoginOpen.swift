@@ -1,6 +1,7 @@
 import Glibc
 import PlannerCore
 import PlannerStore
+import PlannerSystem
 
 /// `planner open` runs in the login script: it must not hold up the login when another program holds
 /// the database (a `sqlite3` shell in a transaction, a database browser, a stalled process), and the open
@@ -11,24 +12,26 @@ enum LoginOpen {
     static let waitMilliseconds: Int64 = 1_000
 
     enum Outcome {
-        case applied(OpenDecision, CommandContext)
+        case applied(OpenDecision, PlannerDatabase)
         /// Saved for later: the folder it is in.
         case saved(String)
     }
 
-    static func run(now: Instant, zone: Zone, path: String, policy: PlanPolicy) throws(PlannerError) -> Outcome {
+    /// `zone` is the environment's, only for the spool's record: the open's day is the plan's.
+    static func run(now: Instant, zone: Zone, path: String, policy: PlanPolicy?) throws(PlannerError) -> Outcome {
         let start = monotonicMilliseconds()
         do {
-            let database = try PlannerDatabase(path: path, busyTimeoutMilliseconds: Int32(waitMilliseconds))
+            let tz = Environment.get("TZ").flatMap { $0.isEmpty ? nil : zone.name }
+            let database = try PlannerDatabase(path: path, busyTimeoutMilliseconds: Int32(waitMilliseconds), zoneForNewPlan: tz)
             // Opening may have waited already (a pending migration, an exclusive lock): one budget in all.
             let left = max(50, waitMilliseconds - (monotonicMilliseconds() - start))
             database.setBusyTimeout(milliseconds: Int32(left))
-            let decision = try database.recordAppOpen(now: now, zone: zone, policy: policy)
-            return .applied(decision, CommandContext(now: now, zone: zone, database: database))
+            let decision = try database.recordAppOpen(now: now, policy: policy)
+            return .applied(decision, database)
         } catch where error.exitCode == PlannerError.busy("").exitCode {
             let entry = OpenSpool.Entry(
                 openedAt: now, zoneName: zone.name, offsetSeconds: zone.offset(at: now),
-                graceMilliseconds: policy.graceMilliseconds)
+                graceMilliseconds: policy?.graceMilliseconds ?? -1)
             do {
                 return .saved(try OpenSpool.save(entry, databasePath: path))
             } catch {

@@ -29,13 +29,14 @@ struct Open: ParsableCommand {
         let policy = try options.policy()
         let inputs = try resolveInputs(db: options.db, now: options.now)
         let outcome = try LoginOpen.run(now: inputs.now, zone: inputs.zone, path: inputs.path, policy: policy)
-        guard case .applied(let decision, let ctx) = outcome else {
+        guard case .applied(let decision, let database) = outcome else {
             if case .saved(let folder) = outcome {
                 LoginOpen.notice("the database \(inputs.path) is locked by another program; this open (\(inputs.zone.rfc3339(inputs.now))) was saved in \(folder)/ and will be applied at its time by the next planner command that writes once the database is free")
             }
             return
         }
         guard options.verbose else { return }
+        let ctx = CommandContext(now: inputs.now, zone: try database.planSettings().zone, database: database)
         let day = Formatting.weekdays[decision.date.isoWeekday - 1]
         print("open: app opened on \(day) \(decision.date); cancelled \(decision.cancelled.count) of today's slots")
         print(Summary.refill(decision.refill, ctx: ctx))

@@ -23,7 +23,7 @@ struct Refill: ParsableCommand {
     static func execute(_ options: PlanCommandOptions) throws {
         let policy = try options.policy()
         let ctx = try makeContext(db: options.db, now: options.now)
-        let decision = try ctx.database.refill(now: ctx.now, zone: ctx.zone, policy: policy)
+        let decision = try ctx.database.refill(now: ctx.now, policy: policy)
         if options.verbose { print(Summary.refill(decision, ctx: ctx)) }
     }
 }
@@ -33,6 +33,9 @@ enum Summary {
         var parts = ["added \(d.added.count)"]
         if !d.missed.isEmpty { parts.append("\(d.missed.count) missed") }
         if !d.displaced.isEmpty { parts.append("\(d.displaced.count) displaced") }
+        for (state, count) in Dictionary(grouping: d.retired, by: \.state).map({ ($0.key, $0.value.count) }).sorted(by: { $0.0.rawValue < $1.0.rawValue }) {
+            parts.append("\(count) \(state.rawValue)")
+        }
         if let first = d.added.first, let last = d.added.last {
             parts.append("new slots from \(Formatting.wallTime(first.fireAt, in: ctx.zone)) to \(Formatting.wallTime(last.fireAt, in: ctx.zone))")
         }

@@ -10,8 +10,16 @@ struct Status: ParsableCommand {
     @Flag(name: .long, help: "Print a JSON object instead of text.") var json = false
 
     func run() throws {
-        let ctx = try common.readingContext()
+        let setting = try common.setting()
+        let ctx = try setting.open(forWriting: false)
         let s = try ctx.database.status(now: ctx.now, zone: ctx.zone)
+        // The plan keeps its own zone; say so when this shell's TZ names another one.
+        let tzNote = setting.zoneForNewPlan.flatMap { $0 == ctx.zone.name ? nil :
+            "TZ is \($0) but the plan's zone is \(ctx.zone.name): to move the plan, planner config set zone \($0)" }
+        let paused = s.pause.map { p in
+            (p.since > ctx.now ? "from \(Formatting.wallTime(p.since, in: ctx.zone)) " : "")
+                + (p.until.map { "until \(Formatting.wallTime($0, in: ctx.zone))" } ?? "until 'planner resume'")
+        }
         if json {
             func time(_ i: Instant?) -> String { i.map { Formatting.json(ctx.zone.rfc3339($0)) } ?? "null" }
             print(Formatting.jsonObject([
@@ -25,6 +33,8 @@ struct Status: ParsableCommand {
                 ("opened_today", s.firstOpenToday == nil ? "false" : "true"),
                 ("first_open_today", time(s.firstOpenToday)),
                 ("last_refill", time(s.lastRefill)),
+                ("paused", s.pause == nil ? "false" : "true"),
+                ("paused_until", time(s.pause?.until)),
             ]))
             return
         }
@@ -39,11 +49,12 @@ struct Status: ParsableCommand {
         } ?? "never (run 'planner refill')"
         print(Formatting.table([
             ["next", next],
+        ] + (paused.map { [["paused", $0]] } ?? []) + [
             ["pending", "\(s.pendingCount)/\(PlanPolicy.cap)"],
             ["opened", opened],
             ["refilled", refilled],
             ["zone", ctx.zone.name],
             ["database", ctx.database.path],
-        ]))
+        ] + (tzNote.map { [["note", $0]] } ?? [])))
     }
 }

@@ -33,13 +33,13 @@ struct Tick: ParsableCommand {
     @Option(name: .long, help: "notify or stdout (default: notify when a session bus is reachable, else stdout).")
     var sink: SinkName?
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
-        "A request is delivered only within this long after its time (e.g. 90s, 15m).", valueName: "duration"))
-    var grace: String = "15m"
+        "A request is delivered only within this long after its time (e.g. 90s, 15m; default: the grace setting).", valueName: "duration"))
+    var grace: String?
     @Flag(name: .long, help: "Deliver what is due at now (honours --now) and exit, for cron and tests.")
     var once = false
     @Flag(name: .long, help: "Log every delivery on stderr, not only problems.") var verbose = false
-    @Option(name: .long, help: "notify: the urgency (low, normal, critical).") var urgency: String = "normal"
-    @Option(name: .long, help: "notify: an icon name or path.") var icon: String = "appointment-soon"
+    @Option(name: .long, help: "notify: the urgency (low, normal, critical; default: the urgency setting).") var urgency: String?
+    @Option(name: .long, help: "notify: an icon name or path (default: the icon setting).") var icon: String?
     @Option(name: .customLong("app-name"), help: "notify: the application name shown.") var appName: String = "planner"
     @Option(name: .long, parsing: .remaining, help: ArgumentHelp(
         "Deliver by running PROGRAM [ARG...] directly (must come last).", valueName: "program"))
@@ -48,7 +48,7 @@ struct Tick: ParsableCommand {
     func validate() throws {
         if !exec.isEmpty && sink != nil { throw ValidationError("--exec and --sink exclude each other: choose one") }
         if exec == [] && CommandLine.arguments.last == "--exec" { throw ValidationError("--exec needs a program to run") }
-        if !["low", "normal", "critical"].contains(urgency) {
+        if let urgency, !["low", "normal", "critical"].contains(urgency) {
             throw ValidationError("invalid --urgency '\(urgency)': expected low, normal or critical")
         }
         if common.now != nil && !once { throw ValidationError("--now applies only with --once: a live ticker follows the clock") }

@@ -56,13 +56,15 @@ struct StdoutSink: DeliverySink {
 struct NotifySink: DeliverySink {
     let name = "notify"
     var appName = "planner"
-    var urgency = "normal"
+    /// `--urgency` and `--icon` when given; else the settings each request was claimed under.
+    var urgency: String?
     var icon: String?
     var busAddress: String?
 
     func start(_ request: ClaimedRequest, fireAt: String) -> DeliveryStart {
-        var arguments = ["notify-send", "--app-name=\(appName)", "--urgency=\(urgency)"]
-        if let icon { arguments.append("--icon=\(icon)") }
+        var arguments = ["notify-send", "--app-name=\(appName)", "--urgency=\(urgency ?? request.urgency)"]
+        let icon = icon ?? request.icon
+        if !icon.isEmpty { arguments.append("--icon=\(icon)") }
         // `--` so a title starting with '-' is text, not an option. The summary is plain text, but the
         // body is markup for servers with "body-markup" (dunst, GNOME Shell, Plasma, mako ...): a body
         // is text here, so it is escaped, or "Tom & Jerry" or "<b>" would break or vanish.

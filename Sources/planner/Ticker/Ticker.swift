@@ -44,7 +44,8 @@ final class Ticker {
 
     let db: TickerDatabase
     let zone: Zone
-    let policy: PlanPolicy
+    /// `--grace` when given; else each request's grace comes from the settings when it is claimed.
+    let policy: PlanPolicy?
     let sink: DeliverySink
     let verbose: Bool
     let mode: Mode
@@ -67,7 +68,7 @@ final class Ticker {
     /// How long a program may run in a `--once` run.
     static let onceProgramLimit: Int64 = 10_000
 
-    init(db: TickerDatabase, zone: Zone, policy: PlanPolicy, sink: DeliverySink, verbose: Bool, mode: Mode,
+    init(db: TickerDatabase, zone: Zone, policy: PlanPolicy?, sink: DeliverySink, verbose: Bool, mode: Mode,
          wakeups: Wakeups, now: @escaping () -> Instant) {
         self.db = db
         self.zone = zone
@@ -157,7 +158,7 @@ final class Ticker {
         item.retryAt = nil
         // Nothing is delivered past its grace period, measured when the attempt starts (a suspend during
         // a back-off, a slow claim on a busy disk).
-        if t > item.claimed.fireAt + policy.graceMilliseconds {
+        if t > item.claimed.fireAt + item.claimed.graceMilliseconds {
             finish(i, Outcome(claimed: item.claimed, at: t, attempts: item.attempt - 1,
                               error: item.lastError.map { $0 + "; its grace period ended before the next attempt" },
                               missedReason: item.lastError == nil ? MissReason.pastGrace + " when its delivery could start" : nil))
@@ -219,14 +220,14 @@ final class Ticker {
         }
         log("delivering \(item.claimed.identifier) through \(sink.name) failed (attempt \(item.attempt)): \(error)")
         let limit = mode == .once ? onceEnds : Instant.max
-        if stopDeadline == nil, let retryAt = nextRetry(after: item.attempt, fireAt: item.claimed.fireAt, now: t, policy: policy),
+        if stopDeadline == nil, let retryAt = nextRetry(after: item.attempt, fireAt: item.claimed.fireAt, now: t, policy: item.claimed.policy),
            retryAt <= limit {
             inFlight[i].retryAt = retryAt
             inFlight[i].attempt += 1
             inFlight[i].lastError = error
             return
         }
-        let why = stopDeadline != nil ? "the ticker was stopped" : mode == .once && nextRetry(after: item.attempt, fireAt: item.claimed.fireAt, now: t, policy: policy) != nil
+        let why = stopDeadline != nil ? "the ticker was stopped" : mode == .once && nextRetry(after: item.attempt, fireAt: item.claimed.fireAt, now: t, policy: item.claimed.policy) != nil
             ? "tick --once retries for \(Self.onceRetryBudget / 1000) s only" : "its grace period is over"
         log("gave up on \(item.claimed.identifier): \(why); recorded as failed")
         finish(i, Outcome(claimed: item.claimed, at: t, attempts: item.attempt, error: error))

@@ -1,0 +1,214 @@
+/// What the user owns about their plan: read from the database inside the same transaction as the rest
+/// of the plan state, never a constant a command reads.
+public struct PlanSettings: Equatable, Sendable {
+    public var schedule: Schedule
+    public var title: String
+    public var body: String
+    public var icon: String
+    public var urgency: String
+    public var graceMilliseconds: Int64
+    /// A tz database name, or `system` (follow /etc/localtime at every run).
+    public var zone: String
+
+    public init(schedule: Schedule = .standard, title: String = SettingKey.title.defaultValue,
+                body: String = SettingKey.body.defaultValue, icon: String = SettingKey.icon.defaultValue,
+                urgency: String = SettingKey.urgency.defaultValue, graceMilliseconds: Int64 = 15 * 60_000,
+                zone: String = SettingKey.zone.defaultValue) {
+        self.schedule = schedule
+        self.title = title
+        self.body = body
+        self.icon = icon
+        self.urgency = urgency
+        self.graceMilliseconds = graceMilliseconds
+        self.zone = zone
+    }
+
+    public static let standard = PlanSettings()
+
+    /// Settings from stored `key → value` text (missing keys take their defaults). Throws the first
+    /// value that does not parse: a setting changed by hand with `sqlite3`.
+    public init(values: [String: String]) throws(SettingError) {
+        self.init()
+        for key in SettingKey.allCases {
+            guard let text = values[key.rawValue] else { continue }
+            try apply(key, text)
+        }
+    }
+
+    /// Sets one key from its text form.
+    public mutating func apply(_ key: SettingKey, _ text: String) throws(SettingError) {
+        let value = try key.parse(text)
+        switch (key, value) {
+        case (.window, .window(let start, let end)): schedule.startMinute = start; schedule.endMinute = end
+        case (.interval, .minutes(let m)): schedule.intervalMinutes = m
+        case (.days, .days(let d)): schedule.days = d
+        case (.title, .text(let t)): title = t
+        case (.body, .text(let t)): body = t
+        case (.icon, .text(let t)): icon = t
+        case (.urgency, .text(let t)): urgency = t
+        case (.grace, .milliseconds(let ms)): graceMilliseconds = ms
+        case (.zone, .text(let t)): zone = t
+        default: break
+        }
+    }
+}
+
+public struct SettingError: Error, Equatable, Sendable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+}
+
+/// A setting's name, what it accepts, and its canonical text (what `config` shows and the database holds).
+public enum SettingKey: String, CaseIterable, Sendable {
+    case window, interval, days, title, body, icon, urgency, grace, zone
+
+    public var defaultValue: String {
+        switch self {
+        case .window: "09:30-21:30"
+        case .interval: "30m"
+        case .days: "mon-fri"
+        case .title: "Time to study?"
+        case .body: "Start today's lesson: reminders stop for the day once you begin."
+        case .icon: "appointment-soon"
+        case .urgency: "normal"
+        case .grace: "15m"
+        case .zone: "system"
+        }
+    }
+
+    /// What the key accepts, for errors and `--help`.
+    public var accepts: String {
+        switch self {
+        case .window: "HH:MM-HH:MM, start not after end (e.g. 09:30-21:30)"
+        case .interval: "whole minutes from 5m to 12h (e.g. 30m, 45m, 1h30m, 90m, 2h)"
+        case .days: "a comma list of mon tue wed thu fri sat sun and ranges (mon-fri), or daily, weekdays, weekends"
+        case .title: "visible text without line breaks or control characters, at most 200 characters"
+        case .body: "text without line breaks or control characters, at most 1000 characters"
+        case .icon: "an icon name or file path for desktop notifications (empty for none)"
+        case .urgency: "low, normal or critical"
+        case .grace: "a duration from 1m to 24h (e.g. 90s, 15m, 2h)"
+        case .zone: "a tz database name such as Europe/Berlin, or system (follow /etc/localtime)"
+        }
+    }
+
+    enum Value {
+        case window(Int, Int), minutes(Int), days(Weekdays), text(String), milliseconds(Int64)
+    }
+
+    /// Why `text` is not a valid value, or nil when it is.
+    public func problem(_ text: String) -> String? {
+        do { _ = try parse(text); return nil } catch { return error.message }
+    }
+
+    /// The canonical text of a valid value: `90m` → `1h30m`, `weekdays` → `mon-fri`.
+    public func canonical(_ text: String) throws(SettingError) -> String {
+        switch try parse(text) {
+        case .window(let s, let e): return "\(Self.clock(s))-\(Self.clock(e))"
+        case .minutes(let m): return m % 60 == 0 ? "\(m / 60)h" : m < 60 ? "\(m)m" : "\(m / 60)h\(m % 60)m"
+        case .days(let d): return Self.format(d)
+        case .text(let t): return t
+        case .milliseconds(let ms): return Self.formatDuration(ms)
+        }
+    }
+
+    func parse(_ text: String) throws(SettingError) -> Value {
+        let bad = SettingError("invalid \(rawValue) '\(TerminalText.escaped(text))': expected \(accepts)")
+        switch self {
+        case .window:
+            let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+            guard parts.count == 2, let s = Self.minute(parts[0]), let e = Self.minute(parts[1]), s <= e else { throw bad }
+            return .window(s, e)
+        case .interval:
+            guard let m = Self.minutes(text), (5...720).contains(m) else { throw bad }
+            return .minutes(m)
+        case .days:
+            guard let d = Self.days(text), !d.isEmpty else { throw bad }
+            return .days(d)
+        case .title:
+            guard !RequestText.isBlank(text), !TerminalText.containsControl(text), text.unicodeScalars.count <= 200 else { throw bad }
+            return .text(text)
+        case .body, .icon:
+            guard !TerminalText.containsControl(text), text.unicodeScalars.count <= 1000 else { throw bad }
+            return .text(text)
+        case .urgency:
+            guard ["low", "normal", "critical"].contains(text) else { throw bad }
+            return .text(text)
+        case .grace:
+            guard let ms = parseDuration(text), (60_000...86_400_000).contains(ms) else { throw bad }
+            return .milliseconds(ms)
+        case .zone:
+            // Whether the name exists is the shell's to check (the tz database is not the core's).
+            let plain = !text.isEmpty && text.unicodeScalars.count <= 200 && !text.hasPrefix("/")
+                && !text.split(separator: "/").contains("..") && text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
+            guard plain else { throw bad }
+            return .text(text)
+        }
+    }
+
+    /// `HH:MM` → minutes after midnight.
+    static func minute(_ text: Substring) -> Int? {
+        let p = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard p.count == 2, p[0].count == 2, p[1].count == 2, p.allSatisfy({ $0.allSatisfy(\.isASCII) }),
+              let h = Int(p[0]), let m = Int(p[1]), (0...23).contains(h), (0...59).contains(m) else { return nil }
+        return h * 60 + m
+    }
+
+    static func clock(_ minute: Int) -> String { "\(pad(minute / 60, 2)):\(pad(minute % 60, 2))" }
+
+    /// `45m`, `90m`, `2h`, `1h30m` → minutes.
+    static func minutes(_ text: String) -> Int? {
+        var rest = Substring(text), total = 0, sawUnit = false
+        for unit in ["h", "m"] {
+            guard let i = rest.firstIndex(of: Character(unit)) else { continue }
+            let digits = rest[..<i]
+            guard !digits.isEmpty, digits.count <= 4, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(digits) else { return nil }
+            total += unit == "h" ? n * 60 : n
+            rest = rest[rest.index(after: i)...]
+            sawUnit = true
+        }
+        return sawUnit && rest.isEmpty ? total : nil
+    }
+
+    static func days(_ text: String) -> Weekdays? {
+        switch text {
+        case "daily": return .daily
+        case "weekdays": return .weekdays
+        case "weekends": return .weekends
+        default: break
+        }
+        var mask: UInt8 = 0
+        for item in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let ends = item.split(separator: "-", omittingEmptySubsequences: false)
+            guard (1...2).contains(ends.count) else { return nil }
+            let numbers = ends.compactMap { Weekdays.names.firstIndex(of: String($0)) }
+            guard numbers.count == ends.count else { return nil }
+            // A range runs forward through the week: fri-mon is fri, sat, sun, mon.
+            var day = numbers[0]
+            while true {
+                mask |= 1 << UInt8(day)
+                if day == numbers.last! { break }
+                day = (day + 1) % 7
+            }
+        }
+        return Weekdays(mask: mask)
+    }
+
+    /// A comma list of runs: `mon-fri`, `sat-sun`, `mon,wed,fri`, `daily` as `mon-sun`.
+    static func format(_ days: Weekdays) -> String {
+        var parts: [String] = [], i = 0
+        while i < 7 {
+            guard days.contains(isoWeekday: i + 1) else { i += 1; continue }
+            var j = i
+            while j + 1 < 7, days.contains(isoWeekday: j + 2) { j += 1 }
+            parts.append(i == j ? Weekdays.names[i] : "\(Weekdays.names[i])-\(Weekdays.names[j])")
+            i = j + 1
+        }
+        return parts.joined(separator: ",")
+    }
+
+    static func formatDuration(_ ms: Int64) -> String {
+        if ms % 3_600_000 == 0 { return "\(ms / 3_600_000)h" }
+        if ms % 60_000 == 0 { return "\(ms / 60_000)m" }
+        return "\(ms / 1000)s"
+    }
+}

@@ -1,0 +1,34 @@
+/// Where a request is in its life. Rows are never deleted: each change is a transition you can see with
+/// `sqlite3` (the schema's trigger allows only the ones below).
+public enum RequestState: String, CaseIterable, Sendable {
+    /// Waiting for its time; at most 64 at any moment.
+    case pending
+    /// Claimed by a ticker, delivery in progress.
+    case delivering
+    case delivered
+    /// Its time passed more than the grace period ago without delivery.
+    case missed
+    /// Every delivery attempt failed.
+    case failed
+    /// Removed by an app-open (`planner open`): that day is done.
+    case cancelled
+    /// Pushed out of the 64 by a sooner request; may come back.
+    case displaced
+    /// A request with the same identifier was added in its place.
+    case replaced
+    /// Its time falls in a pause; planned again (a new row) when still ahead after `resume`.
+    case paused
+    /// Its date was skipped; planned again when the skip is removed and it is still ahead.
+    case skipped
+    /// No longer part of the plan as it is now (schedule, zone or content changed); the plan decides anew.
+    case retired
+
+    /// A study slot whose identifier has a row in one of these is never planned again: it was shown,
+    /// is being shown, came and went, or its day is done.
+    public var endsTheSlot: Bool {
+        switch self {
+        case .delivering, .delivered, .missed, .failed, .cancelled: true
+        case .pending, .displaced, .replaced, .paused, .skipped, .retired: false
+        }
+    }
+}
