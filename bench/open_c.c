@@ -20,9 +20,9 @@
 #define GRACE_MS (15 * 60 * 1000LL)
 #define DAY_MS 86400000LL
 #define APPLICATION_ID 0x504C4E52
-#define LATEST_VERSION 2 /* migrations/ holds 0001 and 0002 */
+#define LATEST_VERSION 3 /* migrations/ holds 0001, 0002 and 0003 */
 #define TITLE "Time to study?"
-#define BODY "Open the app and start today's lesson."
+#define BODY "Start today's lesson: reminders stop for the day once you begin."
 #define PREFIX "Noti_AppOpenPromotion_"
 
 typedef struct { long long rowid, fire_ms; char id[64]; int slot; char date[11]; } Pending;
@@ -133,9 +133,27 @@ int main(int argc, char **argv) {
     if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, NULL) != SQLITE_OK) die("open");
     sqlite3_busy_timeout(db, 10000);
     sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)0);
-    long long app_id = query_int("PRAGMA application_id");
-    long long user_version = query_int("PRAGMA user_version");
+    /* checkOwnership: one read transaction for the identity and the schema's fingerprint. */
+    exec("BEGIN");
+    long long app_id = query_int("SELECT (SELECT application_id FROM pragma_application_id)");
+    long long user_version = query_int("SELECT (SELECT user_version FROM pragma_user_version)");
     long long objects = query_int("SELECT count(*) FROM sqlite_schema");
+    {
+        sqlite3_stmt *f = prepare("SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_schema WHERE name IN ("
+            "'app_open','app_open_events','app_open_local_date','delivered_notifications','pending_requests','plan',"
+            "'request','request_cap_on_insert','request_cap_on_update','request_changed_at','request_delivering',"
+            "'request_fire_at','request_history','request_pending_fire_at','request_pending_identifier',"
+            "'request_state_transition','setting','settings','skipped_date','skipped_dates','pause','pause_open','pauses') ORDER BY name");
+        unsigned long long h = 0xCBF29CE484222325ULL;
+        while (step(f))
+            for (int c = 0; c < 4; c++) {
+                for (const unsigned char *b = sqlite3_column_text(f, c); *b; b++) h = (h ^ *b) * 0x100000001B3ULL;
+                h = (h ^ 1) * 0x100000001B3ULL;
+            }
+        sqlite3_finalize(f);
+        if (h != 0x0A230C333B7A1983ULL) { fprintf(stderr, "open_c: schema fingerprint differs\n"); return 65; }
+    }
+    exec("ROLLBACK");
     if (app_id != APPLICATION_ID || user_version > LATEST_VERSION || objects == 0) { fprintf(stderr, "open_c: not a planner database\n"); return 65; }
     sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, (int *)0);
     sqlite3_stmt *s = prepare("PRAGMA journal_mode");
@@ -159,10 +177,20 @@ int main(int argc, char **argv) {
     /* recordAppOpen: one IMMEDIATE transaction. */
     exec("BEGIN IMMEDIATE");
 
+    /* readPlan: the settings (the defaults here; the planner parses and checks each). */
+    s = prepare("SELECT key, value FROM setting");
+    while (step(s)) {
+        const char *k = (const char *)sqlite3_column_text(s, 0), *v = (const char *)sqlite3_column_text(s, 1);
+        if (strcmp(k, "zone") == 0 ? strcmp(v, getenv("TZ")) != 0
+            : strcmp(k, "window") == 0 ? strcmp(v, "09:30-21:30") != 0 : strcmp(k, "interval") == 0 ? strcmp(v, "30m") != 0
+            : strcmp(k, "days") == 0 ? strcmp(v, "mon-fri") != 0 : 0) { fprintf(stderr, "open_c: only the default plan is mirrored\n"); return 1; }
+    }
+    sqlite3_finalize(s);
+
     /* readPlanState */
     Pending pending[256];
     int npending = 0;
-    s = prepare("SELECT id, identifier, kind, fire_at_ms, local_date, zone FROM request WHERE state = 'pending'");
+    s = prepare("SELECT id, identifier, kind, fire_at_ms, local_date, zone, title, body FROM request WHERE state = 'pending'");
     while (step(s) && npending < 256) {
         Pending *p = &pending[npending++];
         p->rowid = sqlite3_column_int64(s, 0);
@@ -210,6 +238,17 @@ int main(int argc, char **argv) {
     while (step(s) && nopened < 63) snprintf(opened[nopened++], 11, "%s", (const char *)sqlite3_column_text(s, 0));
     sqlite3_finalize(s);
     snprintf(opened[nopened++], 11, "%s", today); /* decideOpen: today's date is skipped too */
+    /* Skipped dates and the pause (none in these templates, but the queries run). */
+    s = prepare("SELECT local_date FROM skipped_date WHERE local_date >= ? AND removed_at_ms IS NULL");
+    rebind(s);
+    sqlite3_bind_text(s, 1, yesterday, -1, SQLITE_TRANSIENT);
+    while (step(s)) { fprintf(stderr, "open_c: skipped dates are not mirrored\n"); return 1; }
+    sqlite3_finalize(s);
+    s = prepare("SELECT since_ms, until_ms FROM pause\nWHERE ended_at_ms IS NULL AND (until_ms IS NULL OR until_ms > ?)\nORDER BY since_ms DESC LIMIT 1");
+    rebind(s);
+    sqlite3_bind_int64(s, 1, now);
+    while (step(s)) { fprintf(stderr, "open_c: pauses are not mirrored\n"); return 1; }
+    sqlite3_finalize(s);
 
     /* decideOpen: today's pending slots are cancelled; decideRefill on the rest. */
     Pending *cancelled[256], *missed[256], *displaced[256];

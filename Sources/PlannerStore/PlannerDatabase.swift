@@ -1,6 +1,7 @@
 import CSQLite
 import Glibc
 import PlannerCore
+import PlannerSystem
 
 /// The planner's SQLite database: opened, checked and migrated before any command uses it.
 public final class PlannerDatabase {
@@ -133,15 +134,22 @@ public final class PlannerDatabase {
             try connection.immediateTransaction {
                 guard (try connection.integer("PRAGMA user_version") ?? 0) < migration.version else { return }
                 try connection.execute(String(decoding: migration.sql, as: UTF8.self))
-                // Settings start with the zone the plan was made in until now: a later process's TZ no
-                // longer moves it.
-                if migration.version == 3, let zone = zoneForNewPlan, (try? SettingKey.zone.canonical(zone)) != nil {
-                    try connection.prepare("UPDATE setting SET value = ? WHERE key = 'zone'").run(.text(zone))
+                // Settings start with the zone the plan was made in until now (its latest slot's, else the
+                // creating command's TZ): from then on a process's TZ no longer moves it.
+                if migration.version == 3 {
+                    let planned = try connection.text("SELECT zone FROM request WHERE kind = 'slot' ORDER BY created_at_ms DESC, id DESC LIMIT 1")
+                    if let zone = [planned, zoneForNewPlan].compactMap({ $0 }).first(where: Self.isUsableZoneSetting) {
+                        try connection.prepare("UPDATE setting SET value = ? WHERE key = 'zone'").run(.text(zone))
+                    }
                 }
                 try connection.execute("PRAGMA application_id = \(Self.applicationID)")
                 try connection.execute("PRAGMA user_version = \(migration.version)")
             }
         }
+    }
+
+    static func isUsableZoneSetting(_ name: String) -> Bool {
+        (try? SettingKey.zone.canonical(name)) != nil && (try? SystemZone.named(name)) != nil
     }
 
     /// A long-running ticker waits at most this long for the lock per attempt, then retries in its own

@@ -9,7 +9,7 @@ struct PlannerCommand: ParsableCommand {
         commandName: "planner",
         abstract: "Weekday study reminders in a SQLite database: the iOS local-notification model on a Linux account.",
         discussion: """
-            Every 30 minutes, 09:30-21:30, Monday to Friday (in TZ, else the system zone), a reminder is \
+            Every 30 minutes, 09:30-21:30, Monday to Friday (by default; see `planner config`), a reminder is \
             planned, at most 64 pending at a time. `planner open` (from your login script) cancels the rest \
             of today's; `planner refill` (from cron) keeps the plan topped up; `planner tick` delivers each reminder \
             at its time. Inspect it all with sqlite3.

@@ -39,6 +39,23 @@ import CSQLite
         #expect(try db.connection.integer("PRAGMA user_version") == Int64(Migrations.latestVersion))
     }
 
+    /// A plan made before settings existed keeps the zone its slots were planned in, whatever TZ the
+    /// first command after the upgrade has (cron often has none).
+    @Test func anUpgradedPlanKeepsTheZoneItWasMadeIn() throws {
+        let (connection, path) = try migrated(to: 2)
+        try connection.execute("""
+            INSERT INTO request (identifier, kind, fire_at_ms, local_date, local_time, zone, title, body, created_at_ms, changed_at_ms)
+            VALUES ('Noti_AppOpenPromotion_2026_11_23_09_30', 'slot', 1795444200000, '2026-11-23', '2026-11-23T09:30:00-05:00',
+                    'America/New_York', 't', 'b', 1, 1)
+            """)
+        connection.close()
+        let db = try PlannerDatabase(path: path, zoneForNewPlan: "Asia/Seoul")
+        #expect(try db.planSettings().settings.zone == "America/New_York")
+        // A new plan takes the creating command's TZ, else follows the system.
+        #expect(try PlannerDatabase(path: temporaryDatabasePath(), zoneForNewPlan: "Asia/Seoul").planSettings().settings.zone == "Asia/Seoul")
+        #expect(try PlannerDatabase(path: temporaryDatabasePath()).planSettings().settings.zone == "system")
+    }
+
     @Test func objectsOfTheUsersOwnAreAllowed() throws {
         let path = temporaryDatabasePath()
         _ = try PlannerDatabase(path: path)
