@@ -27,6 +27,9 @@ struct Pause: ParsableCommand {
     func run() throws {
         let setting = try common.setting()
         // Checked before the database is opened; placed in the plan's zone after.
+        if let until, let date = LocalDate(iso: until), !(1970...9990).contains(date.year) {
+            throw PlannerError.usage("invalid --until '\(until)': years 1970-9990 only")
+        }
         if let until, LocalDate(iso: until) == nil {
             do { _ = try parseTime(until, in: setting.zone) } catch {
                 throw PlannerError.usage("invalid --until '\(until)': expected a date YYYY-MM-DD or a time such as 2026-12-01T08:00")
