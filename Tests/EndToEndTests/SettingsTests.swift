@@ -462,6 +462,65 @@ func checkInvariants(_ h: Harness, _ step: String, sourceLocation: SourceLocatio
         #expect(out.hasPrefix("Noti_AppOpenPromotion_2026_11_23_14_30\t"))
     }
 
+    /// A study slot due a few minutes ago (still within grace, not yet delivered) is not shown once the
+    /// user has paused: the pause holds "no study slot is pending or delivered from since until until".
+    @Test func pauseStopsAStudySlotStillWithinItsGrace() throws {
+        let h = try Harness()
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T11:50")
+        _ = try h.plannerOK(["pause"], now: "2026-11-23T12:05", stderrAllowed: true)
+        try checkInvariants(h, "after pause")
+        #expect(try h.pendingRows().filter { $0.kind == "slot" }.isEmpty, "a study slot is still pending after pause")
+        let out = try h.plannerOK(["tick", "--once", "--sink", "stdout"], now: "2026-11-23T12:06", stderrAllowed: true)
+        #expect(out.isEmpty, "delivered during the pause: \(out)")
+        #expect(try h.sqlite("SELECT count(*) FROM delivered_notifications") == "0")
+    }
+
+    /// A change made during a pause and with a skipped date re-plans around both.
+    @Test func configSetDuringAPauseKeepsThePauseAndTheSkips() throws {
+        let h = try Harness()
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T12:00")
+        _ = try h.plannerOK(["pause", "--for", "2d"], now: "2026-11-23T12:00", stderrAllowed: true)
+        _ = try h.plannerOK(["skip", "2026-11-27"], now: "2026-11-23T12:00", stderrAllowed: true)
+        try h.configOK(["set", "days", "daily", "window", "06:00-23:00"], now: "2026-11-23T12:10")
+        try checkInvariants(h, "after config set in a pause")
+        let expected = try h.expectedPlan(["zone": "Asia/Seoul", "now": "2026-11-23T12:10", "start": "06:00", "end": "23:00",
+                                           "days": [1, 2, 3, 4, 5, 6, 7], "exclude_dates": ["2026-11-27"],
+                                           "pause": ["2026-11-23T12:00", "2026-11-25T12:00"]])
+        #expect(try h.pendingRows().map(\.id) == expected.map(\.id))
+        #expect(try h.pendingRows().map(\.at) == expected.map(\.utcMs))
+    }
+
+    /// Eastward (Berlin to Seoul): the Seoul times already past are not planned; one just due (within
+    /// grace) is kept; the rest are at Seoul wall-clock times.
+    @Test func zoneChangeEastwardPlansNothingIntoThePast() throws {
+        let h = try Harness()
+        let berlin = ["TZ": "Europe/Berlin"]
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T09:00", extraEnv: berlin)
+        try h.configOK(["set", "zone", "Asia/Seoul"], now: "2026-11-23T08:00:00Z", env: berlin)  // 17:00 in Seoul
+        let pending = try h.pendingRows()
+        #expect(pending.allSatisfy { $0.at >= epochMs("2026-11-23T08:00:00Z") - 15 * 60_000 })
+        let expected = try h.expectedPlan(["zone": "Asia/Seoul", "now": "2026-11-23T07:44:59.999Z"])
+        #expect(pending.map(\.id) == expected.map(\.id))
+        #expect(pending.map(\.at) == expected.map(\.utcMs))
+        #expect(try h.sqlite("SELECT count(*) FROM request WHERE state = 'missed'") == "15")  // 09:30 to 16:30 in Seoul
+        try checkInvariants(h, "after config set zone eastward")
+        let out = try h.plannerOK(["tick", "--once", "--sink", "stdout"], now: "2026-11-23T08:00:01Z", stderrAllowed: true)
+        #expect(out.hasPrefix("Noti_AppOpenPromotion_2026_11_23_17_00\t"))
+    }
+
+    /// The grace setting is what refill and tick use when no --grace is given.
+    @Test func graceSettingIsTheDefaultGrace() throws {
+        let h = try Harness()
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T11:50")
+        try h.configOK(["set", "grace", "1m"], now: "2026-11-23T11:50")
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T12:01:30")
+        #expect(try h.sqlite("SELECT state FROM request WHERE identifier = 'Noti_AppOpenPromotion_2026_11_23_12_00'") == "missed")
+        try h.configOK(["set", "grace", "2h"], now: "2026-11-23T12:01:30")
+        let out = try h.plannerOK(["tick", "--once", "--sink", "stdout"], now: "2026-11-23T13:59", stderrAllowed: true)
+        // Several due at once: only the latest is delivered, within the 2-hour grace.
+        #expect(out.hasPrefix("Noti_AppOpenPromotion_2026_11_23_13_30\t"))
+    }
+
     @Test func skipListAndRemove() throws {
         let h = try Harness()
         _ = try h.plannerOK(["refill"], now: "2026-12-23T12:00")  // Wednesday
