@@ -279,6 +279,37 @@ func checkInvariants(_ h: Harness, _ step: String, sourceLocation: SourceLocatio
         try checkInvariants(h, "after config set title/body")
     }
 
+    /// A slot due a few minutes ago and not yet delivered (within grace) keeps its place when only the
+    /// text changes: same identifier, new text, still delivered. (Retiring it without a replacement loses
+    /// a reminder that is neither delivered nor missed.)
+    @Test func contentChangeKeepsASlotDueWithinGrace() throws {
+        let h = try Harness()
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T11:50")
+        try h.configOK(["set", "title", "Lesson time"], now: "2026-11-23T12:05")
+        let ids = try h.pendingRows().map(\.id)
+        #expect(ids.first == "Noti_AppOpenPromotion_2026_11_23_12_00", "the 12:00 slot due 5 minutes ago is gone: \(ids.prefix(2))")
+        #expect(try h.pendingRows().allSatisfy { $0.title == "Lesson time" })
+        let out = try h.plannerOK(["tick", "--once", "--sink", "stdout"], now: "2026-11-23T12:06", stderrAllowed: true)
+        #expect(out == "Noti_AppOpenPromotion_2026_11_23_12_00\t2026-11-23T12:00:00+09:00\tLesson time\n")
+        // Later deliveries carry the new text too.
+        let later = try h.plannerOK(["tick", "--once", "--sink", "stdout"], now: "2026-11-23T12:30", stderrAllowed: true)
+        #expect(later == "Noti_AppOpenPromotion_2026_11_23_12_30\t2026-11-23T12:30:00+09:00\tLesson time\n")
+    }
+
+    /// A zone is stored by its normalized tz name (`Europe//Berlin` is no such name; zoneinfo refuses it).
+    @Test func zoneNameIsNormalizedOrRefused() throws {
+        let h = try Harness()
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T12:00")
+        let r = try h.config(["set", "zone", "Europe//Berlin"], now: "2026-11-23T12:00")
+        if r.status == 0 {
+            #expect(try h.config(["get", "zone"], now: "2026-11-23T12:00").out == "Europe/Berlin\n")
+            #expect(try h.sqlite("SELECT DISTINCT zone FROM request WHERE state = 'pending'") == "Europe/Berlin")
+        } else {
+            #expect(r.status == 64)
+            #expect(r.err.contains("zone"))
+        }
+    }
+
     @Test func openedDateStaysClosedAfterAScheduleChange() throws {
         let h = try Harness()
         _ = try h.plannerOK(["refill"], now: "2026-11-23T12:00")
