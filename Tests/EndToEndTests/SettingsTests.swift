@@ -552,6 +552,25 @@ func checkInvariants(_ h: Harness, _ step: String, sourceLocation: SourceLocatio
         #expect(out.hasPrefix("Noti_AppOpenPromotion_2026_11_23_13_30\t"))
     }
 
+    /// A new pause replaces the one in force: a shorter one brings back what lies after it; an opened
+    /// date stays closed through pause and resume.
+    @Test func aNewPauseReplacesTheOneInForce() throws {
+        let h = try Harness()
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T12:00")
+        _ = try h.plannerOK(["pause", "--for", "2d"], now: "2026-11-23T12:00", stderrAllowed: true)
+        _ = try h.plannerOK(["pause", "--for", "1h"], now: "2026-11-23T12:10", stderrAllowed: true)
+        try checkInvariants(h, "after the second pause")
+        #expect(try h.sqlite("SELECT count(*) FROM pauses WHERE ended_at IS NULL") == "1")
+        let expected = try h.expectedPlan(["zone": "Asia/Seoul", "now": "2026-11-23T12:10", "pause": ["2026-11-23T12:10", "2026-11-23T13:10"]])
+        #expect(try h.pendingRows().map(\.id) == expected.map(\.id))
+        _ = try h.plannerOK(["open"], now: "2026-11-23T12:20")
+        _ = try h.plannerOK(["pause", "--until", "2026-11-24"], now: "2026-11-23T12:30", stderrAllowed: true)
+        _ = try h.plannerOK(["resume"], now: "2026-11-23T12:40", stderrAllowed: true)
+        try checkInvariants(h, "after open, pause, resume")
+        let reopened = try h.expectedPlan(["zone": "Asia/Seoul", "now": "2026-11-23T12:40", "exclude_dates": ["2026-11-23"]])
+        #expect(try h.pendingRows().map(\.id) == reopened.map(\.id))
+    }
+
     @Test func skipListAndRemove() throws {
         let h = try Harness()
         _ = try h.plannerOK(["refill"], now: "2026-12-23T12:00")  // Wednesday
