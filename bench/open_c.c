@@ -207,7 +207,7 @@ int main(int argc, char **argv) {
     int nskip = 0;
     s = prepare("SELECT identifier FROM request\n"
                 "WHERE fire_at_ms > ? AND kind = 'slot'\n"
-                "  AND state IN ('delivering', 'delivered', 'missed', 'failed', 'cancelled')");
+                "  AND state IN ('delivering', 'delivered', 'failed', 'cancelled')");
     rebind(s);
     sqlite3_bind_int64(s, 1, now - DAY_MS);
     while (step(s) && nskip < 4000) snprintf(skip_ids[nskip++], 64, "%s", (const char *)sqlite3_column_text(s, 0));

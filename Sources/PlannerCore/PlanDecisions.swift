@@ -122,7 +122,8 @@ public func decideRefill(now: Instant, zone: Zone, policy: PlanPolicy = PlanPoli
         }
         func retire(_ to: RequestState, _ why: String) { decision.retired.append(Retirement(request: request, state: to, reason: why)) }
         let instant = zone.instant(for: reading)
-        switch state.exclusions.reason(date: reading.date, at: instant ?? request.fireAt) {
+        // A slot already due but not yet delivered is in a pause that is in force now.
+        switch state.exclusions.reason(date: reading.date, at: max(instant ?? request.fireAt, now)) {
         case .skipped?: retire(.skipped, "date skipped"); continue
         case .paused?: retire(.paused, "paused"); continue
         case .opened?, nil: break
@@ -139,6 +140,8 @@ public func decideRefill(now: Instant, zone: Zone, policy: PlanPolicy = PlanPoli
             }
         } else if let title = request.title, title != plan.title || request.body != plan.body {
             retire(.retired, "content changed")
+            // Due but not yet shown: shown with the new text, not lost.
+            if request.fireAt <= now, request.fireAt >= staleBefore { dueAgain.append(Slot(local: reading, fireAt: request.fireAt)) }
         } else if request.fireAt < staleBefore {
             decision.missed.append(request)
         } else {

@@ -138,8 +138,12 @@ public enum SettingKey: String, CaseIterable, Sendable {
             return .milliseconds(ms)
         case .zone:
             // Whether the name exists is the shell's to check (the tz database is not the core's).
-            let plain = !text.isEmpty && text.unicodeScalars.count <= 200 && !text.hasPrefix("/")
-                && !text.split(separator: "/").contains("..") && text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
+            // One spelling per zone (no empty, "." or ".." parts); `localtime` and `posixrules` are links
+            // to the system's zone under another name: that is `system`.
+            let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+            let plain = !text.isEmpty && text.unicodeScalars.count <= 200
+                && parts.allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
+                && !["localtime", "posixrules"].contains(text) && text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
             guard plain else { throw bad }
             return .text(text)
         }

@@ -23,12 +23,13 @@ public enum RequestState: String, CaseIterable, Sendable {
     /// No longer part of the plan as it is now (schedule, zone or content changed); the plan decides anew.
     case retired
 
-    /// A study slot whose identifier has a row in one of these is never planned again: it was shown,
-    /// is being shown, came and went, or its day is done.
+    /// A study slot whose identifier has a row in one of these is never planned again: it was shown, is
+    /// being shown, may have been shown (failed), or its day is done. A missed one was never shown: in the
+    /// same zone its time is past anyway, and after a zone change its wall-clock time there may still come.
     public var endsTheSlot: Bool {
         switch self {
-        case .delivering, .delivered, .missed, .failed, .cancelled: true
-        case .pending, .displaced, .replaced, .paused, .skipped, .retired: false
+        case .delivering, .delivered, .failed, .cancelled: true
+        case .pending, .missed, .displaced, .replaced, .paused, .skipped, .retired: false
         }
     }
 }

@@ -4,11 +4,11 @@ enum HotQueries {
     /// Columns read by `pendingRequest(_:)`.
     static let pending =
         "SELECT id, identifier, kind, fire_at_ms, local_date, zone, title, body FROM request WHERE state = 'pending'"
-    /// Slots that ran their course since ?, which must not come back (displaced and replaced ones may).
+    /// Slots that ran their course since ?, which must not come back (`RequestState.endsTheSlot`).
     static let finishedSlots = """
         SELECT identifier FROM request
         WHERE fire_at_ms > ? AND kind = 'slot'
-          AND state IN ('delivering', 'delivered', 'missed', 'failed', 'cancelled')
+          AND state IN ('delivering', 'delivered', 'failed', 'cancelled')
         """
     /// One-offs waiting outside the cap, due after ?.
     static let waitingOneOffs = """

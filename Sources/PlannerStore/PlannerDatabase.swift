@@ -139,7 +139,8 @@ public final class PlannerDatabase {
                 if migration.version == 3 {
                     let planned = try connection.text("SELECT zone FROM request WHERE kind = 'slot' ORDER BY created_at_ms DESC, id DESC LIMIT 1")
                     if let zone = [planned, zoneForNewPlan].compactMap({ $0 }).first(where: Self.isUsableZoneSetting) {
-                        try connection.prepare("UPDATE setting SET value = ? WHERE key = 'zone'").run(.text(zone))
+                        // Also its default: `config reset` brings the plan back to the zone it was made in.
+                        try connection.prepare("UPDATE setting SET value = ?, default_value = ? WHERE key = 'zone'").run(.text(zone), .text(zone))
                     }
                 }
                 try connection.execute("PRAGMA application_id = \(Self.applicationID)")

@@ -380,9 +380,9 @@ func checkInvariants(_ h: Harness, _ step: String, sourceLocation: SourceLocatio
             #expect(wall[row.id]?.int64Value == row.at, "\(row.id) not at its Berlin wall-clock time")
         }
         // Berlin's plan from now on, soonest first, without what Seoul already delivered (Tuesday 18:00 is
-        // still ahead in Berlin but was shown) nor any identifier that already ended (whether a slot missed
-        // in Seoul may come back in Berlin is checked by `zoneChangePlansSlotsThatSeoulMissed`).
-        let ended = try h.sqlite("SELECT identifier FROM request WHERE state NOT IN ('pending', 'displaced', 'retired', 'paused', 'skipped')")
+        // still ahead in Berlin but was shown) nor any identifier that already ended (a slot missed in
+        // Seoul, never shown, may come back in Berlin: `zoneChangePlansSlotsThatSeoulMissed`).
+        let ended = try h.sqlite("SELECT identifier FROM request WHERE state NOT IN ('pending', 'displaced', 'retired', 'paused', 'skipped', 'missed')")
             .split(separator: "\n").map(String.init)
         #expect(Set(delivered).isSubset(of: ended))
         let expected = try h.expectedPlan(["zone": "Europe/Berlin", "now": change, "exclude_ids": ended])
@@ -663,9 +663,9 @@ func checkInvariants(_ h: Harness, _ step: String, sourceLocation: SourceLocatio
         let object = try JSONSerialization.jsonObject(with: Data(out.out.utf8)) as? [String: [String: Any]]
         let defaults = ["window": "09:30-21:30", "interval": "30m", "days": "mon-fri", "title": "Time to study?",
                         "body": "Start today's lesson: reminders stop for the day once you begin.", "icon": "appointment-soon",
-                        "urgency": "normal", "grace": "15m", "zone": "system"]
+                        "urgency": "normal", "grace": "15m", "zone": "Asia/Seoul"]  // a new plan's zone: its creator's TZ
         #expect(Set(object?.keys ?? [:].keys) == Set(defaults.keys))
-        let values = ["interval": "1h30m", "days": "mon-fri", "grace": "1h", "zone": "Asia/Seoul"]
+        let values = ["interval": "1h30m", "days": "mon-fri", "grace": "1h"]
         for (key, d) in defaults {
             let v = values[key] ?? d
             #expect(object?[key]?["value"] as? String == v, "\(key)")
@@ -686,7 +686,7 @@ func checkInvariants(_ h: Harness, _ step: String, sourceLocation: SourceLocatio
         try h.configOK(["set", "window", "07:00-08:00", "interval", "5m", "days", "sun", "title", "t", "body", "b", "grace", "2h"], now: now)
         // A key at a time first: only that key.
         try h.configOK(["reset", "interval"], now: now)
-        #expect(try h.sqlite("SELECT key FROM settings WHERE is_default = 0 ORDER BY key") == "body\ndays\ngrace\ntitle\nwindow\nzone")
+        #expect(try h.sqlite("SELECT key FROM settings WHERE is_default = 0 ORDER BY key") == "body\ndays\ngrace\ntitle\nwindow")
         try h.configOK(["reset", "days", "window", "title", "body", "grace"], now: now)
         // The zone stays the one the database was made with; the plan is the default schedule there.
         let expected = try h.expectedPlan(["zone": "Asia/Seoul", "now": now])
@@ -694,12 +694,14 @@ func checkInvariants(_ h: Harness, _ step: String, sourceLocation: SourceLocatio
         #expect(try h.pendingRows().map(\.at) == expected.map(\.utcMs))
         #expect(try h.pendingRows().allSatisfy { $0.title == "Time to study?" && $0.body.hasPrefix("Start today's lesson") })
 
-        // Everything: the zone becomes `system` too (/etc/localtime), and the plan is today's default plan there.
-        try h.configOK(["set", "window", "07:00-08:00", "days", "sat"], now: now)
+        // Everything: the zone goes back to the one the plan was made in (its default), and the plan is
+        // today's default plan there.
+        try h.configOK(["set", "window", "07:00-08:00", "days", "sat", "zone", "Europe/Berlin"], now: now)
         try h.configOK(["reset"], now: now)
         let object = try JSONSerialization.jsonObject(with: Data(h.config(["--json"], now: now).out.utf8)) as? [String: [String: Any]]
         #expect(object?.values.allSatisfy { $0["default"] as? Bool == true } == true)
-        let system = try h.expectedPlan(["zone": "system", "now": "2026-11-23T12:00+09:00"])
+        #expect(try h.sqlite("SELECT value FROM settings WHERE key = 'zone'") == "Asia/Seoul")
+        let system = try h.expectedPlan(["zone": "Asia/Seoul", "now": "2026-11-23T12:00+09:00"])
         #expect(try h.pendingRows().map(\.id) == system.map(\.id))
         #expect(try h.pendingRows().map(\.at) == system.map(\.utcMs))
         try checkInvariants(h, "after reset")

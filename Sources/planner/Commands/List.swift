@@ -5,7 +5,7 @@ struct List: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "Show the pending requests, soonest first.",
-        discussion: "Times are shown in the planner's zone (TZ, else the system zone). --json prints an array of objects.")
+        discussion: "Times are shown in the plan's zone (the zone setting, see planner config). --json prints an array of objects.")
 
     @OptionGroup var common: CommonOptions
     @Flag(name: .long, help: "Print a JSON array: id, fire_at (RFC 3339 with the zone's offset), fire_at_utc, state, kind, title, body.")
