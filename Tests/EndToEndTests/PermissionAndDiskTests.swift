@@ -112,4 +112,74 @@ import Testing
         try FileManager.default.removeItem(atPath: mountPoint + "/filler")
         #expect(try h.planner(["open", "--db", db, "--now", "2026-11-23T12:00"]).status == 0)
     }
+
+    /// A small tmpfs holding a database with one one-off due in `seconds`; returns (mount point, db).
+    func smallDisk(_ h: Harness, dueIn seconds: Int) throws -> (String, String) {
+        let mountPoint = h.dir + "/small"
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        let mounted = try h.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint], env: h.env)
+        try #require(mounted.status == 0, "mount: \(mounted.err)")
+        let db = mountPoint + "/planner.db"
+        let added = try h.planner(["add", "--db", db, "--in", "\(seconds)s", "--title", "due", "--id", "due"])
+        try #require(added.status == 0, "\(added.err)")
+        return (mountPoint, db)
+    }
+
+    /// Defect 17 of issue 7: a live ticker on a full disk keeps running (it used to exit 74 at its first due
+    /// request), and delivers and records the request once space returns.
+    @Test(.enabled(if: getuid() == 0, "mounting a tmpfs needs root")) func aTickerWaitsOutAFullDisk() throws {
+        let h = try Harness()
+        let (mountPoint, db) = try smallDisk(h, dueIn: 3)
+        defer { _ = try? h.run("/bin/umount", ["-l", mountPoint], env: h.env) }
+        let ticker = try h.startTicker(["--sink", "stdout"], at: db)
+        defer { if !Harness.hasExited(ticker.processIdentifier) { kill(ticker.processIdentifier, SIGKILL) } }
+        _ = try h.run("/bin/dd", ["if=/dev/zero", "of=\(mountPoint)/filler", "bs=4k"], env: h.env)
+        // Due, and the disk full for a while: the ticker waits.
+        Thread.sleep(forTimeInterval: 5)
+        #expect(!Harness.hasExited(ticker.processIdentifier), "the ticker exited: \(h.text("tick.err"))")
+        try FileManager.default.removeItem(atPath: mountPoint + "/filler")
+        try h.waitFor(seconds: 15) { (try? h.sqlite("SELECT state FROM request WHERE identifier = 'due'", db: db)) == "delivered" }
+        #expect(h.text("tick.out").split(separator: "\n").filter { $0.hasPrefix("due\t") }.count == 1)
+        #expect(try h.stop(ticker).status == 0)
+    }
+
+    /// The disk fills while a reminder is being shown (the sink itself fills it): the outcome is recorded
+    /// once space returns, not left `delivering`, and the reminder is shown once.
+    @Test(.enabled(if: getuid() == 0, "mounting a tmpfs needs root")) func aDeliveryShownWhileTheDiskFilledIsRecordedLater() throws {
+        let h = try Harness()
+        let (mountPoint, db) = try smallDisk(h, dueIn: 2)
+        defer { _ = try? h.run("/bin/umount", ["-l", mountPoint], env: h.env) }
+        let shown = h.dir + "/shown"
+        let ticker = try h.startTicker(["--exec", "/bin/sh", "-c", "dd if=/dev/zero of=\(mountPoint)/filler bs=4k 2>/dev/null; echo x >> \(shown)"], at: db)
+        defer { if !Harness.hasExited(ticker.processIdentifier) { kill(ticker.processIdentifier, SIGKILL) } }
+        try h.waitFor(seconds: 10) { FileManager.default.fileExists(atPath: shown) }
+        Thread.sleep(forTimeInterval: 3)
+        #expect(!Harness.hasExited(ticker.processIdentifier), "the ticker exited: \(h.text("tick.err"))")
+        try FileManager.default.removeItem(atPath: mountPoint + "/filler")
+        try h.waitFor(seconds: 15) { (try? h.sqlite("SELECT state FROM request WHERE identifier = 'due'", db: db)) == "delivered" }
+        #expect(h.text("shown") == "x\n")
+        #expect(try h.stop(ticker).status == 0)
+    }
+
+    /// Failed commands on a full disk leave the database file byte-identical; SQLite may leave its `-wal`
+    /// grown by the frames it could write before the disk filled (README), and every later failure adds none.
+    @Test(.enabled(if: getuid() == 0, "mounting a tmpfs needs root")) func repeatedFailuresOnAFullDiskChangeNothing() throws {
+        let h = try Harness()
+        let (mountPoint, db) = try smallDisk(h, dueIn: 3600)
+        defer { _ = try? h.run("/bin/umount", ["-l", mountPoint], env: h.env) }
+        _ = try h.planner(["refill", "--db", db, "--now", "2026-11-23T08:00"])
+        _ = try h.run("/bin/dd", ["if=/dev/zero", "of=\(mountPoint)/filler", "bs=4k"], env: h.env)
+        let before = h.bytes(db)
+        var walSizes: [Int] = []
+        for (i, args) in [["open"], ["refill"], ["add", "--in", "2h", "--title", "t"], ["open"], ["open"]].enumerated() {
+            let r = try h.planner([args[0], "--db", db, "--now", "2026-11-23T12:0\(i)"] + args.dropFirst())
+            expectRefused(r, saying: "is full")
+            #expect(h.bytes(db) == before)
+            walSizes.append(h.bytes(db + "-wal")?.count ?? 0)
+        }
+        #expect(Set(walSizes.dropFirst()).count <= 1, "the WAL kept growing: \(walSizes)")
+        try FileManager.default.removeItem(atPath: mountPoint + "/filler")
+        #expect(try h.planner(["open", "--db", db, "--now", "2026-11-23T12:10"]).status == 0)
+        #expect(try h.sqlite("SELECT count(*) FROM app_open", db: db) == "1")
+    }
 }

@@ -123,15 +123,30 @@ for command, now in cases.items():
     before, after = snapshot(template), reference(command, now)
     assert before != after, "the command must change something for the test to mean anything"
     outcome = {"before": 0, "after": 0, "between": 0, "exited_before_kill": 0}
-    for i in range(args.transaction_kills):
-        work = os.path.join(folder, f"work-{command}.db")
+    work = os.path.join(folder, f"work-{command}.db")
+
+    def fresh_work():
         for suffix in ("", "-wal", "-shm"):
             if os.path.exists(work + suffix):
                 os.remove(work + suffix)
         shutil.copy(template, work)
+
+    # Kills are spread over 0..1.2x the time an uninterrupted run takes here (start to exit, median of
+    # 5), so they land before, inside and after the commit on this machine whatever its speed.
+    durations = []
+    for _ in range(5):
+        fresh_work()
+        started = time.monotonic()
+        subprocess.run([args.planner, command, "--db", work, "--now", now], env=env, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        durations.append(time.monotonic() - started)
+    window = 1.2 * sorted(durations)[2]
+    outcome["kill_window_ms"] = round(window * 1000, 2)
+    for i in range(args.transaction_kills):
+        fresh_work()
         p = subprocess.Popen([args.planner, command, "--db", work, "--now", now], env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0, 0.006))  # a release run takes a few ms: kills land all through it
+        time.sleep(rng.uniform(0, window))
         p.send_signal(signal.SIGKILL)
         if p.wait() == 0:
             outcome["exited_before_kill"] += 1
