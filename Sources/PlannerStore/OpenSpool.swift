@@ -225,7 +225,7 @@ extension PlannerDatabase {
                 "SELECT count(*) FROM app_open WHERE opened_at_ms = ? AND zone = ?",
                 .integer(entry.openedAt.milliseconds), .text(zone.name)) ?? 0
             if seen > 0 { continue }
-            try insertAppOpen(now: entry.openedAt, zone: zone,
+            _ = try insertAppOpen(now: entry.openedAt, zone: zone,
                               policy: entry.graceMilliseconds < 0 ? nil : PlanPolicy(graceMilliseconds: entry.graceMilliseconds))
         }
         return batch
