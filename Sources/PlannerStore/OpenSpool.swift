@@ -207,10 +207,6 @@ public enum OpenSpool {
         }
     }
 
-    /// The zone an open was taken in: by name from the tz database, else the offset it had then.
-    static func zone(of entry: Entry) -> Zone {
-        (try? SystemZone.named(entry.zoneName)) ?? Zone.fixed(name: entry.zoneName, offsetSeconds: entry.offsetSeconds)
-    }
 }
 
 extension PlannerDatabase {
