@@ -44,10 +44,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             linkerSettings: [
-                // Release binaries link with lld and packed relative relocations: the loader then fixes up
-                // ~40,000 addresses from a compact table, about 0.8 MiB less resident memory per run
-                // (bench/RESULTS.md). The toolchain ships ld.lld; glibc >= 2.36 reads packed relocations.
-                .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(configuration: .release))
+                // Release binaries are fully static (Swift runtime, libstdc++, libsqlite3 from Debian's
+                // libsqlite3.a, glibc): no dynamic loader relocating libstdc++ and libsqlite3 at every start
+                // (bench/RESULTS.md measures the difference), and a binary that runs on any x86-64 Linux.
+                // Debug builds (swift test) stay dynamic. lld links it.
+                .unsafeFlags(["-static-executable", "-use-ld=lld"], .when(configuration: .release))
             ]
         ),
         .testTarget(name: "PlannerCoreTests", dependencies: ["PlannerCore", "PlannerSystem"]),

@@ -41,7 +41,31 @@ public enum SystemZone {
     }
 
     private static func make(name: String, tzValue: String) -> Zone {
-        Zone(name: name) { seconds in offset(tzValue: tzValue, at: seconds) }
+        let days = DayOffsets()
+        return Zone(name: name) { seconds in
+            pthread_mutex_lock(&lock)
+            defer { pthread_mutex_unlock(&lock) }
+            return days.offset(at: seconds) { offset(tzValue: tzValue, at: $0) }
+        }
+    }
+
+    /// glibc re-parses the zone's POSIX rule on every `localtime_r` for instants after the file's last
+    /// transition (most zones, most of the time): a plan asks for hundreds of offsets per run. A UTC day
+    /// whose two ends have the same offset has it throughout (real zones change at most once in a couple
+    /// of days, as `Zone.instant(for:)` assumes too); a day with a change is asked of glibc each time.
+    private final class DayOffsets: @unchecked Sendable {
+        var known: [Int64: Int] = [:]
+
+        func offset(at seconds: Int64, _ lookup: (Int64) -> Int) -> Int {
+            let day = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+            if let cached = known[day] { return cached }
+            let start = day &* 86_400
+            let first = lookup(start), last = lookup(start &+ 86_399)
+            guard first == last else { return lookup(seconds) }
+            if known.count > 4_096 { known.removeAll() }
+            known[day] = first
+            return first
+        }
     }
 
     private static func zoneDirectory() -> String {
@@ -72,9 +96,8 @@ public enum SystemZone {
     }()
     nonisolated(unsafe) private static var activeTZ: String?
 
+    /// Called with `lock` held.
     private static func offset(tzValue: String, at seconds: Int64) -> Int {
-        pthread_mutex_lock(&lock)
-        defer { pthread_mutex_unlock(&lock) }
         if activeTZ != tzValue {
             setenv("TZ", tzValue, 1)
             tzset()
