@@ -7,10 +7,26 @@ enum DatabaseFile {
     enum Existing {
         case missingOrEmpty
         case sqlite(header: [UInt8])
+        /// Only from `inspectOnce`: what to say if it still looks so a moment later.
+        case looksTruncated(String)
     }
 
     /// What is at `path`; throws for anything that is not a usable file.
     static func inspect(_ path: String) throws(PlannerError) -> Existing {
+        // A file that looks truncated may be one another process is checkpointing this very moment (it
+        // writes the new header before it extends the file, then empties the WAL): a real truncation is
+        // still there a moment later (found by 24 processes creating one database on a fresh machine).
+        var attempts = 0
+        while true {
+            let existing = try inspectOnce(path)
+            guard case .looksTruncated(let message) = existing else { return existing }
+            attempts += 1
+            if attempts == 5 { throw .data(message) }
+            usleep(20_000)
+        }
+    }
+
+    static func inspectOnce(_ path: String) throws(PlannerError) -> Existing {
         if path.hasSuffix("/") {
             throw .usage("database path \(path) names a folder: pass a file path such as \(path)planner.db")
         }
@@ -51,7 +67,7 @@ enum DatabaseFile {
         let walHasFrames = stat(path + "-wal", &wal) == 0 && wal.st_size > 0
         if !walHasFrames, bigEndian(header, 92, 4) == bigEndian(header, 24, 4), pageCount > 0,
            pageSize * pageCount > Int64(info.st_size) {
-            throw .data("\(path) is truncated (\(info.st_size) bytes, its header says \(pageSize * pageCount)): restore it from a backup or move it away to start a new plan")
+            return .looksTruncated("\(path) is truncated (\(info.st_size) bytes, its header says \(pageSize * pageCount)): restore it from a backup or move it away to start a new plan")
         }
         return .sqlite(header: header)
     }
