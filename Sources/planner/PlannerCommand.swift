@@ -38,6 +38,10 @@ enum Main {
                 try FastPath.run(name, options)
                 return
             }
+            if let parsed = QuickPath.parse(arguments) {
+                try QuickPath.run(parsed)
+                return
+            }
             var command = try PlannerCommand.parseAsRoot(arguments)
             try command.run()
         } catch let error as PlannerError {

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Testing
 @testable import planner
 
@@ -38,5 +39,50 @@ import Testing
     @Test(arguments: refused)
     func leavesEverythingElseToArgumentParser(_ args: [String]) {
         #expect(FastPath.parse(args) == nil)
+    }
+}
+
+/// `status`, `list`, `add` and `--version` skip ArgumentParser the same way.
+@Suite struct QuickPathTests {
+    static let accepted: [[String]] = [
+        ["status"], ["list"], ["status", "--json"], ["list", "--json", "--db", "/tmp/x.db"],
+        ["status", "--now", "2026-11-23T12:00", "--db", "a b.db", "--json"], ["list", "--db", ""],
+        ["add", "--in", "2h", "--title", "t"], ["add", "--title", "Tea", "--at", "2026-11-23T18:00", "--body", "green", "--id", "tea"],
+        ["add", "--db", "/tmp/x.db", "--now", "2026-11-23T12:00Z", "--in", "nonsense", "--title", "x"],
+        ["--version"],
+    ]
+
+    static let refused: [[String]] = [
+        [], ["status", "--help"], ["list", "-h"], ["status", "--json", "--json"], ["list", "--db"], ["list", "extra"],
+        ["status", "--db=/tmp/x.db"], ["list", "--now", "-05:00"], ["status", "--verbose"], ["--version", "list"],
+        ["add", "--in", "2h"], ["add", "--title", "t"], ["add", "--in", "2h", "--at", "2026-11-23T18:00", "--title", "t"],
+        ["add", "--in", "2h", "--title", "-5 push-ups"], ["add", "--in", "2h", "--title", " "],
+        ["add", "--in", "2h", "--title", "t", "--id", "a\tb"], ["add", "--in", "2h", "--title", "t", "--json"],
+        ["history"], ["config"], ["Status"],
+    ]
+
+    @Test(arguments: accepted)
+    func agreesWithArgumentParser(_ args: [String]) throws {
+        let quick = try #require(QuickPath.parse(args))
+        if args == ["--version"] {
+            #expect(quick == .version)
+            // ArgumentParser answers --version by "throwing" the version text (exit 0).
+            #expect(throws: (any Error).self) { try PlannerCommand.parseAsRoot(args) }
+            #expect(PlannerCommand.message(for: CleanExit.message(PlannerCommand.version)) == PlannerCommand.version)
+            return
+        }
+        let slow: QuickPath.Parsed
+        switch try PlannerCommand.parseAsRoot(args) {
+        case let c as Status: slow = .status(QuickPath.Reading(db: c.common.db, now: c.common.now, json: c.json))
+        case let c as List: slow = .list(QuickPath.Reading(db: c.common.db, now: c.common.now, json: c.json))
+        case let c as Add: slow = .add(c.options)
+        case let other: Issue.record("ArgumentParser chose \(type(of: other))"); return
+        }
+        #expect(quick == slow)
+    }
+
+    @Test(arguments: refused)
+    func leavesEverythingElseToArgumentParser(_ args: [String]) {
+        #expect(QuickPath.parse(args) == nil)
     }
 }

@@ -32,9 +32,17 @@ struct Add: ParsableCommand {
         if let problem = RequestText.titleProblem(title) { throw ValidationError(problem) }
     }
 
-    func run() throws {
+    var options: QuickPath.AddOptions {
+        QuickPath.AddOptions(db: common.db, now: common.now, at: at, delay: delay, title: title, body: body, id: id)
+    }
+
+    func run() throws { try Self.execute(options) }
+
+    /// Runs a validated add (ArgumentParser's `validate()`, or `QuickPath`, which accepts only what passes it).
+    static func execute(_ options: QuickPath.AddOptions) throws {
+        let (at, delay, title, body, id) = (options.at, options.delay, options.title, options.body, options.id)
         // Every value is checked before the database is opened: a refused add creates no file.
-        let setting = try common.setting()
+        let setting = try resolveSetting(db: options.db, now: options.now)
         let fireAt = try Self.fireAt(at: at, delay: delay, now: setting.now, zone: setting.zone)
         let ctx = try setting.open()
         let local = ctx.zone.local(fireAt)

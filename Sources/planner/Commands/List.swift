@@ -11,8 +11,11 @@ struct List: ParsableCommand {
     @Flag(name: .long, help: "Print a JSON array: id, fire_at (RFC 3339 with the zone's offset), fire_at_utc, state, kind, title, body.")
     var json = false
 
-    func run() throws {
-        let ctx = try common.readingContext()
+    func run() throws { try Self.execute(QuickPath.Reading(db: common.db, now: common.now, json: json)) }
+
+    static func execute(_ options: QuickPath.Reading) throws {
+        let json = options.json
+        let ctx = try resolveSetting(db: options.db, now: options.now).open(forWriting: false)
         let requests = try ctx.database.pendingRequests()
         if json {
             let objects = requests.map { r in

@@ -9,8 +9,11 @@ struct Status: ParsableCommand {
     @OptionGroup var common: CommonOptions
     @Flag(name: .long, help: "Print a JSON object instead of text.") var json = false
 
-    func run() throws {
-        let setting = try common.setting()
+    func run() throws { try Self.execute(QuickPath.Reading(db: common.db, now: common.now, json: json)) }
+
+    static func execute(_ options: QuickPath.Reading) throws {
+        let json = options.json
+        let setting = try resolveSetting(db: options.db, now: options.now)
         let ctx = try setting.open(forWriting: false)
         let s = try ctx.database.status(now: ctx.now, zone: ctx.zone)
         // The plan keeps its own zone; say so when this shell's TZ names another one.
