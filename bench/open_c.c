@@ -95,6 +95,7 @@ static int by_time_then_id(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
+    if (!getenv("TZ")) { fprintf(stderr, "open_c: set TZ to the zone the database was planned in\n"); return 64; }
     if (argc != 3) { fprintf(stderr, "usage: open_c DB YYYY-MM-DDTHH:MM[:SS]\n"); return 64; }
     const char *path = argv[1];
     umask(077);
