@@ -2,6 +2,7 @@
 #include <sys/timerfd.h>
 #include <sys/signalfd.h>
 #include <sys/inotify.h>
+#include <malloc.h>  // malloc_trim: an idle ticker gives freed heap back
 #include <sys/syscall.h>
 #include <unistd.h>
 

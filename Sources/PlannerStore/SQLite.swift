@@ -15,6 +15,7 @@ final class Connection {
 
     init(path: String, flags: Int32) throws(SQLiteError) {
         var db: OpaquePointer?
+        _ = Connection.configured
         let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_EXRESCODE, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
@@ -23,6 +24,9 @@ final class Connection {
         }
         handle = db
     }
+
+    /// Process-wide SQLite settings, applied once before the first connection.
+    private static let configured: Void = { _ = csqlite_no_bulk_page_cache() }()
 
     private var isClosed = false
 
