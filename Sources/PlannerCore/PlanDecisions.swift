@@ -125,7 +125,9 @@ public func decideRefill(now: Instant, zone: Zone, policy: PlanPolicy = PlanPoli
         // A slot already due but not yet delivered is in a pause that is in force now.
         switch state.exclusions.reason(date: reading.date, at: max(instant ?? request.fireAt, now)) {
         case .skipped?: retire(.skipped, "date skipped"); continue
-        case .paused?: retire(.paused, "paused"); continue
+        case .paused?:
+            retire(.paused, state.exclusions.pause?.until.map { "paused until \(zone.rfc3339($0))" } ?? "paused until resume")
+            continue
         case .opened?, nil: break
         }
         if !plan.schedule.contains(reading) {

@@ -439,7 +439,7 @@ func checkInvariants(_ h: Harness, _ step: String, sourceLocation: SourceLocatio
         let pause: [Any] = ["2026-11-23T12:00", "2026-11-25T12:00"]
         let inPause = try h.expectedPlan(["zone": "Asia/Seoul", "now": "2026-11-23T12:00", "pause": pause])
         #expect(try h.pendingRows().map(\.id) == inPause.map(\.id))
-        #expect(try h.sqlite("SELECT count(*) FROM request WHERE state = 'paused' AND reason = 'paused'") != "0")
+        #expect(try h.sqlite("SELECT count(*) FROM request WHERE state = 'paused' AND reason = 'paused until 2026-11-25T12:00:00+09:00'") != "0")
 
         _ = try h.plannerOK(["add", "--at", "2026-11-23T18:00", "--title", "call mum"], now: "2026-11-23T12:05")
         _ = try h.plannerOK(["add", "--at", "2026-11-24T10:00", "--title", "dentist"], now: "2026-11-23T12:05")
@@ -477,6 +477,7 @@ func checkInvariants(_ h: Harness, _ step: String, sourceLocation: SourceLocatio
         _ = try h.plannerOK(["pause"], now: "2026-11-23T12:00", stderrAllowed: true)
         try checkInvariants(h, "after pause")
         #expect(try h.pendingRows().map(\.kind) == ["oneoff"])
+        #expect(try h.sqlite("SELECT DISTINCT reason FROM request WHERE state = 'paused'") == "paused until resume")
         _ = try h.plannerOK(["refill"], now: "2026-11-23T13:00")
         #expect(try h.pendingRows().map(\.kind) == ["oneoff"])
         try checkInvariants(h, "refill in the pause")
