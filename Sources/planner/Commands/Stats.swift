@@ -1,0 +1,81 @@
+import ArgumentParser
+import Glibc
+import PlannerCore
+import PlannerStore
+import PlannerSystem
+
+struct Stats: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats",
+        abstract: "Show how you studied: a heatmap of the last weeks, and your streaks.",
+        discussion: """
+            A study day is one of the plan's days (the days setting), from the first day the planner planned, not \
+            skipped and not paused all day. Each day shows how soon it was opened: before any reminder, after 1-2, \
+            after 3 or more, not opened. The current streak counts study days in a row each opened, up to today \
+            (today, not yet opened, does not break it); other days neither break nor extend it. Colour only on a \
+            terminal and never when NO_COLOR is set.
+            """)
+
+    @OptionGroup var common: CommonOptions
+    @Option(name: .long, parsing: .unconditional, help: "How many weeks to show, ending with this week (1-1000).")
+    var weeks: Int = 8
+    @Flag(name: .long, help: "Print a JSON object: current_streak, longest_streak, days (oldest first).")
+    var json = false
+
+    func validate() throws {
+        if !(1...1000).contains(weeks) { throw ValidationError("--weeks must be from 1 to 1000") }
+    }
+
+    func run() throws {
+        let ctx = try common.readingContext()
+        let today = ctx.zone.local(ctx.now).date
+        // Whole weeks, Monday first, the last one holding today.
+        let firstMonday = today.adding(days: -(today.isoWeekday - 1) - 7 * (weeks - 1))
+        let lastSunday = today.adding(days: 7 - today.isoWeekday)
+        let (input, _) = try ctx.database.studyRecordInput(from: firstMonday, through: today)
+        let record = studyRecord(from: firstMonday, through: lastSunday, today: today, input: input)
+        let shown = record.days.filter { $0.date <= today }
+
+        if json {
+            let days = shown.map { day in
+                Formatting.jsonObject([
+                    ("date", Formatting.json(day.date.description)),
+                    ("study_day", day.isStudyDay ? "true" : "false"),
+                    ("opened_at", day.recorded.firstOpen.map { Formatting.json(input.zone.rfc3339($0)) } ?? "null"),
+                    ("reminders_before_open", String(day.recorded.remindersBeforeOpen)),
+                    ("missed", String(day.recorded.missed)),
+                    ("snoozed", String(day.recorded.snoozed)),
+                ])
+            }
+            print("{\"current_streak\": \(record.currentStreak), \"longest_streak\": \(record.longestStreak), \"days\": [")
+            print(days.map { "  " + $0 }.joined(separator: ",\n"))
+            print("]}")
+            return
+        }
+
+        print("Study record, \(weeks) week\(weeks == 1 ? "" : "s") to \(Formatting.weekdays[today.isoWeekday - 1]) \(today) (\(input.zone.name))")
+        print("")
+        Heatmap.render(record.days, colour: Self.colourWanted()).forEach { print($0) }
+        print("")
+        print("Current streak: \(Self.days(record.currentStreak))")
+        print("Longest streak: \(Self.days(record.longestStreak))")
+        let studyDays = shown.filter { $0.isStudyDay && ($0.date < today || $0.recorded.firstOpen != nil) }
+        let opened = studyDays.filter { $0.recorded.firstOpen != nil }
+        var summary = "Opened on \(opened.count) of \(Self.days(studyDays.count))"
+        if !opened.isEmpty {
+            let counts = opened.map(\.recorded.remindersBeforeOpen).sorted()
+            let median = counts[(counts.count - 1) / 2]
+            summary += "; usually after \(median) reminder\(median == 1 ? "" : "s")"
+        }
+        print(summary + " in these weeks")
+    }
+
+    static func days(_ n: Int) -> String { "\(n) study day\(n == 1 ? "" : "s")" }
+
+    /// Colour on a terminal, unless NO_COLOR is set (https://no-color.org) or the terminal is dumb.
+    static func colourWanted() -> Bool {
+        if let noColour = Environment.get("NO_COLOR"), !noColour.isEmpty { return false }
+        if Environment.get("TERM") == "dumb" { return false }
+        return isatty(1) == 1
+    }
+}

@@ -1,0 +1,83 @@
+import PlannerCore
+
+/// The study record as a contribution graph: weeks as columns, Monday to Sunday as rows, one character
+/// per day. The characters read without colour; colour only adds to them.
+enum Heatmap {
+    static func symbol(_ mark: DayMark) -> Character {
+        switch mark {
+        case .openedBeforeAnyReminder: return "#"
+        case .openedAfterOneOrTwo: return "+"
+        case .openedAfterThreeOrMore: return "-"
+        case .notOpened: return "x"
+        case .notAStudyDay: return "."
+        case .notOverYet: return "?"
+        case .ahead: return " "
+        }
+    }
+
+    /// SGR colour of each mark (green for soon, yellow for late, red for not opened).
+    static func colour(_ mark: DayMark) -> String? {
+        switch mark {
+        case .openedBeforeAnyReminder: return "1;32"
+        case .openedAfterOneOrTwo: return "32"
+        case .openedAfterThreeOrMore: return "33"
+        case .notOpened: return "31"
+        case .notAStudyDay: return "2"
+        case .notOverYet: return "36"
+        case .ahead: return nil
+        }
+    }
+
+    static let legend: [(DayMark, String)] = [
+        (.openedBeforeAnyReminder, "opened before any reminder"),
+        (.openedAfterOneOrTwo, "after 1-2 reminders"),
+        (.openedAfterThreeOrMore, "after 3 or more"),
+        (.notOpened, "not opened"),
+        (.notAStudyDay, "not a study day"),
+        (.notOverYet, "today, not opened yet"),
+    ]
+
+    static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// `days` start on a Monday and are whole weeks.
+    static func render(_ days: [StudyDay], colour: Bool) -> [String] {
+        let weeks = stride(from: 0, to: days.count, by: 7).map { Array(days[$0..<min($0 + 7, days.count)]) }
+        func paint(_ mark: DayMark) -> String {
+            let s = String(symbol(mark))
+            guard colour, let code = Heatmap.colour(mark) else { return s }
+            return "\u{1B}[\(code)m\(s)\u{1B}[0m"
+        }
+        // Month names over the week in which the month's first day falls, where there is room.
+        var header = Array(repeating: Character(" "), count: 4 + 2 * weeks.count)
+        var free = 0
+        for (i, week) in weeks.enumerated() {
+            guard let first = week.first else { continue }
+            let startsMonth = i == 0 || week.contains { $0.date.day == 1 }
+            let month = week.first { $0.date.day == 1 }?.date.month ?? first.date.month
+            let at = 4 + 2 * i
+            guard startsMonth, at >= free else { continue }
+            while header.count < at + 3 { header.append(" ") }
+            for (k, c) in monthNames[month - 1].enumerated() { header[at + k] = c }
+            free = at + 4
+        }
+        var lines = [String(header).trailingSpacesTrimmed]
+        for row in 0..<7 {
+            var line = Formatting.weekdays[row] + " "
+            for week in weeks {
+                line += (row < week.count ? paint(week[row].mark) : " ") + " "
+            }
+            lines.append(line.trailingSpacesTrimmed)
+        }
+        lines.append("")
+        lines.append(legend.map { "\(paint($0.0)) \($0.1)" }.joined(separator: "  "))
+        return lines
+    }
+}
+
+extension String {
+    var trailingSpacesTrimmed: String {
+        var s = self
+        while s.last == " " { s.removeLast() }
+        return s
+    }
+}
