@@ -1,0 +1,50 @@
+/// The plan ahead, day by day: what `planner plan` shows and `planner export --ics` writes. Beyond the 64
+/// pending requests, this is what refill will go on producing if nothing changes.
+
+public struct PlannedDay: Equatable, Sendable {
+    public enum NoSlots: Equatable, Sendable {
+        /// Not one of the schedule's days (`weekend` when it is a Saturday or Sunday).
+        case notInDays(weekend: Bool)
+        case skipped
+        case paused
+        case opened
+        /// Today, and its last slot time has passed.
+        case over
+    }
+    public var date: LocalDate
+    /// The slots still to come that day, soonest first.
+    public var slots: [Slot]
+    /// Why there are none (nil when there are some).
+    public var noSlots: NoSlots?
+}
+
+/// `days` dates from today's (in `zone`), with each one's slots after `now` that no exclusion removes.
+public func planAhead(now: Instant, zone: Zone, schedule: Schedule, exclusions: Exclusions, days: Int) -> [PlannedDay] {
+    let today = zone.local(now).date
+    return (0..<max(days, 0)).map { offset in
+        let date = today.adding(days: offset)
+        var slots: [Slot] = []
+        var anyAhead = false
+        for reading in schedule.readings(on: date) {
+            // A reading skipped by a DST change has no instant: no slot, as in refill.
+            guard let fireAt = zone.instant(for: reading), fireAt > now else { continue }
+            anyAhead = true
+            if exclusions.reason(date: date, at: fireAt) == nil { slots.append(Slot(local: reading, fireAt: fireAt)) }
+        }
+        var noSlots: PlannedDay.NoSlots?
+        if slots.isEmpty {
+            if !schedule.days.contains(isoWeekday: date.isoWeekday) {
+                noSlots = .notInDays(weekend: date.isoWeekday >= 6)
+            } else if exclusions.openedDates.contains(date) {
+                noSlots = .opened
+            } else if exclusions.skippedDates.contains(date) {
+                noSlots = .skipped
+            } else if !anyAhead {
+                noSlots = .over
+            } else {
+                noSlots = .paused
+            }
+        }
+        return PlannedDay(date: date, slots: slots, noSlots: noSlots)
+    }
+}

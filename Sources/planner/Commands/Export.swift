@@ -1,0 +1,45 @@
+import ArgumentParser
+import Glibc
+import PlannerCore
+import PlannerStore
+
+struct Export: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write the plan ahead as iCalendar, for a calendar app.",
+        discussion: """
+            One event per study slot (the same as planner plan shows) with an alarm at its time, in the plan's \
+            zone with its VTIMEZONE; skipped, paused and opened days are absent. Each slot keeps its UID \
+            (its identifier) from one export to the next, so importing again updates rather than duplicates. \
+            Example: planner export --ics > study.ics
+            """)
+
+    @OptionGroup var common: CommonOptions
+    @Flag(name: .long, help: "iCalendar (RFC 5545) on stdout: the only format.") var ics = false
+    @Option(name: .long, parsing: .unconditional, help: "How many days to export, from today (1-366).")
+    var days: Int = 14
+
+    func validate() throws {
+        if !ics { throw ValidationError("choose the format: planner export --ics") }
+        if !(1...366).contains(days) { throw ValidationError("--days must be from 1 to 366") }
+    }
+
+    func run() throws {
+        let ctx = try common.readingContext()
+        let (settings, zone, exclusions) = try ctx.database.planAheadInput(now: ctx.now)
+        let plan = planAhead(now: ctx.now, zone: zone, schedule: settings.schedule, exclusions: exclusions, days: days)
+        let calendar = ICalendar.render(plan, zone: zone, now: ctx.now, content: ICalendar.Content(
+            calendarName: "Study reminders (planner)", title: settings.title, body: settings.body,
+            productVersion: PlannerCommand.version))
+        // One write of the whole text: CRLF line ends as RFC 5545 wants, no newline added.
+        var remaining = Array(calendar.utf8)[...]
+        while !remaining.isEmpty {
+            let written = remaining.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw PlannerError.io("cannot write the calendar to stdout: \(String(cString: strerror(errno)))")
+            }
+            remaining = remaining.dropFirst(written)
+        }
+    }
+}

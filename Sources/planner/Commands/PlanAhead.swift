@@ -1,0 +1,76 @@
+import ArgumentParser
+import PlannerCore
+import PlannerStore
+
+struct PlanAheadCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plan",
+        abstract: "Show the study slots the plan will produce, day by day from now (beyond the 64 pending).",
+        discussion: """
+            Each day shows its slot times still to come in the plan's zone, or why it has none: not one of the \
+            plan's days (weekend), skipped, paused, opened (studying started) or over. What refill will go on \
+            planning if nothing changes; `planner list` shows what is pending now.
+            """)
+
+    @OptionGroup var common: CommonOptions
+    @Option(name: .long, parsing: .unconditional, help: "How many days to show, from today (1-366).")
+    var days: Int = 14
+    @Flag(name: .long, help: "Print a JSON array: date, weekday, slots (RFC 3339), reason (null when there are slots).")
+    var json = false
+
+    func validate() throws {
+        if !(1...366).contains(days) { throw ValidationError("--days must be from 1 to 366") }
+    }
+
+    func run() throws {
+        let ctx = try common.readingContext()
+        let (settings, zone, exclusions) = try ctx.database.planAheadInput(now: ctx.now)
+        let plan = planAhead(now: ctx.now, zone: zone, schedule: settings.schedule, exclusions: exclusions, days: days)
+        if json {
+            let objects = plan.map { day in
+                Formatting.jsonObject([
+                    ("date", Formatting.json(day.date.description)),
+                    ("weekday", Formatting.json(Weekdays.names[day.date.isoWeekday - 1])),
+                    ("slots", "[" + day.slots.map { Formatting.json(zone.rfc3339($0.fireAt)) }.joined(separator: ", ") + "]"),
+                    ("reason", day.noSlots.map { Formatting.json(Self.reason($0)) } ?? "null"),
+                ])
+            }
+            print("[\n  " + objects.joined(separator: ",\n  ") + "\n]")
+            return
+        }
+        let rows = [["DAY (\(zone.name))", "SLOTS"]] + plan.map { day in
+            ["\(Formatting.weekdays[day.date.isoWeekday - 1]) \(day.date)",
+             day.noSlots.map(Self.reason) ?? Self.describe(day.slots, intervalMinutes: settings.schedule.intervalMinutes)]
+        }
+        print(Formatting.table(rows))
+        let total = plan.reduce(0) { $0 + $1.slots.count }
+        print("\(total) slot\(total == 1 ? "" : "s") in \(days) day\(days == 1 ? "" : "s")")
+    }
+
+    static func reason(_ noSlots: PlannedDay.NoSlots) -> String {
+        switch noSlots {
+        case .notInDays(let weekend): return weekend ? "weekend" : "not a study day"
+        case .skipped: return "skipped"
+        case .paused: return "paused"
+        case .opened: return "opened"
+        case .over: return "over"
+        }
+    }
+
+    /// `09:30-21:30 every 30m (25)`; a day cut by a pause or a DST change shows each run of slots.
+    static func describe(_ slots: [Slot], intervalMinutes: Int) -> String {
+        func hm(_ s: Slot) -> String { "\(pad(s.local.hour, 2)):\(pad(s.local.minute, 2))" }
+        var runs: [[Slot]] = []
+        for slot in slots {
+            if let last = runs.last?.last,
+               slot.local.hour * 60 + slot.local.minute - (last.local.hour * 60 + last.local.minute) == intervalMinutes {
+                runs[runs.count - 1].append(slot)
+            } else {
+                runs.append([slot])
+            }
+        }
+        let text = runs.map { $0.count == 1 ? hm($0[0]) : "\(hm($0[0]))-\(hm($0[$0.count - 1]))" }.joined(separator: ", ")
+        let every = runs.contains { $0.count > 1 } ? " every \(describeDuration(milliseconds: Int64(intervalMinutes) * 60_000))" : ""
+        return "\(text)\(every) (\(slots.count))"
+    }
+}
