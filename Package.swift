@@ -32,6 +32,7 @@ let package = Package(
                 .embedInCode("../../migrations/0001_initial.sql"),
                 .embedInCode("../../migrations/0002_delivery.sql"),
                 .embedInCode("../../migrations/0003_settings.sql"),
+                .embedInCode("../../migrations/0004_record_index.sql"),
             ]
         ),
         .executableTarget(

@@ -155,6 +155,20 @@ public struct LocalDateTime: Hashable, Comparable, Sendable {
 
 /// Zero-padded decimal, e.g. pad(7, 2) == "07". Negative numbers keep their sign.
 public func pad(_ value: Int, _ width: Int) -> String {
+    // Fast path, written straight into a small string: a year's plan formats tens of thousands of these.
+    if value >= 0 && value < 100_000_000 && width <= 8 {
+        var count = 1, rest = value / 10
+        while rest > 0 { count += 1; rest /= 10 }
+        count = max(count, width)
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            var v = value
+            for i in stride(from: count - 1, through: 0, by: -1) {
+                buffer[i] = UInt8(truncatingIfNeeded: 48 + v % 10)
+                v /= 10
+            }
+            return count
+        }
+    }
     let digits = String(value < 0 ? -value : value)
     let padded = digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
     return value < 0 ? "-" + padded : padded

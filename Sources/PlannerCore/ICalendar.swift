@@ -29,29 +29,22 @@ public enum ICalendar {
         if let first = slots.first, let last = slots.last {
             lines += timeZone(zone, from: first.fireAt, through: last.fireAt)
         }
-        let stamp = utcStamp(now)
+        // What every event shares, escaped and folded once.
+        let shared = [
+            "DTSTAMP:\(utcStamp(now))", "DURATION:PT5M", "SUMMARY:\(text(content.title))",
+            "DESCRIPTION:\(text(content.body))", "CATEGORIES:study", "TRANSP:TRANSPARENT", "BEGIN:VALARM",
+            "ACTION:DISPLAY", "TRIGGER;RELATED=START:PT0S", "DESCRIPTION:\(text(content.title))", "END:VALARM", "END:VEVENT",
+        ].map(fold).joined()
+        let startPrefix = "DTSTART;TZID=\(parameter(zone.name)):"
+        var out = lines.map(fold).joined()
         for slot in slots {
-            lines += [
-                "BEGIN:VEVENT",
-                // The identifier names the local date and time: the same slot keeps its UID across exports.
-                "UID:\(slot.identifier)@planner",
-                "DTSTAMP:\(stamp)",
-                "DTSTART;TZID=\(parameter(zone.name)):\(localStamp(slot.local))",
-                "DURATION:PT5M",
-                "SUMMARY:\(text(content.title))",
-                "DESCRIPTION:\(text(content.body))",
-                "CATEGORIES:study",
-                "TRANSP:TRANSPARENT",
-                "BEGIN:VALARM",
-                "ACTION:DISPLAY",
-                "TRIGGER;RELATED=START:PT0S",
-                "DESCRIPTION:\(text(content.title))",
-                "END:VALARM",
-                "END:VEVENT",
-            ]
+            // The identifier names the local date and time: the same slot keeps its UID across exports.
+            out += "BEGIN:VEVENT\r\n"
+            out += fold("UID:\(slot.identifier)@planner")
+            out += fold(startPrefix + localStamp(slot.local))
+            out += shared
         }
-        lines.append("END:VCALENDAR")
-        return lines.map(fold).joined()
+        return out + "END:VCALENDAR\r\n"
     }
 
     /// A VTIMEZONE for `zone` valid from a day before `from` to a day after `through`: the offset in force
@@ -146,17 +139,24 @@ public enum ICalendar {
 
     /// One content line folded at 75 octets (never inside a UTF-8 sequence), ending in CRLF.
     static func fold(_ line: String) -> String {
-        var out = ""
+        let bytes = Array(line.utf8)
+        guard bytes.count > 75 else { return line + "\r\n" }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + bytes.count / 37 + 2)
         var width = 0
-        for scalar in line.unicodeScalars {
-            let size = String(scalar).utf8.count
-            if width + size > 75 {
-                out += "\r\n "
+        var i = 0
+        while i < bytes.count {
+            // The whole UTF-8 sequence starting here (continuation bytes are 10xxxxxx).
+            var end = i + 1
+            while end < bytes.count && bytes[end] & 0xC0 == 0x80 { end += 1 }
+            if width + (end - i) > 75 {
+                out += [13, 10, 32]
                 width = 1
             }
-            out.unicodeScalars.append(scalar)
-            width += size
+            out += bytes[i..<end]
+            width += end - i
+            i = end
         }
-        return out + "\r\n"
+        return String(decoding: out + [13, 10], as: UTF8.self)
     }
 }

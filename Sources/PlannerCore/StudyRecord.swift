@@ -89,11 +89,26 @@ public func studyRecord(from: LocalDate, through: LocalDate, today: LocalDate, i
         default: return .openedAfterThreeOrMore
         }
     }
+    // Whether each date up to today is a study day, decided once (it asks the zone for slot instants).
+    let earliest = min(from, input.firstDate ?? from)
+    var studyDays: [Bool] = []
+    if earliest <= today {
+        studyDays.reserveCapacity(Int(today.dayNumber - earliest.dayNumber) + 1)
+        var d = earliest
+        while d <= today {
+            studyDays.append(input.isStudyDay(d))
+            d = d.adding(days: 1)
+        }
+    }
+    func isStudyDay(_ date: LocalDate) -> Bool {
+        date >= earliest && date <= today && studyDays[Int(date.dayNumber - earliest.dayNumber)]
+    }
+
     var days: [StudyDay] = []
     var date = from
     while date <= through {
         let recorded = input.days[date] ?? RecordedDay()
-        let study = date <= today && input.isStudyDay(date)
+        let study = isStudyDay(date)
         days.append(StudyDay(date: date, isStudyDay: study, recorded: recorded, mark: mark(date, studyDay: study, recorded)))
         date = date.adding(days: 1)
     }
@@ -102,7 +117,7 @@ public func studyRecord(from: LocalDate, through: LocalDate, today: LocalDate, i
     if let first = input.firstDate, first <= today {
         var d = first
         while d <= today {
-            if input.isStudyDay(d) {
+            if isStudyDay(d) {
                 if input.days[d]?.firstOpen != nil {
                     run += 1
                 } else if d != today {

@@ -5,6 +5,7 @@ enum Migrations {
         (1, "0001_initial.sql", PackageResources._001_initial_sql),
         (2, "0002_delivery.sql", PackageResources._002_delivery_sql),
         (3, "0003_settings.sql", PackageResources._003_settings_sql),
+        (4, "0004_record_index.sql", PackageResources._004_record_index_sql),
     ]
 
     static var latestVersion: Int32 { all.last!.version }

@@ -25,28 +25,33 @@ extension PlannerDatabase {
                 input.days[date] = RecordedDay(firstOpen: Instant(milliseconds: opens.int64(1)))
             }
 
-            // fire_at_ms bounds the scan (through its index); local_date, in the slot's own zone, decides.
+            // Each day's delivered and missed study slots, through the covering index request_record (its WHERE
+            // is repeated in the queries so that SQLite may use it).
             let counts = try connection.prepare("""
-                WITH first_open AS (
-                    SELECT local_date, min(opened_at_ms) AS at FROM app_open
-                    WHERE local_date BETWEEN ?1 AND ?2 GROUP BY local_date)
-                SELECT r.local_date,
-                       sum(r.state = 'delivered' AND (f.at IS NULL OR r.delivered_at_ms < f.at)),
-                       count(DISTINCT CASE WHEN r.state = 'missed' THEN r.identifier END)
-                FROM request AS r LEFT JOIN first_open AS f ON f.local_date = r.local_date
-                WHERE r.fire_at_ms BETWEEN ?3 AND ?4 AND r.kind = 'slot' AND r.state IN ('delivered', 'missed')
-                  AND r.local_date BETWEEN ?1 AND ?2
-                GROUP BY r.local_date
+                SELECT local_date, state = 'delivered', count(*) FROM request
+                WHERE kind = 'slot' AND state IN ('delivered', 'missed') AND local_date BETWEEN ?1 AND ?2
+                GROUP BY local_date, state
                 """)
-            // Two days of margin cover any zone's offset.
-            try counts.bind([.text(from.description), .text(through.description),
-                             .integer((from.dayNumber - 2) * 86_400_000), .integer((through.dayNumber + 3) * 86_400_000)])
+            try counts.bind([.text(from.description), .text(through.description)])
             while try counts.step() {
                 guard let date = LocalDate(iso: counts.text(0)) else { continue }
                 var day = input.days[date] ?? RecordedDay()
-                day.remindersBeforeOpen = Int(counts.int64(1))
-                day.missed = Int(counts.int64(2))
+                if counts.int64(1) != 0 { day.remindersBeforeOpen = Int(counts.int64(2)) } else { day.missed = Int(counts.int64(2)) }
                 input.days[date] = day
+            }
+            // Reminders shown after the day's first open (rare: the open cancels the rest) are not "before".
+            let afterOpen = try connection.prepare("""
+                SELECT f.local_date,
+                       (SELECT count(*) FROM request AS r
+                        WHERE r.kind = 'slot' AND r.state IN ('delivered', 'missed') AND r.local_date = f.local_date
+                          AND r.state = 'delivered' AND r.delivered_at_ms >= f.at)
+                FROM (SELECT local_date, min(opened_at_ms) AS at FROM app_open
+                      WHERE local_date BETWEEN ?1 AND ?2 GROUP BY local_date) AS f
+                """)
+            try afterOpen.bind([.text(from.description), .text(through.description)])
+            while try afterOpen.step() {
+                guard let date = LocalDate(iso: afterOpen.text(0)), afterOpen.int64(1) > 0 else { continue }
+                input.days[date]?.remindersBeforeOpen -= Int(afterOpen.int64(1))
             }
 
             let skipped = try connection.prepare("SELECT local_date FROM skipped_date WHERE removed_at_ms IS NULL")

@@ -11,7 +11,7 @@ extension PlannerDatabase {
         "plan", "request", "request_cap_on_insert", "request_cap_on_update", "request_changed_at",
         "request_delivering", "request_fire_at", "request_history", "request_pending_fire_at",
         "request_pending_identifier", "request_state_transition", "setting", "settings", "skipped_date",
-        "skipped_dates", "pause", "pause_open", "pauses",
+        "skipped_dates", "pause", "pause_open", "pauses", "request_record",
     ]
 
     /// `schemaFingerprint(of:)` of a file after migrations 1…version (SchemaCheckTests migrates fresh files
@@ -21,6 +21,7 @@ extension PlannerDatabase {
         1: 0x880B_A633_A7F6_E578,
         2: 0x1691_E2D7_DA61_A0F0,
         3: 0x0A23_0C33_3B7A_1983,
+        4: 0x558B_9EEC_404F_AA42,
     ]
 
     /// FNV-1a over type, name, table and SQL of the planner's objects present, in name order.

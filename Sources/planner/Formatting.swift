@@ -13,6 +13,8 @@ enum Formatting {
 
     /// A JSON string literal.
     static func json(_ s: String) -> String {
+        // Printable ASCII without quote or backslash (dates, times, identifiers) needs no escaping.
+        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) { return "\"" + s + "\"" }
         var out = "\""
         for scalar in s.unicodeScalars {
             switch scalar {

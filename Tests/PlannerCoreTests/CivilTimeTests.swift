@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import PlannerCore
 
@@ -52,5 +53,16 @@ import Testing
         #expect(parseDuration("15m") == 900_000)
         #expect(parseDuration("2h") == 7_200_000)
         for bad in ["", "m", "15", "15x", "-5m", "1.5h", "15 m"] { #expect(parseDuration(bad) == nil, "\(bad)") }
+    }
+
+    /// `pad` against the C library's `%0*ld`, on both sides of its fast path's limits.
+    @Test func padMatchesPrintf() {
+        for value in [0, 1, 7, 9, 10, 59, 99, 100, 999, 2026, 9999, 10_000, 99_999_999, 100_000_000, 123_456_789_012, -1, -7, -2026] {
+            for width in [0, 1, 2, 3, 4, 8, 9, 12] {
+                // The width counts digits: a negative number's sign comes on top.
+                let expected = value < 0 ? "-" + String(format: "%0*ld", width, -value) : String(format: "%0*ld", width, value)
+                #expect(pad(value, width) == expected, "pad(\(value), \(width))")
+            }
+        }
     }
 }
