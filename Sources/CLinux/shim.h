@@ -16,3 +16,11 @@ static inline int clinux_pidfd_open(pid_t pid) {
     return -1;
 #endif
 }
+
+#include <stdio.h>
+
+/// Flushes stdout; non-zero when any of its output failed (a full disk, a closed pipe). Swift 6 cannot
+/// name C's `stdout` global without a concurrency warning-as-error.
+static inline int clinux_stdout_failed(void) {
+    return fflush(stdout) != 0 || ferror(stdout) != 0;
+}

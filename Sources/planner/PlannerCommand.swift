@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLinux
 import Glibc
 import PlannerCore
 
@@ -36,14 +37,16 @@ enum Main {
             let arguments = Array(CommandLine.arguments.dropFirst())
             if let (name, options) = FastPath.parse(arguments) {
                 try FastPath.run(name, options)
-                return
-            }
-            if let parsed = QuickPath.parse(arguments) {
+            } else if let parsed = QuickPath.parse(arguments) {
                 try QuickPath.run(parsed)
-                return
+            } else {
+                var command = try PlannerCommand.parseAsRoot(arguments)
+                try command.run()
             }
-            var command = try PlannerCommand.parseAsRoot(arguments)
-            try command.run()
+            // Output that never arrived (a full disk, a closed pipe) is a failure, not a silent exit 0.
+            if clinux_stdout_failed() != 0 {
+                fail("cannot write to stdout: \(String(cString: strerror(errno)))", code: 74)
+            }
         } catch let error as PlannerError {
             fail(error.message, code: error.exitCode)
         } catch {

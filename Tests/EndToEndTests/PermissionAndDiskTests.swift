@@ -35,6 +35,19 @@ import Testing
         return db
     }
 
+    /// Output that cannot be written (stdout on a full device) is an error, not a silent exit 0.
+    @Test func outputToAFullDeviceFails() throws {
+        let h = try Harness()
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T12:00")
+        for args in [["list"], ["list", "--json"], ["status"], ["history"], ["stats", "--json"], ["plan"],
+                     ["export", "--ics"], ["config"], ["--version"]] {
+            let command = args[0] == "--version" ? args : [args[0], "--db", h.db] + args.dropFirst()
+            let r = try h.run("/bin/sh", ["-c", "exec \"$0\" \"$@\" > /dev/full", Harness.binary] + command, env: h.env)
+            #expect(r.status == 74, "\(args)")
+            #expect(r.err == "error: cannot write to stdout: No space left on device\n", "\(args)")
+        }
+    }
+
     @Test func readOnlyDatabaseFile() throws {
         let h = try Harness()
         let db = try database(h)

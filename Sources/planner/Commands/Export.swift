@@ -37,7 +37,7 @@ struct Export: ParsableCommand {
             let written = remaining.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
             if written < 0 {
                 if errno == EINTR { continue }
-                throw PlannerError.io("cannot write the calendar to stdout: \(String(cString: strerror(errno)))")
+                throw PlannerError.io("cannot write to stdout: \(String(cString: strerror(errno)))")
             }
             remaining = remaining.dropFirst(written)
         }
