@@ -166,6 +166,25 @@ import Testing
         #expect(!later.contains("2026_10_30"))  // skipped
     }
 
+    /// Zones whose clocks change by half an hour (Lord Howe), at an odd offset (Chatham, +13:45 to +12:45),
+    /// and forward (Berlin), all within the two weeks exported.
+    @Test(arguments: ["Australia/Lord_Howe", "Pacific/Chatham", "Europe/Berlin"])
+    func theVTIMEZONEHoldsOddOffsetChanges(zone: String) throws {
+        var h = try Harness()
+        h.env["TZ"] = zone
+        let now = "2027-03-25T12:00"
+        _ = try h.plannerOK(["refill"], now: now)
+        let ics = h.dir + "/plan.ics", planJSON = h.dir + "/plan.json"
+        let calendar = try h.plannerOK(["export", "--ics"], now: now)
+        try Data(calendar.utf8).write(to: URL(fileURLWithPath: ics))
+        try Data(try h.plannerOK(["plan", "--json"], now: now).utf8).write(to: URL(fileURLWithPath: planJSON))
+        let r = try h.run("/usr/bin/python3", ["-c", Self.checkCalendar, ics, planJSON, "Time to study?",
+                                               "Start today's lesson: reminders stop for the day once you begin."], env: h.env)
+        #expect(r.status == 0, "\(zone): \(r.err)")
+        #expect(r.out.trimmingCharacters(in: .whitespacesAndNewlines) == "244")  // Thursday from 12:30 (19), then nine weekdays of 25
+        #expect(calendar.components(separatedBy: "TZOFFSETFROM:").count == 3, "\(zone): the start and one change")
+    }
+
     /// A real calendar client imports the export and lists each slot at its local time, in the plan's zone
     /// and converted to another.
     @Test func khalImportsTheExportAtTheRightLocalTimes() throws {
