@@ -44,6 +44,8 @@ let package = Package(
                 "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            // The manual page (scripts/manual), for `planner setup --install`: the binary stays the only file.
+            resources: [.embedInCode("../../man/planner.1")],
             linkerSettings: [
                 // Release binaries are fully static (Swift runtime, libstdc++, libsqlite3 from Debian's
                 // libsqlite3.a, glibc): no dynamic loader relocating libstdc++ and libsqlite3 at every start

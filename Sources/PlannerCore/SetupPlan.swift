@@ -1,0 +1,175 @@
+/// What `planner setup` installs, as values: the pure part. The shell gathers the facts (home, the
+/// binary's and the database's absolute paths, the login shell, whether a systemd user manager runs),
+/// this decides every file's content, and the shell writes, backs up and reverts.
+
+public struct SetupFacts: Sendable, Equatable {
+    public var home: String
+    public var binary: String
+    public var database: String
+    /// The login shell's path (from the password database), e.g. /bin/bash.
+    public var shell: String
+    /// Which of ~/.bash_profile, ~/.bash_login, ~/.profile exist (bash reads the first that does).
+    public var existingFiles: Set<String>
+    public var systemdUser: Bool
+    public var uid: UInt32
+    /// `$XDG_CONFIG_HOME`, `$XDG_DATA_HOME` when set to absolute paths, else the defaults under `home`.
+    public var configHome: String
+    public var dataHome: String
+
+    public init(home: String, binary: String, database: String, shell: String, existingFiles: Set<String>,
+                systemdUser: Bool, uid: UInt32, configHome: String? = nil, dataHome: String? = nil) {
+        self.home = home
+        self.binary = binary
+        self.database = database
+        self.shell = shell
+        self.existingFiles = existingFiles
+        self.systemdUser = systemdUser
+        self.uid = uid
+        self.configHome = configHome ?? home + "/.config"
+        self.dataHome = dataHome ?? home + "/.local/share"
+    }
+}
+
+public struct SetupItem: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// A marked block inside a file that may hold the user's own lines (login scripts).
+        case block
+        /// A whole file the planner owns (units, completions, the manual).
+        case file
+        /// A marked block in the user's crontab.
+        case crontab
+    }
+    public var kind: Kind
+    /// The file (for `.crontab`, a label).
+    public var path: String
+    public var content: String
+    public var why: String
+
+    public init(kind: Kind, path: String, content: String, why: String) {
+        self.kind = kind
+        self.path = path
+        self.content = content
+        self.why = why
+    }
+}
+
+public enum SetupPlan {
+    public static let begin = "# >>> planner setup >>>"
+    public static let end = "# <<< planner setup <<<"
+
+    /// Single-quoted for sh: safe for any path.
+    public static func quoted(_ s: String) -> String { "'" + s.replacing("'", with: "'\\''") + "'" }
+
+    /// The login file the user's login shell really reads, and the line for it.
+    public static func loginItem(_ f: SetupFacts) -> SetupItem {
+        let shell = f.shell.split(separator: "/").last.map(String.init) ?? "sh"
+        let open = "\(quoted(f.binary)) open --db \(quoted(f.database))"
+        let why = "the login runs 'planner open' (the app opened)"
+        switch shell {
+        case "zsh":
+            return SetupItem(kind: .block, path: f.home + "/.zprofile", content: "[ -x \(quoted(f.binary)) ] && \(open)", why: why)
+        case "fish":
+            let fish = "if status is-login; and test -x \(quoted(f.binary)); \(open); end"
+            return SetupItem(kind: .file, path: f.configHome + "/fish/conf.d/planner.fish", content: fish + "\n", why: why)
+        default:
+            // bash reads the first of these that exists, and only that one; sh and dash read ~/.profile.
+            var file = f.home + "/.profile"
+            if shell == "bash", let first = [".bash_profile", ".bash_login", ".profile"].first(where: { f.existingFiles.contains($0) }) {
+                file = f.home + "/" + first
+            }
+            return SetupItem(kind: .block, path: file, content: "[ -x \(quoted(f.binary)) ] && \(open)", why: why)
+        }
+    }
+
+    /// The hardening lines a user service can have (each checked by `systemd-analyze --user verify`).
+    static let hardening = [
+        "NoNewPrivileges=yes", "LockPersonality=yes", "MemoryDenyWriteExecute=yes", "RestrictRealtime=yes",
+        "RestrictSUIDSGID=yes", "RestrictNamespaces=yes", "SystemCallArchitectures=native",
+        "SystemCallFilter=@system-service", "RestrictAddressFamilies=AF_UNIX", "UMask=0077",
+    ]
+
+    public static func items(_ f: SetupFacts) -> [SetupItem] {
+        var items = [loginItem(f)]
+        let units = f.configHome + "/systemd/user"
+        let bin = f.binary, db = f.database
+        if f.systemdUser {
+            items.append(SetupItem(kind: .file, path: units + "/planner-refill.service", content: """
+                # Installed by 'planner setup': keeps 64 study reminders pending.
+                [Unit]
+                Description=planner: top the study plan up to 64 pending reminders
+
+                [Service]
+                Type=oneshot
+                ExecStart=\(systemdQuoted(bin)) refill --db \(systemdQuoted(db))
+                \(hardening.joined(separator: "\n"))
+
+                """, why: "refill, run by the timer"))
+            items.append(SetupItem(kind: .file, path: units + "/planner-refill.timer", content: """
+                # Installed by 'planner setup': refill every 15 minutes, and at once after a sleep that missed one.
+                [Unit]
+                Description=planner: refill every 15 minutes
+
+                [Timer]
+                OnCalendar=*:0/15
+                Persistent=true
+
+                [Install]
+                WantedBy=timers.target
+
+                """, why: "the refill schedule (systemd user timer)"))
+            items.append(SetupItem(kind: .file, path: units + "/planner-tick.service", content: """
+                # Installed by 'planner setup': delivers each reminder at its time while the desktop session runs.
+                [Unit]
+                Description=planner: deliver study reminders at their time
+                PartOf=graphical-session.target
+                After=graphical-session.target
+
+                [Service]
+                ExecStart=\(systemdQuoted(bin)) tick --db \(systemdQuoted(db))
+                Restart=on-failure
+                RestartSec=5
+                # 64 bad usage, 65 not a usable database, 75 another ticker: restarting cannot help.
+                RestartPreventExitStatus=64 65 75
+                \(hardening.joined(separator: "\n"))
+
+                [Install]
+                WantedBy=graphical-session.target
+
+                """, why: "the ticker, bound to the graphical session"))
+        } else {
+            // cron has no session: name the user's bus so `tick --once` reaches the desktop when there is one.
+            let runtime = "/run/user/\(f.uid)"
+            items.append(SetupItem(kind: .crontab, path: "crontab", content: """
+                */15 * * * * \(quoted(bin)) refill --db \(quoted(db))
+                * * * * * XDG_RUNTIME_DIR=\(runtime) DBUS_SESSION_BUS_ADDRESS=unix:path=\(runtime)/bus \(quoted(bin)) tick --once --sink notify --db \(quoted(db))
+                """, why: "refill every 15 minutes and deliver every minute (cron: no systemd user manager)"))
+        }
+        return items
+    }
+
+    /// A path in a unit's ExecStart: quoted, with `%` and `\` escaped as systemd wants.
+    static func systemdQuoted(_ s: String) -> String {
+        "\"" + s.replacing("\\", with: "\\\\").replacing("%", with: "%%").replacing("\"", with: "\\\"") + "\""
+    }
+
+    /// `text` with the marked block set to `content`: replaced where it is, else appended (after a line break
+    /// if the text does not end with one).
+    public static func withBlock(_ text: String, _ content: String) -> String {
+        let block = "\(begin)\n\(content)\n\(end)\n"
+        if let range = blockRange(text) { return String(text[..<range.lowerBound]) + block + String(text[range.upperBound...]) }
+        if text.isEmpty { return block }
+        return text + (text.hasSuffix("\n") ? "" : "\n") + block
+    }
+
+    /// `text` without the marked block (nil when there is none).
+    public static func withoutBlock(_ text: String) -> String? {
+        guard let range = blockRange(text) else { return nil }
+        return String(text[..<range.lowerBound]) + String(text[range.upperBound...])
+    }
+
+    static func blockRange(_ text: String) -> Range<String.Index>? {
+        guard let start = text.firstRange(of: begin + "\n"),
+              let stop = text[start.upperBound...].firstRange(of: end + "\n") else { return nil }
+        return start.lowerBound..<stop.upperBound
+    }
+}

@@ -1,0 +1,274 @@
+import ArgumentParser
+import Glibc
+import PlannerCore
+import PlannerStore
+import PlannerSystem
+
+struct Setup: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "setup",
+        abstract: "Set up login open, refill schedule, ticker, completions and manual in one step.",
+        discussion: """
+            Without an option, prints what it would do. --install does it, idempotently: the login line in the file \
+            your login shell really reads, a systemd user timer for refill and the ticker as a service bound to the \
+            graphical session (or, without a systemd user manager, crontab entries merged into yours), shell \
+            completions and the manual page — every path absolute, so login, cron and the ticker share one \
+            database. Each file it edits is backed up first (in $XDG_STATE_HOME/planner/setup); --uninstall \
+            puts back exactly what was there. The database itself is never removed.
+            """)
+
+    @OptionGroup var common: CommonOptions
+    @Flag(name: .long, help: "Make the changes (else only print them).") var install = false
+    @Flag(name: .long, help: "Revert what --install changed.") var uninstall = false
+    @Option(name: .long, help: ArgumentHelp(
+        "What runs refill and the ticker: systemd (user units), cron, or auto (systemd when a user manager runs).",
+        valueName: "auto|systemd|cron"))
+    var scheduler = "auto"
+
+    func validate() throws {
+        if install && uninstall { throw ValidationError("choose one of --install and --uninstall") }
+        if !["auto", "systemd", "cron"].contains(scheduler) {
+            throw ValidationError("--scheduler must be auto, systemd or cron")
+        }
+    }
+
+    func run() throws {
+        var facts = try Self.facts(db: common.db)
+        if scheduler != "auto" { facts.systemdUser = scheduler == "systemd" }
+        let state = Self.stateFolder(home: facts.home)
+        var manifest = SetupManifest.load(from: state)
+        if uninstall {
+            try Self.uninstall(&manifest, systemd: facts.systemdUser)
+            return
+        }
+        let items = SetupPlan.items(facts) + Self.extras(facts)
+        if !install {
+            print("planner setup would (run with --install to do it; database \(facts.database)):")
+            for item in items {
+                let current = Self.current(item)
+                let next = Self.next(item, current)
+                let verb = current == next ? "keep" : current == nil ? "create" : "change"
+                print("  \(verb) \(item.path): \(item.why)")
+                if item.kind != .file, current != next {
+                    item.content.split(separator: "\n").forEach { print("      \($0)") }
+                }
+            }
+            if facts.systemdUser { print("  run systemctl --user daemon-reload, enable --now planner-refill.timer, enable planner-tick.service") }
+            return
+        }
+        // Every backup is saved before the first change: a failure half-way can still be uninstalled.
+        let changes = items.map { item in
+            let current = Self.current(item)
+            return (item: item, current: current, next: Self.next(item, current))
+        }
+        for change in changes {
+            if manifest.entry(for: change.item.path) == nil {
+                manifest.entries.append(SetupManifest.Entry(kind: change.item.kind, path: change.item.path,
+                                                            before: change.current, after: change.next))
+            } else {
+                manifest.update(change.item.path, after: change.next)
+            }
+        }
+        // Folders made for these files are removed again by --uninstall (when empty).
+        for path in changes.filter({ $0.item.kind != .crontab }).map(\.item.path) + [state + "/manifest"] {
+            for folder in SetupFiles.missingParents(of: path) where !manifest.folders.contains(folder) {
+                manifest.folders.append(folder)
+            }
+        }
+        try manifest.save(to: state)
+        for (item, current, next) in changes {
+            guard current != next else {
+                print("unchanged \(item.path)")
+                continue
+            }
+            if item.kind == .crontab {
+                try Self.setCrontab(next)
+            } else {
+                try SetupFiles.write(item.path, next)
+            }
+            print("\(current == nil ? "created" : "changed") \(item.path): \(item.why)")
+        }
+        if manifest.entries.contains(where: { $0.path.hasSuffix("/planner-refill.timer") }) {
+            // Without a running user manager (an ssh session, a container) enable still links the units; the
+            // timer then starts at the next graphical login.
+            _ = SetupFiles.run(["systemctl", "--user", "daemon-reload"])
+            let timer = SetupFiles.run(["systemctl", "--user", "enable", "--now", "planner-refill.timer"])
+            let tick = SetupFiles.run(["systemctl", "--user", "enable", "planner-tick.service"])
+            if SetupFiles.run(["systemctl", "--user", "is-active", "--quiet", "graphical-session.target"])?.status == 0 {
+                _ = SetupFiles.run(["systemctl", "--user", "start", "planner-tick.service"], quiet: false)
+            }
+            if timer?.status == 0 && tick?.status == 0 {
+                print("enabled planner-refill.timer and planner-tick.service (systemctl --user)")
+            } else {
+                print("could not enable the units (is a systemd user manager running?): run systemctl --user enable --now planner-refill.timer planner-tick.service after logging in")
+            }
+        }
+        // The database is made now, in this shell's zone: cron and systemd may have another TZ.
+        try Refill.execute(PlanCommandOptions(db: facts.database, now: common.now))
+        print("backups of what was changed: \(state)")
+        print("database: \(facts.database)")
+    }
+
+    /// Completions for the shells installed, and the manual.
+    static func extras(_ f: SetupFacts) -> [SetupItem] {
+        var items = [SetupItem(kind: .file, path: f.dataHome + "/bash-completion/completions/planner",
+                               content: PlannerCommand.completionScript(for: .bash), why: "bash completion")]
+        if SetupFiles.onPath("zsh") {
+            items.append(SetupItem(kind: .file, path: f.dataHome + "/zsh/site-functions/_planner",
+                                   content: PlannerCommand.completionScript(for: .zsh),
+                                   why: "zsh completion (add this folder to fpath before compinit)"))
+        }
+        if SetupFiles.onPath("fish") {
+            items.append(SetupItem(kind: .file, path: f.configHome + "/fish/completions/planner.fish",
+                                   content: PlannerCommand.completionScript(for: .fish), why: "fish completion"))
+        }
+        items.append(SetupItem(kind: .file, path: f.dataHome + "/man/man1/planner.1", content: Manual.page,
+                               why: "the manual (man planner)"))
+        return items
+    }
+
+    static func current(_ item: SetupItem) -> String? {
+        item.kind == .crontab ? crontab() : SetupFiles.read(item.path)
+    }
+
+    static func next(_ item: SetupItem, _ current: String?) -> String {
+        item.kind == .file ? item.content : SetupPlan.withBlock(current ?? "", item.content)
+    }
+
+    /// The user's crontab, or nil when they have none.
+    static func crontab() -> String? {
+        guard let r = SetupFiles.run(["crontab", "-l"]), r.status == 0 else { return nil }
+        return r.output
+    }
+
+    static func setCrontab(_ text: String?) throws(PlannerError) {
+        let r = text.map { SetupFiles.run(["crontab", "-"], input: $0, quiet: false) } ?? SetupFiles.run(["crontab", "-r"], quiet: false)
+        guard let r, r.status == 0 else {
+            throw .failure("cannot change the crontab: is cron installed (apt-get install cron)?")
+        }
+    }
+
+    static func uninstall(_ manifest: inout SetupManifest, systemd: Bool) throws {
+        guard !manifest.entries.isEmpty else {
+            print("nothing to uninstall: planner setup --install has not been run (or was undone)")
+            return
+        }
+        if manifest.entries.contains(where: { $0.path.hasSuffix("/planner-refill.timer") }) {
+            _ = SetupFiles.run(["systemctl", "--user", "disable", "--now", "planner-refill.timer", "planner-tick.service"])
+        }
+        for entry in manifest.entries.reversed() {
+            let current = entry.kind == .crontab ? crontab() : SetupFiles.read(entry.path)
+            if current == entry.before && entry.before != entry.after { continue }  // never changed (a failed install)
+            if current == entry.after {
+                if entry.kind == .crontab {
+                    try setCrontab(entry.before)
+                } else if let before = entry.before {
+                    try SetupFiles.write(entry.path, before)
+                } else {
+                    try SetupFiles.remove(entry.path)
+                }
+                print("\(entry.before == nil ? "removed" : "restored") \(entry.path)")
+            } else if entry.kind != .file, let current, let without = SetupPlan.withoutBlock(current) {
+                // Edited since: take out only the planner's block, keep the user's changes.
+                if entry.kind == .crontab { try setCrontab(without) } else { try SetupFiles.write(entry.path, without) }
+                print("removed the planner block from \(entry.path) (edited since --install: the rest is kept)")
+            } else if current != nil {
+                print("left \(entry.path): edited since --install")
+            }
+        }
+        if manifest.entries.contains(where: { $0.path.hasSuffix("/planner-refill.timer") }) {
+            _ = SetupFiles.run(["systemctl", "--user", "daemon-reload"])
+        }
+        try manifest.remove()
+        for folder in manifest.folders.reversed() { rmdir(folder) }
+        print("the database is kept")
+    }
+
+    static func stateFolder(home: String) -> String {
+        if let xdg = Environment.get("XDG_STATE_HOME"), xdg.hasPrefix("/") { return xdg + "/planner/setup" }
+        return home + "/.local/state/planner/setup"
+    }
+
+    static func facts(db: String?) throws(PlannerError) -> SetupFacts {
+        guard let entry = getpwuid(getuid()) else { throw .failure("cannot read your account (getpwuid)") }
+        let passwdHome = String(cString: entry.pointee.pw_dir)
+        let home = Environment.get("HOME").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? passwdHome
+        let shell = entry.pointee.pw_shell.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/bin/sh"
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard realpath("/proc/self/exe", &buffer) != nil else { throw .failure("cannot find this program's path (/proc/self/exe)") }
+        let binary = String(cString: buffer)
+        var database = try DatabaseLocation.resolve(option: db, environment: Environment.get)
+        if !database.hasPrefix("/") {
+            guard getcwd(&buffer, buffer.count) != nil else { throw .io("cannot read the current folder") }
+            database = String(cString: buffer) + "/" + database
+        }
+        for path in [home, binary, database] where path.contains(where: { $0.isNewline || $0 == "\0" }) {
+            throw .usage("a path with a line break cannot go into a login script or crontab: \(path)")
+        }
+        let existing = Set([".bash_profile", ".bash_login", ".profile"].filter { SetupFiles.exists(home + "/" + $0) })
+        let state = SetupFiles.run(["systemctl", "--user", "is-system-running"])?.output ?? ""
+        let systemd = state.hasPrefix("running") || state.hasPrefix("degraded")
+        func xdg(_ name: String) -> String? { Environment.get(name).flatMap { $0.hasPrefix("/") ? $0 : nil } }
+        return SetupFacts(home: home, binary: binary, database: database, shell: shell, existingFiles: existing,
+                          systemdUser: systemd, uid: getuid(), configHome: xdg("XDG_CONFIG_HOME"), dataHome: xdg("XDG_DATA_HOME"))
+    }
+}
+
+/// What --install changed, so that --uninstall can put back exactly that: for each path, whether it existed,
+/// its content before (the backup) and after.
+struct SetupManifest {
+    struct Entry {
+        var kind: SetupItem.Kind
+        var path: String
+        var before: String?
+        var after: String
+    }
+    var entries: [Entry] = []
+    /// Folders --install created, outermost first.
+    var folders: [String] = []
+    var folder = ""
+
+    func entry(for path: String) -> Entry? { entries.first { $0.path == path } }
+
+    mutating func update(_ path: String, after: String) {
+        if let i = entries.firstIndex(where: { $0.path == path }) { entries[i].after = after }
+    }
+
+    static func load(from folder: String) -> SetupManifest {
+        var manifest = SetupManifest(folder: folder)
+        guard let text = SetupFiles.read(folder + "/manifest") else { return manifest }
+        for (i, line) in text.split(separator: "\n").enumerated() {
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            if fields.count == 2 && fields[0] == "folder" {
+                manifest.folders.append(fields[1])
+                continue
+            }
+            guard fields.count == 3, let after = SetupFiles.read("\(folder)/\(i).after") else { continue }
+            let kind: SetupItem.Kind = fields[0] == "block" ? .block : fields[0] == "crontab" ? .crontab : .file
+            let before = fields[2] == "1" ? SetupFiles.read("\(folder)/\(i).before") : nil
+            manifest.entries.append(Entry(kind: kind, path: fields[1], before: before, after: after))
+        }
+        return manifest
+    }
+
+    func save(to folder: String) throws(PlannerError) {
+        var lines = ""
+        for (i, e) in entries.enumerated() {
+            let kind = e.kind == .block ? "block" : e.kind == .crontab ? "crontab" : "file"
+            lines += "\(kind)\t\(e.path)\t\(e.before == nil ? "0" : "1")\n"
+            if let before = e.before { try SetupFiles.write("\(folder)/\(i).before", before, mode: 0o600) }
+            try SetupFiles.write("\(folder)/\(i).after", e.after, mode: 0o600)
+        }
+        for f in folders { lines += "folder\t\(f)\n" }
+        try SetupFiles.write(folder + "/manifest", lines, mode: 0o600)
+    }
+
+    func remove() throws(PlannerError) {
+        for i in entries.indices {
+            try SetupFiles.remove("\(folder)/\(i).before")
+            try SetupFiles.remove("\(folder)/\(i).after")
+        }
+        try SetupFiles.remove(folder + "/manifest")
+        rmdir(folder)
+    }
+}
