@@ -148,6 +148,20 @@ import Testing
             }
         #expect(names.count >= 15)
         let manual = try String(contentsOfFile: h.dir + "/.local/share/man/man1/planner.1", encoding: .utf8)
-        for name in names { #expect(manual.contains(".It Em \(name)"), "\(name) is missing: run scripts/manual") }
+        for name in names where name != "help" {
+            #expect(manual.contains(".It Em \(name)"), "\(name) is missing: run scripts/manual")
+            // And each of its options.
+            let lines = try h.planner([name, "--help"]).out.split(separator: "\n").drop { !$0.hasPrefix("OPTIONS:") }
+            var options: [String] = []
+            for line in lines {
+                let words = line.split(separator: " ")
+                guard let first = words.first, first.hasPrefix("--") else { continue }
+                options.append(String(first.dropFirst(2).prefix { $0 != "," }))
+            }
+            #expect(!options.isEmpty, "\(name)")
+            for option in options where !["help", "version"].contains(option) {
+                #expect(manual.contains("Fl -\(option)"), "\(name) --\(option) is missing: run scripts/manual")
+            }
+        }
     }
 }
