@@ -75,6 +75,17 @@ struct Setup: ParsableCommand {
                 manifest.folders.append(folder)
             }
         }
+        // The user manager keeps the timer's last run (Persistent=true) beside the data: made for us, so
+        // --uninstall removes it with the folders it needed.
+        if changes.contains(where: { $0.item.path.hasSuffix("/planner-refill.timer") }) {
+            let stamp = Self.timerStamp(facts)
+            if SetupFiles.read(stamp) == nil && !manifest.leftovers.contains(stamp) {
+                manifest.leftovers.append(stamp)
+                for folder in SetupFiles.missingParents(of: stamp) where !manifest.folders.contains(folder) {
+                    manifest.folders.append(folder)
+                }
+            }
+        }
         try manifest.save(to: state)
         for (item, current, next) in changes {
             guard current != next else {
@@ -179,10 +190,14 @@ struct Setup: ParsableCommand {
         if manifest.entries.contains(where: { $0.path.hasSuffix("/planner-refill.timer") }) {
             _ = SetupFiles.run(["systemctl", "--user", "daemon-reload"])
         }
+        for leftover in manifest.leftovers { unlink(leftover) }
         try manifest.remove()
         for folder in manifest.folders.reversed() { rmdir(folder) }
         print("the database is kept")
     }
+
+    /// Where systemd keeps a persistent timer's last trigger time.
+    static func timerStamp(_ f: SetupFacts) -> String { f.dataHome + "/systemd/timers/stamp-planner-refill.timer" }
 
     static func stateFolder(home: String) -> String {
         if let xdg = Environment.get("XDG_STATE_HOME"), xdg.hasPrefix("/") { return xdg + "/planner/setup" }
@@ -226,6 +241,8 @@ struct SetupManifest {
     var entries: [Entry] = []
     /// Folders --install created, outermost first.
     var folders: [String] = []
+    /// Files the user manager makes for the installed units (the timer's stamp), removed by --uninstall.
+    var leftovers: [String] = []
     var folder = ""
 
     func entry(for path: String) -> Entry? { entries.first { $0.path == path } }
@@ -241,6 +258,10 @@ struct SetupManifest {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             if fields.count == 2 && fields[0] == "folder" {
                 manifest.folders.append(fields[1])
+                continue
+            }
+            if fields.count == 2 && fields[0] == "leftover" {
+                manifest.leftovers.append(fields[1])
                 continue
             }
             guard fields.count == 3, let after = SetupFiles.read("\(folder)/\(i).after") else { continue }
@@ -260,6 +281,7 @@ struct SetupManifest {
             try SetupFiles.write("\(folder)/\(i).after", e.after, mode: 0o600)
         }
         for f in folders { lines += "folder\t\(f)\n" }
+        for f in leftovers { lines += "leftover\t\(f)\n" }
         try SetupFiles.write(folder + "/manifest", lines, mode: 0o600)
     }
 
