@@ -93,22 +93,42 @@ public enum SetupPlan {
 
     public static func items(_ f: SetupFacts) -> [SetupItem] {
         var items = [loginItem(f)]
-        let units = f.configHome + "/systemd/user"
         let bin = f.binary, db = f.database
         if f.systemdUser {
-            items.append(SetupItem(kind: .file, path: units + "/planner-refill.service", content: """
-                # Installed by 'planner setup': keeps 64 study reminders pending.
+            let folder = f.configHome + "/systemd/user"
+            items += units(binary: bin, database: db).map {
+                SetupItem(kind: .file, path: folder + "/" + $0.name, content: $0.content, why: $0.why)
+            }
+        } else {
+            // cron has no session: name the user's bus so `tick --once` reaches the desktop when there is one.
+            let runtime = "/run/user/\(f.uid)"
+            items.append(SetupItem(kind: .crontab, path: "crontab", content: """
+                */15 * * * * \(quoted(bin)) refill --db \(quoted(db))
+                * * * * * XDG_RUNTIME_DIR=\(runtime) DBUS_SESSION_BUS_ADDRESS=unix:path=\(runtime)/bus \(quoted(bin)) tick --once --sink notify --db \(quoted(db))
+                """, why: "refill every 15 minutes and deliver every minute (cron: no systemd user manager)"))
+        }
+        return items
+    }
+
+    /// The systemd user units. `database` nil (the Debian package's units) leaves the planner's own default,
+    /// resolved at each run like any command's.
+    public static func units(binary: String, database: String?) -> [(name: String, content: String, why: String)] {
+        let db = database.map { " --db " + systemdQuoted($0) } ?? ""
+        let installer = database == nil ? "the planner package" : "'planner setup'"
+        return [
+            ("planner-refill.service", """
+                # Installed by \(installer): keeps 64 study reminders pending.
                 [Unit]
                 Description=planner: top the study plan up to 64 pending reminders
 
                 [Service]
                 Type=oneshot
-                ExecStart=\(systemdQuoted(bin)) refill --db \(systemdQuoted(db))
+                ExecStart=\(systemdQuoted(binary)) refill\(db)
                 \(hardening.joined(separator: "\n"))
 
-                """, why: "refill, run by the timer"))
-            items.append(SetupItem(kind: .file, path: units + "/planner-refill.timer", content: """
-                # Installed by 'planner setup': refill every 15 minutes, and at once after a sleep that missed one.
+                """, "refill, run by the timer"),
+            ("planner-refill.timer", """
+                # Installed by \(installer): refill every 15 minutes, and at once after a sleep that missed one.
                 [Unit]
                 Description=planner: refill every 15 minutes
 
@@ -119,16 +139,16 @@ public enum SetupPlan {
                 [Install]
                 WantedBy=timers.target
 
-                """, why: "the refill schedule (systemd user timer)"))
-            items.append(SetupItem(kind: .file, path: units + "/planner-tick.service", content: """
-                # Installed by 'planner setup': delivers each reminder at its time while the desktop session runs.
+                """, "the refill schedule (systemd user timer)"),
+            ("planner-tick.service", """
+                # Installed by \(installer): delivers each reminder at its time while the desktop session runs.
                 [Unit]
                 Description=planner: deliver study reminders at their time
                 PartOf=graphical-session.target
                 After=graphical-session.target
 
                 [Service]
-                ExecStart=\(systemdQuoted(bin)) tick --db \(systemdQuoted(db))
+                ExecStart=\(systemdQuoted(binary)) tick\(db)
                 Restart=on-failure
                 RestartSec=5
                 # 64 bad usage, 65 not a usable database, 75 another ticker: restarting cannot help.
@@ -138,16 +158,8 @@ public enum SetupPlan {
                 [Install]
                 WantedBy=graphical-session.target
 
-                """, why: "the ticker, bound to the graphical session"))
-        } else {
-            // cron has no session: name the user's bus so `tick --once` reaches the desktop when there is one.
-            let runtime = "/run/user/\(f.uid)"
-            items.append(SetupItem(kind: .crontab, path: "crontab", content: """
-                */15 * * * * \(quoted(bin)) refill --db \(quoted(db))
-                * * * * * XDG_RUNTIME_DIR=\(runtime) DBUS_SESSION_BUS_ADDRESS=unix:path=\(runtime)/bus \(quoted(bin)) tick --once --sink notify --db \(quoted(db))
-                """, why: "refill every 15 minutes and deliver every minute (cron: no systemd user manager)"))
-        }
-        return items
+                """, "the ticker, bound to the graphical session"),
+        ]
     }
 
     /// A path in a unit's ExecStart: quoted, with `%` and `\` escaped as systemd wants.

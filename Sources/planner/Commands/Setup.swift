@@ -24,6 +24,8 @@ struct Setup: ParsableCommand {
         "What runs refill and the ticker: systemd (user units), cron, or auto (systemd when a user manager runs).",
         valueName: "auto|systemd|cron"))
     var scheduler = "auto"
+    /// For scripts/deb: the units, completions and manual as a package installs them, under DIR.
+    @Option(name: .customLong("package-files"), help: .hidden) var packageFiles: String?
 
     func validate() throws {
         if install && uninstall { throw ValidationError("choose one of --install and --uninstall") }
@@ -33,6 +35,7 @@ struct Setup: ParsableCommand {
     }
 
     func run() throws {
+        if let packageFiles { return try Self.writePackageFiles(under: packageFiles) }
         var facts = try Self.facts(db: common.db)
         if scheduler != "auto" { facts.systemdUser = scheduler == "systemd" }
         let state = Self.stateFolder(home: facts.home)
@@ -118,6 +121,22 @@ struct Setup: ParsableCommand {
         try Refill.execute(PlanCommandOptions(db: facts.database, now: common.now))
         print("backups of what was changed: \(state)")
         print("database: \(facts.database)")
+    }
+
+    /// The files of the Debian package: units that run /usr/bin/planner on the user's default database,
+    /// completions where each shell looks for packaged ones, and the manual (gzipped by scripts/deb).
+    static func writePackageFiles(under root: String) throws {
+        guard root.hasPrefix("/") else { throw PlannerError.usage("--package-files needs an absolute folder") }
+        for unit in SetupPlan.units(binary: "/usr/bin/planner", database: nil) {
+            try SetupFiles.write(root + "/usr/lib/systemd/user/" + unit.name, unit.content)
+        }
+        // bash-completion sources the file: a #! line there is noise (lintian: bash-completion-with-hashbang).
+        let bash = PlannerCommand.completionScript(for: .bash)
+        let sourced = bash.hasPrefix("#!") ? String(bash.drop { $0 != "\n" }.dropFirst()) : bash
+        try SetupFiles.write(root + "/usr/share/bash-completion/completions/planner", sourced)
+        try SetupFiles.write(root + "/usr/share/zsh/vendor-completions/_planner", PlannerCommand.completionScript(for: .zsh))
+        try SetupFiles.write(root + "/usr/share/fish/vendor_completions.d/planner.fish", PlannerCommand.completionScript(for: .fish))
+        try SetupFiles.write(root + "/usr/share/man/man1/planner.1", Manual.page)
     }
 
     /// Completions for the shells installed, and the manual.
