@@ -1,6 +1,11 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Release builds put each function in its own section, so the link can place the functions the common
+// commands run next to each other (link/startup-order.txt, made by scripts/startup-order): a run then
+// maps a few dense pages of code instead of pages all over the binary (bench/RESULTS.md: peak RSS).
+let functionSections: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release))]
+
 let package = Package(
     name: "planner",
     products: [
@@ -20,9 +25,9 @@ let package = Package(
         // timerfd, signalfd and inotify headers for the ticker (part of glibc; nothing to link).
         .systemLibrary(name: "CLinux"),
         // Pure rules: slots, identifiers, time arithmetic, what refill/open must change. No I/O.
-        .target(name: "PlannerCore"),
+        .target(name: "PlannerCore", swiftSettings: functionSections),
         // The edges the core must not touch: the tz database, the clock, the environment.
-        .target(name: "PlannerSystem", dependencies: ["PlannerCore"]),
+        .target(name: "PlannerSystem", dependencies: ["PlannerCore"], swiftSettings: functionSections),
         // SQLite: connection, embedded migrations, request store.
         .target(
             name: "PlannerStore",
@@ -33,7 +38,8 @@ let package = Package(
                 .embedInCode("../../migrations/0002_delivery.sql"),
                 .embedInCode("../../migrations/0003_settings.sql"),
                 .embedInCode("../../migrations/0004_record_index.sql"),
-            ]
+            ],
+            swiftSettings: functionSections
         ),
         .executableTarget(
             name: "planner",
@@ -46,12 +52,17 @@ let package = Package(
             ],
             // The manual page (scripts/manual), for `planner setup --install`: the binary stays the only file.
             resources: [.embedInCode("../../man/planner.1")],
+            swiftSettings: functionSections,
             linkerSettings: [
                 // Release binaries are fully static (Swift runtime, libstdc++, libsqlite3 from Debian's
                 // libsqlite3.a, glibc): no dynamic loader relocating libstdc++ and libsqlite3 at every start
                 // (bench/RESULTS.md measures the difference), and a binary that runs on any x86-64 Linux.
                 // Debug builds (swift test) stay dynamic. lld links it.
-                .unsafeFlags(["-static-executable", "-use-ld=lld"], .when(configuration: .release))
+                .unsafeFlags(["-static-executable", "-use-ld=lld"], .when(configuration: .release)),
+                // The order a run first executes functions in (the Swift runtime and glibc's archives have a
+                // section per function too); names no longer in the binary are skipped.
+                .unsafeFlags(["-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/link/startup-order.txt",
+                              "-Xlinker", "--no-warn-symbol-ordering"], .when(configuration: .release)),
             ]
         ),
         .testTarget(name: "PlannerCoreTests", dependencies: ["PlannerCore", "PlannerSystem"]),
