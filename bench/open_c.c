@@ -20,7 +20,7 @@
 #define GRACE_MS (15 * 60 * 1000LL)
 #define DAY_MS 86400000LL
 #define APPLICATION_ID 0x504C4E52
-#define LATEST_VERSION 4 /* migrations/ holds 0001 to 0004 */
+#define LATEST_VERSION 5 /* migrations/ holds 0001 to 0005 (0005 adds setting rows only) */
 #define TITLE "Time to study?"
 #define BODY "Start today's lesson: reminders stop for the day once you begin."
 #define PREFIX "Noti_AppOpenPromotion_"

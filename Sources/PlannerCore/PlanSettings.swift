@@ -9,6 +9,10 @@ public struct PlanSettings: Equatable, Sendable {
     public var graceMilliseconds: Int64
     /// A tz database name, or `system` (follow /etc/localtime at every run).
     public var zone: String
+    /// What `planner study` runs after recording the open, as words (empty: nothing).
+    public var studyCommand: [String] = []
+    /// How long "Snooze" puts a reminder off.
+    public var snoozeMilliseconds: Int64 = 15 * 60_000
 
     public init(schedule: Schedule = .standard, title: String = SettingKey.title.defaultValue,
                 body: String = SettingKey.body.defaultValue, icon: String = SettingKey.icon.defaultValue,
@@ -48,6 +52,8 @@ public struct PlanSettings: Equatable, Sendable {
         case (.urgency, .text(let t)): urgency = t
         case (.grace, .milliseconds(let ms)): graceMilliseconds = ms
         case (.zone, .text(let t)): zone = t
+        case (.studyCommand, .words(let w)): studyCommand = w
+        case (.snooze, .milliseconds(let ms)): snoozeMilliseconds = ms
         default: break
         }
     }
@@ -61,6 +67,7 @@ public struct SettingError: Error, Equatable, Sendable {
 /// A setting's name, what it accepts, and its canonical text (what `config` shows and the database holds).
 public enum SettingKey: String, CaseIterable, Sendable {
     case window, interval, days, title, body, icon, urgency, grace, zone
+    case studyCommand = "study-command", snooze
 
     public var defaultValue: String {
         switch self {
@@ -73,6 +80,8 @@ public enum SettingKey: String, CaseIterable, Sendable {
         case .urgency: "normal"
         case .grace: "15m"
         case .zone: "system"
+        case .studyCommand: ""
+        case .snooze: "15m"
         }
     }
 
@@ -88,11 +97,13 @@ public enum SettingKey: String, CaseIterable, Sendable {
         case .urgency: "low, normal or critical"
         case .grace: "a duration from 1m to 24h (e.g. 90s, 15m, 2h)"
         case .zone: "a tz database name such as Europe/Berlin, or system (follow /etc/localtime)"
+        case .studyCommand: "a program and its arguments, split like a shell but run without one (e.g. anki, or xdg-open https://example.org/lesson); empty for none"
+        case .snooze: "a duration from 1m to 24h (e.g. 10m, 15m, 1h)"
         }
     }
 
     enum Value {
-        case window(Int, Int), minutes(Int), days(Weekdays), text(String), milliseconds(Int64)
+        case window(Int, Int), minutes(Int), days(Weekdays), text(String), milliseconds(Int64), words([String])
     }
 
     /// Why `text` is not a valid value, or nil when it is.
@@ -108,6 +119,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
         case .days(let d): return Self.format(d)
         case .text(let t): return t
         case .milliseconds(let ms): return Self.formatDuration(ms)
+        case .words: return text
         }
     }
 
@@ -133,9 +145,18 @@ public enum SettingKey: String, CaseIterable, Sendable {
         case .urgency:
             guard ["low", "normal", "critical"].contains(text) else { throw bad }
             return .text(text)
-        case .grace:
+        case .grace, .snooze:
             guard let ms = parseDuration(text), (60_000...86_400_000).contains(ms) else { throw bad }
             return .milliseconds(ms)
+        case .studyCommand:
+            guard !TerminalText.containsControl(text), text.unicodeScalars.count <= 1000 else { throw bad }
+            let words: [String]
+            do { words = try CommandWords.split(text) } catch {
+                throw SettingError("invalid study-command '\(TerminalText.escaped(text))': \(error.message)")
+            }
+            // A program name that is empty or only blanks would run nothing: refuse it now.
+            if let first = words.first, RequestText.isBlank(first) { throw bad }
+            return .words(words)
         case .zone:
             // Whether the name exists is the shell's to check (the tz database is not the core's).
             // One spelling per zone (no empty, "." or ".." parts); `localtime` and `posixrules` are links

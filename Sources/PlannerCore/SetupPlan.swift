@@ -162,9 +162,43 @@ public enum SetupPlan {
         ]
     }
 
-    /// A path in a unit's ExecStart: quoted, with `%` and `\` escaped as systemd wants.
+    /// The launcher "Start studying": `planner study` records the open and runs the study command.
+    /// `database` nil (the package's and contrib/'s entry) leaves the planner's default.
+    public static func desktopEntry(binary: String, database: String?) -> String {
+        let exec = ([binary, "study"] + (database.map { ["--db", $0] } ?? [])).map(desktopQuoted).joined(separator: " ")
+        return """
+            [Desktop Entry]
+            Type=Application
+            Name=Start studying
+            GenericName=Study launcher
+            Comment=Open your lessons and stop today's study reminders
+            Exec=\(exec)
+            Icon=appointment-soon
+            Terminal=false
+            Categories=Education;
+            Keywords=study;lesson;reminder;planner;
+
+            """
+    }
+
+    /// An Exec argument (Desktop Entry Specification): plain when safe, else in "…" with ", `, $ and \
+    /// escaped, and every backslash doubled once more for the file's own string escaping.
+    static func desktopQuoted(_ s: String) -> String {
+        let safe = !s.isEmpty && s.unicodeScalars.allSatisfy { "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+,@".unicodeScalars.contains($0) }
+        if safe { return s }
+        var quoted = ""
+        for c in s.unicodeScalars {
+            if "\"`$\\".unicodeScalars.contains(c) { quoted += "\\" }
+            quoted.unicodeScalars.append(c)
+        }
+        return "\"" + quoted.replacing("\\", with: "\\\\").replacing("%", with: "%%") + "\""
+    }
+
+    /// A path in a unit's ExecStart: quoted, with `%`, `$` and `\` escaped as systemd wants (it expands
+    /// `$NAME` and `%x` even inside quotes).
     static func systemdQuoted(_ s: String) -> String {
-        "\"" + s.replacing("\\", with: "\\\\").replacing("%", with: "%%").replacing("\"", with: "\\\"") + "\""
+        "\"" + s.replacing("\\", with: "\\\\").replacing("%", with: "%%").replacing("$", with: "$$")
+            .replacing("\"", with: "\\\"") + "\""
     }
 
     /// `text` with the marked block set to `content`: replaced where it is, else appended (after a line break

@@ -6,6 +6,7 @@ enum Migrations {
         (2, "0002_delivery.sql", PackageResources._002_delivery_sql),
         (3, "0003_settings.sql", PackageResources._003_settings_sql),
         (4, "0004_record_index.sql", PackageResources._004_record_index_sql),
+        (5, "0005_study_settings.sql", PackageResources._005_study_settings_sql),
     ]
 
     static var latestVersion: Int32 { all.last!.version }

@@ -22,6 +22,7 @@ extension PlannerDatabase {
         2: 0x1691_E2D7_DA61_A0F0,
         3: 0x0A23_0C33_3B7A_1983,
         4: 0x558B_9EEC_404F_AA42,
+        5: 0x558B_9EEC_404F_AA42,  // rows only: the same objects as 4
     ]
 
     /// FNV-1a over type, name, table and SQL of the planner's objects present, in name order.

@@ -165,3 +165,32 @@ import Testing
         }
     }
 }
+
+extension SetupTests {
+    /// The launcher: setup installs one with absolute paths, the package and contrib/ the same entry with
+    /// `planner study`; desktop-file-validate (desktop-file-utils) accepts both, even for a path with
+    /// spaces, quotes and a dollar sign.
+    @Test func theStudyLauncherIsAValidDesktopEntry() throws {
+        let (h, env) = try home()
+        let odd = h.dir + "/my \"study\" $tuff"
+        try FileManager.default.createDirectory(atPath: odd, withIntermediateDirectories: true)
+        let r = try h.run(h.dir + "/.local/bin/planner", ["setup", "--install", "--scheduler", "systemd", "--db", odd + "/p.db"],
+                          env: h.env.merging(env) { $1 })
+        #expect(r.status == 0, "\(r.err)")
+        let installed = h.dir + "/.local/share/applications/planner-study.desktop"
+        let entry = try String(contentsOfFile: installed, encoding: .utf8)
+        #expect(entry.contains("Exec=\(h.dir)/.local/bin/planner study --db \"\(odd.replacingOccurrences(of: "\"", with: "\\\\\"").replacingOccurrences(of: "$", with: "\\\\$"))/p.db\"\n"), "\(entry)")
+        // systemd would expand $tuff and %x: the unit escapes them.
+        let tick = try String(contentsOfFile: h.dir + "/.config/systemd/user/planner-tick.service", encoding: .utf8)
+        #expect(tick.contains(" --db \"\(odd.replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "$", with: "$$"))/p.db\""), "\(tick)")
+        let package = h.dir + "/package"
+        #expect(try h.run(Harness.binary, ["setup", "--package-files", package], env: h.env).status == 0)
+        let packaged = try String(contentsOfFile: package + "/usr/share/applications/planner-study.desktop", encoding: .utf8)
+        let contrib = try String(contentsOfFile: #filePath.components(separatedBy: "/Tests/")[0] + "/contrib/planner-study.desktop", encoding: .utf8)
+        #expect(packaged == contrib, "contrib/planner-study.desktop must be what the package installs")
+        for file in [installed, package + "/usr/share/applications/planner-study.desktop"] {
+            let check = try h.run("/usr/bin/desktop-file-validate", [file], env: h.env)
+            #expect(check.status == 0 && check.out.isEmpty && check.err.isEmpty, "\(file): \(check.out)\(check.err)")
+        }
+    }
+}

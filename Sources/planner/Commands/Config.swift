@@ -8,7 +8,7 @@ import PlannerSystem
 struct Config: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "config",
-        abstract: "Show or change your plan's settings (hours, interval, days, text, zone, grace).",
+        abstract: "Show or change your plan's settings (hours, interval, days, text, zone, grace, study command).",
         discussion: """
             Settings live in the database (view `settings`), so login, cron and the ticker agree whatever \
             their environment. Keys:
@@ -21,6 +21,8 @@ struct Config: ParsableCommand {
               urgency   \(SettingKey.urgency.accepts); default \(SettingKey.urgency.defaultValue)
               grace     \(SettingKey.grace.accepts); default \(SettingKey.grace.defaultValue)
               zone      \(SettingKey.zone.accepts); a new database takes TZ of the command creating it
+              study-command  what `planner study` runs after recording the open: \(SettingKey.studyCommand.accepts)
+              snooze    how long Snooze puts a reminder off: \(SettingKey.snooze.accepts); default \(SettingKey.snooze.defaultValue)
 
             A change re-plans at once: pending study slots that no longer fit are retired with the reason \
             (schedule changed, zone changed, content changed), the soonest fitting ones are added up to 64. \

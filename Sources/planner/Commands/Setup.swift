@@ -137,6 +137,8 @@ struct Setup: ParsableCommand {
         try SetupFiles.write(root + "/usr/share/zsh/vendor-completions/_planner", PlannerCommand.completionScript(for: .zsh))
         try SetupFiles.write(root + "/usr/share/fish/vendor_completions.d/planner.fish", PlannerCommand.completionScript(for: .fish))
         try SetupFiles.write(root + "/usr/share/man/man1/planner.1", Manual.page)
+        try SetupFiles.write(root + "/usr/share/applications/planner-study.desktop",
+                             SetupPlan.desktopEntry(binary: "planner", database: nil))
     }
 
     /// Completions for the shells installed, and the manual.
@@ -154,6 +156,9 @@ struct Setup: ParsableCommand {
         }
         items.append(SetupItem(kind: .file, path: f.dataHome + "/man/man1/planner.1", content: Manual.page,
                                why: "the manual (man planner)"))
+        items.append(SetupItem(kind: .file, path: f.dataHome + "/applications/planner-study.desktop",
+                               content: SetupPlan.desktopEntry(binary: f.binary, database: f.database),
+                               why: "the launcher Start studying (planner study)"))
         return items
     }
 
