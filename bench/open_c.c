@@ -20,7 +20,7 @@
 #define GRACE_MS (15 * 60 * 1000LL)
 #define DAY_MS 86400000LL
 #define APPLICATION_ID 0x504C4E52
-#define LATEST_VERSION 5 /* migrations/ holds 0001 to 0005 (0005 adds setting rows only) */
+#define LATEST_VERSION 6 /* migrations/ holds 0001 to 0006 */
 #define TITLE "Time to study?"
 #define BODY "Start today's lesson: reminders stop for the day once you begin."
 #define PREFIX "Noti_AppOpenPromotion_"
@@ -144,7 +144,8 @@ int main(int argc, char **argv) {
             "'app_open','app_open_events','app_open_local_date','delivered_notifications','pending_requests','plan',"
             "'request','request_cap_on_insert','request_cap_on_update','request_changed_at','request_delivering',"
             "'request_fire_at','request_history','request_pending_fire_at','request_pending_identifier',"
-            "'request_state_transition','setting','settings','skipped_date','skipped_dates','pause','pause_open','pauses','request_record') ORDER BY name");
+            "'request_state_transition','setting','settings','skipped_date','skipped_dates','pause','pause_open','pauses','request_record','notification_action',"
+            "'notification_actions') ORDER BY name");
         unsigned long long h = 0xCBF29CE484222325ULL;
         while (step(f))
             for (int c = 0; c < 4; c++) {
@@ -152,7 +153,7 @@ int main(int argc, char **argv) {
                 h = (h ^ 1) * 0x100000001B3ULL;
             }
         sqlite3_finalize(f);
-        if (h != 0x558B9EEC404FAA42ULL) { fprintf(stderr, "open_c: schema fingerprint differs\n"); return 65; }
+        if (h != 0x4018DFA2E550B7EDULL) { fprintf(stderr, "open_c: schema fingerprint differs\n"); return 65; }
     }
     exec("ROLLBACK");
     if (app_id != APPLICATION_ID || user_version > LATEST_VERSION || objects == 0) { fprintf(stderr, "open_c: not a planner database\n"); return 65; }

@@ -231,7 +231,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
         return parts.joined(separator: ",")
     }
 
-    static func formatDuration(_ ms: Int64) -> String {
+    public static func formatDuration(_ ms: Int64) -> String {
         if ms % 3_600_000 == 0 { return "\(ms / 3_600_000)h" }
         if ms % 60_000 == 0 { return "\(ms / 60_000)m" }
         return "\(ms / 1000)s"

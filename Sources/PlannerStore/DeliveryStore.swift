@@ -8,13 +8,34 @@ public struct ClaimedRequest: Sendable, Equatable {
     public var fireAt: Instant
     public var title: String
     public var body: String
+    public var kind: RequestKind = .slot
     /// From the settings in force when it was claimed: how late it may still be shown, and how.
     public var graceMilliseconds: Int64 = PlanPolicy.defaultGraceMilliseconds
     public var icon: String = ""
     public var urgency: String = "normal"
+    /// How long "Snooze" puts it off (the setting when it was claimed).
+    public var snoozeMilliseconds: Int64 = 15 * 60_000
+
+    /// A study reminder, which can be answered: a slot, or a snoozed one.
+    public var isStudyReminder: Bool {
+        kind == .slot || (identifier.hasPrefix(SlotIdentifier.prefix) && identifier.hasSuffix(PlannerDatabase.snoozedSuffix))
+    }
 
     /// The grace period it is delivered under, as a policy.
     public var policy: PlanPolicy { PlanPolicy(graceMilliseconds: graceMilliseconds) }
+}
+
+/// An action taken on a shown reminder (the freedesktop action keys the ticker offers).
+public enum AnswerAction: String, Sendable {
+    case `default`, start, snooze
+}
+
+/// What an answer did.
+public struct Answer: Sendable, Equatable {
+    public var outcome: String
+    /// For start: what to launch (the study-command setting; empty for nothing).
+    public var studyCommand: [String]
+    public var snoozedAs: String?
 }
 
 /// One line of `planner history`.
@@ -40,7 +61,13 @@ extension PlannerDatabase {
     @discardableResult
     public func add(_ request: NewRequest, makeUnique: Bool = false, now: Instant, zone: Zone,
                     policy: PlanPolicy = PlanPolicy()) throws(PlannerError) -> (identifier: String, decision: AddDecision) {
-        try write {
+        try write { try insertOneOff(request, makeUnique: makeUnique, now: now, zone: zone, policy: policy) }
+    }
+
+    /// The work of `add` inside the caller's transaction (a snooze adds its one-off with its action's row).
+    func insertOneOff(_ request: NewRequest, makeUnique: Bool, now: Instant, zone: Zone,
+                      policy: PlanPolicy) throws -> (identifier: String, decision: AddDecision) {
+        do {
             var request = request
             if makeUnique {
                 let base = request.identifier
@@ -79,6 +106,54 @@ extension PlannerDatabase {
         }
     }
 
+    /// True when the app was opened on the local date of `claimed` (a snoozed reminder is not shown then).
+    public func dayOpened(_ claimed: ClaimedRequest) throws(PlannerError) -> Bool {
+        try read {
+            try connection.integer("""
+                SELECT count(*) FROM request r JOIN app_open a ON a.local_date = r.local_date WHERE r.id = ?
+                """, .integer(claimed.rowID)) ?? 0 > 0
+        }
+    }
+
+    /// An answer to a shown reminder, in one transaction with what it does: "start" (or clicking it) records
+    /// an open exactly like `planner open`; "snooze" adds a one-off `<identifier>_snoozed` with the same text
+    /// after the `snooze` setting, unless the day was opened meanwhile. Returns what it did and the
+    /// study command to launch (for start).
+    public func recordAnswer(to request: ClaimedRequest, action: AnswerAction, now: Instant) throws(PlannerError) -> Answer {
+        try write {
+            let (plan, zone) = try readPlan()
+            var answer = Answer(outcome: "", studyCommand: [])
+            switch action {
+            case .default, .start:
+                let decision = try insertAppOpen(now: now, zone: nil, policy: nil)
+                answer.outcome = "opened \(decision.date): cancelled \(decision.cancelled.count) of its reminders"
+                answer.studyCommand = plan.studyCommand
+            case .snooze:
+                let opened = try connection.integer(
+                    "SELECT count(*) FROM request r JOIN app_open a ON a.local_date = r.local_date WHERE r.id = ?",
+                    .integer(request.rowID)) ?? 0 > 0
+                if opened {
+                    answer.outcome = "ignored: that day was already opened"
+                } else {
+                    let base = request.identifier.hasSuffix(Self.snoozedSuffix) ? request.identifier : request.identifier + Self.snoozedSuffix
+                    let fireAt = now + plan.snoozeMilliseconds
+                    let (identifier, decision) = try insertOneOff(
+                        NewRequest(identifier: base, fireAt: fireAt, title: request.title, body: request.body),
+                        makeUnique: false, now: now, zone: zone, policy: PlanPolicy(graceMilliseconds: plan.graceMilliseconds))
+                    answer.outcome = "snoozed as \(identifier) for \(zone.rfc3339(fireAt))" + (decision.pending ? "" : " (waits: 64 sooner are pending)")
+                    answer.snoozedAs = identifier
+                }
+            }
+            try connection.prepare("""
+                INSERT INTO notification_action (request_id, identifier, action, at_ms, outcome) VALUES (?, ?, ?, ?, ?)
+                """).run(.integer(request.rowID), .text(request.identifier), .text(action.rawValue),
+                         .integer(now.milliseconds), .text(answer.outcome))
+            return answer
+        }
+    }
+
+    public static let snoozedSuffix = "_snoozed"
+
     /// In one transaction: fail orphaned claims, mark due requests that will not be delivered as
     /// missed, let waiting one-offs into the places that freed, and claim every request to deliver now.
     /// A claim is `UPDATE … WHERE state = 'pending'`, so a request cancelled by `open` a moment earlier
@@ -106,7 +181,7 @@ extension PlannerDatabase {
             let claim = try connection.prepare("""
                 UPDATE request SET state = 'delivering', claimed_at_ms = ?, changed_at_ms = ?, attempts = 0
                 WHERE id = ? AND state = 'pending'
-                RETURNING id, identifier, fire_at_ms, title, body
+                RETURNING id, identifier, fire_at_ms, title, body, kind
                 """)
             var claimed: [ClaimedRequest] = []
             for chosen in decision.deliver {
@@ -114,8 +189,9 @@ extension PlannerDatabase {
                 guard try claim.step() else { continue }
                 claimed.append(ClaimedRequest(
                     rowID: claim.int64(0), identifier: claim.text(1), fireAt: Instant(milliseconds: claim.int64(2)),
-                    title: claim.text(3), body: claim.text(4), graceMilliseconds: policy.graceMilliseconds,
-                    icon: plan.icon, urgency: plan.urgency))
+                    title: claim.text(3), body: claim.text(4), kind: RequestKind(rawValue: claim.text(5)) ?? .oneoff,
+                    graceMilliseconds: policy.graceMilliseconds, icon: plan.icon, urgency: plan.urgency,
+                    snoozeMilliseconds: plan.snoozeMilliseconds))
                 while try claim.step() {}
             }
             return (decision, claimed)

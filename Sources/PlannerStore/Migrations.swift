@@ -7,6 +7,7 @@ enum Migrations {
         (3, "0003_settings.sql", PackageResources._003_settings_sql),
         (4, "0004_record_index.sql", PackageResources._004_record_index_sql),
         (5, "0005_study_settings.sql", PackageResources._005_study_settings_sql),
+        (6, "0006_notification_actions.sql", PackageResources._006_notification_actions_sql),
     ]
 
     static var latestVersion: Int32 { all.last!.version }

@@ -11,7 +11,8 @@ extension PlannerDatabase {
         "plan", "request", "request_cap_on_insert", "request_cap_on_update", "request_changed_at",
         "request_delivering", "request_fire_at", "request_history", "request_pending_fire_at",
         "request_pending_identifier", "request_state_transition", "setting", "settings", "skipped_date",
-        "skipped_dates", "pause", "pause_open", "pauses", "request_record",
+        "skipped_dates", "pause", "pause_open", "pauses", "request_record", "notification_action",
+        "notification_actions",
     ]
 
     /// `schemaFingerprint(of:)` of a file after migrations 1…version (SchemaCheckTests migrates fresh files
@@ -23,6 +24,7 @@ extension PlannerDatabase {
         3: 0x0A23_0C33_3B7A_1983,
         4: 0x558B_9EEC_404F_AA42,
         5: 0x558B_9EEC_404F_AA42,  // rows only: the same objects as 4
+        6: 0x4018_DFA2_E550_B7ED,
     ]
 
     /// FNV-1a over type, name, table and SQL of the planner's objects present, in name order.

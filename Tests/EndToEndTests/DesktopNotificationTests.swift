@@ -199,9 +199,21 @@ final class PrivateDesktop {
 
             """.write(toFile: script, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
+        // dunst's context menu (`dunstctl context`) lists every action as "#Label (summary) [id,key]" and
+        // invokes the one its dmenu prints: this one prints the line holding the text in `choice`, the way
+        // a person picks "Snooze" from the menu (`answer(_:)`).
+        let menu = dir + "/dmenu.sh"
+        try """
+            #!/bin/sh
+            cat > "\(dir)/menu.txt"
+            grep -m1 -F -- "$(cat "\(dir)/choice")" "\(dir)/menu.txt"
+
+            """.write(toFile: menu, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: menu)
         let config = dir + "/dunstrc"
         try """
             [global]
+                dmenu = \(menu)
                 markup = full
                 format = "<b>%s</b>\\n%b"
                 history_length = 20
@@ -229,6 +241,23 @@ final class PrivateDesktop {
             guard Date() < deadline else { throw HarnessError("dunst did not take org.freedesktop.Notifications: \(serverLog())") }
             usleep(50_000)
         }
+    }
+
+    /// Chooses the action `key` of the notification on screen from dunst's context menu, as a user would.
+    /// Returns the menu dunst offered.
+    @discardableResult
+    func answer(_ key: String) throws -> String {
+        try ",\(key)]".write(toFile: dir + "/choice", atomically: true, encoding: .utf8)
+        let r = try Harness.run("/usr/bin/dunstctl", ["context"], env: ["DBUS_SESSION_BUS_ADDRESS": busAddress,
+                                                                      "PATH": "/usr/bin:/bin"])
+        guard r.status == 0 else { throw HarnessError("dunstctl context: \(r.err)") }
+        return String(decoding: FileManager.default.contents(atPath: dir + "/menu.txt") ?? Data(), as: UTF8.self)
+    }
+
+    /// Closes every notification on screen without an action (a dismissal).
+    func dismissAll() throws {
+        let r = try Harness.run("/usr/bin/dunstctl", ["close-all"], env: ["DBUS_SESSION_BUS_ADDRESS": busAddress, "PATH": "/usr/bin:/bin"])
+        guard r.status == 0 else { throw HarnessError("dunstctl close-all: \(r.err)") }
     }
 
     /// Stops dunst, Xvfb and dbus-daemon, in that order: SIGTERM (Xvfb then removes its lock file and

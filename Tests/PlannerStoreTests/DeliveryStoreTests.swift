@@ -83,3 +83,61 @@ import PlannerSystem
             == "missed/the app was opened before a retry succeeded")
     }
 }
+
+/// Answers to a shown slot, at the store: what each action writes, in one transaction with its row.
+@Suite struct AnswerStoreTests {
+    let seoul = try! SystemZone.named("Asia/Seoul")
+    func at(_ text: String) -> Instant { try! parseTime(text, in: seoul) }
+
+    func shownSlot() throws -> (PlannerDatabase, ClaimedRequest) {
+        // The plan's zone is what a snooze's time is written in.
+        let db = try PlannerDatabase(path: temporaryDatabasePath(), zoneForNewPlan: "Asia/Seoul")
+        try db.refill(now: at("2026-11-23T12:00"), zone: seoul)
+        let claimed = try #require(try db.claimDue(now: at("2026-11-23T12:30")).claimed.first)
+        try db.finishDelivery(claimed, at: at("2026-11-23T12:30"), attempts: 1, sink: "test", error: nil)
+        #expect(claimed.kind == .slot && claimed.isStudyReminder && claimed.snoozeMilliseconds == 900_000)
+        return (db, claimed)
+    }
+
+    @Test func snoozeAddsAOneOffNamedAfterTheSlot() throws {
+        let (db, slot) = try shownSlot()
+        let answer = try db.recordAnswer(to: slot, action: .snooze, now: at("2026-11-23T12:31"))
+        #expect(answer.snoozedAs == "Noti_AppOpenPromotion_2026_11_23_12_30_snoozed")
+        #expect(answer.studyCommand.isEmpty)
+        let row = try db.connection.text("""
+            SELECT kind || ' ' || local_time || ' ' || state FROM request WHERE identifier = 'Noti_AppOpenPromotion_2026_11_23_12_30_snoozed'
+            """)
+        #expect(row == "oneoff 2026-11-23T12:46:00+09:00 pending", "\(String(describing: row))")
+        #expect(try db.connection.integer("SELECT count(*) FROM pending_requests") == 64)
+        // Snoozing the snoozed one again replaces it (one identifier, one waiting request).
+        let snoozed = try #require(try db.claimDue(now: at("2026-11-23T12:46")).claimed.first)
+        #expect(snoozed.isStudyReminder && snoozed.kind == .oneoff)
+        let again = try db.recordAnswer(to: snoozed, action: .snooze, now: at("2026-11-23T12:47"))
+        #expect(again.snoozedAs == "Noti_AppOpenPromotion_2026_11_23_12_30_snoozed")
+        let actions = try db.connection.text("SELECT group_concat(action || ':' || outcome, ' / ') FROM notification_actions")
+        #expect(actions == "snooze:snoozed as Noti_AppOpenPromotion_2026_11_23_12_30_snoozed for 2026-11-23T12:46:00+09:00 / snooze:snoozed as Noti_AppOpenPromotion_2026_11_23_12_30_snoozed for 2026-11-23T13:02:00+09:00", "\(String(describing: actions))")
+    }
+
+    @Test func startIsAnOpenAndHandsBackTheStudyCommand() throws {
+        let (db, slot) = try shownSlot()
+        try db.connection.execute("UPDATE setting SET value = 'anki --profile ''Main deck''' WHERE key = 'study-command'")
+        let answer = try db.recordAnswer(to: slot, action: .start, now: at("2026-11-23T12:31"))
+        #expect(answer.studyCommand == ["anki", "--profile", "Main deck"])
+        #expect(answer.outcome == "opened 2026-11-23: cancelled 18 of its reminders")
+        #expect(try db.connection.integer("SELECT count(*) FROM app_open WHERE local_date = '2026-11-23'") == 1)
+        #expect(try db.connection.integer("SELECT count(*) FROM request WHERE state = 'pending' AND local_date = '2026-11-23'") == 0)
+        // A snooze after the day was opened would nag again: recorded, not obeyed.
+        let late = try db.recordAnswer(to: slot, action: .snooze, now: at("2026-11-23T12:32"))
+        #expect(late.snoozedAs == nil && late.outcome == "ignored: that day was already opened")
+        #expect(try db.connection.integer("SELECT count(*) FROM request WHERE identifier LIKE '%_snoozed'") == 0)
+    }
+
+    @Test func aFailedAnswerLeavesNothing() throws {
+        let (db, slot) = try shownSlot()
+        // A hand-edited setting that no longer parses: the answer fails whole (no open, no action row).
+        try db.connection.execute("UPDATE setting SET value = 'x''' WHERE key = 'study-command'")
+        #expect(throws: PlannerError.self) { try db.recordAnswer(to: slot, action: .start, now: at("2026-11-23T12:31")) }
+        #expect(try db.connection.integer("SELECT count(*) FROM app_open") == 0)
+        #expect(try db.connection.integer("SELECT count(*) FROM notification_action") == 0)
+    }
+}

@@ -62,7 +62,7 @@ struct Tick: ParsableCommand {
         if !exec.isEmpty {
             chosen = ExecSink(command: exec)
         } else if sink == .notify || (sink == nil && busAddress != nil) {
-            chosen = NotifySink(appName: appName, urgency: urgency, icon: icon, busAddress: busAddress)
+            chosen = NotifySink(appName: appName, urgency: urgency, icon: icon, busAddress: busAddress, answerable: !once)
         } else {
             chosen = StdoutSink()
         }

@@ -60,9 +60,24 @@ struct NotifySink: DeliverySink {
     var urgency: String?
     var icon: String?
     var busAddress: String?
+    /// A live ticker offers "Start studying" and "Snooze" on study reminders and waits for the answer in its
+    /// poll loop; `tick --once` (cron) cannot wait, so its reminders have no actions.
+    var answerable = false
+
+    /// Whether this request's notification carries actions (and its notify-send stays to report the answer).
+    func offersActions(_ request: ClaimedRequest) -> Bool { answerable && request.isStudyReminder }
 
     func start(_ request: ClaimedRequest, fireAt: String) -> DeliveryStart {
         var arguments = ["notify-send", "--app-name=\(appName)", "--urgency=\(urgency ?? request.urgency)"]
+        let actions = offersActions(request)
+        if actions {
+            // notify-send prints the id once shown, then the key of the action chosen, and exits when the
+            // bubble closes. stdbuf: line by line, not when it exits, since stdout is a pipe.
+            arguments = ["stdbuf", "-oL"] + arguments + [
+                "--print-id", "--action=default=Start studying", "--action=start=Start studying",
+                "--action=snooze=Snooze \(SettingKey.formatDuration(request.snoozeMilliseconds))",
+            ]
+        }
         let icon = icon ?? request.icon
         if !icon.isEmpty { arguments.append("--icon=\(icon)") }
         // `--` so a title starting with '-' is text, not an option. The summary is plain text, but the
@@ -71,7 +86,7 @@ struct NotifySink: DeliverySink {
         arguments += ["--", request.title, Self.markupEscaped(request.body)]
         var environment: [String: String] = [:]
         if let busAddress { environment["DBUS_SESSION_BUS_ADDRESS"] = busAddress }
-        switch Spawn.start(arguments, extraEnvironment: environment) {
+        switch Spawn.start(arguments, extraEnvironment: environment, captureOutput: actions) {
         case .success(let child): return .running(child, program: "notify-send", timeoutMilliseconds: 10_000)
         case .failure(let failure): return .finished(error: "cannot run \(failure.why)")
         }

@@ -18,9 +18,12 @@ enum Spawn {
     struct Child {
         let pid: pid_t
         let pidfd: Int32
+        /// The read end of the child's stdout (non-blocking) when it was captured, else -1.
+        var output: Int32 = -1
     }
 
-    static func start(_ arguments: [String], extraEnvironment: [String: String]) -> Result<Child, SpawnFailure> {
+    static func start(_ arguments: [String], extraEnvironment: [String: String],
+                      captureOutput: Bool = false) -> Result<Child, SpawnFailure> {
         var environment: [String] = []
         var p = environ
         while let entry = p.pointee {
@@ -51,14 +54,42 @@ enum Spawn {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        // A pipe for the child's stdout: the ticker reads it in its poll loop (notify-send prints the
+        // notification's id when shown, then the action chosen).
+        var pipeFDs: [Int32] = [-1, -1]
+        if captureOutput {
+            // pipe + FD_CLOEXEC (pipe2 needs _GNU_SOURCE): the ticker is one thread, nothing forks between.
+            guard pipe(&pipeFDs) == 0, fcntl(pipeFDs[0], F_SETFD, FD_CLOEXEC) == 0,
+                  fcntl(pipeFDs[1], F_SETFD, FD_CLOEXEC) == 0 else {
+                return .failure(SpawnFailure(why: "\(arguments[0]): pipe: \(String(cString: strerror(errno)))"))
+            }
+            posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 1)
+        }
+        defer { if captureOutput { close(pipeFDs[1]) } }
 
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var pid: pid_t = 0
         let rc = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
-        guard rc == 0 else { return .failure(SpawnFailure(why: "\(arguments[0]): \(String(cString: strerror(rc)))")) }
-        return .success(Child(pid: pid, pidfd: clinux_pidfd_open(pid)))
+        guard rc == 0 else {
+            if captureOutput { close(pipeFDs[0]) }
+            return .failure(SpawnFailure(why: "\(arguments[0]): \(String(cString: strerror(rc)))"))
+        }
+        if captureOutput { _ = fcntl(pipeFDs[0], F_SETFL, fcntl(pipeFDs[0], F_GETFL) | O_NONBLOCK) }
+        return .success(Child(pid: pid, pidfd: clinux_pidfd_open(pid), output: pipeFDs[0]))
+    }
+
+    /// What the child wrote since the last call (nil at end of file: it closed its stdout).
+    static func readAvailable(_ fd: Int32) -> [UInt8]? {
+        var out: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 512)
+        while true {
+            let n = read(fd, &buffer, buffer.count)
+            if n > 0 { out += buffer[0..<n]; continue }
+            if n == 0 { return out.isEmpty ? nil : out }
+            return out  // EAGAIN: nothing more for now
+        }
     }
 
     /// The child's outcome if it has exited (the pidfd was readable), else nil. Closes the pidfd once reaped.
@@ -73,6 +104,7 @@ enum Spawn {
             return nil
         }
         if child.pidfd >= 0 { close(child.pidfd) }
+        if child.output >= 0 { close(child.output) }
         let termination = status & 0x7f
         if termination == 0 { return .exited((status >> 8) & 0xff) }
         return .signalled(termination)
@@ -84,6 +116,7 @@ enum Spawn {
         var status: Int32 = 0
         while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
         if child.pidfd >= 0 { close(child.pidfd) }
+        if child.output >= 0 { close(child.output) }
     }
 }
 

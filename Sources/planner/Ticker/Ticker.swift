@@ -30,6 +30,22 @@ final class Ticker {
         var killAt: Instant?
         var retryAt: Instant?
         var lastError: String?
+        /// What its notify-send printed so far (the id line ends the delivery).
+        var output: [UInt8] = []
+    }
+
+    /// A study reminder on screen with its actions: notify-send stays to report the one chosen.
+    struct Answering {
+        let claimed: ClaimedRequest
+        let child: Spawn.Child
+        var output: [UInt8]
+    }
+
+    /// An answer waiting to be recorded (the database may be busy).
+    struct PendingAnswer {
+        let claimed: ClaimedRequest
+        let action: AnswerAction
+        let at: Instant
     }
 
     /// What happened to a claim, waiting to be written.
@@ -56,6 +72,10 @@ final class Ticker {
 
     private var inFlight: [InFlight] = []
     private var unrecorded: [Outcome] = []
+    private var answering: [Answering] = []
+    private var answers: [PendingAnswer] = []
+    /// Study programs started by "Start studying": reaped when they end, never waited for or stopped.
+    private var launched: [Spawn.Child] = []
     /// When the database may be tried again after it was busy or the disk full.
     private var databaseRetryAt: Instant?
     private var nextDue: Instant?
@@ -87,12 +107,13 @@ final class Ticker {
         var claimedOnce = false
         while true {
             recordOutcomes()
+            recordAnswers()
             startDueRetries()
             if stopDeadline == nil, mode == .live || !claimedOnce {
                 try claimDue()
                 claimedOnce = claimedOnce || databaseRetryAt == nil
             }
-            if inFlight.isEmpty && unrecorded.isEmpty {
+            if inFlight.isEmpty && unrecorded.isEmpty && (answers.isEmpty || stopDeadline != nil) {
                 if stopDeadline != nil || (mode == .once && claimedOnce) { return }
             }
             if stopDeadline != nil, inFlight.isEmpty, let left = unrecorded.first {
@@ -105,7 +126,9 @@ final class Ticker {
             // The timer runs on the real clock; `--once` may simulate another time (--now).
             let real = SystemClock.now()
             wakeups.arm(at: nextWake().map { real + ($0 - now()) }, now: real)
-            let children = inFlight.compactMap { $0.child?.pidfd }.filter { $0 >= 0 }
+            // Every fd an event can come from: programs ending, and what notify-send prints (shown, answered).
+            let children = (inFlight.compactMap(\.child) + answering.map(\.child) + launched)
+                .flatMap { [$0.pidfd, $0.output] }.filter { $0 >= 0 }
             let oldKernel = inFlight.contains { ($0.child?.pidfd ?? 0) < 0 }
             // Going idle for days: give back the heap that start-up and the last wake freed (glibc keeps
             // up to 128 KiB of it, dirty, at the top), so the sleeping ticker holds only what it uses.
@@ -117,8 +140,89 @@ final class Ticker {
             }
             for signo in events.ignoredSignals { log("ignoring signal \(signo)") }
             if events.stop != nil, stopDeadline == nil { beginStop() }
+            readOutputs()
             reapChildren()
+            reapAnswering()
         }
+    }
+
+    // MARK: Answers
+
+    /// notify-send's id line means the reminder is on screen: delivered. Its later lines are answers.
+    private func readOutputs() {
+        for i in inFlight.indices.reversed() {
+            guard let child = inFlight[i].child, child.output >= 0 else { continue }
+            if let bytes = Spawn.readAvailable(child.output) { inFlight[i].output += bytes }
+            guard Self.takeLine(&inFlight[i].output) != nil else { continue }
+            let rest = inFlight[i].output
+            inFlight[i].child = nil
+            answering.append(Answering(claimed: inFlight[i].claimed, child: child, output: rest))
+            attemptEnded(i, error: nil)
+        }
+        for j in answering.indices {
+            if let bytes = Spawn.readAvailable(answering[j].child.output) { answering[j].output += bytes }
+            while let line = Self.takeLine(&answering[j].output) { answered(answering[j].claimed, line) }
+        }
+    }
+
+    /// A notify-send whose bubble closed (answered, dismissed or expired) has exited.
+    private func reapAnswering() {
+        for j in answering.indices.reversed() {
+            if let bytes = Spawn.readAvailable(answering[j].child.output) { answering[j].output += bytes }
+            while let line = Self.takeLine(&answering[j].output) { answered(answering[j].claimed, line) }
+            if Spawn.reap(answering[j].child) != nil { answering.remove(at: j) }
+        }
+        launched.removeAll { Spawn.reap($0) != nil }
+    }
+
+    private func answered(_ claimed: ClaimedRequest, _ key: String) {
+        guard let action = AnswerAction(rawValue: key) else {
+            log("\(claimed.identifier): ignoring an unknown answer '\(key)'")
+            return
+        }
+        answers.append(PendingAnswer(claimed: claimed, action: action, at: now()))
+        recordAnswers()
+    }
+
+    /// Records each answer with what it does, in one transaction; then starts the study program.
+    private func recordAnswers() {
+        if let retry = databaseRetryAt, retry > now() { return }
+        while let next = answers.first {
+            do {
+                try db.check()
+                let answer = try db.database.recordAnswer(to: next.claimed, action: next.action, now: next.at)
+                answers.removeFirst()
+                databaseRetryAt = nil
+                log("\(next.claimed.identifier): \(next.action.rawValue): \(answer.outcome)")
+                if !answer.studyCommand.isEmpty { launch(answer.studyCommand) }
+            } catch {
+                do { try waitForDatabase(after: error, doing: "recording an answer to \(next.claimed.identifier)") } catch {
+                    log("cannot record the answer to \(next.claimed.identifier): \(error.message)")
+                    answers.removeFirst()
+                }
+                return
+            }
+        }
+        db.settle()
+    }
+
+    /// Starts the study program without waiting for it. Under systemd it runs as its own transient unit
+    /// (systemd-run): the ticker's sandbox (no network, no W+X memory) is not for a browser or Anki.
+    private func launch(_ words: [String]) {
+        let viaSystemd = Environment.get("INVOCATION_ID") != nil && Study.isExecutableFile("/usr/bin/systemd-run")
+        let command = viaSystemd ? ["/usr/bin/systemd-run", "--user", "--collect", "--quiet", "--"] + words : words
+        switch Spawn.start(command, extraEnvironment: [:]) {
+        case .success(let child): launched.append(child)
+        case .failure(let failure): log("cannot start the study program: \(failure.why)")
+        }
+    }
+
+    /// The first complete line of `buffer`, removed from it.
+    static func takeLine(_ buffer: inout [UInt8]) -> String? {
+        guard let end = buffer.firstIndex(of: 10) else { return nil }
+        let line = String(decoding: buffer[..<end], as: UTF8.self)
+        buffer.removeSubrange(...end)
+        return line
     }
 
     // MARK: The loop's steps
@@ -166,6 +270,11 @@ final class Ticker {
             finish(i, Outcome(claimed: item.claimed, at: t, attempts: item.attempt - 1,
                               error: item.lastError.map { $0 + "; its grace period ended before the next attempt" },
                               missedReason: item.lastError == nil ? MissReason.pastGrace + " when its delivery could start" : nil))
+            return
+        }
+        // A snoozed reminder of a day since opened is not shown (open cancels only the plan's slots).
+        if item.claimed.kind == .oneoff, item.claimed.isStudyReminder, (try? db.database.dayOpened(item.claimed)) == true {
+            finish(i, Outcome(claimed: item.claimed, at: t, attempts: item.attempt - 1, missedReason: "the app was opened that day"))
             return
         }
         item.startedAt = t
@@ -278,6 +387,9 @@ final class Ticker {
 
     private func beginStop() {
         stopDeadline = now() + 500
+        // Bubbles still on screen stay there, but nobody will hear their answer any more.
+        for item in answering { Spawn.kill(item.child) }
+        answering.removeAll()
         // A retry that has not started will not: record it now.
         let t = now()
         for i in inFlight.indices.reversed() where inFlight[i].child == nil {

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+
+/// Answering a reminder on a real notification server: a live `planner tick` shows a study reminder with
+/// "Start studying" and "Snooze" through notify-send to dunst, and a test picks an action from dunst's
+/// context menu as a person would (`PrivateDesktop.answer`). A snoozed reminder is a study reminder, so a
+/// one-off named like one (`…_snoozed`) is due in a second without waiting for a real slot's time.
+@Suite struct AnswerTests {
+    static let study = "Noti_AppOpenPromotion_2026_11_23_09_30_snoozed"
+
+    func setUp() throws -> (Harness, PrivateDesktop) {
+        var h = try Harness()
+        let desktop = try PrivateDesktop(in: h.dir)
+        h.env["DBUS_SESSION_BUS_ADDRESS"] = desktop.busAddress
+        _ = try h.planner(["refill", "--db", h.db])
+        return (h, desktop)
+    }
+
+    func add(_ h: Harness, _ id: String, in delay: String = "1s") throws {
+        let r = try h.planner(["add", "--in", delay, "--title", "Time to study?", "--body", "Lesson 12", "--id", id, "--db", h.db])
+        #expect(r.status == 0, "\(r.err)")
+    }
+
+    func state(_ h: Harness, _ id: String) throws -> String {
+        try h.sqlite("SELECT state FROM request WHERE identifier = '\(id)' ORDER BY id DESC LIMIT 1")
+    }
+
+    @Test func snoozeShowsItAgainLater() throws {
+        let (h, desktop) = try setUp()
+        defer { desktop.stop() }
+        _ = try h.planner(["config", "set", "snooze", "10m", "--db", h.db])
+        let ticker = try h.startTicker(["--verbose"])
+        defer { ticker.terminate(); ticker.waitUntilExit() }
+        try add(h, Self.study)
+        try h.waitFor(seconds: 10) { try state(h, Self.study) == "delivered" }
+        let menu = try desktop.answer("snooze")
+        #expect(menu.contains("Start studying") && menu.contains("Snooze 10m"), "dunst offered: \(menu)")
+        try h.waitFor(seconds: 10) { try h.sqlite("SELECT count(*) FROM notification_actions") == "1" }
+        #expect(try h.sqlite("SELECT identifier, action FROM notification_actions") == "\(Self.study)|snooze")
+        // The same reminder again, 10 minutes after the answer, as a one-off counted under the 64.
+        let again = try h.sqlite("""
+            SELECT r.fire_at_ms - a.at_ms, r.kind, r.title, r.body FROM request r, notification_action a
+            WHERE r.identifier = '\(Self.study)' AND r.state = 'pending'
+            """)
+        let parts = again.split(separator: "|")
+        #expect(parts.count == 4 && abs((Int(parts[0]) ?? 0) - 600_000) < 1000 && parts[1] == "oneoff"
+                && parts[2] == "Time to study?" && parts[3] == "Lesson 12", "\(again)")
+        #expect(try h.sqlite("SELECT count(*) FROM pending_requests") == "64")
+        #expect(try h.sqlite("SELECT count(*) FROM app_open") == "0")
+    }
+
+    @Test func startOpensTheDayAndLaunchesTheStudyCommand() throws {
+        let (h, desktop) = try setUp()
+        defer { desktop.stop() }
+        let marker = h.dir + "/launched"
+        _ = try h.planner(["config", "set", "study-command", "sh -c 'echo \"$0\" > \(marker)' lesson", "--db", h.db])
+        let ticker = try h.startTicker(["--verbose"])
+        defer { ticker.terminate(); ticker.waitUntilExit() }
+        try add(h, Self.study)
+        try h.waitFor(seconds: 10) { try state(h, Self.study) == "delivered" }
+        try desktop.answer("start")
+        try h.waitFor(seconds: 10) { FileManager.default.fileExists(atPath: marker) }
+        #expect(try String(contentsOfFile: marker, encoding: .utf8) == "lesson\n")
+        #expect(try h.sqlite("SELECT action FROM notification_actions") == "start")
+        // Exactly like planner open: one open, today's study slots cancelled.
+        #expect(try h.sqlite("SELECT count(*) FROM app_open") == "1")
+        let today = try h.sqlite("SELECT local_date FROM app_open")
+        #expect(try h.sqlite("SELECT count(*) FROM request WHERE kind = 'slot' AND state = 'pending' AND local_date = '\(today)'") == "0")
+        #expect(try h.sqlite("SELECT outcome FROM notification_actions").hasPrefix("opened \(today)"))
+    }
+
+    @Test func aWaitingReminderHoldsUpNothingAndDismissingDoesNothing() throws {
+        let (h, desktop) = try setUp()
+        defer { desktop.stop() }
+        let ticker = try h.startTicker(["--verbose"])
+        defer { ticker.terminate(); ticker.waitUntilExit() }
+        try add(h, Self.study)
+        try h.waitFor(seconds: 10) { try state(h, Self.study) == "delivered" }
+        // The first bubble waits for an answer; a reminder due meanwhile is shown on time anyway.
+        try add(h, "Noti_Reminder_tea", in: "1s")
+        try h.waitFor(seconds: 5) { try state(h, "Noti_Reminder_tea") == "delivered" }
+        #expect(try h.sqlite("SELECT delivered_at_ms - fire_at_ms < 1000 FROM request WHERE identifier = 'Noti_Reminder_tea'") == "1")
+        try desktop.dismissAll()
+        // Its notify-send ends; nothing is recorded and the ticker keeps no child behind.
+        try h.waitFor(seconds: 10) {
+            let children = (try? String(contentsOfFile: "/proc/\(ticker.processIdentifier)/task/\(ticker.processIdentifier)/children", encoding: .utf8)) ?? "x"
+            return children.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+        }
+        #expect(try h.sqlite("SELECT count(*) FROM notification_actions") == "0")
+        #expect(try h.sqlite("SELECT count(*) FROM app_open") == "0")
+        #expect(ticker.isRunning)
+    }
+}
