@@ -277,10 +277,15 @@ extension PlannerDatabase {
     /// The most recent changes to requests that are no longer pending, newest first.
     public func history(limit: Int) throws(PlannerError) -> [HistoryEntry] {
         try read {
+            // Answers to reminders are entries too (state `answered`, the action and what it did as reason),
+            // after the delivery they answer when both have the same time.
             let stmt = try connection.prepare("""
-                SELECT identifier, kind, fire_at_ms, state, changed_at_ms, delivered_at_ms, reason, error
+                SELECT identifier, kind, fire_at_ms, state, changed_at_ms, delivered_at_ms, reason, error, id, 0
                 FROM request WHERE state <> 'pending'
-                ORDER BY changed_at_ms DESC, id DESC LIMIT ?
+                UNION ALL
+                SELECT a.identifier, r.kind, r.fire_at_ms, 'answered', a.at_ms, NULL, a.action || ': ' || a.outcome, NULL, a.id, 1
+                FROM notification_action a JOIN request r ON r.id = a.request_id
+                ORDER BY 5 DESC, 10 DESC, 9 DESC LIMIT ?
                 """)
             try stmt.bind([.integer(Int64(limit))])
             var entries: [HistoryEntry] = []

@@ -47,6 +47,11 @@ import Testing
                 && parts[2] == "Time to study?" && parts[3] == "Lesson 12", "\(again)")
         #expect(try h.sqlite("SELECT count(*) FROM pending_requests") == "64")
         #expect(try h.sqlite("SELECT count(*) FROM app_open") == "0")
+        // planner history shows the answer after the delivery it answers.
+        let history = try h.planner(["history", "--limit", "2", "--db", h.db])
+        let lines = history.out.split(separator: "\n").dropFirst()
+        #expect(lines.count == 2 && lines.first?.contains("answered") == true && lines.first?.contains("snooze: snoozed as \(Self.study)") == true
+                && lines.last?.contains("delivered") == true, "\(history.out)")
     }
 
     @Test func startOpensTheDayAndLaunchesTheStudyCommand() throws {
@@ -89,5 +94,48 @@ import Testing
         #expect(try h.sqlite("SELECT count(*) FROM notification_actions") == "0")
         #expect(try h.sqlite("SELECT count(*) FROM app_open") == "0")
         #expect(ticker.isRunning)
+    }
+
+    func displayed(_ desktop: PrivateDesktop) throws -> String {
+        let r = try Harness.run("/usr/bin/dunstctl", ["count", "displayed"],
+                                env: ["DBUS_SESSION_BUS_ADDRESS": desktop.busAddress, "PATH": "/usr/bin:/bin"])
+        return r.out.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func anOpenElsewhereTakesTheDaysReminderOffTheScreen() throws {
+        let (h, desktop) = try setUp()
+        defer { desktop.stop() }
+        let ticker = try h.startTicker(["--verbose"])
+        defer { ticker.terminate(); ticker.waitUntilExit() }
+        try add(h, Self.study)
+        try h.waitFor(seconds: 10) { try state(h, Self.study) == "delivered" }
+        try h.waitFor(seconds: 5) { try displayed(desktop) == "1" }
+        // The login script (another process) says the app opened: the bubble goes.
+        #expect(try h.planner(["open", "--db", h.db]).status == 0)
+        try h.waitFor(seconds: 5) { try displayed(desktop) == "0" }
+        #expect(h.text("tick.err").contains("\(Self.study): closed on screen (its day was opened)"))
+        #expect(try h.sqlite("SELECT count(*) FROM notification_actions") == "0")
+    }
+
+    @Test func aNewStudyReminderReplacesTheOneOnScreen() throws {
+        let (h, desktop) = try setUp()
+        defer { desktop.stop() }
+        let ticker = try h.startTicker(["--verbose"])
+        defer { ticker.terminate(); ticker.waitUntilExit() }
+        let second = "Noti_AppOpenPromotion_2026_11_23_10_00_snoozed"
+        try add(h, Self.study)
+        try h.waitFor(seconds: 10) { try state(h, Self.study) == "delivered" }
+        let first = try desktop.waitForNotifications(count: 1)
+        try add(h, second)
+        try h.waitFor(seconds: 10) { try state(h, second) == "delivered" }
+        // dunst runs its script once per notification id: a replacement rewrites the same one.
+        try h.waitFor(seconds: 5) { try displayed(desktop) == "1" }
+        usleep(300_000)
+        let received = try desktop.waitForNotifications(count: 1)
+        #expect(first.count == 1 && received.count == 1, "\(received)")
+        // Answering the bubble answers the newest reminder.
+        try desktop.answer("snooze")
+        try h.waitFor(seconds: 10) { try h.sqlite("SELECT count(*) FROM notification_actions") == "1" }
+        #expect(try h.sqlite("SELECT identifier FROM notification_actions") == second)
     }
 }

@@ -219,6 +219,14 @@ final class PrivateDesktop {
                 history_length = 20
                 sticky_history = yes
 
+            # Notifications stay until answered or closed (tests check what closes them, not a timeout).
+            [urgency_low]
+                timeout = 0
+            [urgency_normal]
+                timeout = 0
+            [urgency_critical]
+                timeout = 0
+
             [record_everything]
                 summary = "*"
                 script = \(script)

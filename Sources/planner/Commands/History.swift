@@ -5,8 +5,8 @@ import PlannerStore
 struct History: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
-        abstract: "Show what happened to requests: delivered (with lateness), missed, failed (with the error), cancelled …",
-        discussion: "Most recent first. The same rows are in the request_history and delivered_notifications views.")
+        abstract: "Show what happened to requests: delivered (with lateness), missed, failed (with the error), cancelled, answered …",
+        discussion: "Most recent first. The same rows are in the request_history, delivered_notifications and notification_actions views.")
 
     @OptionGroup var common: CommonOptions
     // `.unconditional`: "--limit -5" is refused by validate(), not as a "missing value".

@@ -15,11 +15,14 @@ enum DeliveryStart {
 protocol DeliverySink {
     var name: String { get }
     func start(_ request: ClaimedRequest, fireAt: String) -> DeliveryStart
+    /// `replacing`: the id of a study reminder still on screen that this one takes the place of.
+    func start(_ request: ClaimedRequest, fireAt: String, replacing: UInt32?) -> DeliveryStart
     func judge(_ outcome: Spawn.Outcome, program: String) -> String?
 }
 
 extension DeliverySink {
     func judge(_ outcome: Spawn.Outcome, program: String) -> String? { describe(outcome, program) }
+    func start(_ request: ClaimedRequest, fireAt: String, replacing: UInt32?) -> DeliveryStart { start(request, fireAt: fireAt) }
 }
 
 /// `identifier<TAB>fire_at<TAB>title`, one line per delivery, written at once (no buffering).
@@ -67,8 +70,12 @@ struct NotifySink: DeliverySink {
     /// Whether this request's notification carries actions (and its notify-send stays to report the answer).
     func offersActions(_ request: ClaimedRequest) -> Bool { answerable && request.isStudyReminder }
 
-    func start(_ request: ClaimedRequest, fireAt: String) -> DeliveryStart {
+    func start(_ request: ClaimedRequest, fireAt: String) -> DeliveryStart { start(request, fireAt: fireAt, replacing: nil) }
+
+    func start(_ request: ClaimedRequest, fireAt: String, replacing: UInt32?) -> DeliveryStart {
         var arguments = ["notify-send", "--app-name=\(appName)", "--urgency=\(urgency ?? request.urgency)"]
+        // One study reminder on screen at a time: a new one takes the place of the last still showing.
+        if let replacing { arguments.append("--replace-id=\(replacing)") }
         let actions = offersActions(request)
         if actions {
             // notify-send prints the id once shown, then the key of the action chosen, and exits when the
@@ -103,6 +110,17 @@ struct NotifySink: DeliverySink {
             return error + " (no D-Bus session bus is listening at \(place); is a desktop session running?)"
         }
         return error
+    }
+
+    /// Takes a notification off the screen (CloseNotification), without waiting: the day it reminds of
+    /// was opened. dbus-send comes with the session bus (Debian: dbus-bin).
+    func close(_ id: UInt32) -> Spawn.Child? {
+        var environment: [String: String] = [:]
+        if let busAddress { environment["DBUS_SESSION_BUS_ADDRESS"] = busAddress }
+        let call = ["dbus-send", "--session", "--type=method_call", "--dest=org.freedesktop.Notifications",
+                    "/org/freedesktop/Notifications", "org.freedesktop.Notifications.CloseNotification", "uint32:\(id)"]
+        if case .success(let child) = Spawn.start(call, extraEnvironment: environment) { return child }
+        return nil
     }
 
     /// The body as Pango/freedesktop markup text: `&`, `<` and `>` as entities.

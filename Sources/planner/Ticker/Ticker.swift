@@ -39,6 +39,8 @@ final class Ticker {
         let claimed: ClaimedRequest
         let child: Spawn.Child
         var output: [UInt8]
+        /// The server's id for the bubble (notify-send's first line).
+        let notificationID: UInt32?
     }
 
     /// An answer waiting to be recorded (the database may be busy).
@@ -153,15 +155,28 @@ final class Ticker {
         for i in inFlight.indices.reversed() {
             guard let child = inFlight[i].child, child.output >= 0 else { continue }
             if let bytes = Spawn.readAvailable(child.output) { inFlight[i].output += bytes }
-            guard Self.takeLine(&inFlight[i].output) != nil else { continue }
+            guard let idLine = Self.takeLine(&inFlight[i].output) else { continue }
             let rest = inFlight[i].output
             inFlight[i].child = nil
-            answering.append(Answering(claimed: inFlight[i].claimed, child: child, output: rest))
+            answering.append(Answering(claimed: inFlight[i].claimed, child: child, output: rest, notificationID: UInt32(idLine)))
             attemptEnded(i, error: nil)
         }
         for j in answering.indices {
             if let bytes = Spawn.readAvailable(answering[j].child.output) { answering[j].output += bytes }
             while let line = Self.takeLine(&answering[j].output) { answered(answering[j].claimed, line) }
+        }
+    }
+
+    /// Study reminders still on screen for a day since opened (a login, `planner study`, "Start studying")
+    /// are taken off the screen: the day's nudging is over.
+    private func closeOpenedDays() {
+        guard let notify = sink as? NotifySink else { return }
+        for j in answering.indices.reversed() where answering[j].claimed.isStudyReminder {
+            guard (try? db.database.dayOpened(answering[j].claimed)) == true else { continue }
+            Spawn.kill(answering[j].child)
+            if let id = answering[j].notificationID, let child = notify.close(id) { launched.append(child) }
+            log("\(answering[j].claimed.identifier): closed on screen (its day was opened)")
+            answering.remove(at: j)
         }
     }
 
@@ -241,6 +256,7 @@ final class Ticker {
                 startAttempt(inFlight.count - 1)
             }
             nextDue = mode == .live ? try db.database.nextFireAt() : nil
+            closeOpenedDays()
             db.settle()
             databaseRetryAt = nil
         } catch {
@@ -279,7 +295,14 @@ final class Ticker {
         }
         item.startedAt = t
         inFlight[i] = item
-        switch sink.start(item.claimed, fireAt: zone.rfc3339(item.claimed.fireAt)) {
+        // A new study reminder replaces the one still on screen (its answer is no longer awaited).
+        var replacing: UInt32?
+        if item.claimed.isStudyReminder, let last = answering.lastIndex(where: { $0.claimed.isStudyReminder && $0.notificationID != nil }) {
+            replacing = answering[last].notificationID
+            Spawn.kill(answering[last].child)
+            answering.remove(at: last)
+        }
+        switch sink.start(item.claimed, fireAt: zone.rfc3339(item.claimed.fireAt), replacing: replacing) {
         case .finished(let error):
             attemptEnded(i, error: error)
         case .running(let child, let program, let timeout):
