@@ -54,6 +54,18 @@ extension PlannerDatabase {
                 input.days[date]?.remindersBeforeOpen -= Int(afterOpen.int64(1))
             }
 
+            // Snoozes that took effect ("Snooze" on a day not yet opened), by the date of the reminder answered.
+            let snoozes = try connection.prepare("""
+                SELECT r.local_date, count(*) FROM notification_action AS a JOIN request AS r ON r.id = a.request_id
+                WHERE a.action = 'snooze' AND a.outcome LIKE 'snoozed as %' AND r.local_date BETWEEN ?1 AND ?2
+                GROUP BY r.local_date
+                """)
+            try snoozes.bind([.text(from.description), .text(through.description)])
+            while try snoozes.step() {
+                guard let date = LocalDate(iso: snoozes.text(0)) else { continue }
+                input.days[date, default: RecordedDay()].snoozed = Int(snoozes.int64(1))
+            }
+
             let skipped = try connection.prepare("SELECT local_date FROM skipped_date WHERE removed_at_ms IS NULL")
             while try skipped.step() {
                 if let date = LocalDate(iso: skipped.text(0)) { input.skippedDates.insert(date) }

@@ -114,6 +114,9 @@ import PlannerSystem
         #expect(snoozed.isStudyReminder && snoozed.kind == .oneoff)
         let again = try db.recordAnswer(to: snoozed, action: .snooze, now: at("2026-11-23T12:47"))
         #expect(again.snoozedAs == "Noti_AppOpenPromotion_2026_11_23_12_30_snoozed")
+        // The record counts both snoozes on the day of the reminders answered.
+        let monday = try #require(LocalDate(iso: "2026-11-23"))
+        #expect(try db.studyRecordInput(from: monday, through: monday).input.days[monday]?.snoozed == 2)
         let actions = try db.connection.text("SELECT group_concat(action || ':' || outcome, ' / ') FROM notification_actions")
         #expect(actions == "snooze:snoozed as Noti_AppOpenPromotion_2026_11_23_12_30_snoozed for 2026-11-23T12:46:00+09:00 / snooze:snoozed as Noti_AppOpenPromotion_2026_11_23_12_30_snoozed for 2026-11-23T13:02:00+09:00", "\(String(describing: actions))")
     }
@@ -129,6 +132,8 @@ import PlannerSystem
         // A snooze after the day was opened would nag again: recorded, not obeyed.
         let late = try db.recordAnswer(to: slot, action: .snooze, now: at("2026-11-23T12:32"))
         #expect(late.snoozedAs == nil && late.outcome == "ignored: that day was already opened")
+        let monday = try #require(LocalDate(iso: "2026-11-23"))
+        #expect(try db.studyRecordInput(from: monday, through: monday).input.days[monday]?.snoozed ?? 0 == 0)
         #expect(try db.connection.integer("SELECT count(*) FROM request WHERE identifier LIKE '%_snoozed'") == 0)
     }
 
