@@ -138,4 +138,21 @@ import Testing
         try h.waitFor(seconds: 10) { try h.sqlite("SELECT count(*) FROM notification_actions") == "1" }
         #expect(try h.sqlite("SELECT identifier FROM notification_actions") == second)
     }
+
+    @Test func aStopWithABubbleWaitingIsStillAtOnce() throws {
+        let (h, desktop) = try setUp()
+        defer { desktop.stop() }
+        let ticker = try h.startTicker(["--verbose"])
+        try add(h, Self.study)
+        try h.waitFor(seconds: 10) { try state(h, Self.study) == "delivered" }
+        let child = try String(contentsOfFile: "/proc/\(ticker.processIdentifier)/task/\(ticker.processIdentifier)/children", encoding: .utf8)
+            .split(separator: " ").first.map(String.init)
+        #expect(child != nil, "a notify-send waits for the answer")
+        let start = Date()
+        ticker.terminate()
+        ticker.waitUntilExit()
+        #expect(Date().timeIntervalSince(start) < 1.0)
+        #expect(ticker.terminationStatus == 0)
+        if let child { #expect(Harness.hasExited(Int32(child)!), "the waiting notify-send must not outlive the ticker") }
+    }
 }
