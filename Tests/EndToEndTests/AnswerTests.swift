@@ -74,6 +74,21 @@ import Testing
         #expect(try h.sqlite("SELECT outcome FROM notification_actions").hasPrefix("opened \(today)"))
     }
 
+    @Test func clickingTheBubbleIsTheDefaultActionAnOpen() throws {
+        let (h, desktop) = try setUp()
+        defer { desktop.stop() }
+        let ticker = try h.startTicker(["--verbose"])
+        defer { ticker.terminate(); ticker.waitUntilExit() }
+        try add(h, Self.study)
+        try h.waitFor(seconds: 10) { try state(h, Self.study) == "delivered" }
+        // dunstctl action 0: what a click on the first bubble does (its default action).
+        let r = try Harness.run("/usr/bin/dunstctl", ["action", "0"], env: ["DBUS_SESSION_BUS_ADDRESS": desktop.busAddress, "PATH": "/usr/bin:/bin"])
+        #expect(r.status == 0, "\(r.err)")
+        try h.waitFor(seconds: 10) { try h.sqlite("SELECT count(*) FROM notification_actions") == "1" }
+        #expect(try h.sqlite("SELECT action FROM notification_actions") == "default")
+        #expect(try h.sqlite("SELECT count(*) FROM app_open") == "1")
+    }
+
     @Test func aWaitingReminderHoldsUpNothingAndDismissingDoesNothing() throws {
         let (h, desktop) = try setUp()
         defer { desktop.stop() }
@@ -154,5 +169,31 @@ import Testing
         #expect(Date().timeIntervalSince(start) < 1.0)
         #expect(ticker.terminationStatus == 0)
         if let child { #expect(Harness.hasExited(Int32(child)!), "the waiting notify-send must not outlive the ticker") }
+    }
+}
+
+/// Without --sink the ticker decides at each delivery: a ticker started before the desktop follows it.
+@Suite struct SinkPerDeliveryTests {
+    @Test func aTickerStartedBeforeTheDesktopDeliversToItOnceItIsThere() throws {
+        var h = try Harness()
+        let desk = h.dir + "/desk"
+        try FileManager.default.createDirectory(atPath: desk, withIntermediateDirectories: true)
+        h.env["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(desk)/bus"   // nobody listens there yet
+        _ = try h.planner(["refill", "--db", h.db])
+        let ticker = try h.startTicker([])
+        defer { ticker.terminate(); ticker.waitUntilExit() }
+        #expect(try h.planner(["add", "--in", "1s", "--title", "before", "--id", "before", "--db", h.db]).status == 0)
+        try h.waitFor(seconds: 10) { try h.sqlite("SELECT state FROM request WHERE identifier = 'before'") == "delivered" }
+        #expect(h.text("tick.out").contains("before\t"))
+
+        let desktop = try PrivateDesktop(in: desk)
+        defer { desktop.stop() }
+        #expect(desktop.busAddress.hasPrefix("unix:path=\(desk)/bus"))
+        #expect(try h.planner(["add", "--in", "1s", "--title", "after", "--id", "after", "--db", h.db]).status == 0)
+        try h.waitFor(seconds: 10) { try h.sqlite("SELECT state FROM request WHERE identifier = 'after'") == "delivered" }
+        #expect(try desktop.waitForNotifications(count: 1).first?.summary == "after")
+        #expect(!h.text("tick.out").contains("after\t"))
+        #expect(try h.sqlite("SELECT identifier || ':' || reason FROM request_history WHERE identifier IN ('before', 'after') ORDER BY identifier")
+            == "after:delivered through notify\nbefore:delivered through stdout")
     }
 }

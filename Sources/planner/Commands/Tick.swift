@@ -22,15 +22,16 @@ struct Tick: ParsableCommand {
             killed between claim and delivery loses that reminder (recorded as failed on the next run) and \
             never shows it twice. A delivery in progress never holds up another.
 
-            Sinks: notify (notify-send; the default when a session bus is reachable), stdout (one line per \
-            delivery: identifier, fire_at, title; the default otherwise), or --exec PROGRAM [ARG...], run \
+            Sinks: notify (notify-send), stdout (one line per delivery: identifier, fire_at, title), or, without \
+            --sink, whichever fits at each delivery: notify when a session bus is reachable then \
+            ($DBUS_SESSION_BUS_ADDRESS, $XDG_RUNTIME_DIR/bus, /run/user/UID/bus), else stdout. Or --exec PROGRAM [ARG...], run \
             directly (no shell) with PLANNER_ID, PLANNER_TITLE, PLANNER_BODY and PLANNER_FIRE_AT set. A failing \
             sink is retried with backoff (1 s, 2 s, 4 s ... up to 1 min) within the grace period, then recorded \
             as failed. --once retries for 5 s at most and exits 1 when a delivery failed.
             """)
 
     @OptionGroup var common: CommonOptions
-    @Option(name: .long, help: "notify or stdout (default: notify when a session bus is reachable, else stdout).")
+    @Option(name: .long, help: "notify or stdout (default: for each delivery, notify when a session bus is reachable then, else stdout).")
     var sink: SinkName?
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
         "A request is delivered only within this long after its time (e.g. 90s, 15m; default: the grace setting).", valueName: "duration"))
@@ -61,10 +62,12 @@ struct Tick: ParsableCommand {
         let chosen: DeliverySink
         if !exec.isEmpty {
             chosen = ExecSink(command: exec)
-        } else if sink == .notify || (sink == nil && busAddress != nil) {
+        } else if sink == .notify {
             chosen = NotifySink(appName: appName, urgency: urgency, icon: icon, busAddress: busAddress, answerable: !once)
-        } else {
+        } else if sink == .stdout {
             chosen = StdoutSink()
+        } else {
+            chosen = AutoSink(notify: NotifySink(appName: appName, urgency: urgency, icon: icon, busAddress: nil, answerable: !once))
         }
 
         if once {
@@ -92,7 +95,8 @@ struct Tick: ParsableCommand {
         let ticker = Ticker(
             db: db, zone: ctx.zone, policy: policy, sink: chosen, verbose: verbose, mode: .live,
             wakeups: wakeups, now: SystemClock.now)
-        ticker.log("delivering from \(ctx.database.path) through \(chosen.name) (pid \(getpid()))")
+        let through = chosen is AutoSink ? "notify when a session bus is reachable, else stdout" : chosen.name
+        ticker.log("delivering from \(ctx.database.path) through \(through) (pid \(getpid()))")
         try ticker.run()
         ticker.log("stopped")
     }

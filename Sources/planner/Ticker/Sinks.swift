@@ -139,6 +139,22 @@ struct NotifySink: DeliverySink {
     }
 }
 
+/// No --sink: each delivery goes to the desktop when a session bus is reachable at that moment, else to
+/// stdout. A ticker started before the desktop (or left running after it) follows it.
+struct AutoSink: DeliverySink {
+    var name: String { "auto" }
+    var notify: NotifySink
+
+    func current() -> DeliverySink {
+        guard let address = SessionBus.reachableAddress(environment: Environment.get) else { return StdoutSink() }
+        var chosen = notify
+        chosen.busAddress = address
+        return chosen
+    }
+
+    func start(_ request: ClaimedRequest, fireAt: String) -> DeliveryStart { current().start(request, fireAt: fireAt) }
+}
+
 /// Runs PROGRAM [ARG…] directly with the request in its environment.
 struct ExecSink: DeliverySink {
     let name = "exec"
@@ -168,7 +184,8 @@ func describe(_ outcome: Spawn.Outcome, _ program: String) -> String? {
 }
 
 enum SessionBus {
-    /// The session bus address if one is reachable: DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus.
+    /// The session bus address if one is reachable: DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus,
+    /// else /run/user/UID/bus (where cron and systemd leave it).
     static func reachableAddress(environment: (String) -> String?) -> String? {
         if let address = environment("DBUS_SESSION_BUS_ADDRESS"), !address.isEmpty {
             guard let range = address.firstRange(of: "unix:path=") else { return address }
@@ -178,7 +195,8 @@ enum SessionBus {
         if let runtime = environment("XDG_RUNTIME_DIR"), !runtime.isEmpty, canConnect(runtime + "/bus") {
             return "unix:path=\(runtime)/bus"
         }
-        return nil
+        let standard = "/run/user/\(getuid())/bus"
+        return canConnect(standard) ? "unix:path=\(standard)" : nil
     }
 
     private static func canConnect(_ path: String) -> Bool {

@@ -32,6 +32,9 @@ final class Ticker {
         var lastError: String?
         /// What its notify-send printed so far (the id line ends the delivery).
         var output: [UInt8] = []
+        /// The sink of the current attempt: without --sink it is chosen per delivery (the desktop may have
+        /// come or gone since the ticker started).
+        var sink: DeliverySink?
     }
 
     /// A study reminder on screen with its actions: notify-send stays to report the one chosen.
@@ -41,6 +44,8 @@ final class Ticker {
         var output: [UInt8]
         /// The server's id for the bubble (notify-send's first line).
         let notificationID: UInt32?
+        /// The sink that showed it (to close it on the same bus).
+        let notifier: NotifySink?
     }
 
     /// An answer waiting to be recorded (the database may be busy).
@@ -59,6 +64,8 @@ final class Ticker {
         var error: String?
         /// Not delivered and not a failure: the app was opened, or the grace period ended first.
         var missedReason: String?
+        /// Through which sink (recorded with a delivery or a failure).
+        var sinkName = ""
     }
 
     let db: TickerDatabase
@@ -158,7 +165,8 @@ final class Ticker {
             guard let idLine = Self.takeLine(&inFlight[i].output) else { continue }
             let rest = inFlight[i].output
             inFlight[i].child = nil
-            answering.append(Answering(claimed: inFlight[i].claimed, child: child, output: rest, notificationID: UInt32(idLine)))
+            answering.append(Answering(claimed: inFlight[i].claimed, child: child, output: rest, notificationID: UInt32(idLine),
+                                       notifier: inFlight[i].sink as? NotifySink))
             attemptEnded(i, error: nil)
         }
         for j in answering.indices {
@@ -170,11 +178,10 @@ final class Ticker {
     /// Study reminders still on screen for a day since opened (a login, `planner study`, "Start studying")
     /// are taken off the screen: the day's nudging is over.
     private func closeOpenedDays() {
-        guard let notify = sink as? NotifySink else { return }
         for j in answering.indices.reversed() where answering[j].claimed.isStudyReminder {
             guard (try? db.database.dayOpened(answering[j].claimed)) == true else { continue }
             Spawn.kill(answering[j].child)
-            if let id = answering[j].notificationID, let child = notify.close(id) { launched.append(child) }
+            if let id = answering[j].notificationID, let child = answering[j].notifier?.close(id) { launched.append(child) }
             log("\(answering[j].claimed.identifier): closed on screen (its day was opened)")
             answering.remove(at: j)
         }
@@ -302,7 +309,9 @@ final class Ticker {
             Spawn.kill(answering[last].child)
             answering.remove(at: last)
         }
-        switch sink.start(item.claimed, fireAt: zone.rfc3339(item.claimed.fireAt), replacing: replacing) {
+        let chosen = (sink as? AutoSink)?.current() ?? sink
+        inFlight[i].sink = chosen
+        switch chosen.start(item.claimed, fireAt: zone.rfc3339(item.claimed.fireAt), replacing: replacing) {
         case .finished(let error):
             attemptEnded(i, error: error)
         case .running(let child, let program, let timeout):
@@ -336,7 +345,7 @@ final class Ticker {
             guard let child = inFlight[i].child else { continue }
             if let outcome = Spawn.reap(child) {
                 inFlight[i].child = nil
-                attemptEnded(i, error: sink.judge(outcome, program: inFlight[i].program))
+                attemptEnded(i, error: (inFlight[i].sink ?? sink).judge(outcome, program: inFlight[i].program))
             } else if t >= min(stopDeadline ?? .max, inFlight[i].killAt ?? .max) {
                 Spawn.kill(child)
                 inFlight[i].child = nil
@@ -350,11 +359,12 @@ final class Ticker {
         let t = now()
         let item = inFlight[i]
         guard let error else {
-            finish(i, Outcome(claimed: item.claimed, at: t, deliveredAt: item.startedAt, attempts: item.attempt))
+            finish(i, Outcome(claimed: item.claimed, at: t, deliveredAt: item.startedAt, attempts: item.attempt,
+                              sinkName: (item.sink ?? sink).name))
             if verbose { log("delivered \(item.claimed.identifier) \(item.startedAt - item.claimed.fireAt) ms after its time") }
             return
         }
-        log("delivering \(item.claimed.identifier) through \(sink.name) failed (attempt \(item.attempt)): \(error)")
+        log("delivering \(item.claimed.identifier) through \((item.sink ?? sink).name) failed (attempt \(item.attempt)): \(error)")
         let limit = mode == .once ? onceEnds : Instant.max
         if stopDeadline == nil, let retryAt = nextRetry(after: item.attempt, fireAt: item.claimed.fireAt, now: t, policy: item.claimed.policy),
            retryAt <= limit {
@@ -366,7 +376,7 @@ final class Ticker {
         let why = stopDeadline != nil ? "the ticker was stopped" : mode == .once && nextRetry(after: item.attempt, fireAt: item.claimed.fireAt, now: t, policy: item.claimed.policy) != nil
             ? "tick --once retries for \(Self.onceRetryBudget / 1000) s only" : "its grace period is over"
         log("gave up on \(item.claimed.identifier): \(why); recorded as failed")
-        finish(i, Outcome(claimed: item.claimed, at: t, attempts: item.attempt, error: error))
+        finish(i, Outcome(claimed: item.claimed, at: t, attempts: item.attempt, error: error, sinkName: (item.sink ?? sink).name))
     }
 
     private func finish(_ i: Int, _ outcome: Outcome) {
@@ -391,7 +401,7 @@ final class Ticker {
                 } else {
                     ours = try db.database.finishDelivery(
                         outcome.claimed, at: outcome.at, deliveredAt: outcome.deliveredAt, attempts: outcome.attempts,
-                        sink: sink.name, error: outcome.error)
+                        sink: outcome.sinkName.isEmpty ? sink.name : outcome.sinkName, error: outcome.error)
                 }
                 if !ours { log("\(outcome.claimed.identifier): its claim had already been recorded as failed (it took too long)") }
                 unrecorded.removeFirst()
