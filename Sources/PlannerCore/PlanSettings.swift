@@ -13,6 +13,8 @@ public struct PlanSettings: Equatable, Sendable {
     public var studyCommand: [String] = []
     /// How long "Snooze" puts a reminder off.
     public var snoozeMilliseconds: Int64 = 15 * 60_000
+    /// A freedesktop sound name for desktop notifications (the `sound-name` hint); empty for none.
+    public var sound = ""
 
     public init(schedule: Schedule = .standard, title: String = SettingKey.title.defaultValue,
                 body: String = SettingKey.body.defaultValue, icon: String = SettingKey.icon.defaultValue,
@@ -54,6 +56,7 @@ public struct PlanSettings: Equatable, Sendable {
         case (.zone, .text(let t)): zone = t
         case (.studyCommand, .words(let w)): studyCommand = w
         case (.snooze, .milliseconds(let ms)): snoozeMilliseconds = ms
+        case (.sound, .text(let t)): sound = t
         default: break
         }
     }
@@ -67,7 +70,7 @@ public struct SettingError: Error, Equatable, Sendable {
 /// A setting's name, what it accepts, and its canonical text (what `config` shows and the database holds).
 public enum SettingKey: String, CaseIterable, Sendable {
     case window, interval, days, title, body, icon, urgency, grace, zone
-    case studyCommand = "study-command", snooze
+    case studyCommand = "study-command", snooze, sound
 
     public var defaultValue: String {
         switch self {
@@ -82,6 +85,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
         case .zone: "system"
         case .studyCommand: ""
         case .snooze: "15m"
+        case .sound: ""
         }
     }
 
@@ -99,6 +103,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
         case .zone: "a tz database name such as Europe/Berlin, or system (follow /etc/localtime)"
         case .studyCommand: "a program and its arguments, split like a shell but run without one (e.g. anki, or xdg-open https://example.org/lesson); empty for none"
         case .snooze: "a duration from 1m to 24h (e.g. 10m, 15m, 1h)"
+        case .sound: "a freedesktop sound name such as message-new-instant or complete (letters, digits, - and _), empty for none"
         }
     }
 
@@ -144,6 +149,11 @@ public enum SettingKey: String, CaseIterable, Sendable {
             return .text(text)
         case .urgency:
             guard ["low", "normal", "critical"].contains(text) else { throw bad }
+            return .text(text)
+        case .sound:
+            guard text.unicodeScalars.count <= 100, text.unicodeScalars.allSatisfy({
+                ($0.value >= 0x30 && $0.value <= 0x39) || ($0.value | 0x20 >= 0x61 && $0.value | 0x20 <= 0x7A) || $0 == "-" || $0 == "_" || $0 == "."
+            }) else { throw bad }
             return .text(text)
         case .grace, .snooze:
             guard let ms = parseDuration(text), (60_000...86_400_000).contains(ms) else { throw bad }

@@ -15,6 +15,8 @@ public struct ClaimedRequest: Sendable, Equatable {
     public var urgency: String = "normal"
     /// How long "Snooze" puts it off (the setting when it was claimed).
     public var snoozeMilliseconds: Int64 = 15 * 60_000
+    /// The sound setting when it was claimed (empty: none).
+    public var sound = ""
 
     /// A study reminder, which can be answered: a slot, or a snoozed one.
     public var isStudyReminder: Bool {
@@ -191,7 +193,7 @@ extension PlannerDatabase {
                     rowID: claim.int64(0), identifier: claim.text(1), fireAt: Instant(milliseconds: claim.int64(2)),
                     title: claim.text(3), body: claim.text(4), kind: RequestKind(rawValue: claim.text(5)) ?? .oneoff,
                     graceMilliseconds: policy.graceMilliseconds, icon: plan.icon, urgency: plan.urgency,
-                    snoozeMilliseconds: plan.snoozeMilliseconds))
+                    snoozeMilliseconds: plan.snoozeMilliseconds, sound: plan.sound))
                 while try claim.step() {}
             }
             return (decision, claimed)

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 
 /// Answering a reminder on a real notification server: a live `planner tick` shows a study reminder with
@@ -195,5 +198,41 @@ import Testing
         #expect(!h.text("tick.out").contains("after\t"))
         #expect(try h.sqlite("SELECT identifier || ':' || reason FROM request_history WHERE identifier IN ('before', 'after') ORDER BY identifier")
             == "after:delivered through notify\nbefore:delivered through stdout")
+    }
+}
+
+/// The `sound` setting reaches the server as the freedesktop `sound-name` hint, seen on the bus itself.
+@Suite struct SoundHintTests {
+    @Test func theSoundSettingIsSentAsSoundName() throws {
+        var h = try Harness()
+        let desktop = try PrivateDesktop(in: h.dir)
+        defer { desktop.stop() }
+        h.env["DBUS_SESSION_BUS_ADDRESS"] = desktop.busAddress
+        _ = try h.planner(["refill", "--db", h.db])
+        #expect(try h.planner(["config", "set", "sound", "complete", "--db", h.db]).status == 0)
+        // dbus-monitor records every Notify call on the private bus.
+        let monitor = Process()
+        monitor.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-monitor")
+        monitor.arguments = ["--address", desktop.busAddress, "interface='org.freedesktop.Notifications',member='Notify'"]
+        FileManager.default.createFile(atPath: h.dir + "/monitor.txt", contents: nil)
+        monitor.standardOutput = FileHandle(forWritingAtPath: h.dir + "/monitor.txt")
+        try monitor.run()
+        defer { kill(monitor.processIdentifier, SIGKILL) }
+        usleep(300_000)
+        #expect(try h.planner(["add", "--in", "1s", "--title", "with sound", "--id", "ding", "--db", h.db]).status == 0)
+        let ticker = try h.startTicker([])
+        defer { ticker.terminate(); ticker.waitUntilExit() }
+        try h.waitFor(seconds: 10) { try h.sqlite("SELECT state FROM request WHERE identifier = 'ding'") == "delivered" }
+        try h.waitFor(seconds: 5) { h.text("monitor.txt").contains("with sound") }
+        // dbus-monitor prints the hints as dict entries: the name, then its variant.
+        let call = h.text("monitor.txt").components(separatedBy: "quiet one").first ?? ""
+        #expect(call.range(of: #"string "sound-name"\s+variant\s+string "complete""#, options: .regularExpression) != nil, "\(call)")
+        // And an empty setting sends no sound hint.
+        #expect(try h.planner(["config", "set", "sound", "", "--db", h.db]).status == 0)
+        #expect(try h.planner(["add", "--in", "1s", "--title", "quiet one", "--id", "quiet", "--db", h.db]).status == 0)
+        try h.waitFor(seconds: 10) { try h.sqlite("SELECT state FROM request WHERE identifier = 'quiet'") == "delivered" }
+        try h.waitFor(seconds: 5) { h.text("monitor.txt").contains("quiet one") }
+        let quiet = h.text("monitor.txt").components(separatedBy: "quiet one").last ?? ""
+        #expect(!quiet.contains("sound-name"), "\(quiet)")
     }
 }

@@ -23,6 +23,7 @@ struct Config: ParsableCommand {
               zone      \(SettingKey.zone.accepts); a new database takes TZ of the command creating it
               study-command  what `planner study` runs after recording the open: \(SettingKey.studyCommand.accepts)
               snooze    how long Snooze puts a reminder off: \(SettingKey.snooze.accepts); default \(SettingKey.snooze.defaultValue)
+              sound     the sound a desktop notification asks for: \(SettingKey.sound.accepts)
 
             A change re-plans at once: pending study slots that no longer fit are retired with the reason \
             (schedule changed, zone changed, content changed), the soonest fitting ones are added up to 64. \

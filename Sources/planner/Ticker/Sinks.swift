@@ -87,6 +87,7 @@ struct NotifySink: DeliverySink {
         }
         let icon = icon ?? request.icon
         if !icon.isEmpty { arguments.append("--icon=\(icon)") }
+        if !request.sound.isEmpty { arguments.append("--hint=string:sound-name:\(request.sound)") }
         // `--` so a title starting with '-' is text, not an option. The summary is plain text, but the
         // body is markup for servers with "body-markup" (dunst, GNOME Shell, Plasma, mako ...): a body
         // is text here, so it is escaped, or "Tom & Jerry" or "<b>" would break or vanish.
