@@ -173,7 +173,7 @@ public enum SetupPlan {
             GenericName=Study launcher
             Comment=Open your lessons and stop today's study reminders
             Exec=\(exec)
-            Icon=appointment-soon
+            Icon=planner
             Terminal=false
             Categories=Education;
             Keywords=study;lesson;reminder;planner;

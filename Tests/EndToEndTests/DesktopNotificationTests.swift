@@ -42,7 +42,7 @@ import Glibc
         // The body is markup for dunst (it advertises "body-markup"): text must arrive escaped ...
         #expect(got.body == "Open the app &amp; start today’s lesson &lt;b&gt;")
         #expect(got.urgency == "CRITICAL")
-        #expect(got.icon == "appointment-soon")
+        #expect(got.icon == "appointment-soon")  // the planner's icon is not installed in this HOME: its fallback name
         // ... so that what dunst renders, `<b>%s</b>\n%b` as Pango markup, is well-formed and reads as typed.
         #expect(try desktop.renderedMessages().contains(
             "<b>Time to study? $(id)</b>\nOpen the app &amp; start today’s lesson &lt;b&gt;"))
@@ -422,5 +422,27 @@ final class PrivateDesktop {
             bytes += buffer[0..<n]
         }
         return String(decoding: bytes.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+    }
+}
+
+/// With the planner's icon installed (as `planner setup` does), notifications carry its file's path, which
+/// dunst loads.
+@Suite struct NotificationIconTests {
+    @Test func theInstalledIconGoesByItsPath() throws {
+        var h = try Harness()
+        let desktop = try PrivateDesktop(in: h.dir)
+        defer { desktop.stop() }
+        h.env["DBUS_SESSION_BUS_ADDRESS"] = desktop.busAddress
+        let package = h.dir + "/package"
+        #expect(try h.planner(["setup", "--package-files", package]).status == 0)
+        let icon = h.dir + "/.local/share/icons/hicolor/scalable/apps/planner.svg"
+        try FileManager.default.createDirectory(atPath: (icon as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: package + "/usr/share/icons/hicolor/scalable/apps/planner.svg", toPath: icon)
+        _ = try h.plannerOK(["add", "--at", "2026-11-23T10:02", "--title", "icon", "--id", "icon"], now: "2026-11-23T10:01")
+        let tick = try h.planner(["tick", "--once", "--db", h.db, "--now", "2026-11-23T10:02", "--sink", "notify"])
+        #expect(tick.status == 0, "\(tick.err)")
+        let got = try desktop.waitForNotifications(count: 1)[0]
+        #expect(got.icon == icon, "\(got.icon)")
+        #expect(!desktop.serverLog().lowercased().contains("icon"), "dunst: \(desktop.serverLog())")
     }
 }

@@ -663,7 +663,7 @@ func checkInvariants(_ h: Harness, _ step: String, sourceLocation: SourceLocatio
         #expect(out.status == 0 && out.err.isEmpty)
         let object = try JSONSerialization.jsonObject(with: Data(out.out.utf8)) as? [String: [String: Any]]
         let defaults = ["window": "09:30-21:30", "interval": "30m", "days": "mon-fri", "title": "Time to study?",
-                        "body": "Start today's lesson: reminders stop for the day once you begin.", "icon": "appointment-soon",
+                        "body": "Start today's lesson: reminders stop for the day once you begin.", "icon": "planner",
                         "urgency": "normal", "grace": "15m", "zone": "Asia/Seoul",  // a new plan's zone: its creator's TZ
                         "study-command": "", "snooze": "15m", "sound": ""]
         #expect(Set(object?.keys ?? [:].keys) == Set(defaults.keys))

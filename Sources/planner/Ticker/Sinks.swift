@@ -85,7 +85,7 @@ struct NotifySink: DeliverySink {
                 "--action=snooze=Snooze \(SettingKey.formatDuration(request.snoozeMilliseconds))",
             ]
         }
-        let icon = icon ?? request.icon
+        let icon = Self.iconArgument(icon ?? request.icon)
         if !icon.isEmpty { arguments.append("--icon=\(icon)") }
         if !request.sound.isEmpty { arguments.append("--hint=string:sound-name:\(request.sound)") }
         // `--` so a title starting with '-' is text, not an option. The summary is plain text, but the
@@ -111,6 +111,23 @@ struct NotifySink: DeliverySink {
             return error + " (no D-Bus session bus is listening at \(place); is a desktop session running?)"
         }
         return error
+    }
+
+    /// `planner` is the planner's own icon, passed by its file's path (looked up like any data file:
+    /// $XDG_DATA_HOME, else ~/.local/share, then $XDG_DATA_DIRS); when no setup or package installed it,
+    /// the theme name `appointment-soon`. Any other name or path goes as it is.
+    static func iconArgument(_ icon: String) -> String {
+        guard icon == "planner" else { return icon }
+        let home = Environment.get("XDG_DATA_HOME").flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? Environment.get("HOME").map { $0 + "/.local/share" }
+        let system = (Environment.get("XDG_DATA_DIRS").flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share")
+            .split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
+        for folder in [home].compactMap({ $0 }) + system {
+            let path = folder + "/" + PlannerIcon.relativePath
+            var info = stat()
+            if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG { return path }
+        }
+        return "appointment-soon"
     }
 
     /// Takes a notification off the screen (CloseNotification), without waiting: the day it reminds of
