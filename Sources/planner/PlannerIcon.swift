@@ -1,19 +1,69 @@
-/// The planner's notification icon: a clock face. Installed as a file by `planner setup` and the package
-/// (hicolor/scalable/apps/planner.svg) and handed to notify-send by its path: servers find a file where
-/// they may not find a theme name (dunst 1.9 with its default config finds no `appointment-soon`).
+/// The planner's notification icon: a 48x48 clock face as XPM, a text image format that gdk-pixbuf (which
+/// dunst and GTK use) reads without extra loaders (an SVG needs librsvg's, which a fresh Debian lacks).
+/// Installed as a file by `planner setup` and the package (hicolor/48x48/apps/planner.xpm) and handed to
+/// notify-send by its path: servers find a file where they may not find a theme name (dunst 1.9 with its
+/// default config finds no `appointment-soon`).
 enum PlannerIcon {
-    static let svg = """
-        <svg xmlns="http://www.w3.org/2000/svg" width="48" height="48" viewBox="0 0 48 48">
-          <circle cx="24" cy="24" r="21.5" fill="#fffde7" stroke="#2e7d32" stroke-width="3"/>
-          <g stroke="#2e7d32" stroke-width="2.4" stroke-linecap="round">
-            <path d="M24 7.5v3M24 37.5v3M7.5 24h3M37.5 24h3"/>
-          </g>
-          <path d="M24 24V11M24 24h10" stroke="#212121" stroke-width="2.6" stroke-linecap="round" fill="none"/>
-          <circle cx="24" cy="24" r="2" fill="#212121"/>
-        </svg>
+    static let xpm = """
+        /* XPM */
+        static char *planner[] = {
+        "48 48 4 1",
+        "  c None",
+        "g c #2E7D32",
+        "k c #212121",
+        "w c #FFFDE7",
+        "                                                ",
+        "                                                ",
+        "                 gggggggggggggg                 ",
+        "               gggggggggggggggggg               ",
+        "             gggggggggggggggggggggg             ",
+        "           gggggggwwwwwwwwwwwwggggggg           ",
+        "          gggggwwwwwwwwggwwwwwwwwggggg          ",
+        "         gggggwwwwwwwwwggwwwwwwwwwggggg         ",
+        "        ggggwwwgwwwwwwwggwwwwwwwgwwwgggg        ",
+        "       ggggwwwgggwwwwwwkkwwwwwwgggwwwgggg       ",
+        "      ggggwwwwwggwwwwwwkkwwwwwwggwwwwwgggg      ",
+        "     ggggwwwwwwwwwwwwwwkkwwwwwwwwwwwwwwgggg     ",
+        "     gggwwwwwwwwwwwwwwwkkwwwwwwwwwwwwwwwggg     ",
+        "    ggggwwwwwwwwwwwwwwwkkwwwwwwwwwwwwwwwgggg    ",
+        "    gggwwgwwwwwwwwwwwwwkkwwwwwwwwwwwwwgwwggg    ",
+        "   gggwwgggwwwwwwwwwwwwkkwwwwwwwwwwwwgggwwggg   ",
+        "   gggwwwggwwwwwwwwwwwwkkwwwwwwwwwwwwggwwwggg   ",
+        "  ggggwwwwwwwwwwwwwwwwwkkwwwwwwwwwwwwwwwwwgggg  ",
+        "  gggwwwwwwwwwwwwwwwwwwkkwwwwwwwwwwwwwwwwwwggg  ",
+        "  gggwwwwwwwwwwwwwwwwwwkkwwwwwwwwwwwwwwwwwwggg  ",
+        "  gggwwwwwwwwwwwwwwwwwwkkwwwwwwwwwwwwwwwwwwggg  ",
+        "  gggwwwwwwwwwwwwwwwwwwkkwwwwwwwwwwwwwwwwwwggg  ",
+        "  gggwwwwwwwwwwwwwwwwwwkkwwwwwwwwwwwwwwwwwwggg  ",
+        "  gggwgggwwwwwwwwwwwwwwkkkkkkkkkkkkwwwwgggwggg  ",
+        "  gggwgggwwwwwwwwwwwwwwwkkkkkkkkkkkwwwwgggwggg  ",
+        "  gggwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwggg  ",
+        "  gggwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwggg  ",
+        "  gggwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwggg  ",
+        "  gggwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwggg  ",
+        "  gggwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwggg  ",
+        "  ggggwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwgggg  ",
+        "   gggwwwggwwwwwwwwwwwwwwwwwwwwwwwwwwggwwwggg   ",
+        "   gggwwgggwwwwwwwwwwwwwwwwwwwwwwwwwwgggwwggg   ",
+        "    gggwwgwwwwwwwwwwwwwwwwwwwwwwwwwwwwgwwggg    ",
+        "    ggggwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwgggg    ",
+        "     gggwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwggg     ",
+        "     ggggwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwgggg     ",
+        "      ggggwwwwwggwwwwwwwwwwwwwwggwwwwwgggg      ",
+        "       ggggwwwgggwwwwwwwwwwwwwwgggwwwgggg       ",
+        "        ggggwwwgwwwwwwwggwwwwwwwgwwwgggg        ",
+        "         gggggwwwwwwwwwggwwwwwwwwwggggg         ",
+        "          gggggwwwwwwwwggwwwwwwwwggggg          ",
+        "           gggggggwwwwwwwwwwwwggggggg           ",
+        "             gggggggggggggggggggggg             ",
+        "               gggggggggggggggggg               ",
+        "                 gggggggggggggg                 ",
+        "                                                ",
+        "                                                "
+        };
 
         """
 
     /// Where setup and the package put it, under a data folder (…/share).
-    static let relativePath = "icons/hicolor/scalable/apps/planner.svg"
+    static let relativePath = "icons/hicolor/48x48/apps/planner.xpm"
 }

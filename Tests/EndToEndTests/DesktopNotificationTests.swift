@@ -435,9 +435,9 @@ final class PrivateDesktop {
         h.env["DBUS_SESSION_BUS_ADDRESS"] = desktop.busAddress
         let package = h.dir + "/package"
         #expect(try h.planner(["setup", "--package-files", package]).status == 0)
-        let icon = h.dir + "/.local/share/icons/hicolor/scalable/apps/planner.svg"
+        let icon = h.dir + "/.local/share/icons/hicolor/48x48/apps/planner.xpm"
         try FileManager.default.createDirectory(atPath: (icon as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: package + "/usr/share/icons/hicolor/scalable/apps/planner.svg", toPath: icon)
+        try FileManager.default.copyItem(atPath: package + "/usr/share/icons/hicolor/48x48/apps/planner.xpm", toPath: icon)
         _ = try h.plannerOK(["add", "--at", "2026-11-23T10:02", "--title", "icon", "--id", "icon"], now: "2026-11-23T10:01")
         let tick = try h.planner(["tick", "--once", "--db", h.db, "--now", "2026-11-23T10:02", "--sink", "notify"])
         #expect(tick.status == 0, "\(tick.err)")

@@ -139,7 +139,7 @@ struct Setup: ParsableCommand {
         try SetupFiles.write(root + "/usr/share/man/man1/planner.1", Manual.page)
         try SetupFiles.write(root + "/usr/share/applications/planner-study.desktop",
                              SetupPlan.desktopEntry(binary: "planner", database: nil))
-        try SetupFiles.write(root + "/usr/share/" + PlannerIcon.relativePath, PlannerIcon.svg)
+        try SetupFiles.write(root + "/usr/share/" + PlannerIcon.relativePath, PlannerIcon.xpm)
     }
 
     /// Completions for the shells installed, and the manual.
@@ -157,7 +157,7 @@ struct Setup: ParsableCommand {
         }
         items.append(SetupItem(kind: .file, path: f.dataHome + "/man/man1/planner.1", content: Manual.page,
                                why: "the manual (man planner)"))
-        items.append(SetupItem(kind: .file, path: f.dataHome + "/" + PlannerIcon.relativePath, content: PlannerIcon.svg,
+        items.append(SetupItem(kind: .file, path: f.dataHome + "/" + PlannerIcon.relativePath, content: PlannerIcon.xpm,
                                why: "the planner's icon, for its notifications and launcher"))
         items.append(SetupItem(kind: .file, path: f.dataHome + "/applications/planner-study.desktop",
                                content: SetupPlan.desktopEntry(binary: f.binary, database: f.database),
