@@ -205,8 +205,9 @@ final class PrivateDesktop {
         let menu = dir + "/dmenu.sh"
         try """
             #!/bin/sh
-            cat > "\(dir)/menu.txt"
-            grep -m1 -F -- "$(cat "\(dir)/choice")" "\(dir)/menu.txt"
+            cat > "\(dir)/menu.tmp"
+            grep -m1 -F -- "$(cat "\(dir)/choice")" "\(dir)/menu.tmp"
+            mv "\(dir)/menu.tmp" "\(dir)/menu.txt"
 
             """.write(toFile: menu, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: menu)
@@ -256,9 +257,16 @@ final class PrivateDesktop {
     @discardableResult
     func answer(_ key: String) throws -> String {
         try ",\(key)]".write(toFile: dir + "/choice", atomically: true, encoding: .utf8)
+        try? FileManager.default.removeItem(atPath: dir + "/menu.txt")
         let r = try Harness.run("/usr/bin/dunstctl", ["context"], env: ["DBUS_SESSION_BUS_ADDRESS": busAddress,
                                                                       "PATH": "/usr/bin:/bin"])
         guard r.status == 0 else { throw HarnessError("dunstctl context: \(r.err)") }
+        // dunst runs the menu after dunstctl returns: wait for the menu it offered.
+        let deadline = Date().addingTimeInterval(5)
+        while !FileManager.default.fileExists(atPath: dir + "/menu.txt") {
+            guard Date() < deadline else { throw HarnessError("dunst did not open its context menu") }
+            usleep(20_000)
+        }
         return String(decoding: FileManager.default.contents(atPath: dir + "/menu.txt") ?? Data(), as: UTF8.self)
     }
 
