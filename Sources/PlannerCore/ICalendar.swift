@@ -101,11 +101,12 @@ public enum ICalendar {
         localStamp(LocalDateTime(epochMillisecondsAsIfUTC: instant.milliseconds)) + "Z"
     }
 
-    /// `+0900`, `-0430`; seconds are dropped (no real zone uses them today).
+    /// `+0900`, `-0430`, `-004430` (RFC 5545's utc-offset has optional seconds: Monrovia until 1972).
     static func offsetText(_ seconds: Int) -> String {
         let sign = seconds < 0 ? "-" : "+"
-        let minutes = abs(seconds) / 60
-        return "\(sign)\(pad(minutes / 60, 2))\(pad(minutes % 60, 2))"
+        let magnitude = abs(seconds)
+        let text = "\(sign)\(pad(magnitude / 3600, 2))\(pad(magnitude / 60 % 60, 2))"
+        return magnitude % 60 == 0 ? text : text + pad(magnitude % 60, 2)
     }
 
     /// A TEXT value (RFC 5545 3.3.11): backslash, semicolon, comma and line breaks escaped; other control

@@ -113,7 +113,7 @@ public func decideRefill(now: Instant, zone: Zone, policy: PlanPolicy = PlanPoli
     var decision = RefillDecision()
     let staleBefore = now - policy.graceMilliseconds
     var live: [PendingRequest] = []
-    // Slots moved by a zone change whose new time has just passed (within grace): due now, not lost.
+    // Slots planned again with new text whose time has come but that were not shown yet: due now, not lost.
     var dueAgain: [Slot] = []
     for request in state.pending {
         guard request.kind == .slot, let reading = SlotIdentifier.parse(request.identifier) else {
@@ -133,12 +133,12 @@ public func decideRefill(now: Instant, zone: Zone, policy: PlanPolicy = PlanPoli
         if !plan.schedule.contains(reading) {
             retire(.retired, "schedule changed")
         } else if instant != request.fireAt {
-            // Same wall-clock time in the new zone: planned again unless that is past the grace period.
-            if let instant, instant >= staleBefore {
+            // Same wall-clock time in the new zone, planned again only when still ahead (refill's rule:
+            // strictly after now). A time already past there is missed, never fired late at once.
+            if let instant, instant > now {
                 retire(.retired, "zone changed to \(zone.name)")
-                if instant <= now { dueAgain.append(Slot(local: reading, fireAt: instant)) }
             } else {
-                retire(.missed, "zone changed to \(zone.name): its time there passed more than the grace period ago")
+                retire(.missed, "zone changed to \(zone.name): its time there is already past")
             }
         } else if let title = request.title, title != plan.title || request.body != plan.body {
             retire(.retired, "content changed")

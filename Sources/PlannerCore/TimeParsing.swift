@@ -2,11 +2,12 @@
 /// zones used odd local-mean-time offsets.
 public let supportedYears = 1970...9990
 
-/// Parses a `--now` / `--at` value: ISO 8601 `YYYY-MM-DDTHH:MM[:SS[.fff]]`, either local wall time in
-/// `zone` or an instant with `Z` / `±HH:MM`. Throws a usage error naming what is wrong.
+/// Parses a `--now` / `--at` value: ISO 8601 `YYYY-MM-DDTHH:MM[:SS[.fff]]` (a fraction of 1–9 digits, cut
+/// to the millisecond), either local wall time in `zone` or an instant with `Z` / `±HH:MM[:SS]`. Throws a
+/// usage error naming what is wrong.
 public func parseTime(_ text: String, in zone: Zone) throws(PlannerError) -> Instant {
     let bad = PlannerError.usage(
-        "invalid time '\(text)': expected YYYY-MM-DDTHH:MM[:SS[.fff]], optionally followed by Z or ±HH:MM "
+        "invalid time '\(text)': expected YYYY-MM-DDTHH:MM[:SS[.fff]], optionally followed by Z or ±HH:MM[:SS] "
             + "(e.g. 2026-11-23T09:30 or 2026-11-23T00:30:00Z)")
     var chars = Array(text.utf8)
     guard chars.count >= 16 else { throw bad }
@@ -16,6 +17,14 @@ public func parseTime(_ text: String, in zone: Zone) throws(PlannerError) -> Ins
     if chars.last == UInt8(ascii: "Z") {
         offsetSeconds = 0
         chars.removeLast()
+    } else if chars.count >= 25, chars[chars.count - 9] == UInt8(ascii: "+") || chars[chars.count - 9] == UInt8(ascii: "-") {
+        // ±HH:MM:SS: what the planner prints for an offset with seconds (Monrovia until 1972) reads back.
+        let tail = Array(chars[(chars.count - 8)...])
+        guard tail[2] == UInt8(ascii: ":"), tail[5] == UInt8(ascii: ":"), let h = number(tail[0..<2]), let m = number(tail[3..<5]),
+              let sec = number(tail[6..<8]), h <= 23, m <= 59, sec <= 59
+        else { throw bad }
+        offsetSeconds = (h * 3600 + m * 60 + sec) * (chars[chars.count - 9] == UInt8(ascii: "-") ? -1 : 1)
+        chars.removeLast(9)
     } else if chars.count >= 22, chars[chars.count - 6] == UInt8(ascii: "+") || chars[chars.count - 6] == UInt8(ascii: "-") {
         let tail = Array(chars[(chars.count - 5)...])
         guard tail[2] == UInt8(ascii: ":"), let h = number(tail[0..<2]), let m = number(tail[3..<5]), h <= 23, m <= 59

@@ -42,7 +42,8 @@ public struct Zone: Sendable {
         return nil
     }
 
-    /// RFC 3339 with this zone's offset: `2026-11-23T09:30:00+09:00` (milliseconds only when non-zero).
+    /// RFC 3339 with this zone's offset: `2026-11-23T09:30:00+09:00` (milliseconds only when non-zero;
+    /// an offset with seconds is written with them, as Python's `isoformat` does).
     public func rfc3339(_ instant: Instant) -> String {
         let l = local(instant)
         let fraction = l.millisecond == 0 ? "" : "." + pad(l.millisecond, 3)
@@ -50,10 +51,12 @@ public struct Zone: Sendable {
             + Zone.formatOffset(offset(at: instant))
     }
 
-    /// `+09:00`, `-04:00`, `+12:45`.
+    /// `+09:00`, `-04:00`, `+12:45`; `-00:44:30` for an offset with seconds (Africa/Monrovia until 1972),
+    /// which RFC 3339 cannot write: a timestamp cut to `-00:44` would name an instant 30 s off.
     public static func formatOffset(_ seconds: Int) -> String {
         let sign = seconds < 0 ? "-" : "+"
-        let minutes = abs(seconds) / 60
-        return "\(sign)\(pad(minutes / 60, 2)):\(pad(minutes % 60, 2))"
+        let magnitude = abs(seconds)
+        let text = "\(sign)\(pad(magnitude / 3600, 2)):\(pad(magnitude / 60 % 60, 2))"
+        return magnitude % 60 == 0 ? text : text + ":" + pad(magnitude % 60, 2)
     }
 }

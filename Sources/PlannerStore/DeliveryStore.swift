@@ -17,6 +17,9 @@ public struct ClaimedRequest: Sendable, Equatable {
     public var snoozeMilliseconds: Int64 = 15 * 60_000
     /// The sound setting when it was claimed (empty: none).
     public var sound = ""
+    /// Its time as RFC 3339 in the plan's zone when it was claimed (`PLANNER_FIRE_AT`, the stdout line):
+    /// a ticker running across `config set zone` shows the zone in force at delivery, not at its start.
+    public var localFireAt = ""
 
     /// A study reminder, which can be answered: a slot, or a snoozed one.
     public var isStudyReminder: Bool {
@@ -160,9 +163,9 @@ extension PlannerDatabase {
     /// missed, let waiting one-offs into the places that freed, and claim every request to deliver now.
     /// A claim is `UPDATE … WHERE state = 'pending'`, so a request cancelled by `open` a moment earlier
     /// is never claimed.
-    public func claimDue(now: Instant, policy: PlanPolicy? = nil) throws(PlannerError) -> (decision: DueDecision, claimed: [ClaimedRequest]) {
+    public func claimDue(now: Instant, policy: PlanPolicy? = nil) throws(PlannerError) -> (decision: DueDecision, claimed: [ClaimedRequest], zone: Zone) {
         try write {
-            let (plan, _) = try readPlan()
+            let (plan, zone) = try readPlan()
             let policy = policy ?? PlanPolicy(graceMilliseconds: plan.graceMilliseconds)
             try connection.prepare("""
                 UPDATE request SET state = 'failed', changed_at_ms = ?,
@@ -193,10 +196,11 @@ extension PlannerDatabase {
                     rowID: claim.int64(0), identifier: claim.text(1), fireAt: Instant(milliseconds: claim.int64(2)),
                     title: claim.text(3), body: claim.text(4), kind: RequestKind(rawValue: claim.text(5)) ?? .oneoff,
                     graceMilliseconds: policy.graceMilliseconds, icon: plan.icon, urgency: plan.urgency,
-                    snoozeMilliseconds: plan.snoozeMilliseconds, sound: plan.sound))
+                    snoozeMilliseconds: plan.snoozeMilliseconds, sound: plan.sound,
+                    localFireAt: zone.rfc3339(Instant(milliseconds: claim.int64(2)))))
                 while try claim.step() {}
             }
-            return (decision, claimed)
+            return (decision, claimed, zone)
         }
     }
 

@@ -4,7 +4,8 @@ enum HotQueries {
     /// Columns read by `pendingRequest(_:)`.
     static let pending =
         "SELECT id, identifier, kind, fire_at_ms, local_date, zone, title, body FROM request WHERE state = 'pending'"
-    /// Slots that ran their course since ?, which must not come back (`RequestState.endsTheSlot`).
+    /// Slots that ran their course since ?, which must not come back (`RequestState.endsTheSlot`). The
+    /// caller looks back `PlannerDatabase.finishedLookBack`: far enough for any zone change.
     static let finishedSlots = """
         SELECT identifier FROM request
         WHERE fire_at_ms > ? AND kind = 'slot'

@@ -142,6 +142,11 @@ extension PlannerDatabase {
         try read { try readPlan() }
     }
 
+    /// How far back slots that ran their course are read. A candidate slot is after now; the same
+    /// identifier in another zone fell at an instant earlier by the difference of the two zones' UTC
+    /// offsets, which can exceed a day (Kiritimati +14 to Pago Pago -11 is 25 h) but never two days.
+    static let finishedLookBack: Int64 = 2 * 86_400_000
+
     /// Everything the core needs, read through indexes that stay small however long the history:
     /// the pending set, and only the requests and opens from yesterday on.
     func readPlanState(now: Instant, zone: Zone) throws -> PlanState {
@@ -149,7 +154,7 @@ extension PlannerDatabase {
         let pending = try connection.prepare(HotQueries.pending)
         while try pending.step() { state.pending.append(pendingRequest(pending)) }
         let finished = try connection.prepare(HotQueries.finishedSlots)
-        try finished.bind([.integer(now.milliseconds - 86_400_000)])
+        try finished.bind([.integer(now.milliseconds - Self.finishedLookBack)])
         while try finished.step() { state.finishedSlotIdentifiers.insert(finished.text(0)) }
 
         // One-offs waiting outside the cap; those stale for more than a day are left as they are.

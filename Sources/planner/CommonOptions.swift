@@ -9,7 +9,7 @@ struct CommonOptions: ParsableArguments {
     var db: String?
 
     @Option(name: .long, help: ArgumentHelp(
-        "Act as if it were TIME (default: $PLANNER_NOW, else the clock). ISO 8601 YYYY-MM-DDTHH:MM[:SS[.fff]], local wall time in TZ (else the system zone) or with Z / ±HH:MM.",
+        "Act as if it were TIME (default: $PLANNER_NOW, else the clock). ISO 8601 YYYY-MM-DDTHH:MM[:SS[.fff]] (a fraction of 1 to 9 digits, cut to the millisecond), local wall time in TZ (else the system zone) or with Z, +HH:MM or -HH:MM[:SS].",
         valueName: "time"))
     var now: String?
 

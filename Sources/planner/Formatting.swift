@@ -8,6 +8,8 @@ enum Formatting {
         let l = zone.local(instant)
         var text = "\(weekdays[l.date.isoWeekday - 1]) \(l.date) \(pad(l.hour, 2)):\(pad(l.minute, 2))"
         if l.second != 0 || l.millisecond != 0 { text += ":\(pad(l.second, 2))" }
+        // Shown to the millisecond stored: a printed time never names another instant.
+        if l.millisecond != 0 { text += "." + pad(l.millisecond, 3) }
         return text + " " + Zone.formatOffset(zone.offset(at: instant))
     }
 

@@ -12,7 +12,7 @@ import PlannerSystem
         let db = try PlannerDatabase(path: temporaryDatabasePath())
         try db.refill(now: at("2026-11-23T12:00"), zone: seoul)
         try db.recordAppOpen(now: at("2026-11-23T12:29:59"), zone: seoul)
-        let (decision, claimed) = try db.claimDue(now: at("2026-11-23T12:30"))
+        let (decision, claimed, _) = try db.claimDue(now: at("2026-11-23T12:30"))
         #expect(claimed.isEmpty)
         #expect(decision.deliver.isEmpty)
     }

@@ -74,7 +74,7 @@ struct Tick: ParsableCommand {
             let started = SystemClock.now()
             let wakeups = try Wakeups(databasePath: nil)
             let ticker = Ticker(
-                db: TickerDatabase(ctx.database, log: { _ in }), zone: ctx.zone, policy: policy, sink: chosen,
+                db: TickerDatabase(ctx.database, log: { _ in }), policy: policy, sink: chosen,
                 verbose: verbose, mode: .once, wakeups: wakeups, now: { ctx.now + (SystemClock.now() - started) })
             try ticker.run()
             // A cron job says why with its exit status (and cron mails the line).
@@ -93,7 +93,7 @@ struct Tick: ParsableCommand {
         // watching its deliveries and signals meanwhile).
         db.busyTimeout = 250
         let ticker = Ticker(
-            db: db, zone: ctx.zone, policy: policy, sink: chosen, verbose: verbose, mode: .live,
+            db: db, policy: policy, sink: chosen, verbose: verbose, mode: .live,
             wakeups: wakeups, now: SystemClock.now)
         let through = chosen is AutoSink ? "notify when a session bus is reachable, else stdout" : chosen.name
         ticker.log("delivering from \(ctx.database.path) through \(through) (pid \(getpid()))")

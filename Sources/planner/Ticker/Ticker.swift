@@ -69,7 +69,6 @@ final class Ticker {
     }
 
     let db: TickerDatabase
-    let zone: Zone
     /// `--grace` when given; else each request's grace comes from the settings when it is claimed.
     let policy: PlanPolicy?
     let sink: DeliverySink
@@ -98,10 +97,9 @@ final class Ticker {
     /// How long a program may run in a `--once` run.
     static let onceProgramLimit: Int64 = 10_000
 
-    init(db: TickerDatabase, zone: Zone, policy: PlanPolicy?, sink: DeliverySink, verbose: Bool, mode: Mode,
+    init(db: TickerDatabase, policy: PlanPolicy?, sink: DeliverySink, verbose: Bool, mode: Mode,
          wakeups: Wakeups, now: @escaping () -> Instant) {
         self.db = db
-        self.zone = zone
         self.policy = policy
         self.sink = sink
         self.verbose = verbose
@@ -254,7 +252,8 @@ final class Ticker {
         let t = now()
         do {
             try db.check()
-            let (decision, claimed) = try db.database.claimDue(now: t, policy: policy)
+            // The plan's zone as it is now (a `config set zone` since the ticker started counts).
+            let (decision, claimed, zone) = try db.database.claimDue(now: t, policy: policy)
             for (request, reason) in decision.missed {
                 log("missed \(request.identifier) (due \(zone.rfc3339(request.fireAt))): \(reason)")
             }
@@ -311,7 +310,7 @@ final class Ticker {
         }
         let chosen = (sink as? AutoSink)?.current() ?? sink
         inFlight[i].sink = chosen
-        switch chosen.start(item.claimed, fireAt: zone.rfc3339(item.claimed.fireAt), replacing: replacing) {
+        switch chosen.start(item.claimed, fireAt: item.claimed.localFireAt, replacing: replacing) {
         case .finished(let error):
             attemptEnded(i, error: error)
         case .running(let child, let program, let timeout):
