@@ -211,7 +211,7 @@ int main(int argc, char **argv) {
                 "WHERE fire_at_ms > ? AND kind = 'slot'\n"
                 "  AND state IN ('delivering', 'delivered', 'failed', 'cancelled')");
     rebind(s);
-    sqlite3_bind_int64(s, 1, now - DAY_MS);
+    sqlite3_bind_int64(s, 1, now - 2 * DAY_MS); /* PlannerDatabase.finishedLookBack: any zone change */
     while (step(s) && nskip < 4000) snprintf(skip_ids[nskip++], 64, "%s", (const char *)sqlite3_column_text(s, 0));
     sqlite3_finalize(s);
 
