@@ -41,6 +41,21 @@ public struct PlanSettings: Equatable, Sendable {
         }
     }
 
+    /// Settings from stored text, never failing: a value the planner cannot use (edited by hand with
+    /// `sqlite3`, written by another version) takes its default, and is returned with why, so every
+    /// command — `config set` and `config reset`, which repair it, and the login's `open` — still runs.
+    public static func reading(_ values: [String: String]) -> (settings: PlanSettings, unusable: [UnusableSetting]) {
+        var settings = PlanSettings()
+        var unusable: [UnusableSetting] = []
+        for key in SettingKey.allCases {
+            guard let text = values[key.rawValue] else { continue }
+            do { try settings.apply(key, text) } catch {
+                unusable.append(UnusableSetting(key: key, value: text, why: error.message))
+            }
+        }
+        return (settings, unusable)
+    }
+
     /// Sets one key from its text form.
     public mutating func apply(_ key: SettingKey, _ text: String) throws(SettingError) {
         let value = try key.parse(text)
@@ -59,6 +74,29 @@ public struct PlanSettings: Equatable, Sendable {
         case (.sound, .text(let t)): sound = t
         default: break
         }
+    }
+}
+
+/// A stored value the planner could not use, and the default it runs with instead.
+public struct UnusableSetting: Equatable, Sendable {
+    public var key: SettingKey
+    public var value: String
+    public var why: String
+
+    public init(key: SettingKey, value: String, why: String) {
+        self.key = key
+        self.value = value
+        self.why = why
+    }
+
+    /// A hand-edited value may be huge: quoted by its first 60 characters.
+    static func shortened(_ text: String) -> String {
+        text.count <= 60 ? text : String(text.prefix(60)) + "… (\(text.count) characters)"
+    }
+
+    /// One line for stderr, `status` and the ticker's log: what is wrong, what is used, how to repair.
+    public var warning: String {
+        "the stored \(key.rawValue) setting '\(Self.shortened(value))' cannot be used (\(why)); using \(key == .zone ? "the system zone" : "the default '\(key.defaultValue)'") until you run planner config set \(key.rawValue) VALUE, or planner config reset \(key.rawValue)"
     }
 }
 

@@ -1,3 +1,4 @@
+import CSQLite
 import Glibc
 import PlannerCore
 import PlannerSystem
@@ -40,6 +41,24 @@ public enum OpenSpool {
             self.init(openedAt: Instant(milliseconds: ms), zoneName: String(fields[5]), offsetSeconds: offset,
                       graceMilliseconds: grace)
         }
+    }
+
+    /// Why a parsed entry cannot be applied, or nil. The spool is untrusted input like `--now`: a time
+    /// outside the years the planner supports (or a grace or offset no zone has) is set aside, never
+    /// applied, so one bad file cannot make every writer fail.
+    static func problem(_ entry: Entry) -> String? {
+        let utc = LocalDateTime(epochMillisecondsAsIfUTC: entry.openedAt.milliseconds)
+        guard entry.openedAt.milliseconds >= 0, supportedYears.contains(utc.date.year) else {
+            return "its time is outside the years \(supportedYears.lowerBound)-\(supportedYears.upperBound)"
+        }
+        guard abs(entry.offsetSeconds) <= 26 * 3600 else { return "its UTC offset is not one any zone has" }
+        guard entry.graceMilliseconds == -1 || (0...366 * 86_400_000).contains(entry.graceMilliseconds) else {
+            return "its grace period is out of range"
+        }
+        guard entry.zoneName.utf8.count <= 255, !TerminalText.containsControl(entry.zoneName) else {
+            return "its zone name is not one"
+        }
+        return nil
     }
 
     /// The spool folder of the database at `resolvedPath` (symbolic links resolved).
@@ -163,24 +182,68 @@ public enum OpenSpool {
                 }
                 continue
             }
-            guard !name.hasPrefix("."), name.hasSuffix(".open"), let entry = read(name, in: dir) else { continue }
-            batch.entries.append((name, entry))
+            if name.hasPrefix(".") { continue }
+            if name.hasSuffix(Self.setAsideSuffix) {
+                batch.setAside += 1
+                continue
+            }
+            guard name.hasSuffix(".open") else {
+                batch.ignored += 1
+                continue
+            }
+            switch read(name, in: dir) {
+            case .entry(let entry):
+                if let why = problem(entry) { batch.rejected.append((name, why)) } else { batch.entries.append((name, entry)) }
+            case .unparsable:
+                batch.rejected.append((name, "it is not a saved open"))
+            case .notOurs:
+                batch.ignored += 1
+            }
         }
         batch.entries.sort { ($0.entry.openedAt, $0.name) < ($1.entry.openedAt, $1.name) }
         return batch
     }
 
-    private static func read(_ name: String, in dir: Int32) -> Entry? {
+    enum Read {
+        case entry(Entry)
+        /// A small regular file of ours that is not a saved open: set aside.
+        case unparsable
+        /// A link, FIFO, folder, another user's or a huge file: never opened for reading or moved.
+        case notOurs
+    }
+
+    private static func read(_ name: String, in dir: Int32) -> Read {
         let fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+        guard fd >= 0 else { return .notOurs }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == getuid(),
-              info.st_size > 0, info.st_size <= 4096 else { return nil }
+              info.st_size <= 4096 else { return .notOurs }
         var buffer = [UInt8](repeating: 0, count: Int(info.st_size))
         let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-        guard n == buffer.count else { return nil }
-        return Entry(text: String(decoding: buffer, as: UTF8.self))
+        guard n == buffer.count, let entry = Entry(text: String(decoding: buffer, as: UTF8.self)) else { return .unparsable }
+        return .entry(entry)
+    }
+
+    /// A saved open the planner refused is renamed to `<name>.rejected`: kept for the user to read,
+    /// never read again.
+    static let setAsideSuffix = ".rejected"
+
+    /// What the spool holds, for `status`: opens waiting to be recorded and files it will not apply.
+    public struct Report: Sendable {
+        public var folder: String
+        public var waiting: [Entry] = []
+        /// Refused opens renamed `*.rejected`, plus those about to be.
+        public var setAside = 0
+        /// Files it does not touch (links, FIFOs, another user's, other names).
+        public var ignored = 0
+    }
+
+    /// Reads the spool without changing it; nil when there is none.
+    public static func report(resolvedPath: String) -> Report? {
+        guard let batch = pending(resolvedPath: resolvedPath) else { return nil }
+        return Report(folder: batch.folder, waiting: batch.entries.map(\.entry),
+                      setAside: batch.setAside + batch.rejected.count, ignored: batch.ignored)
     }
 
     /// The opens read from the spool in one transaction: removed, exactly those, once it committed.
@@ -189,6 +252,10 @@ public enum OpenSpool {
         let fd: Int32
         var entries: [(name: String, entry: Entry)] = []
         var staleTemporaries: [String] = []
+        /// Saved opens refused (unparsable, out of range, or failing to apply), with why: set aside.
+        var rejected: [(name: String, why: String)] = []
+        var setAside = 0
+        var ignored = 0
 
         init(folder: String, fd: Int32) {
             self.folder = folder
@@ -201,6 +268,13 @@ public enum OpenSpool {
         func removeApplied() {
             for (name, _) in entries { unlinkat(fd, name, 0) }
             for name in staleTemporaries { unlinkat(fd, name, 0) }
+            for (name, why) in rejected {
+                let kept = renameat(fd, name, fd, name + OpenSpool.setAsideSuffix) == 0
+                // Gone: another process set it aside (and said so) first.
+                if !kept && errno == ENOENT { continue }
+                PlannerDatabase.warnOnce("a saved open \(folder)/\(name) was not applied: \(why); "
+                    + (kept ? "set aside as \(name)\(OpenSpool.setAsideSuffix) (delete it once read)" : "delete it"))
+            }
             // Empty: remove it, so a write without spooled opens costs one failed open(2). Fails harmlessly
             // when another open was saved meanwhile.
             rmdir(folder)
@@ -216,14 +290,30 @@ extension PlannerDatabase {
         guard let batch = OpenSpool.pending(resolvedPath: resolvedPath) else { return nil }
         // The day an open closes is the plan's day, in the plan's zone, as for an open applied at once.
         let (_, zone) = try readPlan()
-        for (_, entry) in batch.entries {
+        var applied: [(name: String, entry: OpenSpool.Entry)] = []
+        for (name, entry) in batch.entries {
             let seen = try connection.integer(
                 "SELECT count(*) FROM app_open WHERE opened_at_ms = ? AND zone = ?",
                 .integer(entry.openedAt.milliseconds), .text(zone.name)) ?? 0
-            if seen > 0 { continue }
-            _ = try insertAppOpen(now: entry.openedAt, zone: zone,
-                              policy: entry.graceMilliseconds < 0 ? nil : PlanPolicy(graceMilliseconds: entry.graceMilliseconds))
+            if seen > 0 {
+                applied.append((name, entry))
+                continue
+            }
+            // Each open in a savepoint: one the schema refuses is undone whole and set aside; the
+            // command and the other opens go on. Busy, full or I/O errors still end the transaction.
+            try connection.execute("SAVEPOINT spooled_open")
+            do {
+                _ = try insertAppOpen(now: entry.openedAt, zone: zone,
+                                      policy: entry.graceMilliseconds < 0 ? nil : PlanPolicy(graceMilliseconds: entry.graceMilliseconds))
+                try connection.execute("RELEASE spooled_open")
+                applied.append((name, entry))
+            } catch let error as SQLiteError where error.primaryCode == SQLITE_CONSTRAINT {
+                try connection.execute("ROLLBACK TO spooled_open")
+                try connection.execute("RELEASE spooled_open")
+                batch.rejected.append((name, "the database refused it (\(error.message))"))
+            }
         }
+        batch.entries = applied
         return batch
     }
 }

@@ -113,18 +113,25 @@ extension PlannerDatabase {
             fireAt: Instant(milliseconds: stmt.int64(2)), title: stmt.text(3), body: stmt.text(4), state: stmt.text(5))
     }
 
-    /// The settings and the zone they name, read inside the caller's transaction.
+    /// The settings and the zone they name, read inside the caller's transaction. A stored value the
+    /// planner cannot use (edited by hand, a zone this machine's tz database lacks) runs as its default
+    /// with a warning, never a dead end: `config set`/`config reset` repair it, and `open` still records.
     func readPlan() throws -> (PlanSettings, Zone) {
         let stmt = try connection.prepare(HotQueries.settings)
         var values: [String: String] = [:]
         while try stmt.step() { values[stmt.text(0)] = stmt.text(1) }
-        let plan: PlanSettings
+        var (plan, unusable) = PlanSettings.reading(values)
+        let zone: Zone
         do {
-            plan = try PlanSettings(values: values)
+            zone = try Self.zone(named: plan.zone)
         } catch {
-            throw PlannerError.data("\(path) holds a setting changed by hand that the planner cannot use (\(error.message)): set it with planner config set, or planner config reset")
+            unusable.append(UnusableSetting(key: .zone, value: plan.zone, why: "not in this system's tz database"))
+            plan.zone = SettingKey.zone.defaultValue
+            zone = SystemZone.systemDefault()
         }
-        return (plan, try Self.zone(named: plan.zone))
+        settingProblems = unusable
+        for problem in unusable { Self.warnOnce(problem.warning) }
+        return (plan, zone)
     }
 
     /// The zone a `zone` setting names: `system` follows /etc/localtime at every run.

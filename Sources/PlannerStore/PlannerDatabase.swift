@@ -17,6 +17,18 @@ public final class PlannerDatabase {
     /// and locks this one (a ticker started through a link and one through the real path are the same).
     public let resolvedPath: String
     let connection: Connection
+    /// Stored settings the last read of the plan could not use (each runs as its default).
+    public internal(set) var settingProblems: [UnusableSetting] = []
+
+    /// Where warnings go: something is wrong but the command can still do its job (the executable
+    /// writes them to stderr; the ticker to its log). Each message once per process.
+    nonisolated(unsafe) public static var warn: (String) -> Void = { _ in }
+    nonisolated(unsafe) private static var warned: Set<String> = []
+
+    static func warnOnce(_ message: String) {
+        guard warned.insert(message).inserted else { return }
+        warn(message)
+    }
 
     /// Opens (creating or migrating when needed) the database at `path`.
     /// A file that is not a planner database is refused before anything is written to it.

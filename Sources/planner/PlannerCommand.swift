@@ -2,6 +2,7 @@ import ArgumentParser
 import CLinux
 import Glibc
 import PlannerCore
+import PlannerStore
 
 struct PlannerCommand: ParsableCommand {
     static let version = "0.1.0"
@@ -33,6 +34,10 @@ enum Main {
     static func main() {
         // Everything the planner creates (folders, database, WAL files) is private to the user.
         umask(0o077)
+        PlannerDatabase.warn = { message in
+            let line = "warning: \(TerminalText.escaped(message))\n"
+            _ = line.withCString { write(2, $0, strlen($0)) }
+        }
         do {
             let arguments = Array(CommandLine.arguments.dropFirst())
             if let (name, options) = FastPath.parse(arguments) {

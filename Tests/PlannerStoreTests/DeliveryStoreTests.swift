@@ -139,8 +139,9 @@ import PlannerSystem
 
     @Test func aFailedAnswerLeavesNothing() throws {
         let (db, slot) = try shownSlot()
-        // A hand-edited setting that no longer parses: the answer fails whole (no open, no action row).
-        try db.connection.execute("UPDATE setting SET value = 'x''' WHERE key = 'study-command'")
+        // The answer's row cannot be written (a trigger of the connection's own refuses it): the answer
+        // fails whole, the open made before it in the same transaction included.
+        try db.connection.execute("CREATE TEMP TRIGGER refuse BEFORE INSERT ON notification_action BEGIN SELECT RAISE(ABORT, 'refused'); END")
         #expect(throws: PlannerError.self) { try db.recordAnswer(to: slot, action: .start, now: at("2026-11-23T12:31")) }
         #expect(try db.connection.integer("SELECT count(*) FROM app_open") == 0)
         #expect(try db.connection.integer("SELECT count(*) FROM notification_action") == 0)

@@ -60,7 +60,9 @@ import PlannerSystem
         #expect(FileManager.default.fileExists(atPath: planted))
     }
 
-    @Test func aFileNotOursOrNotAnOpenIsLeftAlone() throws {
+    /// A link is never followed or moved; a file of ours that is not a saved open is set aside
+    /// (`*.rejected`), so it is not read again and `status` can say so.
+    @Test func aFileNotOursIsLeftAloneAndOneNotAnOpenIsSetAside() throws {
         let path = temporaryDatabasePath()
         let db = try PlannerDatabase(path: path)
         try OpenSpool.save(entry("2026-11-23T10:10"), databasePath: path)
@@ -69,7 +71,7 @@ import PlannerSystem
         #expect(symlink(folder + "/junk.open", folder + "/link.open") == 0)
         try db.refill(now: at("2026-11-23T10:30"), zone: seoul)
         #expect(try db.connection.integer("SELECT count(*) FROM app_open") == 1)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["junk.open", "link.open"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["junk.open.rejected", "link.open"])
     }
 
     @Test func aDatabaseReachedThroughALinkSharesItsSpool() throws {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PlannerCore
+import PlannerStore
 
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,6 +17,18 @@ struct Status: ParsableCommand {
         let setting = try resolveSetting(db: options.db, now: options.now)
         let ctx = try setting.open(forWriting: false)
         let s = try ctx.database.status(now: ctx.now, zone: ctx.zone)
+        // Opens saved while the database was held are recorded by the next write; files the spool will
+        // not apply stay there until someone removes them: both are said here, once.
+        let spool = OpenSpool.report(resolvedPath: ctx.database.resolvedPath)
+        let today = ctx.zone.local(ctx.now).date
+        let waitingToday = spool?.waiting.filter { ctx.zone.local($0.openedAt).date == today } ?? []
+        let spoolNote = spool.flatMap { r -> String? in
+            var parts: [String] = []
+            if !r.waiting.isEmpty { parts.append("\(r.waiting.count) open\(r.waiting.count == 1 ? "" : "s") waiting to be recorded by the next planner command that writes") }
+            if r.setAside > 0 { parts.append("\(r.setAside) refused and set aside (*.rejected: read, then delete)") }
+            if r.ignored > 0 { parts.append("\(r.ignored) ignored (not a saved open of yours: remove)") }
+            return parts.isEmpty ? nil : "\(r.folder): " + parts.joined(separator: "; ")
+        }
         // The plan keeps its own zone; say so when this shell's TZ names another one.
         let tzNote = setting.zoneForNewPlan.flatMap { $0 == ctx.zone.name ? nil :
             "TZ is \($0) but the plan's zone is \(ctx.zone.name): to move the plan, planner config set zone \($0)" }
@@ -35,6 +48,10 @@ struct Status: ParsableCommand {
                 ("cap", String(PlanPolicy.cap)),
                 ("opened_today", s.firstOpenToday == nil ? "false" : "true"),
                 ("first_open_today", time(s.firstOpenToday)),
+                ("opens_waiting", String(spool?.waiting.count ?? 0)),
+                ("first_open_today_waiting", time(waitingToday.map(\.openedAt).min())),
+                ("spool_set_aside", String(spool?.setAside ?? 0)),
+                ("spool_ignored", String(spool?.ignored ?? 0)),
                 ("last_refill", time(s.lastRefill)),
                 ("paused", s.pause == nil ? "false" : "true"),
                 ("paused_until", time(s.pause?.until)),
@@ -46,6 +63,8 @@ struct Status: ParsableCommand {
         } ?? "nothing pending (run 'planner refill')"
         let opened = s.firstOpenToday.map {
             "yes, first at \(Formatting.wallTime($0, in: ctx.zone))" + (s.opensToday > 1 ? " (\(s.opensToday) times)" : "")
+        } ?? waitingToday.map(\.openedAt).min().map {
+            "yes, at \(Formatting.wallTime($0, in: ctx.zone)) (saved while the database was held; recorded by the next planner command that writes)"
         } ?? "not today"
         let refilled = s.lastRefill.map {
             "\(Formatting.wallTime($0, in: ctx.zone)) (\(describeRelative($0, from: ctx.now)))"
@@ -58,6 +77,6 @@ struct Status: ParsableCommand {
             ["refilled", refilled],
             ["zone", ctx.zone.name],
             ["database", ctx.database.path],
-        ] + (tzNote.map { [["note", $0]] } ?? [])))
+        ] + (spoolNote.map { [["spool", $0]] } ?? []) + (tzNote.map { [["note", $0]] } ?? [])))
     }
 }

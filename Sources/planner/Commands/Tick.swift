@@ -85,6 +85,8 @@ struct Tick: ParsableCommand {
             return
         }
 
+        // Warnings (a stored setting it cannot use, a spooled open set aside) go to the ticker's log.
+        PlannerDatabase.warn = { Ticker.log("warning: " + $0) }
         let lock = try TickerLock.acquire(databasePath: ctx.database.resolvedPath)
         defer { close(lock.fd) }
         let wakeups = try Wakeups(databasePath: ctx.database.resolvedPath)
