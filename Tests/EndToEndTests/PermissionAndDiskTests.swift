@@ -174,6 +174,22 @@ import Testing
         #expect(try h.stop(ticker).status == 0)
     }
 
+    /// Issue 19 item 13: stopped (SIGTERM) after space came back but before its next 5 s retry, the ticker
+    /// makes one last attempt: the reminder it showed is recorded `delivered`, not left `delivering`.
+    @Test(.enabled(if: getuid() == 0, "mounting a tmpfs needs root")) func aTickerStoppedAfterSpaceCameBackRecordsWhatItShowed() throws {
+        let h = try Harness()
+        let (mountPoint, db) = try smallDisk(h, dueIn: 2)
+        defer { _ = try? h.run("/bin/umount", ["-l", mountPoint], env: h.env) }
+        let shown = h.dir + "/shown"
+        let ticker = try h.startTicker(["--exec", "/bin/sh", "-c", "dd if=/dev/zero of=\(mountPoint)/filler bs=4k 2>/dev/null; echo x >> \(shown)"], at: db)
+        defer { if !Harness.hasExited(ticker.processIdentifier) { kill(ticker.processIdentifier, SIGKILL) } }
+        try h.waitFor(seconds: 10) { h.text("tick.err").contains("the disk is full") }
+        try FileManager.default.removeItem(atPath: mountPoint + "/filler")
+        #expect(try h.stop(ticker).status == 0)
+        #expect(try h.sqlite("SELECT state FROM request WHERE identifier = 'due'", db: db) == "delivered", "\(h.text("tick.err"))")
+        #expect(h.text("shown") == "x\n")
+    }
+
     /// Failed commands on a full disk leave the database file byte-identical; SQLite may leave its `-wal`
     /// grown by the frames it could write before the disk filled (README), and every later failure adds none.
     @Test(.enabled(if: getuid() == 0, "mounting a tmpfs needs root")) func repeatedFailuresOnAFullDiskChangeNothing() throws {

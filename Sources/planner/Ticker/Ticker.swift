@@ -123,6 +123,12 @@ final class Ticker {
             if inFlight.isEmpty && unrecorded.isEmpty && (answers.isEmpty || stopDeadline != nil) {
                 if stopDeadline != nil || (mode == .once && claimedOnce) { return }
             }
+            if stopDeadline != nil, inFlight.isEmpty, !unrecorded.isEmpty {
+                // One last attempt before exiting, whatever the retry timer says: space may have come
+                // back (or the lock been released) since the last try.
+                databaseRetryAt = nil
+                recordOutcomes()
+            }
             if stopDeadline != nil, inFlight.isEmpty, let left = unrecorded.first {
                 // Stopping while the database refuses the record: the claim stays `delivering` and a later
                 // run records it as failed — never delivered twice.
