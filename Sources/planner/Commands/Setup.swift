@@ -233,8 +233,8 @@ struct Setup: ParsableCommand {
 
     static func facts(db: String?) throws(PlannerError) -> SetupFacts {
         guard let entry = getpwuid(getuid()) else { throw .failure("cannot read your account (getpwuid)") }
-        let passwdHome = String(cString: entry.pointee.pw_dir)
-        let home = Environment.get("HOME").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? passwdHome
+        // The same home the database's default path and every other command use.
+        let home = try DatabaseLocation.home(environment: Environment.get)
         let shell = entry.pointee.pw_shell.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/bin/sh"
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard realpath("/proc/self/exe", &buffer) != nil else { throw .failure("cannot find this program's path (/proc/self/exe)") }
