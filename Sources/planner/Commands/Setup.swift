@@ -44,6 +44,9 @@ struct Setup: ParsableCommand {
             try Self.uninstall(&manifest, systemd: facts.systemdUser)
             return
         }
+        for (path, cron) in [(facts.home, false), (facts.binary, !facts.systemdUser), (facts.database, !facts.systemdUser)] {
+            if let problem = SetupPlan.pathProblem(path, cron: cron) { throw PlannerError.usage(problem) }
+        }
         let items = SetupPlan.items(facts) + Self.extras(facts)
         if !install {
             print("planner setup would (run with --install to do it; database \(facts.database)):")
@@ -243,9 +246,6 @@ struct Setup: ParsableCommand {
         if !database.hasPrefix("/") {
             guard getcwd(&buffer, buffer.count) != nil else { throw .io("cannot read the current folder") }
             database = String(cString: buffer) + "/" + database
-        }
-        for path in [home, binary, database] where path.contains(where: { $0.isNewline || $0 == "\0" }) {
-            throw .usage("a path with a line break cannot go into a login script or crontab: \(path)")
         }
         let existing = Set([".bash_profile", ".bash_login", ".profile"].filter { SetupFiles.exists(home + "/" + $0) })
         let state = SetupFiles.run(["systemctl", "--user", "is-system-running"])?.output ?? ""
