@@ -79,8 +79,9 @@ enum SetupFiles {
     }
 
     /// Runs a program (no shell) with `input` on its stdin; its exit status and stdout, or nil when it
-    /// cannot be started. Its stderr goes to ours only when `quiet` is false.
-    static func run(_ arguments: [String], input: String? = nil, quiet: Bool = true) -> (status: Int32, output: String)? {
+    /// cannot be started. Its stderr goes to ours only when `quiet` is false, into the output with `mergeErrors`.
+    static func run(_ arguments: [String], input: String? = nil, quiet: Bool = true,
+                    mergeErrors: Bool = false) -> (status: Int32, output: String)? {
         var toChild: [Int32] = [-1, -1], fromChild: [Int32] = [-1, -1]
         guard pipe(&toChild) == 0, pipe(&fromChild) == 0 else { return nil }
         var actions = posix_spawn_file_actions_t()
@@ -88,7 +89,11 @@ enum SetupFiles {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
         posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
-        if quiet { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
+        if mergeErrors {
+            posix_spawn_file_actions_adddup2(&actions, fromChild[1], 2)
+        } else if quiet {
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
         for fd in toChild + fromChild { posix_spawn_file_actions_addclose(&actions, fd) }
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }

@@ -66,3 +66,20 @@ struct SetupManifest {
         rmdir(folder)
     }
 }
+
+extension SetupManifest {
+    /// Puts the saved manifest back to `previous` after an install that failed: the backups it added are
+    /// removed, and with no earlier install, the manifest and its folder too.
+    func rollBack(to previous: SetupManifest) {
+        for i in previous.entries.count..<max(entries.count, previous.entries.count) {
+            unlink("\(folder)/\(i).before")
+            unlink("\(folder)/\(i).after")
+        }
+        if previous.entries.isEmpty && previous.folders.isEmpty && previous.leftovers.isEmpty {
+            unlink(folder + "/manifest")
+            rmdir(folder)
+        } else {
+            try? previous.save(to: folder)
+        }
+    }
+}

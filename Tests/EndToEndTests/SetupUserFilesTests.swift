@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// `planner setup` and the user's own files: odd paths in the crontab, a HOME that is not one. Every
-/// refusal is one `error:` line with nothing written.
+/// `planner setup` and the user's own files: odd paths in the crontab, a crontab that refuses, a HOME that
+/// is not one. Every refusal is one `error:` line with nothing written.
 extension SetupTests {
     /// A `crontab` on PATH that keeps the table in a file beside it; `refuse` makes `crontab -` fail as a
     /// denied user's does (two lines on stderr, exit 1).
@@ -66,6 +66,29 @@ extension SetupTests {
         let r = try h.run(h.dir + "/.local/bin/planner", ["setup", "--install", "--scheduler", "cron", "--db", h.dir + "/a\\%b.db"], env: full)
         Self.expectOneErrorLine(r, status: 64, mentioning: "cron cannot run a path with a backslash")
         #expect(try Self.snapshot(h.dir) == before)
+    }
+
+    /// Issue 19 item 11: crontab refuses (a denied user): one error line with crontab's own words, and nothing
+    /// written — not the login block, not the backups — on a first install and on one over an earlier install.
+    @Test func aCrontabThatRefusesLeavesEverythingAsItWas() throws {
+        let (h, env) = try home()
+        let bin = h.dir + "/.local/bin/planner"
+        let refusing = h.env.merging(env) { $1 }.merging(["PATH": try Self.fakeCrontab(in: h.dir, refuse: true) + ":/usr/bin:/bin"]) { $1 }
+        let before = try Self.snapshot(h.dir)
+        let r = try h.run(bin, ["setup", "--install", "--scheduler", "cron"], env: refusing)
+        Self.expectOneErrorLine(r, status: 1, mentioning: "cannot change the crontab: crontab: You (student) are not allowed to use this program (crontab)")
+        #expect(!r.err.contains("is cron installed"), "\(r.err)")
+        #expect(try Self.snapshot(h.dir) == before, "nothing written")
+
+        let first = try h.run(bin, ["setup", "--install", "--scheduler", "systemd"], env: refusing)
+        #expect(first.status == 0, "\(first.err)")
+        let installed = try Self.snapshot(h.dir)
+        let again = try h.run(bin, ["setup", "--install", "--scheduler", "cron"], env: refusing)
+        Self.expectOneErrorLine(again, status: 1, mentioning: "not allowed to use this program")
+        #expect(try Self.snapshot(h.dir) == installed, "the earlier install and its backups as they were")
+        let undo = try h.run(bin, ["setup", "--uninstall"], env: refusing)
+        #expect(undo.status == 0, "\(undo.err)")
+        #expect(try String(contentsOfFile: h.dir + "/.profile", encoding: .utf8) == "# the user's own\nexport EDITOR=vi\n")
     }
 
     /// Issue 19 item 12: a relative HOME put the login file under the password database's home and the

@@ -47,64 +47,21 @@ struct Setup: ParsableCommand {
         for (path, cron) in [(facts.home, false), (facts.binary, !facts.systemdUser), (facts.database, !facts.systemdUser)] {
             if let problem = SetupPlan.pathProblem(path, cron: cron) { throw PlannerError.usage(problem) }
         }
-        let items = SetupPlan.items(facts) + Self.extras(facts)
+        // Where each edit goes (a link's file) and what refuses it, settled before anything is written.
+        let changes = try (SetupPlan.items(facts) + Self.extras(facts)).map { item throws(PlannerError) in try SetupChange(item) }
         if !install {
             print("planner setup would (run with --install to do it; database \(facts.database)):")
-            for item in items {
-                let current = Self.current(item)
-                let next = Self.next(item, current)
-                let verb = current == next ? "keep" : current == nil ? "create" : "change"
-                print("  \(verb) \(item.path): \(item.why)")
-                if item.kind != .file, current != next {
-                    item.content.split(separator: "\n").forEach { print("      \($0)") }
+            for change in changes {
+                let verb = change.current == change.next ? "keep" : change.current == nil ? "create" : "change"
+                print("  \(verb) \(change.shownPath): \(change.item.why)")
+                if change.item.kind != .file, change.current != change.next {
+                    change.item.content.split(separator: "\n").forEach { print("      \($0)") }
                 }
             }
             if facts.systemdUser { print("  run systemctl --user daemon-reload, enable --now planner-refill.timer, enable planner-tick.service") }
             return
         }
-        // Every backup is saved before the first change: a failure half-way can still be uninstalled.
-        let changes = items.map { item in
-            let current = Self.current(item)
-            return (item: item, current: current, next: Self.next(item, current))
-        }
-        for change in changes {
-            if manifest.entry(for: change.item.path) == nil {
-                manifest.entries.append(SetupManifest.Entry(kind: change.item.kind, path: change.item.path,
-                                                            before: change.current, after: change.next))
-            } else {
-                manifest.update(change.item.path, after: change.next)
-            }
-        }
-        // Folders made for these files are removed again by --uninstall (when empty).
-        for path in changes.filter({ $0.item.kind != .crontab }).map(\.item.path) + [state + "/manifest"] {
-            for folder in SetupFiles.missingParents(of: path) where !manifest.folders.contains(folder) {
-                manifest.folders.append(folder)
-            }
-        }
-        // The user manager keeps the timer's last run (Persistent=true) beside the data: made for us, so
-        // --uninstall removes it with the folders it needed.
-        if changes.contains(where: { $0.item.path.hasSuffix("/planner-refill.timer") }) {
-            let stamp = Self.timerStamp(facts)
-            if SetupFiles.read(stamp) == nil && !manifest.leftovers.contains(stamp) {
-                manifest.leftovers.append(stamp)
-                for folder in SetupFiles.missingParents(of: stamp) where !manifest.folders.contains(folder) {
-                    manifest.folders.append(folder)
-                }
-            }
-        }
-        try manifest.save(to: state)
-        for (item, current, next) in changes {
-            guard current != next else {
-                print("unchanged \(item.path)")
-                continue
-            }
-            if item.kind == .crontab {
-                try Self.setCrontab(next)
-            } else {
-                try SetupFiles.write(item.path, next)
-            }
-            print("\(current == nil ? "created" : "changed") \(item.path): \(item.why)")
-        }
+        try Self.install(changes, manifest: &manifest, facts: facts)
         if manifest.entries.contains(where: { $0.path.hasSuffix("/planner-refill.timer") }) {
             // Without a running user manager (an ssh session, a container) enable still links the units; the
             // timer then starts at the next graphical login.
@@ -182,10 +139,14 @@ struct Setup: ParsableCommand {
         return r.output
     }
 
+    /// Installs `text` as the crontab (nil: removes it); a refusal is one line with crontab's own words.
     static func setCrontab(_ text: String?) throws(PlannerError) {
-        let r = text.map { SetupFiles.run(["crontab", "-"], input: $0, quiet: false) } ?? SetupFiles.run(["crontab", "-r"], quiet: false)
-        guard let r, r.status == 0 else {
-            throw .failure("cannot change the crontab: is cron installed (apt-get install cron)?")
+        guard let r = SetupFiles.run(["crontab", text == nil ? "-r" : "-"], input: text, mergeErrors: true) else {
+            throw .failure("cannot change the crontab: the crontab program cannot be started (apt-get install cron)")
+        }
+        guard r.status == 0 else {
+            let said = r.output.split(whereSeparator: \.isNewline).map { $0.drop(while: \.isWhitespace) }.filter { !$0.isEmpty }
+            throw .failure("cannot change the crontab: " + (said.isEmpty ? "crontab exited \(r.status)" : "crontab: " + said.joined(separator: "; ")))
         }
     }
 
