@@ -11,7 +11,7 @@ struct SetupChange {
 
     init(_ item: SetupItem) throws(PlannerError) {
         self.item = item
-        target = item.path
+        target = item.kind == .crontab ? item.path : try SetupFiles.editTarget(item.path)
         current = Setup.current(item)
         next = Setup.next(item, current)
     }

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// `planner setup` and the user's own files: odd paths in the crontab, a crontab that refuses, a HOME that
-/// is not one. Every refusal is one `error:` line with nothing written.
+/// `planner setup` and the user's own files: a dotfiles repository's links, odd paths in the crontab, a
+/// crontab that refuses, a HOME that is not one. Every refusal is one `error:` line with nothing written.
 extension SetupTests {
     /// A `crontab` on PATH that keeps the table in a file beside it; `refuse` makes `crontab -` fail as a
     /// denied user's does (two lines on stderr, exit 1).
@@ -32,6 +32,65 @@ extension SetupTests {
         #expect(r.err.hasPrefix("error: ") && r.err.hasSuffix("\n") && r.err.filter { $0 == "\n" }.count == 1,
                 "one error line: \(r.err)", sourceLocation: sourceLocation)
         #expect(r.err.contains(words), "\(r.err)", sourceLocation: sourceLocation)
+    }
+
+    /// Issue 19 item 9: ~/.profile is a link into a dotfiles repository (outside HOME, through a chain of two
+    /// links). The repository's file gets the block and a real `bash -l` runs it; the links are never
+    /// replaced, and --uninstall leaves every byte and every link as it was.
+    @Test func aLinkedLoginFileIsEditedThroughItsLinkAndPutBack() throws {
+        let (h, _) = try home()
+        let home = h.dir + "/home", repo = h.dir + "/dotfiles"
+        try FileManager.default.createDirectory(atPath: home + "/.local/bin", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: repo, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Harness.binary, toPath: home + "/.local/bin/planner")
+        try "# my dotfiles\nexport EDITOR=vi\n".write(toFile: repo + "/profile", atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: home + "/.dotfiles-profile", withDestinationPath: "../dotfiles/profile")
+        try FileManager.default.createSymbolicLink(atPath: home + "/.profile", withDestinationPath: ".dotfiles-profile")
+        let env = h.env.merging(["HOME": home, "SHELL": "/bin/bash"]) { $1 }
+        let before = try Self.snapshot(h.dir)
+
+        let r = try h.run(home + "/.local/bin/planner", ["setup", "--install", "--scheduler", "systemd"], env: env)
+        #expect(r.status == 0, "\(r.err)")
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: home + "/.profile")) == ".dotfiles-profile", "the link is kept")
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: home + "/.dotfiles-profile")) == "../dotfiles/profile")
+        let edited = try String(contentsOfFile: repo + "/profile", encoding: .utf8)
+        #expect(edited.hasPrefix("# my dotfiles\nexport EDITOR=vi\n# >>> planner setup >>>\n") && edited.contains(" open --db "), "\(edited)")
+        #expect(r.out.contains("changed \(home)/.profile (a link: its file \(repo)/profile)"), "\(r.out)")
+        let login = try h.run("/bin/bash", ["-lc", "true"], env: env)
+        #expect(login.status == 0, "\(login.err)")
+        #expect(try h.sqlite("SELECT count(*) FROM app_open", db: home + "/.local/share/planner/planner.db") == "1")
+
+        let undo = try h.run(home + "/.local/bin/planner", ["setup", "--uninstall"], env: env)
+        #expect(undo.status == 0, "\(undo.err)")
+        let after = try Self.snapshot(h.dir).filter { !$0.key.hasPrefix("home/.local/share/planner") && $0.key != "home/.local/share" }
+        #expect(after == before.filter { $0.key != "home/.local/share" })
+    }
+
+    /// A link to nothing would become a regular file (and --uninstall then deleted it): refused, link kept.
+    @Test func aDanglingLinkedLoginFileIsRefused() throws {
+        let (h, env) = try home()
+        try FileManager.default.removeItem(atPath: h.dir + "/.profile")
+        try FileManager.default.createSymbolicLink(atPath: h.dir + "/.profile", withDestinationPath: "dotfiles/profile")
+        let before = try Self.snapshot(h.dir)
+        for args in [["setup", "--scheduler", "systemd"], ["setup", "--install", "--scheduler", "systemd"]] {
+            let r = try h.run(h.dir + "/.local/bin/planner", args, env: h.env.merging(env) { $1 })
+            Self.expectOneErrorLine(r, status: 64, mentioning: "\(h.dir)/.profile is a symbolic link to dotfiles/profile, which does not exist")
+            #expect(try Self.snapshot(h.dir) == before, "\(args): nothing written")
+        }
+    }
+
+    /// Writing through the link would hand another user's file to this one (or fail half-way): refused.
+    @Test(.enabled(if: getuid() == 0, "needs a second user")) func aLoginFileLinkedToAnotherUsersFileIsRefused() throws {
+        let (h, env) = try home()
+        let theirs = h.dir + "/shared-profile"
+        try "# someone else's\n".write(toFile: theirs, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.ownerAccountID: 65534], ofItemAtPath: theirs)
+        try FileManager.default.removeItem(atPath: h.dir + "/.profile")
+        try FileManager.default.createSymbolicLink(atPath: h.dir + "/.profile", withDestinationPath: theirs)
+        let before = try Self.snapshot(h.dir)
+        let r = try h.run(h.dir + "/.local/bin/planner", ["setup", "--install", "--scheduler", "systemd"], env: h.env.merging(env) { $1 })
+        Self.expectOneErrorLine(r, status: 74, mentioning: "\(h.dir)/.profile (a link to \(theirs)) belongs to another user")
+        #expect(try Self.snapshot(h.dir) == before)
     }
 
     /// Issue 19 item 10: cron turns an unescaped % into a line break (crontab(5)), so a % in the binary's or

@@ -165,14 +165,14 @@ struct Setup: ParsableCommand {
                 if entry.kind == .crontab {
                     try setCrontab(entry.before)
                 } else if let before = entry.before {
-                    try SetupFiles.write(entry.path, before)
+                    try SetupFiles.write(try SetupFiles.editTarget(entry.path), before)
                 } else {
                     try SetupFiles.remove(entry.path)
                 }
                 print("\(entry.before == nil ? "removed" : "restored") \(entry.path)")
             } else if entry.kind != .file, let current, let without = SetupPlan.withoutBlock(current) {
                 // Edited since: take out only the planner's block, keep the user's changes.
-                if entry.kind == .crontab { try setCrontab(without) } else { try SetupFiles.write(entry.path, without) }
+                if entry.kind == .crontab { try setCrontab(without) } else { try SetupFiles.write(try SetupFiles.editTarget(entry.path), without) }
                 print("removed the planner block from \(entry.path) (edited since --install: the rest is kept)")
             } else if current != nil {
                 print("left \(entry.path): edited since --install")
