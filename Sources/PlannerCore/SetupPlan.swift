@@ -60,6 +60,22 @@ public enum SetupPlan {
     /// Single-quoted for sh: safe for any path.
     public static func quoted(_ s: String) -> String { "'" + s.replacing("'", with: "'\\''") + "'" }
 
+    /// Single-quoted for the sh that cron starts, after cron itself has read the line: cron turns an unescaped
+    /// `%` into a line break (crontab(5)), so it is written `\%`.
+    public static func cronQuoted(_ s: String) -> String { quoted(s).replacing("%", with: "\\%") }
+
+    /// Why a path cannot be written into the login file or crontab, or nil. Cron reads a backslash before `%`
+    /// or another backslash differently from one implementation to another (Debian's drops it, cronie keeps it).
+    public static func pathProblem(_ path: String, cron: Bool) -> String? {
+        if path.contains(where: { $0.isNewline || $0 == "\0" }) {
+            return "a path with a line break cannot go into a login script or crontab: \(path)"
+        }
+        if cron, path.contains("\\\\") || path.contains("\\%") {
+            return "cron cannot run a path with a backslash before % or another backslash: \(path) (use another path, or --scheduler systemd)"
+        }
+        return nil
+    }
+
     /// The login file the user's login shell really reads, and the line for it.
     public static func loginItem(_ f: SetupFacts) -> SetupItem {
         let shell = f.shell.split(separator: "/").last.map(String.init) ?? "sh"
@@ -103,8 +119,8 @@ public enum SetupPlan {
             // cron has no session: name the user's bus so `tick --once` reaches the desktop when there is one.
             let runtime = "/run/user/\(f.uid)"
             items.append(SetupItem(kind: .crontab, path: "crontab", content: """
-                */15 * * * * \(quoted(bin)) refill --db \(quoted(db))
-                * * * * * XDG_RUNTIME_DIR=\(runtime) DBUS_SESSION_BUS_ADDRESS=unix:path=\(runtime)/bus \(quoted(bin)) tick --once --sink notify --db \(quoted(db))
+                */15 * * * * \(cronQuoted(bin)) refill --db \(cronQuoted(db))
+                * * * * * XDG_RUNTIME_DIR=\(runtime) DBUS_SESSION_BUS_ADDRESS=unix:path=\(runtime)/bus \(cronQuoted(bin)) tick --once --sink notify --db \(cronQuoted(db))
                 """, why: "refill every 15 minutes and deliver every minute (cron: no systemd user manager)"))
         }
         return items

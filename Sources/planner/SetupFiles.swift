@@ -23,6 +23,40 @@ enum SetupFiles {
         return lstat(path, &info) == 0
     }
 
+    /// Where an edit of `path` goes: the path itself, or for a symbolic link (a dotfiles repository's) the file
+    /// it finally names, so the link stays as it is. Refused: a link to nothing (it would become a file), and
+    /// what is not the user's own regular file (writing it would take it over).
+    static func editTarget(_ path: String) throws(PlannerError) -> String {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return path }
+        var target = path
+        if info.st_mode & S_IFMT == S_IFLNK {
+            guard let resolved = realpath(path, nil) else {
+                let why = errno == ELOOP ? "a loop of symbolic links: fix or remove it"
+                    : "a symbolic link to \(linkText(path)), which does not exist: create that file or remove the link"
+                throw .usage("\(path) is \(why), then run planner setup again")
+            }
+            target = String(cString: resolved)
+            free(resolved)
+            guard stat(target, &info) == 0 else { throw .io("cannot read \(target): \(String(cString: strerror(errno)))") }
+        }
+        let named = target == path ? path : "\(path) (a link to \(target))"
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw .io("\(named) is not a regular file: planner setup only edits files; move it away or edit it by hand")
+        }
+        guard info.st_uid == geteuid() else {
+            throw .io("\(named) belongs to another user (uid \(info.st_uid)): planner setup does not edit it; add the planner's lines by hand")
+        }
+        return target
+    }
+
+    /// What a symbolic link holds, as written.
+    static func linkText(_ path: String) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink(path, &buffer, buffer.count - 1)
+        return n < 0 ? "?" : String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// The folders of `path`'s parent that do not exist yet, outermost first.
     static func missingParents(of path: String) -> [String] {
         var prefix = "", missing: [String] = []
@@ -79,8 +113,9 @@ enum SetupFiles {
     }
 
     /// Runs a program (no shell) with `input` on its stdin; its exit status and stdout, or nil when it
-    /// cannot be started. Its stderr goes to ours only when `quiet` is false.
-    static func run(_ arguments: [String], input: String? = nil, quiet: Bool = true) -> (status: Int32, output: String)? {
+    /// cannot be started. Its stderr goes to ours only when `quiet` is false, into the output with `mergeErrors`.
+    static func run(_ arguments: [String], input: String? = nil, quiet: Bool = true,
+                    mergeErrors: Bool = false) -> (status: Int32, output: String)? {
         var toChild: [Int32] = [-1, -1], fromChild: [Int32] = [-1, -1]
         guard pipe(&toChild) == 0, pipe(&fromChild) == 0 else { return nil }
         var actions = posix_spawn_file_actions_t()
@@ -88,7 +123,11 @@ enum SetupFiles {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
         posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
-        if quiet { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
+        if mergeErrors {
+            posix_spawn_file_actions_adddup2(&actions, fromChild[1], 2)
+        } else if quiet {
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
         for fd in toChild + fromChild { posix_spawn_file_actions_addclose(&actions, fd) }
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }

@@ -28,6 +28,21 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: h.dir + "/env2.db"))
     }
 
+    /// The default database under HOME: a relative HOME put it under the current folder (and `planner setup`
+    /// put the login file elsewhere); a missing HOME was created. Both refused, nothing created.
+    @Test func aRelativeOrMissingHomeIsRefused() throws {
+        let h = try Harness()
+        for home in ["rel", h.dir + "/gone/home"] {
+            let r = try h.planner(["refill", "--now", "2026-11-23T12:00"], env: ["HOME": home])
+            #expect(r.status == 64 && r.err.hasPrefix("error: HOME (\(home)) ") && r.err.filter { $0 == "\n" }.count == 1, "\(r.err)")
+            #expect(r.err.contains("--db PATH or PLANNER_DB"), "\(r.err)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: h.dir).isEmpty, "nothing created")
+        // A database named otherwise does not need HOME.
+        let r = try h.planner(["refill", "--now", "2026-11-23T12:00"], env: ["HOME": "rel", "PLANNER_DB": h.db])
+        #expect(r.status == 0, "\(r.err)")
+    }
+
     @Test func emptyFileIsInitialised() throws {
         let h = try Harness()
         _ = FileManager.default.createFile(atPath: h.db, contents: Data())

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// `planner setup` in a throwaway HOME, with the systemd user units (no crontab is touched here: the cron
-/// path runs in .ci/run as a user made for it, with a real cron daemon).
+/// `planner setup` in a throwaway HOME, with the systemd user units (no real crontab is touched here: a fake
+/// `crontab` on PATH stands in; the cron path runs in .ci/run as a user made for it, with a real cron daemon).
 @Suite struct SetupTests {
     /// Every file under `dir` with its bytes (folders as nil), to compare before and after.
     static func snapshot(_ dir: String) throws -> [String: Data?] {

@@ -44,64 +44,24 @@ struct Setup: ParsableCommand {
             try Self.uninstall(&manifest, systemd: facts.systemdUser)
             return
         }
-        let items = SetupPlan.items(facts) + Self.extras(facts)
+        for (path, cron) in [(facts.home, false), (facts.binary, !facts.systemdUser), (facts.database, !facts.systemdUser)] {
+            if let problem = SetupPlan.pathProblem(path, cron: cron) { throw PlannerError.usage(problem) }
+        }
+        // Where each edit goes (a link's file) and what refuses it, settled before anything is written.
+        let changes = try (SetupPlan.items(facts) + Self.extras(facts)).map { item throws(PlannerError) in try SetupChange(item) }
         if !install {
             print("planner setup would (run with --install to do it; database \(facts.database)):")
-            for item in items {
-                let current = Self.current(item)
-                let next = Self.next(item, current)
-                let verb = current == next ? "keep" : current == nil ? "create" : "change"
-                print("  \(verb) \(item.path): \(item.why)")
-                if item.kind != .file, current != next {
-                    item.content.split(separator: "\n").forEach { print("      \($0)") }
+            for change in changes {
+                let verb = change.current == change.next ? "keep" : change.current == nil ? "create" : "change"
+                print("  \(verb) \(change.shownPath): \(change.item.why)")
+                if change.item.kind != .file, change.current != change.next {
+                    change.item.content.split(separator: "\n").forEach { print("      \($0)") }
                 }
             }
             if facts.systemdUser { print("  run systemctl --user daemon-reload, enable --now planner-refill.timer, enable planner-tick.service") }
             return
         }
-        // Every backup is saved before the first change: a failure half-way can still be uninstalled.
-        let changes = items.map { item in
-            let current = Self.current(item)
-            return (item: item, current: current, next: Self.next(item, current))
-        }
-        for change in changes {
-            if manifest.entry(for: change.item.path) == nil {
-                manifest.entries.append(SetupManifest.Entry(kind: change.item.kind, path: change.item.path,
-                                                            before: change.current, after: change.next))
-            } else {
-                manifest.update(change.item.path, after: change.next)
-            }
-        }
-        // Folders made for these files are removed again by --uninstall (when empty).
-        for path in changes.filter({ $0.item.kind != .crontab }).map(\.item.path) + [state + "/manifest"] {
-            for folder in SetupFiles.missingParents(of: path) where !manifest.folders.contains(folder) {
-                manifest.folders.append(folder)
-            }
-        }
-        // The user manager keeps the timer's last run (Persistent=true) beside the data: made for us, so
-        // --uninstall removes it with the folders it needed.
-        if changes.contains(where: { $0.item.path.hasSuffix("/planner-refill.timer") }) {
-            let stamp = Self.timerStamp(facts)
-            if SetupFiles.read(stamp) == nil && !manifest.leftovers.contains(stamp) {
-                manifest.leftovers.append(stamp)
-                for folder in SetupFiles.missingParents(of: stamp) where !manifest.folders.contains(folder) {
-                    manifest.folders.append(folder)
-                }
-            }
-        }
-        try manifest.save(to: state)
-        for (item, current, next) in changes {
-            guard current != next else {
-                print("unchanged \(item.path)")
-                continue
-            }
-            if item.kind == .crontab {
-                try Self.setCrontab(next)
-            } else {
-                try SetupFiles.write(item.path, next)
-            }
-            print("\(current == nil ? "created" : "changed") \(item.path): \(item.why)")
-        }
+        try Self.install(changes, manifest: &manifest, facts: facts)
         if manifest.entries.contains(where: { $0.path.hasSuffix("/planner-refill.timer") }) {
             // Without a running user manager (an ssh session, a container) enable still links the units; the
             // timer then starts at the next graphical login.
@@ -179,10 +139,14 @@ struct Setup: ParsableCommand {
         return r.output
     }
 
+    /// Installs `text` as the crontab (nil: removes it); a refusal is one line with crontab's own words.
     static func setCrontab(_ text: String?) throws(PlannerError) {
-        let r = text.map { SetupFiles.run(["crontab", "-"], input: $0, quiet: false) } ?? SetupFiles.run(["crontab", "-r"], quiet: false)
-        guard let r, r.status == 0 else {
-            throw .failure("cannot change the crontab: is cron installed (apt-get install cron)?")
+        guard let r = SetupFiles.run(["crontab", text == nil ? "-r" : "-"], input: text, mergeErrors: true) else {
+            throw .failure("cannot change the crontab: the crontab program cannot be started (apt-get install cron)")
+        }
+        guard r.status == 0 else {
+            let said = r.output.split(whereSeparator: \.isNewline).map { $0.drop(while: \.isWhitespace) }.filter { !$0.isEmpty }
+            throw .failure("cannot change the crontab: " + (said.isEmpty ? "crontab exited \(r.status)" : "crontab: " + said.joined(separator: "; ")))
         }
     }
 
@@ -201,14 +165,14 @@ struct Setup: ParsableCommand {
                 if entry.kind == .crontab {
                     try setCrontab(entry.before)
                 } else if let before = entry.before {
-                    try SetupFiles.write(entry.path, before)
+                    try SetupFiles.write(try SetupFiles.editTarget(entry.path), before)
                 } else {
                     try SetupFiles.remove(entry.path)
                 }
                 print("\(entry.before == nil ? "removed" : "restored") \(entry.path)")
             } else if entry.kind != .file, let current, let without = SetupPlan.withoutBlock(current) {
                 // Edited since: take out only the planner's block, keep the user's changes.
-                if entry.kind == .crontab { try setCrontab(without) } else { try SetupFiles.write(entry.path, without) }
+                if entry.kind == .crontab { try setCrontab(without) } else { try SetupFiles.write(try SetupFiles.editTarget(entry.path), without) }
                 print("removed the planner block from \(entry.path) (edited since --install: the rest is kept)")
             } else if current != nil {
                 print("left \(entry.path): edited since --install")
@@ -233,8 +197,8 @@ struct Setup: ParsableCommand {
 
     static func facts(db: String?) throws(PlannerError) -> SetupFacts {
         guard let entry = getpwuid(getuid()) else { throw .failure("cannot read your account (getpwuid)") }
-        let passwdHome = String(cString: entry.pointee.pw_dir)
-        let home = Environment.get("HOME").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? passwdHome
+        // The same home the database's default path and every other command use.
+        let home = try DatabaseLocation.home(environment: Environment.get)
         let shell = entry.pointee.pw_shell.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/bin/sh"
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard realpath("/proc/self/exe", &buffer) != nil else { throw .failure("cannot find this program's path (/proc/self/exe)") }
@@ -244,80 +208,11 @@ struct Setup: ParsableCommand {
             guard getcwd(&buffer, buffer.count) != nil else { throw .io("cannot read the current folder") }
             database = String(cString: buffer) + "/" + database
         }
-        for path in [home, binary, database] where path.contains(where: { $0.isNewline || $0 == "\0" }) {
-            throw .usage("a path with a line break cannot go into a login script or crontab: \(path)")
-        }
         let existing = Set([".bash_profile", ".bash_login", ".profile"].filter { SetupFiles.exists(home + "/" + $0) })
         let state = SetupFiles.run(["systemctl", "--user", "is-system-running"])?.output ?? ""
         let systemd = state.hasPrefix("running") || state.hasPrefix("degraded")
         func xdg(_ name: String) -> String? { Environment.get(name).flatMap { $0.hasPrefix("/") ? $0 : nil } }
         return SetupFacts(home: home, binary: binary, database: database, shell: shell, existingFiles: existing,
                           systemdUser: systemd, uid: getuid(), configHome: xdg("XDG_CONFIG_HOME"), dataHome: xdg("XDG_DATA_HOME"))
-    }
-}
-
-/// What --install changed, so that --uninstall can put back exactly that: for each path, whether it existed,
-/// its content before (the backup) and after.
-struct SetupManifest {
-    struct Entry {
-        var kind: SetupItem.Kind
-        var path: String
-        var before: String?
-        var after: String
-    }
-    var entries: [Entry] = []
-    /// Folders --install created, outermost first.
-    var folders: [String] = []
-    /// Files the user manager makes for the installed units (the timer's stamp), removed by --uninstall.
-    var leftovers: [String] = []
-    var folder = ""
-
-    func entry(for path: String) -> Entry? { entries.first { $0.path == path } }
-
-    mutating func update(_ path: String, after: String) {
-        if let i = entries.firstIndex(where: { $0.path == path }) { entries[i].after = after }
-    }
-
-    static func load(from folder: String) -> SetupManifest {
-        var manifest = SetupManifest(folder: folder)
-        guard let text = SetupFiles.read(folder + "/manifest") else { return manifest }
-        for (i, line) in text.split(separator: "\n").enumerated() {
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            if fields.count == 2 && fields[0] == "folder" {
-                manifest.folders.append(fields[1])
-                continue
-            }
-            if fields.count == 2 && fields[0] == "leftover" {
-                manifest.leftovers.append(fields[1])
-                continue
-            }
-            guard fields.count == 3, let after = SetupFiles.read("\(folder)/\(i).after") else { continue }
-            let kind: SetupItem.Kind = fields[0] == "block" ? .block : fields[0] == "crontab" ? .crontab : .file
-            let before = fields[2] == "1" ? SetupFiles.read("\(folder)/\(i).before") : nil
-            manifest.entries.append(Entry(kind: kind, path: fields[1], before: before, after: after))
-        }
-        return manifest
-    }
-
-    func save(to folder: String) throws(PlannerError) {
-        var lines = ""
-        for (i, e) in entries.enumerated() {
-            let kind = e.kind == .block ? "block" : e.kind == .crontab ? "crontab" : "file"
-            lines += "\(kind)\t\(e.path)\t\(e.before == nil ? "0" : "1")\n"
-            if let before = e.before { try SetupFiles.write("\(folder)/\(i).before", before, mode: 0o600) }
-            try SetupFiles.write("\(folder)/\(i).after", e.after, mode: 0o600)
-        }
-        for f in folders { lines += "folder\t\(f)\n" }
-        for f in leftovers { lines += "leftover\t\(f)\n" }
-        try SetupFiles.write(folder + "/manifest", lines, mode: 0o600)
-    }
-
-    func remove() throws(PlannerError) {
-        for i in entries.indices {
-            try SetupFiles.remove("\(folder)/\(i).before")
-            try SetupFiles.remove("\(folder)/\(i).after")
-        }
-        try SetupFiles.remove(folder + "/manifest")
-        rmdir(folder)
     }
 }
