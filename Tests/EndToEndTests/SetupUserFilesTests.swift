@@ -129,6 +129,19 @@ extension SetupTests {
 
     /// Issue 19 item 11: crontab refuses (a denied user): one error line with crontab's own words, and nothing
     /// written — not the login block, not the backups — on a first install and on one over an earlier install.
+    /// A --db that is not a planner database is refused before anything is written (it used to fail at
+    /// the final refill, with every file already installed).
+    @Test func aDatabaseThatIsNotOneIsRefusedBeforeAnyFile() throws {
+        let (h, env) = try home()
+        let bin = h.dir + "/.local/bin/planner"
+        let text = h.dir + "/notes.txt"
+        try "not a database\n".write(toFile: text, atomically: false, encoding: .utf8)
+        let before = try Self.snapshot(h.dir)
+        let r = try h.run(bin, ["setup", "--install", "--scheduler", "systemd", "--db", text], env: h.env.merging(env) { $1 })
+        Self.expectOneErrorLine(r, status: 65, mentioning: "is not a SQLite database")
+        #expect(try Self.snapshot(h.dir) == before, "nothing written")
+    }
+
     @Test func aCrontabThatRefusesLeavesEverythingAsItWas() throws {
         let (h, env) = try home()
         let bin = h.dir + "/.local/bin/planner"

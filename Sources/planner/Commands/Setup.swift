@@ -61,6 +61,11 @@ struct Setup: ParsableCommand {
             if facts.systemdUser { print("  run systemctl --user daemon-reload, enable --now planner-refill.timer, enable planner-tick.service") }
             return
         }
+        // A database path that is not a usable planner database (a text file, someone else's) is refused
+        // before any file is written: the refill at the end would fail after the install (all or nothing).
+        if access(facts.database, F_OK) == 0 {
+            _ = try PlannerDatabase(path: facts.database, zoneForNewPlan: nil)
+        }
         try Self.install(changes, manifest: &manifest, facts: facts)
         if manifest.entries.contains(where: { $0.path.hasSuffix("/planner-refill.timer") }) {
             // Without a running user manager (an ssh session, a container) enable still links the units; the
