@@ -40,10 +40,10 @@ struct Study: ParsableCommand {
         let program: String? = words.isEmpty ? nil : try Self.find(words[0])
         let outcome = try LoginOpen.run(now: setting.now, zone: setting.zone, path: setting.path, policy: nil)
         if case .saved(let folder) = outcome {
-            LoginOpen.notice("the database \(setting.path) is locked by another program; this open was saved in \(folder)/ and will be applied at its time by the next planner command that writes")
+            LoginOpen.notice("the database \(setting.path) is locked by another program; this open was saved in \(folder)/ and will be applied at its time by the next planner command that writes", from: "study")
         }
         guard let program else {
-            LoginOpen.notice("recorded the open; no study program to run: set one with planner config set study-command PROGRAM, or give it after --")
+            LoginOpen.notice("recorded the open; no study program to run: set one with planner config set study-command PROGRAM, or give it after --", from: "study")
             return
         }
         try Self.exec(program, words)
