@@ -129,7 +129,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
     }
 
     func parse(_ text: String) throws(SettingError) -> Value {
-        let bad = SettingError("invalid \(rawValue) '\(TerminalText.escaped(text))': expected \(accepts)")
+        let bad = SettingError("invalid \(rawValue) \(TerminalText.quoted(text)): expected \(accepts)")
         switch self {
         case .window:
             let parts = text.split(separator: "-", omittingEmptySubsequences: false)
@@ -162,7 +162,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
             guard !TerminalText.containsControl(text), text.unicodeScalars.count <= 1000 else { throw bad }
             let words: [String]
             do { words = try CommandWords.split(text) } catch {
-                throw SettingError("invalid study-command '\(TerminalText.escaped(text))': \(error.message)")
+                throw SettingError("invalid study-command \(TerminalText.quoted(text)): \(error.message)")
             }
             // A program name that is empty or only blanks would run nothing: refuse it now.
             if let first = words.first, RequestText.isBlank(first) { throw bad }

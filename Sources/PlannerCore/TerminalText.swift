@@ -27,6 +27,39 @@ public enum TerminalText {
         return String(out)
     }
 
+    /// How many characters (code points) of a value an error message quotes: enough to recognise it.
+    public static let quoteLimit = 80
+    /// How long an error line may be, whatever it echoes (a path, ArgumentParser's message).
+    public static let lineLimit = 1_000
+
+    /// `'value'` for a message, its control characters escaped; a value longer than `quoteLimit` is quoted
+    /// by its start and its length (`'word word …' (100000 characters)`): a pasted essay must not make
+    /// a 100 KB error line. Cut between Characters, never inside an emoji or an escape.
+    public static func quoted(_ value: String) -> String {
+        let count = value.unicodeScalars.count
+        guard count > quoteLimit else { return "'" + escaped(value) + "'" }
+        var head = "", taken = 0
+        for character in value {
+            taken += character.unicodeScalars.count
+            if taken > quoteLimit { break }
+            head.append(character)
+        }
+        return "'" + escaped(head) + "…' (\(count) characters)"
+    }
+
+    /// `line` cut in the middle when longer than `limit` characters, keeping its start and its end (what
+    /// to do): for messages echoing what the planner did not quote itself.
+    public static func shortened(_ line: String, limit: Int = lineLimit) -> String {
+        let scalars = Array(line.unicodeScalars)
+        guard scalars.count > limit else { return line }
+        let keepEnd = limit / 3, keepStart = limit - keepEnd - 40
+        var out = String.UnicodeScalarView()
+        out.append(contentsOf: scalars[..<keepStart])
+        out.append(contentsOf: " …(\(scalars.count - keepStart - keepEnd) characters cut)… ".unicodeScalars)
+        out.append(contentsOf: scalars[(scalars.count - keepEnd)...])
+        return String(out)
+    }
+
     /// `text` with each control scalar written as a visible escape (`\n`, `\t`, `\r`, `\u{1B}`): for
     /// echoing a user's value in an error message, where they should see exactly what they typed.
     public static func escaped(_ text: String) -> String {
