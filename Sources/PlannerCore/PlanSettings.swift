@@ -95,8 +95,8 @@ public enum SettingKey: String, CaseIterable, Sendable {
         case .window: "HH:MM-HH:MM, start not after end (e.g. 09:30-21:30)"
         case .interval: "whole minutes from 5m to 12h (e.g. 30m, 45m, 1h30m, 90m, 2h)"
         case .days: "a comma list of mon tue wed thu fri sat sun and ranges (mon-fri), or daily, weekdays, weekends"
-        case .title: "visible text without line breaks or control characters, at most 200 characters"
-        case .body: "text without line breaks or control characters, at most 1000 characters"
+        case .title: "visible text without line breaks, control characters or characters that hide or reorder text (such as U+200B or U+202E), at most 200 characters"
+        case .body: "text without line breaks, control characters or characters that hide or reorder text (such as U+200B or U+202E), at most 1000 characters"
         case .icon: "an icon name or file path for desktop notifications (planner: the planner's own, installed by setup; empty for none)"
         case .urgency: "low, normal or critical"
         case .grace: "a duration from 1m to 24h (e.g. 90s, 15m, 2h)"
@@ -142,9 +142,11 @@ public enum SettingKey: String, CaseIterable, Sendable {
             guard let d = Self.days(text), !d.isEmpty else { throw bad }
             return .days(d)
         case .title:
+            try refuseHiding(text)
             guard !RequestText.isBlank(text), !TerminalText.containsControl(text), text.unicodeScalars.count <= 200 else { throw bad }
             return .text(text)
         case .body, .icon:
+            if self == .body { try refuseHiding(text) }
             guard !TerminalText.containsControl(text), text.unicodeScalars.count <= 1000 else { throw bad }
             return .text(text)
         case .urgency:
@@ -178,6 +180,12 @@ public enum SettingKey: String, CaseIterable, Sendable {
             guard plain else { throw bad }
             return .text(text)
         }
+    }
+
+    /// A reminder's text must read as typed: no format character that hides or reorders it.
+    func refuseHiding(_ text: String) throws(SettingError) {
+        guard let refused = FormatCharacters.firstRefused(in: text) else { return }
+        throw SettingError("invalid \(rawValue) \(TerminalText.quoted(text)): it holds \(FormatCharacters.describe(refused)); expected \(accepts)")
     }
 
     /// `HH:MM` → minutes after midnight.

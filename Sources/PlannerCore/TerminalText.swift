@@ -18,13 +18,26 @@ public enum TerminalText {
         text.unicodeScalars.contains(where: isControl)
     }
 
-    /// `text` with each control scalar replaced by one space: for output whose layout is fixed (the
-    /// tab-separated stdout sink line, table cells), where the text itself should stay readable.
+    /// `text` with each control scalar, and each format character that hides or reorders text
+    /// (`FormatCharacters`: a database edited by hand can hold one), replaced by one space: for output whose
+    /// layout is fixed (the tab-separated stdout sink line, table cells), where the text should stay readable.
     public static func flattened(_ text: String) -> String {
-        guard containsControl(text) else { return text }
+        guard let hidden = unsafeScalars(text) else { return text }
         var out = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars { out.append(isControl(scalar) ? " " : scalar) }
+        for (i, scalar) in text.unicodeScalars.enumerated() { out.append(isControl(scalar) || hidden.contains(i) ? " " : scalar) }
         return String(out)
+    }
+
+    /// nil when `text` holds neither a control scalar nor a refused format character; else the indexes
+    /// (in scalars) of the refused format characters.
+    static func unsafeScalars(_ text: String) -> Set<Int>? {
+        var control = false, format = false
+        for scalar in text.unicodeScalars {
+            control = control || isControl(scalar)
+            format = format || FormatCharacters.isFormat(scalar)
+        }
+        guard control || format else { return nil }
+        return format ? Set(FormatCharacters.refusals(in: Array(text.unicodeScalars)).map(\.index)) : []
     }
 
     /// How many characters (code points) of a value an error message quotes: enough to recognise it.
@@ -60,17 +73,18 @@ public enum TerminalText {
         return String(out)
     }
 
-    /// `text` with each control scalar written as a visible escape (`\n`, `\t`, `\r`, `\u{1B}`): for
-    /// echoing a user's value in an error message, where they should see exactly what they typed.
+    /// `text` with each control scalar, and each format character that hides or reorders text, written as
+    /// a visible escape (`\n`, `\t`, `\r`, `\u{1B}`, `\u{202E}`): for echoing a user's value in an error
+    /// message, where they should see exactly what they typed.
     public static func escaped(_ text: String) -> String {
-        guard containsControl(text) else { return text }
+        guard let hidden = unsafeScalars(text) else { return text }
         var out = ""
-        for scalar in text.unicodeScalars {
+        for (i, scalar) in text.unicodeScalars.enumerated() {
             switch scalar {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where isControl(scalar): out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            case _ where isControl(scalar) || hidden.contains(i): out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
             default: out.unicodeScalars.append(scalar)
             }
         }

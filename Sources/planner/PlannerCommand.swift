@@ -33,6 +33,7 @@ enum Main {
     static func main() {
         // Everything the planner creates (folders, database, WAL files) is private to the user.
         umask(0o077)
+        if let problem = ArgumentBytes.problem() { fail(problem, code: 64) }
         do {
             let arguments = Array(CommandLine.arguments.dropFirst())
             if let (name, options) = FastPath.parse(arguments) {

@@ -30,6 +30,7 @@ struct Add: ParsableCommand {
         if (at == nil) == (delay == nil) { throw ValidationError("give exactly one of --at TIME or --in DURATION") }
         if let id, let problem = RequestText.identifierProblem(id) { throw ValidationError(problem) }
         if let problem = RequestText.titleProblem(title) { throw ValidationError(problem) }
+        if let problem = RequestText.bodyProblem(body) { throw ValidationError(problem) }
     }
 
     var options: QuickPath.AddOptions {
