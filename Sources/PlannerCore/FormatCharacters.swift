@@ -64,11 +64,7 @@ public enum FormatCharacters {
     /// Whether anything in `text` can be seen: not only spaces, controls, format characters and the
     /// characters that render as nothing (Hangul fillers, variation selectors, BRAILLE PATTERN BLANK).
     public static func hasVisible(_ text: String) -> Bool {
-        text.unicodeScalars.contains { scalar in
-            let p = scalar.properties
-            return carriesText(scalar) && !p.isDefaultIgnorableCodePoint && p.generalCategory != .spaceSeparator
-                && scalar.value != 0x2800
-        }
+        text.unicodeScalars.contains { carriesText($0) && !$0.properties.isDefaultIgnorableCodePoint && $0.value != 0x2800 }
     }
 
     /// Whether `scalar` is one the refusal applies to: general category Cf.
@@ -81,7 +77,6 @@ public enum FormatCharacters {
     /// Part of the text a joiner or sign attaches to: not a space, a control or a format character.
     static func carriesText(_ scalar: Unicode.Scalar) -> Bool {
         !scalar.properties.isWhitespace && !TerminalText.isControl(scalar) && !isFormat(scalar)
-            && scalar.properties.generalCategory != .control
     }
 
     static func isInWordMark(_ scalar: Unicode.Scalar) -> Bool {

@@ -45,7 +45,7 @@ public enum TerminalText {
     /// How long an error line may be, whatever it echoes (a path, ArgumentParser's message).
     public static let lineLimit = 1_000
 
-    /// `'value'` for a message, its control characters escaped; a value longer than `quoteLimit` is quoted
+    /// `'value'` for a message, escaped as `escaped` does; a value longer than `quoteLimit` is quoted
     /// by its start and its length (`'word word …' (100000 characters)`): a pasted essay must not make
     /// a 100 KB error line. Cut between Characters, never inside an emoji or an escape.
     public static func quoted(_ value: String) -> String {
