@@ -89,14 +89,9 @@ public struct UnusableSetting: Equatable, Sendable {
         self.why = why
     }
 
-    /// A hand-edited value may be huge: quoted by its first 60 characters.
-    static func shortened(_ text: String) -> String {
-        text.count <= 60 ? text : String(text.prefix(60)) + "… (\(text.count) characters)"
-    }
-
     /// One line for stderr, `status` and the ticker's log: what is wrong, what is used, how to repair.
     public var warning: String {
-        "the stored \(key.rawValue) setting '\(Self.shortened(value))' cannot be used (\(why)); using \(key == .zone ? "the system zone" : "the default '\(key.defaultValue)'") until you run planner config set \(key.rawValue) VALUE, or planner config reset \(key.rawValue)"
+        "the stored \(key.rawValue) setting \(TerminalText.quoted(value)) cannot be used (\(why)); using \(key == .zone ? "the system zone" : "the default '\(key.defaultValue)'") until you run planner config set \(key.rawValue) VALUE, or planner config reset \(key.rawValue)"
     }
 }
 
@@ -133,8 +128,8 @@ public enum SettingKey: String, CaseIterable, Sendable {
         case .window: "HH:MM-HH:MM, start not after end (e.g. 09:30-21:30)"
         case .interval: "whole minutes from 5m to 12h (e.g. 30m, 45m, 1h30m, 90m, 2h)"
         case .days: "a comma list of mon tue wed thu fri sat sun and ranges (mon-fri), or daily, weekdays, weekends"
-        case .title: "visible text without line breaks or control characters, at most 200 characters"
-        case .body: "text without line breaks or control characters, at most 1000 characters"
+        case .title: "visible text without line breaks, control characters or characters that hide or reorder text (such as U+200B or U+202E), at most 200 characters"
+        case .body: "text without line breaks, control characters or characters that hide or reorder text (such as U+200B or U+202E), at most 1000 characters"
         case .icon: "an icon name or file path for desktop notifications (planner: the planner's own, installed by setup; empty for none)"
         case .urgency: "low, normal or critical"
         case .grace: "a duration from 1m to 24h (e.g. 90s, 15m, 2h)"
@@ -167,7 +162,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
     }
 
     func parse(_ text: String) throws(SettingError) -> Value {
-        let bad = SettingError("invalid \(rawValue) '\(TerminalText.escaped(text))': expected \(accepts)")
+        let bad = SettingError("invalid \(rawValue) \(TerminalText.quoted(text)): expected \(accepts)")
         switch self {
         case .window:
             let parts = text.split(separator: "-", omittingEmptySubsequences: false)
@@ -180,9 +175,11 @@ public enum SettingKey: String, CaseIterable, Sendable {
             guard let d = Self.days(text), !d.isEmpty else { throw bad }
             return .days(d)
         case .title:
+            try refuseHiding(text)
             guard !RequestText.isBlank(text), !TerminalText.containsControl(text), text.unicodeScalars.count <= 200 else { throw bad }
             return .text(text)
         case .body, .icon:
+            if self == .body { try refuseHiding(text) }
             guard !TerminalText.containsControl(text), text.unicodeScalars.count <= 1000 else { throw bad }
             return .text(text)
         case .urgency:
@@ -200,7 +197,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
             guard !TerminalText.containsControl(text), text.unicodeScalars.count <= 1000 else { throw bad }
             let words: [String]
             do { words = try CommandWords.split(text) } catch {
-                throw SettingError("invalid study-command '\(TerminalText.escaped(text))': \(error.message)")
+                throw SettingError("invalid study-command \(TerminalText.quoted(text)): \(error.message)")
             }
             // A program name that is empty or only blanks would run nothing: refuse it now.
             if let first = words.first, RequestText.isBlank(first) { throw bad }
@@ -216,6 +213,12 @@ public enum SettingKey: String, CaseIterable, Sendable {
             guard plain else { throw bad }
             return .text(text)
         }
+    }
+
+    /// A reminder's text must read as typed: no format character that hides or reorders it.
+    func refuseHiding(_ text: String) throws(SettingError) {
+        guard let refused = FormatCharacters.firstRefused(in: text) else { return }
+        throw SettingError("invalid \(rawValue) \(TerminalText.quoted(text)): it holds \(FormatCharacters.describe(refused)); expected \(accepts)")
     }
 
     /// `HH:MM` → minutes after midnight.

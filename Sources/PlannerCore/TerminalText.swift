@@ -18,26 +18,73 @@ public enum TerminalText {
         text.unicodeScalars.contains(where: isControl)
     }
 
-    /// `text` with each control scalar replaced by one space: for output whose layout is fixed (the
-    /// tab-separated stdout sink line, table cells), where the text itself should stay readable.
+    /// `text` with each control scalar, and each format character that hides or reorders text
+    /// (`FormatCharacters`: a database edited by hand can hold one), replaced by one space: for output whose
+    /// layout is fixed (the tab-separated stdout sink line, table cells), where the text should stay readable.
     public static func flattened(_ text: String) -> String {
-        guard containsControl(text) else { return text }
+        guard let hidden = unsafeScalars(text) else { return text }
         var out = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars { out.append(isControl(scalar) ? " " : scalar) }
+        for (i, scalar) in text.unicodeScalars.enumerated() { out.append(isControl(scalar) || hidden.contains(i) ? " " : scalar) }
         return String(out)
     }
 
-    /// `text` with each control scalar written as a visible escape (`\n`, `\t`, `\r`, `\u{1B}`): for
-    /// echoing a user's value in an error message, where they should see exactly what they typed.
-    public static func escaped(_ text: String) -> String {
-        guard containsControl(text) else { return text }
-        var out = ""
+    /// nil when `text` holds neither a control scalar nor a refused format character; else the indexes
+    /// (in scalars) of the refused format characters.
+    static func unsafeScalars(_ text: String) -> Set<Int>? {
+        var control = false, format = false
         for scalar in text.unicodeScalars {
+            control = control || isControl(scalar)
+            format = format || FormatCharacters.isFormat(scalar)
+        }
+        guard control || format else { return nil }
+        return format ? Set(FormatCharacters.refusals(in: Array(text.unicodeScalars)).map(\.index)) : []
+    }
+
+    /// How many characters (code points) of a value an error message quotes: enough to recognise it.
+    public static let quoteLimit = 80
+    /// How long an error line may be, whatever it echoes (a path, ArgumentParser's message).
+    public static let lineLimit = 1_000
+
+    /// `'value'` for a message, escaped as `escaped` does; a value longer than `quoteLimit` is quoted
+    /// by its start and its length (`'word word …' (100000 characters)`): a pasted essay must not make
+    /// a 100 KB error line. Cut between Characters, never inside an emoji or an escape.
+    public static func quoted(_ value: String) -> String {
+        let count = value.unicodeScalars.count
+        guard count > quoteLimit else { return "'" + escaped(value) + "'" }
+        var head = "", taken = 0
+        for character in value {
+            taken += character.unicodeScalars.count
+            if taken > quoteLimit { break }
+            head.append(character)
+        }
+        return "'" + escaped(head) + "…' (\(count) characters)"
+    }
+
+    /// `line` cut in the middle when longer than `limit` characters, keeping its start and its end (what
+    /// to do): for messages echoing what the planner did not quote itself.
+    public static func shortened(_ line: String, limit: Int = lineLimit) -> String {
+        let scalars = Array(line.unicodeScalars)
+        guard scalars.count > limit else { return line }
+        let keepEnd = limit / 3, keepStart = limit - keepEnd - 40
+        var out = String.UnicodeScalarView()
+        out.append(contentsOf: scalars[..<keepStart])
+        out.append(contentsOf: " …(\(scalars.count - keepStart - keepEnd) characters cut)… ".unicodeScalars)
+        out.append(contentsOf: scalars[(scalars.count - keepEnd)...])
+        return String(out)
+    }
+
+    /// `text` with each control scalar, and each format character that hides or reorders text, written as
+    /// a visible escape (`\n`, `\t`, `\r`, `\u{1B}`, `\u{202E}`): for echoing a user's value in an error
+    /// message, where they should see exactly what they typed.
+    public static func escaped(_ text: String) -> String {
+        guard let hidden = unsafeScalars(text) else { return text }
+        var out = ""
+        for (i, scalar) in text.unicodeScalars.enumerated() {
             switch scalar {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where isControl(scalar): out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            case _ where isControl(scalar) || hidden.contains(i): out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
             default: out.unicodeScalars.append(scalar)
             }
         }

@@ -7,7 +7,7 @@ public let supportedYears = 1970...9990
 /// usage error naming what is wrong.
 public func parseTime(_ text: String, in zone: Zone) throws(PlannerError) -> Instant {
     let bad = PlannerError.usage(
-        "invalid time '\(text)': expected YYYY-MM-DDTHH:MM[:SS[.fff]], optionally followed by Z or ±HH:MM[:SS] "
+        "invalid time \(TerminalText.quoted(text)): expected YYYY-MM-DDTHH:MM[:SS[.fff]], optionally followed by Z or ±HH:MM[:SS] "
             + "(e.g. 2026-11-23T09:30 or 2026-11-23T00:30:00Z)")
     var chars = Array(text.utf8)
     guard chars.count >= 16 else { throw bad }
@@ -56,19 +56,19 @@ public func parseTime(_ text: String, in zone: Zone) throws(PlannerError) -> Ins
     }
     let date = LocalDate(year: year, month: month, day: day)
     guard date.isValid, hour <= 23, minute <= 59, second <= 59 else {
-        throw .usage("invalid time '\(text)': no such date or time of day")
+        throw .usage("invalid time \(TerminalText.quoted(text)): no such date or time of day")
     }
     // The plan looks two years ahead and stores 4-digit years; before 1970 zones used odd
     // local-mean-time offsets. Refuse what the planner cannot represent instead of failing later.
     guard supportedYears.contains(year) else {
-        throw .usage("invalid time '\(text)': the year must be between 1970 and 9990")
+        throw .usage("invalid time \(TerminalText.quoted(text)): the year must be between 1970 and 9990")
     }
     let reading = LocalDateTime(date: date, hour: hour, minute: minute, second: second, millisecond: millisecond)
     if let offsetSeconds {
         return Instant(milliseconds: reading.epochMillisecondsAsIfUTC - Int64(offsetSeconds) * 1000)
     }
     guard let instant = zone.instant(for: reading) else {
-        throw .usage("invalid time '\(text)': that wall-clock time does not exist in \(zone.name) (skipped by a daylight-saving change); give an offset such as Z or +01:00")
+        throw .usage("invalid time \(TerminalText.quoted(text)): that wall-clock time does not exist in \(zone.name) (skipped by a daylight-saving change); give an offset such as Z or +01:00")
     }
     return instant
 }

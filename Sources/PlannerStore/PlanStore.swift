@@ -140,7 +140,7 @@ extension PlannerDatabase {
         do {
             return try SystemZone.named(name)
         } catch {
-            throw .data("the zone setting '\(TerminalText.escaped(name))' is not in this system's tz database: planner config set zone NAME (e.g. Europe/Berlin), or system")
+            throw .data("the zone setting \(TerminalText.quoted(name)) is not in this system's tz database: planner config set zone NAME (e.g. Europe/Berlin), or system")
         }
     }
 

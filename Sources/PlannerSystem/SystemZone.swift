@@ -21,7 +21,7 @@ public enum SystemZone {
         let path = name.hasPrefix("/") ? name : zoneDirectory() + "/" + name
         // "right/" zones count leap seconds, which Unix time (and so the planner) does not.
         guard isPlainName || name.hasPrefix("/"), !name.hasPrefix("right/"), isTZifFile(path) else {
-            throw .usage("unknown time zone '\(rawName)' in TZ: use a tz database name such as Europe/Berlin or America/New_York (see /usr/share/zoneinfo), or unset TZ for the system zone")
+            throw .usage("unknown time zone \(TerminalText.quoted(rawName)) in TZ: use a tz database name such as Europe/Berlin or America/New_York (see /usr/share/zoneinfo), or unset TZ for the system zone")
         }
         return make(name: name, tzValue: ":" + path)
     }

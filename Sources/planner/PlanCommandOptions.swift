@@ -25,7 +25,7 @@ struct PlanCommandOptions: Equatable {
     func policy() throws(PlannerError) -> PlanPolicy? {
         guard let grace else { return nil }
         guard let ms = parseDuration(grace) else {
-            throw .usage("invalid --grace '\(grace)': expected a duration such as 90s, 15m or 2h")
+            throw .usage("invalid --grace \(TerminalText.quoted(grace)): expected a duration such as 90s, 15m or 2h")
         }
         return PlanPolicy(graceMilliseconds: ms)
     }

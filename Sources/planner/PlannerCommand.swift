@@ -34,6 +34,7 @@ enum Main {
     static func main() {
         // Everything the planner creates (folders, database, WAL files) is private to the user.
         umask(0o077)
+        if let problem = ArgumentBytes.problem() { fail(problem, code: 64) }
         PlannerDatabase.warn = { message in
             let line = "warning: \(TerminalText.escaped(message))\n"
             _ = line.withCString { write(2, $0, strlen($0)) }
@@ -69,9 +70,10 @@ enum Main {
 
     /// One line on stderr, `error: ` first, and a deliberate exit code. Messages echo what the user gave
     /// (a --now value, TZ, a path): control characters in it are written as escapes (`\n`, `\u{1B}`), so
-    /// the line stays one line and nothing reaches the terminal as a command.
+    /// the line stays one line and nothing reaches the terminal as a command; and a line longer than
+    /// `TerminalText.lineLimit` is cut in its middle (values the planner quotes are cut already).
     static func fail(_ message: String, code: Int32) -> Never {
-        let line = "error: \(TerminalText.escaped(message))\n"
+        let line = "error: \(TerminalText.shortened(TerminalText.escaped(message)))\n"
         _ = line.withCString { write(2, $0, strlen($0)) }
         exit(code)
     }

@@ -39,7 +39,8 @@ enum QuickPath {
         case "list": return .list(Reading(db: values["--db"], now: values["--now"], json: values["--json"] != nil))
         default:
             guard let title = values.removeValue(forKey: "--title"), (values["--at"] == nil) != (values["--in"] == nil),
-                  RequestText.titleProblem(title) == nil, values["--id"].map({ RequestText.identifierProblem($0) == nil }) ?? true
+                  RequestText.titleProblem(title) == nil, values["--id"].map({ RequestText.identifierProblem($0) == nil }) ?? true,
+                  values["--body"].map({ RequestText.bodyProblem($0) == nil }) ?? true
             else { return nil }
             return .add(AddOptions(db: values["--db"], now: values["--now"], at: values["--at"], delay: values["--in"],
                                    title: title, body: values["--body"] ?? "", id: values["--id"]))

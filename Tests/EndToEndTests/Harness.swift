@@ -76,17 +76,37 @@ struct Harness {
         p.standardError = err
         p.standardInput = FileHandle.nullDevice
         try p.run()
-        // Read both pipes before waiting, so a chatty child cannot block on a full pipe.
+        // Read both pipes at once before waiting: a child blocked on a full stderr pipe (64 KiB) while
+        // this reads stdout to its end would never exit.
+        let e = PipeText(err)
         let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
+        let errData = e.wait()
         p.waitUntilExit()
-        return Result(status: p.terminationStatus, out: String(decoding: o, as: UTF8.self), err: String(decoding: e, as: UTF8.self))
+        return Result(status: p.terminationStatus, out: String(decoding: o, as: UTF8.self), err: String(decoding: errData, as: UTF8.self))
     }
 
     func bytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
 
     func mode(_ path: String) throws -> Int {
         (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue ?? -1
+    }
+}
+
+/// A pipe read to its end on a thread of its own.
+final class PipeText: @unchecked Sendable {
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ pipe: Pipe) {
+        Thread.detachNewThread { [self] in
+            data = pipe.fileHandleForReading.readDataToEndOfFile()
+            done.signal()
+        }
+    }
+
+    func wait() -> Data {
+        done.wait()
+        return data
     }
 }
 

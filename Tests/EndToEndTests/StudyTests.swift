@@ -83,8 +83,22 @@ import Testing
         #expect(r.status == 0, "\(r.err)")
         #expect(r.out.isEmpty)
         #expect(r.err.contains("planner config set study-command") && r.err.split(separator: "\n").count == 1, "\(r.err)")
+        // Its notes say which command wrote them (issue 19 item 15: they said "planner open:").
+        #expect(r.err.hasPrefix("planner study: recorded the open; "), "\(r.err)")
         #expect(try h.sqlite("SELECT count(*) FROM app_open") == "1")
         #expect(try todayPending(h) == "0")
+    }
+
+    /// A held database: the open is saved for later, and the note naming the folder says `planner study`.
+    @Test func aHeldDatabaseSavesTheOpenAndTheNoteIsStudys() throws {
+        let h = try planned()
+        let holder = try SQLiteHolder(h, "BEGIN IMMEDIATE;")
+        defer { holder.release() }
+        let r = try h.planner(["study", "--db", h.db, "--now", Self.monday, "--", "/bin/true"])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.err.hasPrefix("planner study: the database \(h.db) is locked by another program; this open was saved in ")
+            && r.err.split(separator: "\n").count == 1, "\(r.err)")
+        #expect(h.spoolFiles().count == 1)
     }
 
     @Test func badStudySettingsAreRefusedAndChangeNothing() throws {

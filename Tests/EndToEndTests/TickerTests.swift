@@ -198,6 +198,29 @@ extension Harness {
         #expect(h.text("tick.err").contains("error: the database \(h.db) was deleted or replaced while the ticker ran"))
     }
 
+    /// Issue 19 item 15: `tick --once` (cron) on a database another program holds gives up after the one
+    /// 10 s busy timeout the README names (exit 75), and changes nothing.
+    @Test func tickOnceOnAHeldDatabaseGivesUpAfterOneBusyTimeout() throws {
+        let h = try Harness()
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T08:00")
+        _ = try h.sqlite("PRAGMA wal_checkpoint(TRUNCATE)")
+        let before = h.bytes(h.db)
+        let holder = try SQLiteHolder(h, "BEGIN IMMEDIATE;")
+        defer { holder.release() }
+        let start = Date()
+        // 12:00:30: the 12:00 slot is due.
+        let r = try h.planner(["tick", "--db", h.db, "--now", "2026-11-23T12:00:30", "--once", "--sink", "stdout"])
+        let seconds = Date().timeIntervalSince(start)
+        #expect(r.status == 75, "\(r.err)")
+        #expect(r.err.hasPrefix("error: the database \(h.db) stayed locked by another program for 10 s")
+            && r.err.filter { $0 == "\n" }.count == 1, "\(r.err)")
+        #expect(r.out.isEmpty)
+        #expect(seconds >= 9.0 && seconds < 12.0, "tick --once gave up after \(seconds) s")
+        holder.release()
+        #expect(h.bytes(h.db) == before)
+        #expect(try h.sqlite("SELECT state FROM request WHERE identifier = 'Noti_AppOpenPromotion_2026_11_23_12_00'") == "pending")
+    }
+
     @Test func aDatabaseHeldBusyNeitherKillsTheTickerNorDelaysSigterm() throws {
         let h = try Harness()
         let ticker = try h.startTicker(["--sink", "stdout"])

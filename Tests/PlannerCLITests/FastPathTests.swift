@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Testing
 @testable import planner
 
@@ -66,9 +67,12 @@ import Testing
         let quick = try #require(QuickPath.parse(args))
         if args == ["--version"] {
             #expect(quick == .version)
-            // ArgumentParser answers --version by "throwing" the version text (exit 0).
-            #expect(throws: (any Error).self) { try PlannerCommand.parseAsRoot(args) }
-            #expect(PlannerCommand.message(for: CleanExit.message(PlannerCommand.version)) == PlannerCommand.version)
+            // ArgumentParser answers --version by "throwing" the version text (exit 0): the one the source
+            // declares (the quick path prints PlannerCommand.version; VersionTests runs both in the binary).
+            let error = #expect(throws: (any Error).self) { try PlannerCommand.parseAsRoot(args) }
+            #expect(PlannerCommand.exitCode(for: error!) == .success)
+            #expect(PlannerCommand.message(for: error!) == (try declaredVersion()))
+            #expect(PlannerCommand.version == (try declaredVersion()))
             return
         }
         let slow: QuickPath.Parsed
@@ -85,4 +89,13 @@ import Testing
     func leavesEverythingElseToArgumentParser(_ args: [String]) {
         #expect(QuickPath.parse(args) == nil)
     }
+}
+
+/// The version as written in Sources/planner/PlannerCommand.swift (`static let version = "…"`), read as text.
+func declaredVersion() throws -> String {
+    let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/planner/PlannerCommand.swift").path
+    let source = try String(contentsOfFile: path, encoding: .utf8)
+    let marker = "static let version = \""
+    let after = try #require(source.components(separatedBy: marker).dropFirst().first, "no \(marker) in \(path)")
+    return String(after.prefix { $0 != "\"" })
 }

@@ -26,6 +26,27 @@ import Testing
         #expect(!TerminalText.escaped("x\u{2028}y\u{7F}").unicodeScalars.contains { TerminalText.isControl($0) })
     }
 
+    @Test func quotedCutsALongValueToItsStartAndLength() {
+        #expect(TerminalText.quoted("7s") == "'7s'")
+        #expect(TerminalText.quoted("a\nb") == "'a\\nb'")
+        let eighty = String(repeating: "x", count: 80)
+        #expect(TerminalText.quoted(eighty) == "'\(eighty)'")
+        #expect(TerminalText.quoted(eighty + "y") == "'\(eighty)…' (81 characters)")
+        // Never inside a Character: 11 families of 7 scalars are 77; the 12th would pass 80.
+        let family = "👩‍👩‍👧‍👦"
+        #expect(TerminalText.quoted(String(repeating: family, count: 20)) == "'\(String(repeating: family, count: 11))…' (140 characters)")
+        // An escape is never cut either: the cut is made before escaping.
+        #expect(TerminalText.quoted(String(repeating: "\u{1B}", count: 100)).hasSuffix("\\u{1B}…' (100 characters)"))
+    }
+
+    @Test func shortenedKeepsBothEndsOfALongLine() {
+        let line = "start " + String(repeating: "d/", count: 5_000) + " end: what to do"
+        let short = TerminalText.shortened(line)
+        #expect(short.unicodeScalars.count <= TerminalText.lineLimit)
+        #expect(short.hasPrefix("start d/d/") && short.hasSuffix(" end: what to do") && short.contains("characters cut"))
+        #expect(TerminalText.shortened("short") == "short")
+    }
+
     @Test func identifierLengthCountsCodePointsAsSQLiteDoes() {
         let family = "👩‍👩‍👧‍👦"  // 1 Character, 7 scalars
         #expect(family.count == 1 && family.unicodeScalars.count == 7)

@@ -30,6 +30,7 @@ struct Add: ParsableCommand {
         if (at == nil) == (delay == nil) { throw ValidationError("give exactly one of --at TIME or --in DURATION") }
         if let id, let problem = RequestText.identifierProblem(id) { throw ValidationError(problem) }
         if let problem = RequestText.titleProblem(title) { throw ValidationError(problem) }
+        if let problem = RequestText.bodyProblem(body) { throw ValidationError(problem) }
     }
 
     var options: QuickPath.AddOptions {
@@ -63,9 +64,9 @@ struct Add: ParsableCommand {
         if let delay {
             guard let ms = parseDuration(delay), ms > 0 else {
                 if delay.hasPrefix("-") {
-                    throw .usage("invalid --in '\(delay)': a delay cannot be negative; give a positive duration such as 90s, 15m or 2h, or a time with --at")
+                    throw .usage("invalid --in \(TerminalText.quoted(delay)): a delay cannot be negative; give a positive duration such as 90s, 15m or 2h, or a time with --at")
                 }
-                throw .usage("invalid --in '\(delay)': expected a positive duration such as 90s, 15m or 2h")
+                throw .usage("invalid --in \(TerminalText.quoted(delay)): expected a positive duration such as 90s, 15m or 2h")
             }
             fireAt = now + ms
         } else {
@@ -78,7 +79,7 @@ struct Add: ParsableCommand {
         // Stored as a 4-digit local date, with room for the plan's two years ahead: the same limit as
         // --now, applied in the planner's zone (an --at with an offset can cross into the next year).
         guard zone.local(fireAt).date.year <= supportedYears.upperBound else {
-            let given = delay.map { "--in '\($0)'" } ?? "--at '\(at ?? "")'"
+            let given = delay.map { "--in \(TerminalText.quoted($0))" } ?? "--at \(TerminalText.quoted(at ?? ""))"
             throw .usage("invalid \(given): that is after the year \(supportedYears.upperBound) in \(zone.name); give an earlier time")
         }
         return fireAt

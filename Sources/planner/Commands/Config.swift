@@ -104,7 +104,7 @@ struct Config: ParsableCommand {
 
     static func key(_ text: String) throws(PlannerError) -> SettingKey {
         guard let key = SettingKey(rawValue: text) else {
-            throw .usage("unknown setting '\(text)': the settings are \(keyList)")
+            throw .usage("unknown setting \(TerminalText.quoted(text)): the settings are \(keyList)")
         }
         return key
     }
@@ -115,7 +115,7 @@ struct Config: ParsableCommand {
         do { value = try key.canonical(text) } catch { throw .usage(error.message) }
         if key == .zone, value != "system" {
             do { _ = try SystemZone.named(value) } catch {
-                throw .usage("invalid zone '\(value)': expected \(key.accepts) (see /usr/share/zoneinfo)")
+                throw .usage("invalid zone \(TerminalText.quoted(value)): expected \(key.accepts) (see /usr/share/zoneinfo)")
             }
         }
         return value

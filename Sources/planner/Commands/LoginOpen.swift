@@ -47,8 +47,9 @@ enum LoginOpen {
     }
 
     /// One line on stderr: the login goes on, and the user knows why today's reminders still show.
-    static func notice(_ message: String) {
-        var line = "planner open: \(message)\n"
+    /// `command`: the subcommand the user ran (`open`, `study`), which the line names.
+    static func notice(_ message: String, from command: String) {
+        var line = "planner \(command): \(message)\n"
         line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
     }
 }

@@ -28,17 +28,17 @@ struct Pause: ParsableCommand {
         let setting = try common.setting()
         // Checked before the database is opened; placed in the plan's zone after.
         if let until, let date = LocalDate(iso: until), !(1970...9990).contains(date.year) {
-            throw PlannerError.usage("invalid --until '\(until)': years 1970-9990 only")
+            throw PlannerError.usage("invalid --until \(TerminalText.quoted(until)): years 1970-9990 only")
         }
         if let until, LocalDate(iso: until) == nil {
             do { _ = try parseTime(until, in: setting.zone) } catch {
-                throw PlannerError.usage("invalid --until '\(until)': expected a date YYYY-MM-DD or a time such as 2026-12-01T08:00")
+                throw PlannerError.usage("invalid --until \(TerminalText.quoted(until)): expected a date YYYY-MM-DD or a time such as 2026-12-01T08:00")
             }
         }
         var forMilliseconds: Int64?
         if let duration {
             guard let ms = parseDuration(duration), ms > 0, ms <= 3_660 * 86_400_000 else {
-                throw PlannerError.usage("invalid --for '\(duration)': expected a duration such as 90m, 12h or 3d (at most 3660d)")
+                throw PlannerError.usage("invalid --for \(TerminalText.quoted(duration)): expected a duration such as 90m, 12h or 3d (at most 3660d)")
             }
             forMilliseconds = ms
         }

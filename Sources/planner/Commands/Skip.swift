@@ -60,7 +60,7 @@ struct Skip: ParsableCommand {
         let ends = text.components(separatedBy: "..")
         let dates = ends.compactMap { LocalDate(iso: $0) }
         guard (1...2).contains(ends.count), dates.count == ends.count, dates.allSatisfy({ (1970...9990).contains($0.year) }) else {
-            throw .usage("invalid date '\(text)': expected YYYY-MM-DD or a range YYYY-MM-DD..YYYY-MM-DD")
+            throw .usage("invalid date \(TerminalText.quoted(text)): expected YYYY-MM-DD or a range YYYY-MM-DD..YYYY-MM-DD")
         }
         let first = dates[0], last = dates[dates.count - 1]
         guard first <= last else { throw .usage("the range \(text) runs backwards: give the earlier date first") }

@@ -40,10 +40,10 @@ struct Study: ParsableCommand {
         let program: String? = words.isEmpty ? nil : try Self.find(words[0])
         let outcome = try LoginOpen.run(now: setting.now, zone: setting.zone, path: setting.path, policy: nil)
         if case .saved(let folder) = outcome {
-            LoginOpen.notice("the database \(setting.path) is locked by another program; this open was saved in \(folder)/ and will be applied at its time by the next planner command that writes")
+            LoginOpen.notice("the database \(setting.path) is locked by another program; this open was saved in \(folder)/ and will be applied at its time by the next planner command that writes", from: "study")
         }
         guard let program else {
-            LoginOpen.notice("recorded the open; no study program to run: set one with planner config set study-command PROGRAM, or give it after --")
+            LoginOpen.notice("recorded the open; no study program to run: set one with planner config set study-command PROGRAM, or give it after --", from: "study")
             return
         }
         try Self.exec(program, words)
@@ -52,12 +52,12 @@ struct Study: ParsableCommand {
     /// The file `name` runs, as a shell finds it: a name with a slash as it is, else the first executable
     /// regular file of that name in a PATH folder (an empty entry is the current folder).
     static func find(_ name: String) throws(PlannerError) -> String {
-        let shown = TerminalText.escaped(name)
+        let shown = TerminalText.quoted(name)
         if name.isEmpty { throw PlannerError("cannot run '': the study command is empty", exitCode: 127) }
         var found: String?
         if name.contains("/") {
             guard isExecutableFile(name) else {
-                throw PlannerError("cannot run '\(shown)': \(String(cString: strerror(errno)))", exitCode: 127)
+                throw PlannerError("cannot run \(shown): \(String(cString: strerror(errno)))", exitCode: 127)
             }
             found = name
         } else {
@@ -66,11 +66,11 @@ struct Study: ParsableCommand {
                 .map { ($0.isEmpty ? "." : String($0)) + "/" + name }
                 .first(where: isExecutableFile)
         }
-        guard let found else { throw PlannerError("cannot run '\(shown)': not found on PATH", exitCode: 127) }
+        guard let found else { throw PlannerError("cannot run \(shown): not found on PATH", exitCode: 127) }
         // exec would refuse anything else, but only after the open is recorded: look now (no shell runs a
         // file without #! here, unlike execvp).
         guard looksLikeProgram(found) else {
-            throw PlannerError("cannot run '\(shown)': not a program (neither an executable nor a script starting with #!)", exitCode: 126)
+            throw PlannerError("cannot run \(shown): not a program (neither an executable nor a script starting with #!)", exitCode: 126)
         }
         return found
     }
@@ -97,6 +97,6 @@ struct Study: ParsableCommand {
         let argv = words.map { strdup($0) } + [nil]
         execv(program, argv)
         let why = String(cString: strerror(errno))
-        throw PlannerError("recorded the open, but cannot run '\(TerminalText.escaped(program))': \(why)", exitCode: 126)
+        throw PlannerError("recorded the open, but cannot run \(TerminalText.quoted(program)): \(why)", exitCode: 126)
     }
 }

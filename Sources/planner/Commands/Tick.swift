@@ -50,7 +50,7 @@ struct Tick: ParsableCommand {
         if !exec.isEmpty && sink != nil { throw ValidationError("--exec and --sink exclude each other: choose one") }
         if exec == [] && CommandLine.arguments.last == "--exec" { throw ValidationError("--exec needs a program to run") }
         if let urgency, !["low", "normal", "critical"].contains(urgency) {
-            throw ValidationError("invalid --urgency '\(urgency)': expected low, normal or critical")
+            throw ValidationError("invalid --urgency \(TerminalText.quoted(urgency)): expected low, normal or critical")
         }
         if common.now != nil && !once { throw ValidationError("--now applies only with --once: a live ticker follows the clock") }
     }

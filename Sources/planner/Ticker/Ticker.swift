@@ -203,7 +203,7 @@ final class Ticker {
 
     private func answered(_ claimed: ClaimedRequest, _ key: String) {
         guard let action = AnswerAction(rawValue: key) else {
-            log("\(claimed.identifier): ignoring an unknown answer '\(key)'")
+            log("\(claimed.identifier): ignoring an unknown answer \(TerminalText.quoted(key))")
             return
         }
         answers.append(PendingAnswer(claimed: claimed, action: action, at: now()))

@@ -1,0 +1,18 @@
+import PlannerCore
+
+/// Arguments arrive as bytes. Swift's `CommandLine.arguments` repairs bytes that are not UTF-8 into U+FFFD,
+/// so a title typed in a Latin-1 terminal would be stored as "caf\u{FFFD}" without a word (and a path would
+/// name another file): the raw argv is checked first, and such an argument refused (exit 64).
+enum ArgumentBytes {
+    /// Why an argument cannot be read as text, or nil when every one can.
+    static func problem() -> String? {
+        let argv = CommandLine.unsafeArgv
+        for i in 1..<Int(CommandLine.argc) {
+            guard let bytes = argv[i], String(validatingCString: bytes) == nil else { continue }
+            let previous = i > 1 ? argv[i - 1].flatMap { String(validatingCString: $0) } : nil
+            return "argument \(i)\(previous.map { " (after \(TerminalText.quoted($0)))" } ?? "") is not valid UTF-8 text: "
+                + "the planner reads and stores text as UTF-8; check the terminal's or the script's encoding (iconv -t UTF-8 converts)"
+        }
+        return nil
+    }
+}
