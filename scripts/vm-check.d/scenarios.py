@@ -234,10 +234,14 @@ def check(scenario, r):
         return failures + [missing.args[0]]
     if isinstance(expected, str):
         return failures + [expected]
-    lines = r.deliveries
     seen = {}
-    for ident, _fire, epoch in lines:
+    for ident, _fire, epoch in r.deliveries:
         seen.setdefault(ident, []).append(epoch)
+    # A burst: study reminders shown within a minute of each other.
+    study = sorted((e[0], i) for i, e in seen.items() if i.startswith("Noti_AppOpenPromotion_"))
+    for (t1, a), (t2, b) in zip(study, study[1:]):
+        if t2 - t1 < 60:
+            failures.append(f"a burst: study reminders {a} and {b} were both shown at {at(t1)[11:19]}–{at(t2)[11:19]}")
     for ident, epochs in seen.items():
         if len(epochs) > 1:
             failures.append(f"{ident} reached the delivery program {len(epochs)} times (at {', '.join(map(at, epochs))})")
