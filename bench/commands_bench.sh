@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Instructions (callgrind, one run each: deterministic, so no rounds) of `status`, `list`, `add` and
-# `--version` on a database with 64 pending, for the release binary the README installs and, side by side,
+# Instructions (callgrind, one run each: deterministic, so no rounds) of `open`, `refill`, `tick --once`,
+# `status`, `list`, `add` and `--version` on a database with 64 pending, for the release binary the README installs and, side by side,
 # for BASELINE (another planner binary, e.g. an older commit's release build) when given.
 # Writes bench/COMMANDS_RESULTS.md.
 #
@@ -40,8 +40,11 @@ W=$OUT/commands-work.db
     echo
     echo "| command | planner (M) | baseline (M) | ratio |"
     echo "| --- | --: | --: | --: |"
-    for c in status list add version; do
+    for c in open refill tick status list add version; do
         case $c in
+            open) args=(open --db "$W" --now 2026-11-23T12:00) ;;
+            refill) args=(refill --db "$W" --now 2026-11-23T12:00) ;;
+            tick) args=(tick --db "$W" --now 2026-11-23T12:00 --once --sink stdout) ;;
             status) args=(status --db "$W" --now 2026-11-23T12:00) ;;
             list) args=(list --db "$W" --now 2026-11-23T12:00) ;;
             add) args=(add --db "$W" --now 2026-11-23T12:00 --in 2h --title x) ;;

@@ -34,7 +34,7 @@ enum Main {
     static func main() {
         // Everything the planner creates (folders, database, WAL files) is private to the user.
         umask(0o077)
-        if let problem = ArgumentBytes.problem() { fail(problem, code: 64) }
+        if let problem = ArgumentBytes.problem() ?? ArgumentBytes.environmentProblem() { fail(problem, code: 64) }
         PlannerDatabase.warn = { message in
             let line = "warning: \(TerminalText.escaped(message))\n"
             _ = line.withCString { write(2, $0, strlen($0)) }

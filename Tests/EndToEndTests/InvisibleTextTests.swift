@@ -118,6 +118,19 @@ import Testing
         #expect(h.bytes(h.db) == before)
     }
 
+    /// An environment variable that names a file, a time or a zone, in bytes that are not UTF-8: refused
+    /// (repaired into U+FFFD it named another file, which was created).
+    @Test(arguments: ["PLANNER_DB", "PLANNER_NOW", "TZ"])
+    func environmentBytesThatAreNotUTF8AreRefused(_ name: String) throws {
+        let h = try Harness()
+        let value = name == "PLANNER_DB" ? "\(h.dir)/caf$(printf '\\351').db" : name == "TZ" ? "Europe/Z$(printf '\\351')rich" : "2026-11-23T12:00$(printf '\\351')"
+        let db = name == "PLANNER_DB" ? "" : "--db '\(h.db)'"
+        let r = try h.run("/bin/sh", ["-c", "\(name)=\"\(value)\" exec '\(Harness.binary)' refill \(db)"], env: h.env)
+        #expect(r.status == 64, "\(r.err)")
+        #expect(r.err.contains("\(name) is not valid UTF-8"), "\(r.err)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: h.dir).filter { !$0.hasPrefix(".") }.isEmpty, "a file was created")
+    }
+
     /// Refused before anything: a database that did not exist is not created.
     @Test func nothingIsCreatedForARefusedValue() throws {
         let h = try Harness()
