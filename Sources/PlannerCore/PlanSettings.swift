@@ -179,7 +179,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
             guard !RequestText.isBlank(text), !TerminalText.containsControl(text), text.unicodeScalars.count <= 200 else { throw bad }
             return .text(text)
         case .body, .icon:
-            if self == .body { try refuseHiding(text) }
+            try refuseHiding(text)
             guard !TerminalText.containsControl(text), text.unicodeScalars.count <= 1000 else { throw bad }
             return .text(text)
         case .urgency:
@@ -194,6 +194,8 @@ public enum SettingKey: String, CaseIterable, Sendable {
             guard let ms = parseDuration(text), (60_000...86_400_000).contains(ms) else { throw bad }
             return .milliseconds(ms)
         case .studyCommand:
+            // What it runs must read as what it is: no override reordering the words on screen.
+            try refuseHiding(text)
             guard !TerminalText.containsControl(text), text.unicodeScalars.count <= 1000 else { throw bad }
             let words: [String]
             do { words = try CommandWords.split(text) } catch {

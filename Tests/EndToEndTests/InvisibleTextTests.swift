@@ -118,6 +118,20 @@ import Testing
         #expect(h.bytes(h.db) == before)
     }
 
+    /// The icon and the study command refuse them too: a path or a command line shown reordered is not
+    /// what runs.
+    @Test(arguments: ["icon", "study-command"])
+    func iconAndStudyCommandRefuseHidingText(_ key: String) throws {
+        let h = try planned()
+        let before = h.bytes(h.db)
+        for (text, codePoint) in Self.hidingText {
+            let r = try h.planner(["config", "set", "--db", h.db, key, text])
+            #expect(r.status == 64, "\(key) \(text): \(r.err)")
+            #expect(r.err.contains(codePoint), "\(r.err)")
+        }
+        #expect(h.bytes(h.db) == before)
+    }
+
     /// An environment variable that names a file, a time or a zone, in bytes that are not UTF-8: refused
     /// (repaired into U+FFFD it named another file, which was created).
     @Test(arguments: ["PLANNER_DB", "PLANNER_NOW", "TZ"])
