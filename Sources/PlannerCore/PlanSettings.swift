@@ -12,14 +12,22 @@ public struct PlanSettings: Equatable, Sendable {
     /// What `planner study` runs after recording the open, as words (empty: nothing).
     public var studyCommand: [String] = []
     /// How long "Snooze" puts a reminder off.
-    public var snoozeMilliseconds: Int64 = 15 * 60_000
+    public var snoozeMilliseconds: Int64
     /// A freedesktop sound name for desktop notifications (the `sound-name` hint); empty for none.
-    public var sound = ""
+    public var sound: String
 
-    public init(schedule: Schedule = .standard, title: String = SettingKey.title.defaultValue,
-                body: String = SettingKey.body.defaultValue, icon: String = SettingKey.icon.defaultValue,
-                urgency: String = SettingKey.urgency.defaultValue, graceMilliseconds: Int64 = 15 * 60_000,
-                zone: String = SettingKey.zone.defaultValue) {
+    /// Every key at its declared default (`SettingKey.declaration`): the defaults live there only.
+    public static let standard: PlanSettings = {
+        var settings = PlanSettings(schedule: Schedule(startMinute: 0, endMinute: 0, intervalMinutes: 1, days: .weekdays), title: "", body: "", icon: "", urgency: "", graceMilliseconds: 0,
+                                    zone: "", snoozeMilliseconds: 0, sound: "", declaredDefaults: ())
+        for key in SettingKey.allCases {
+            do throws(SettingError) { try settings.apply(key, key.defaultValue) } catch { preconditionFailure("the declared default of \(key.rawValue) does not parse: \(error.message)") }
+        }
+        return settings
+    }()
+
+    private init(schedule: Schedule, title: String, body: String, icon: String, urgency: String, graceMilliseconds: Int64,
+                 zone: String, snoozeMilliseconds: Int64, sound: String, declaredDefaults: Void) {
         self.schedule = schedule
         self.title = title
         self.body = body
@@ -27,9 +35,22 @@ public struct PlanSettings: Equatable, Sendable {
         self.urgency = urgency
         self.graceMilliseconds = graceMilliseconds
         self.zone = zone
+        self.snoozeMilliseconds = snoozeMilliseconds
+        self.sound = sound
     }
 
-    public static let standard = PlanSettings()
+    /// The declared defaults, with the given values instead (tests build plans this way).
+    public init(schedule: Schedule? = nil, title: String? = nil, body: String? = nil, icon: String? = nil,
+                urgency: String? = nil, graceMilliseconds: Int64? = nil, zone: String? = nil) {
+        self = Self.standard
+        if let schedule { self.schedule = schedule }
+        if let title { self.title = title }
+        if let body { self.body = body }
+        if let icon { self.icon = icon }
+        if let urgency { self.urgency = urgency }
+        if let graceMilliseconds { self.graceMilliseconds = graceMilliseconds }
+        if let zone { self.zone = zone }
+    }
 
     /// Settings from stored `key → value` text (missing keys take their defaults). Throws the first
     /// value that does not parse: a setting changed by hand with `sqlite3`.
@@ -100,43 +121,87 @@ public struct SettingError: Error, Equatable, Sendable {
     public init(_ message: String) { self.message = message }
 }
 
+/// Whose a setting is: the user's plan (the same on every device they use), or this device's alone (a
+/// program path that exists here).
+public enum SettingScope: String, Sendable {
+    case user, device
+}
+
+/// A setting's declaration: its default, what it is and what it accepts (for help and errors), whose it is.
+public struct SettingDeclaration: Sendable {
+    public let defaultValue: String
+    public let summary: String
+    public let accepts: String
+    public let scope: SettingScope
+
+    init(_ defaultValue: String, _ summary: String, accepts: String, scope: SettingScope = .user) {
+        self.defaultValue = defaultValue
+        self.summary = summary
+        self.accepts = accepts
+        self.scope = scope
+    }
+}
+
 /// A setting's name, what it accepts, and its canonical text (what `config` shows and the database holds).
 public enum SettingKey: String, CaseIterable, Sendable {
     case window, interval, days, title, body, icon, urgency, grace, zone
     case studyCommand = "study-command", snooze, sound
 
-    public var defaultValue: String {
+    /// Everything about a setting but its parsing, in one place: `config` and its help, the defaults of a
+    /// new plan and of a key a database does not hold yet, and which settings stay on one device all
+    /// come from here. A new setting is one case here, one in `parse` and its field in `PlanSettings`;
+    /// it needs no migration (a database without its row reads the default and the next write adds it).
+    public var declaration: SettingDeclaration {
         switch self {
-        case .window: "09:30-21:30"
-        case .interval: "30m"
-        case .days: "mon-fri"
-        case .title: "Time to study?"
-        case .body: "Start today's lesson: reminders stop for the day once you begin."
-        case .icon: "planner"
-        case .urgency: "normal"
-        case .grace: "15m"
-        case .zone: "system"
-        case .studyCommand: ""
-        case .snooze: "15m"
-        case .sound: ""
+        case .window: SettingDeclaration(
+            "09:30-21:30", "the study window: the first slot at its start, the last not after its end",
+            accepts: "HH:MM-HH:MM, start not after end (e.g. 09:30-21:30)")
+        case .interval: SettingDeclaration(
+            "30m", "the time between two reminders",
+            accepts: "whole minutes from 5m to 12h (e.g. 30m, 45m, 1h30m, 90m, 2h)")
+        case .days: SettingDeclaration(
+            "mon-fri", "the study days",
+            accepts: "a comma list of mon tue wed thu fri sat sun and ranges (mon-fri), or daily, weekdays, weekends")
+        case .title: SettingDeclaration(
+            "Time to study?", "the reminder's title",
+            accepts: "visible text without line breaks, control characters or characters that hide or reorder text (such as U+200B or U+202E), at most 200 characters")
+        case .body: SettingDeclaration(
+            "Start today's lesson: reminders stop for the day once you begin.", "the reminder's text",
+            accepts: "text without line breaks, control characters or characters that hide or reorder text (such as U+200B or U+202E), at most 1000 characters")
+        case .icon: SettingDeclaration(
+            "planner", "the desktop notification's icon",
+            accepts: "an icon name or file path for desktop notifications (planner: the planner's own, installed by setup; empty for none)")
+        case .urgency: SettingDeclaration("normal", "the desktop notification's urgency", accepts: "low, normal or critical")
+        case .grace: SettingDeclaration(
+            "15m", "how late a reminder may still be shown", accepts: "a duration from 1m to 24h (e.g. 90s, 15m, 2h)")
+        case .zone: SettingDeclaration(
+            "system", "the plan's time zone (a new database takes the TZ of the command creating it)",
+            accepts: "a tz database name such as Europe/Berlin, or system (follow /etc/localtime)")
+        case .studyCommand: SettingDeclaration(
+            "", "what planner study runs after recording the open",
+            accepts: "a program and its arguments, split like a shell but run without one (e.g. anki, or xdg-open https://example.org/lesson); empty for none",
+            scope: .device)
+        case .snooze: SettingDeclaration(
+            "15m", "how long Snooze puts a reminder off", accepts: "a duration from 1m to 24h (e.g. 10m, 15m, 1h)")
+        case .sound: SettingDeclaration(
+            "", "the sound a desktop notification asks the server to play",
+            accepts: "a freedesktop sound name such as message-new-instant or complete (letters, digits, - and _), empty for none")
         }
     }
 
+    public var defaultValue: String { declaration.defaultValue }
+
     /// What the key accepts, for errors and `--help`.
-    public var accepts: String {
-        switch self {
-        case .window: "HH:MM-HH:MM, start not after end (e.g. 09:30-21:30)"
-        case .interval: "whole minutes from 5m to 12h (e.g. 30m, 45m, 1h30m, 90m, 2h)"
-        case .days: "a comma list of mon tue wed thu fri sat sun and ranges (mon-fri), or daily, weekdays, weekends"
-        case .title: "visible text without line breaks, control characters or characters that hide or reorder text (such as U+200B or U+202E), at most 200 characters"
-        case .body: "text without line breaks, control characters or characters that hide or reorder text (such as U+200B or U+202E), at most 1000 characters"
-        case .icon: "an icon name or file path for desktop notifications (planner: the planner's own, installed by setup; empty for none)"
-        case .urgency: "low, normal or critical"
-        case .grace: "a duration from 1m to 24h (e.g. 90s, 15m, 2h)"
-        case .zone: "a tz database name such as Europe/Berlin, or system (follow /etc/localtime)"
-        case .studyCommand: "a program and its arguments, split like a shell but run without one (e.g. anki, or xdg-open https://example.org/lesson); empty for none"
-        case .snooze: "a duration from 1m to 24h (e.g. 10m, 15m, 1h)"
-        case .sound: "a freedesktop sound name such as message-new-instant or complete (letters, digits, - and _), empty for none"
+    public var accepts: String { declaration.accepts }
+
+    /// One line per key for `config --help` and the manual: name, what it is, what it accepts, default.
+    public static var helpLines: [String] {
+        let width = allCases.map(\.rawValue.count).max() ?? 0
+        return allCases.map { key in
+            let d = key.declaration
+            let name = key.rawValue + String(repeating: " ", count: width - key.rawValue.count)
+            return "\(name)  \(d.summary): \(d.accepts)" + (d.defaultValue.isEmpty ? "; default empty" : "; default \"\(d.defaultValue)\"")
+                + (d.scope == .device ? " (this device's own)" : "")
         }
     }
 

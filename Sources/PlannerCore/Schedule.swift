@@ -14,7 +14,8 @@ public struct Schedule: Equatable, Sendable {
         self.days = days
     }
 
-    public static let standard = Schedule(startMinute: 9 * 60 + 30, endMinute: 21 * 60 + 30, intervalMinutes: 30, days: .weekdays)
+    /// The declared defaults of `window`, `interval` and `days` (`SettingKey.declaration`).
+    public static var standard: Schedule { PlanSettings.standard.schedule }
 
     /// The wall-clock readings of the slots on `date` (none on a day not in `days`).
     public func readings(on date: LocalDate) -> [LocalDateTime] {

@@ -130,6 +130,9 @@ extension PlannerDatabase {
             zone = SystemZone.systemDefault()
         }
         settingProblems = unusable
+        // A key this binary declares that the database does not hold yet (a setting newer than the file's
+        // schema needs no migration): read as its default here, added as a row by the next write.
+        missingSettingKeys = SettingKey.allCases.filter { values[$0.rawValue] == nil }
         for problem in unusable { Self.warnOnce(problem.warning) }
         return (plan, zone)
     }

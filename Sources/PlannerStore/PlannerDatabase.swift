@@ -19,6 +19,8 @@ public final class PlannerDatabase {
     let connection: Connection
     /// Stored settings the last read of the plan could not use (each runs as its default).
     public internal(set) var settingProblems: [UnusableSetting] = []
+    /// Declared settings the last read of the plan found no row for.
+    var missingSettingKeys: [SettingKey] = []
 
     /// Where warnings go: something is wrong but the command can still do its job (the executable
     /// writes them to stderr; the ticker to its log). Each message once per process.
@@ -185,7 +187,9 @@ public final class PlannerDatabase {
             var spooled: OpenSpool.Batch?
             let result = try connection.immediateTransaction {
                 spooled = try applySpooledOpens()
-                return try body()
+                let result = try body()
+                try addMissingSettingRows()
+                return result
             }
             spooled?.removeApplied()
             return result

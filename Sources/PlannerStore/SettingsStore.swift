@@ -19,14 +19,28 @@ extension PlannerDatabase {
                 guard let key = SettingKey(rawValue: stmt.text(0)) else { continue }
                 rows.append(SettingRow(key: key, value: stmt.text(1), isDefault: stmt.int64(2) != 0))
             }
-            return SettingKey.allCases.compactMap { key in rows.first { $0.key == key } }
+            // A declared key without a row (newer than the file) is at its declared default.
+            return SettingKey.allCases.map { key in
+                rows.first { $0.key == key } ?? SettingRow(key: key, value: key.defaultValue, isDefault: true)
+            }
         }
+    }
+
+    /// Rows for the declared keys the database does not hold yet, at their declared defaults.
+    func addMissingSettingRows() throws {
+        guard !missingSettingKeys.isEmpty else { return }
+        let insert = try connection.prepare("INSERT OR IGNORE INTO setting (key, value, default_value) VALUES (?, ?, ?)")
+        for key in missingSettingKeys { try insert.run(.text(key.rawValue), .text(key.defaultValue), .text(key.defaultValue)) }
+        missingSettingKeys = []
     }
 
     /// Sets (canonical values, checked by the caller) and resets keys, then re-plans: all or nothing.
     @discardableResult
     public func configure(set values: [(SettingKey, String)], reset keys: [SettingKey], now: Instant) throws(PlannerError) -> RefillDecision {
         try write {
+            // Rows for keys the file does not hold yet first (their declared defaults), so a set has a row.
+            _ = try readPlan()
+            try addMissingSettingRows()
             let set = try connection.prepare("UPDATE setting SET value = ?, changed_at_ms = ? WHERE key = ? AND value <> ?")
             for (key, value) in values {
                 try set.run(.text(value), .integer(now.milliseconds), .text(key.rawValue), .text(value))

@@ -12,18 +12,7 @@ struct Config: ParsableCommand {
         discussion: """
             Settings live in the database (view `settings`), so login, cron and the ticker agree whatever \
             their environment. Keys:
-              window    \(SettingKey.window.accepts); default \(SettingKey.window.defaultValue)
-              interval  \(SettingKey.interval.accepts); default \(SettingKey.interval.defaultValue)
-              days      \(SettingKey.days.accepts); default \(SettingKey.days.defaultValue)
-              title     the notification's title; default "\(SettingKey.title.defaultValue)"
-              body      the notification's text; default "\(SettingKey.body.defaultValue)"
-              icon      \(SettingKey.icon.accepts); default \(SettingKey.icon.defaultValue)
-              urgency   \(SettingKey.urgency.accepts); default \(SettingKey.urgency.defaultValue)
-              grace     \(SettingKey.grace.accepts); default \(SettingKey.grace.defaultValue)
-              zone      \(SettingKey.zone.accepts); a new database takes TZ of the command creating it
-              study-command  what `planner study` runs after recording the open: \(SettingKey.studyCommand.accepts)
-              snooze    how long Snooze puts a reminder off: \(SettingKey.snooze.accepts); default \(SettingKey.snooze.defaultValue)
-              sound     the sound a desktop notification asks for: \(SettingKey.sound.accepts)
+            \(SettingKey.helpLines.map { "  " + $0 }.joined(separator: "\n"))
 
             A change re-plans at once: pending study slots that no longer fit are retired with the reason \
             (schedule changed, zone changed, content changed), the soonest fitting ones are added up to 64. \
@@ -69,7 +58,8 @@ struct Config: ParsableCommand {
             discussion: "Example: planner config set window 08:00-20:00 interval 45m days mon-sat")
         @OptionGroup var common: CommonOptions
         @Flag(name: .long, help: "Say what the re-plan changed.") var verbose = false
-        @Argument(help: ArgumentHelp("KEY VALUE pairs.", valueName: "key value")) var pairs: [String] = []
+        @Argument(help: ArgumentHelp("KEY VALUE pairs.", valueName: "key value"),
+                  completion: .custom { words, index, _ in Config.completePair(words, at: index) }) var pairs: [String] = []
 
         func run() throws {
             guard !pairs.isEmpty, pairs.count % 2 == 0 else {
@@ -91,7 +81,7 @@ struct Config: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "reset", abstract: "Put settings back to their defaults (all of them without KEY), then re-plan.")
         @OptionGroup var common: CommonOptions
-        @Argument(help: "The settings to reset.") var keys: [String] = []
+        @Argument(help: "The settings to reset.", completion: .list(SettingKey.allCases.map(\.rawValue))) var keys: [String] = []
 
         func run() throws {
             let chosen = try keys.isEmpty ? SettingKey.allCases : keys.map { try Config.key($0) }
@@ -101,6 +91,29 @@ struct Config: ParsableCommand {
     }
 
     static var keyList: String { SettingKey.allCases.map(\.rawValue).joined(separator: ", ") }
+
+    /// `config set <Tab>`: a key at a key's place, and for a value the key's declared default and the
+    /// forms it names (from the declaration, so a new setting completes without more code).
+    static func completePair(_ words: [String], at index: Int) -> [String] {
+        guard let set = words.firstIndex(of: "set"), set < index else { return [] }
+        var position = 0, i = set + 1
+        var previousKey: String?
+        while i < index {
+            if ["--db", "--now"].contains(words[i]) { i += 2; continue }
+            if words[i].hasPrefix("-") { i += 1; continue }
+            previousKey = words[i]
+            position += 1
+            i += 1
+        }
+        guard position % 2 == 1 else { return SettingKey.allCases.map(\.rawValue) }
+        guard let key = previousKey.flatMap(SettingKey.init(rawValue:)) else { return [] }
+        switch key {
+        case .urgency: return ["low", "normal", "critical"]
+        case .days: return ["mon-fri", "daily", "weekdays", "weekends", "sat-sun"]
+        case .zone: return ["system"] + (Environment.get("TZ").map { [$0] } ?? [])
+        default: return key.defaultValue.isEmpty ? [] : [key.defaultValue]
+        }
+    }
 
     static func key(_ text: String) throws(PlannerError) -> SettingKey {
         guard let key = SettingKey(rawValue: text) else {
