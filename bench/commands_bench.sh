@@ -5,7 +5,7 @@
 # Writes bench/COMMANDS_RESULTS.md.
 #
 #   bench/commands_bench.sh
-#   BASELINE=/path/to/old/planner bench/commands_bench.sh
+#   BASELINE=/path/to/old/planner BASELINE_LABEL='the release build of abc1234' bench/commands_bench.sh
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$ROOT/bench/out
@@ -36,7 +36,7 @@ W=$OUT/commands-work.db
     echo
     echo "- Date: $(date -u +%Y-%m-%dT%H:%MZ); source: $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet -- Sources || echo ' plus uncommitted changes')"
     echo "- Each: \`valgrind --tool=callgrind\`, one run on a fresh copy of a database with 64 pending, TZ=Asia/Seoul, --now 2026-11-23T12:00."
-    [ -n "${BASELINE:-}" ] && echo "- Baseline: \`$BASELINE\`"
+    [ -n "${BASELINE:-}" ] && echo "- Baseline: \`$BASELINE\`${BASELINE_LABEL:+ ($BASELINE_LABEL)}"
     echo
     echo "| command | planner (M) | baseline (M) | ratio |"
     echo "| --- | --: | --: | --: |"
