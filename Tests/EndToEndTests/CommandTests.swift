@@ -119,7 +119,7 @@ import Testing
         let h = try Harness()
         _ = try h.plannerOK(["refill"], now: "2026-11-23T12:00")
         #expect(try h.sqlite("PRAGMA application_id") == String(0x504C_4E52))
-        let migrations = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../migrations").path
+        let migrations = Harness.repository.appendingPathComponent("migrations").path
         let count = try FileManager.default.contentsOfDirectory(atPath: migrations).filter { $0.hasSuffix(".sql") }.count
         #expect(try h.sqlite("PRAGMA user_version") == String(count))
         #expect(try h.sqlite("PRAGMA journal_mode") == "wal")

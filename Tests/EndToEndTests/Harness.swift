@@ -27,6 +27,16 @@ struct Harness {
         return url.appendingPathComponent("planner").path
     }()
 
+    /// The repository's root, from this file's own place (Tests/EndToEndTests/Harness.swift): never by
+    /// looking for "/Tests/" in a path, which a checkout's own parent folders may hold too.
+    static let repository: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// A file of the repository, read as text.
+    static func repositoryText(_ relative: String) throws -> String {
+        try String(contentsOf: repository.appendingPathComponent(relative), encoding: .utf8)
+    }
+
     struct Result {
         var status: Int32
         var out: String

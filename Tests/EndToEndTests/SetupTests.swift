@@ -186,7 +186,7 @@ extension SetupTests {
         let package = h.dir + "/package"
         #expect(try h.run(Harness.binary, ["setup", "--package-files", package], env: h.env).status == 0)
         let packaged = try String(contentsOfFile: package + "/usr/share/applications/planner-study.desktop", encoding: .utf8)
-        let contrib = try String(contentsOfFile: #filePath.components(separatedBy: "/Tests/")[0] + "/contrib/planner-study.desktop", encoding: .utf8)
+        let contrib = try Harness.repositoryText("contrib/planner-study.desktop")
         #expect(packaged == contrib, "contrib/planner-study.desktop must be what the package installs")
         for file in [installed, package + "/usr/share/applications/planner-study.desktop"] {
             let check = try h.run("/usr/bin/desktop-file-validate", [file], env: h.env)

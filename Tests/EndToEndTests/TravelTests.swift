@@ -142,11 +142,10 @@ import Testing
         let help = try h.planner(["refill", "--help"]).out.replacingOccurrences(of: "\n", with: " ")
             .split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
         #expect(help.contains(words))
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try Harness.repositoryText("README.md")
             .replacingOccurrences(of: "\n", with: " ")
         #expect(readme.contains(words))
-        let manual = try String(contentsOf: root.appendingPathComponent("man/planner.1"), encoding: .utf8)
+        let manual = try Harness.repositoryText("man/planner.1")
         #expect(manual.contains(words))
     }
 
@@ -163,8 +162,7 @@ import Testing
         // The machine slept until Thursday: the ticker marks Monday to Wednesday's slots missed.
         _ = try h.plannerOK(["tick", "--once", "--sink", "stdout"], now: "2026-11-26T09:00", stderrAllowed: true)
         #expect(try state() == "pending")
-        let readme = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try Harness.repositoryText("README.md")
             .replacingOccurrences(of: "\n", with: " ")
         #expect(readme.contains("never by a delivery alone"))
     }

@@ -6,8 +6,7 @@ import Testing
 /// path (`--version` alone) and through ArgumentParser (`refill --version`, `--version --version`).
 @Suite struct VersionTests {
     static func declared() throws -> String {
-        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/planner/PlannerCommand.swift").path
-        let source = try String(contentsOfFile: path, encoding: .utf8)
+        let source = try Harness.repositoryText("Sources/planner/PlannerCommand.swift")
         let after = try #require(source.components(separatedBy: "static let version = \"").dropFirst().first)
         return String(after.prefix { $0 != "\"" })
     }
