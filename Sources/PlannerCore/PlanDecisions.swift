@@ -88,6 +88,8 @@ public struct RefillDecision: Equatable, Sendable {
     /// content changed), each with its new state and why.
     public var retired: [Retirement] = []
 
+    public init() {}
+
     public var isEmpty: Bool { missed.isEmpty && displaced.isEmpty && added.isEmpty && readmitted.isEmpty && retired.isEmpty }
 }
 
@@ -103,6 +105,12 @@ public struct OpenDecision: Equatable, Sendable {
     /// That date's pending study slots, past ones included.
     public var cancelled: [PendingRequest]
     public var refill: RefillDecision
+
+    public init(date: LocalDate, cancelled: [PendingRequest], refill: RefillDecision) {
+        self.date = date
+        self.cancelled = cancelled
+        self.refill = refill
+    }
 }
 
 /// Refill: pending slots the plan no longer has are retired and stale requests become missed, then the

@@ -130,7 +130,8 @@ extension PlannerDatabase {
             var answer = Answer(outcome: "", studyCommand: [])
             switch action {
             case .default, .start:
-                let decision = try insertAppOpen(now: now, zone: nil, policy: nil)
+                let event = Self.openEvent(now: now, takenIn: zone, policy: nil, origin: "answer")
+                let decision = try applyEvent(event)!.effect.open!
                 answer.outcome = "opened \(decision.date): cancelled \(decision.cancelled.count) of its reminders"
                 answer.studyCommand = plan.studyCommand
             case .snooze:

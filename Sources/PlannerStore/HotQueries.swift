@@ -24,7 +24,7 @@ enum HotQueries {
         WHERE ended_at_ms IS NULL AND (until_ms IS NULL OR until_ms > ?)
         ORDER BY since_ms DESC LIMIT 1
         """
-    static let settings = "SELECT key, value FROM setting"
+    static let settings = "SELECT key, value, default_value FROM setting"
     /// Pending requests due at ?.
     static let due = """
         SELECT id, identifier, kind, fire_at_ms, local_date, zone FROM request

@@ -46,27 +46,28 @@ extension PlannerDatabase {
         return decision
     }
 
-    /// `planner open`: records the event, cancels today's remaining slots and refills, in one transaction.
+    /// `planner open`: records the open as an event, cancels today's remaining slots and refills, in one
+    /// transaction. `origin`: what made it (`open`, `study`, `answer`); `id`: a saved open's own, so it is
+    /// recorded once whichever process applies it.
     @discardableResult
-    public func recordAppOpen(now: Instant, zone: Zone? = nil, policy: PlanPolicy? = nil) throws(PlannerError) -> OpenDecision {
-        try write { try insertAppOpen(now: now, zone: zone, policy: policy) }
+    public func recordAppOpen(now: Instant, zone: Zone? = nil, policy: PlanPolicy? = nil, origin: String = "open",
+                              id: String? = nil, takenIn: Zone? = nil) throws(PlannerError) -> OpenDecision {
+        let event = Self.openEvent(now: now, takenIn: takenIn ?? zone, policy: policy, origin: origin, id: id)
+        return try write {
+            // Already recorded (a saved open applied by another process first): what it decided then is gone.
+            guard let outcome = try applyEvent(event, zone: zone) else {
+                let day = try zone ?? readPlan().1
+                return OpenDecision(date: day.local(now).date, cancelled: [], refill: RefillDecision())
+            }
+            return outcome.effect.open!
+        }
     }
 
-    /// The work of one open inside the caller's transaction: also applies opens saved while the
-    /// database was held, at their own instants.
-    func insertAppOpen(now: Instant, zone: Zone?, policy: PlanPolicy?) throws -> OpenDecision {
-        let (plan, planZone) = try readPlan()
-        let zone = zone ?? planZone
-        let policy = policy ?? PlanPolicy(graceMilliseconds: plan.graceMilliseconds)
-        let state = try readPlanState(now: now, zone: zone)
-        let decision = decideOpen(now: now, zone: zone, policy: policy, state: state, plan: plan)
-        try connection.prepare(
-            "INSERT INTO app_open (opened_at_ms, local_date, local_time, zone, cancelled) VALUES (?, ?, ?, ?, ?)"
-        ).run(.integer(now.milliseconds), .text(decision.date.description), .text(zone.rfc3339(now)),
-              .text(zone.name), .integer(Int64(decision.cancelled.count)))
-        try transition(decision.cancelled, to: .cancelled, reason: "app opened", now: now)
-        try apply(decision.refill, now: now, zone: zone, plan: plan)
-        return decision
+    /// An open taken now in `takenIn` (the environment's zone, a record: the day closed is the plan's).
+    public static func openEvent(now: Instant, takenIn: Zone?, policy: PlanPolicy?, origin: String, id: String? = nil) -> PlanEvent {
+        let zone = takenIn ?? SystemZone.systemDefault()
+        return PlanEvent(id: id ?? newEventID(), at: now, origin: origin,
+                         change: .open(zoneName: zone.name, offsetSeconds: zone.offset(at: now), graceMilliseconds: policy?.graceMilliseconds))
     }
 
     /// Pending requests, soonest first.
@@ -117,9 +118,22 @@ extension PlannerDatabase {
     /// planner cannot use (edited by hand, a zone this machine's tz database lacks) runs as its default
     /// with a warning, never a dead end: `config set`/`config reset` repair it, and `open` still records.
     func readPlan() throws -> (PlanSettings, Zone) {
+        try plan(from: try readSettingRows().values)
+    }
+
+    /// The stored settings and each row's default, as text.
+    func readSettingRows() throws -> (values: [String: String], defaults: [String: String]) {
         let stmt = try connection.prepare(HotQueries.settings)
-        var values: [String: String] = [:]
-        while try stmt.step() { values[stmt.text(0)] = stmt.text(1) }
+        var values: [String: String] = [:], defaults: [String: String] = [:]
+        while try stmt.step() {
+            values[stmt.text(0)] = stmt.text(1)
+            defaults[stmt.text(0)] = stmt.text(2)
+        }
+        return (values, defaults)
+    }
+
+    /// The settings stored `values` make, and their zone; an unusable value runs as its default (warned once).
+    func plan(from values: [String: String]) throws -> (PlanSettings, Zone) {
         var (plan, unusable) = PlanSettings.reading(values)
         let zone: Zone
         do {
@@ -135,6 +149,11 @@ extension PlannerDatabase {
         missingSettingKeys = SettingKey.allCases.filter { values[$0.rawValue] == nil }
         for problem in unusable { Self.warnOnce(problem.warning) }
         return (plan, zone)
+    }
+
+    /// The zone a plan's `zone` setting makes, never failing (as `plan(from:)` reads it).
+    static func usableZone(named name: String) -> Zone {
+        (try? zone(named: name)) ?? SystemZone.systemDefault()
     }
 
     /// The zone a `zone` setting names: `system` follows /etc/localtime at every run.
@@ -172,7 +191,9 @@ extension PlannerDatabase {
         try waiting.bind([.integer(now.milliseconds - 86_400_000)])
         while try waiting.step() { state.waitingOneOffs.append(pendingRequest(waiting)) }
 
-        let yesterday = zone.local(now).date.adding(days: -1).description
+        // From two days back: an event that moves the plan's zone is decided with what was read in the old
+        // one, and two zones' dates differ by at most a day (the same bound as `finishedLookBack`).
+        let yesterday = zone.local(now).date.adding(days: -2).description
         let opened = try connection.prepare(HotQueries.openedDates)
         try opened.bind([.text(yesterday)])
         while try opened.step() {

@@ -183,10 +183,11 @@ public final class PlannerDatabase {
     /// Runs `body` in one IMMEDIATE transaction, turning SQLite failures into user-facing errors.
     func write<T>(_ body: () throws -> T) throws(PlannerError) -> T {
         do {
-            // Opens saved while another program held the database come first, at their own instants.
-            var spooled: OpenSpool.Batch?
+            // Events saved by other processes (opens made while another program held the database) come
+            // first, at their own instants.
+            var spooled: Inbox.Batch?
             let result = try connection.immediateTransaction {
-                spooled = try applySpooledOpens()
+                spooled = try applyInbox()
                 let result = try body()
                 try addMissingSettingRows()
                 return result

@@ -12,7 +12,7 @@ extension PlannerDatabase {
         "request_delivering", "request_fire_at", "request_history", "request_pending_fire_at",
         "request_pending_identifier", "request_state_transition", "setting", "settings", "skipped_date",
         "skipped_dates", "pause", "pause_open", "pauses", "request_record", "notification_action",
-        "notification_actions",
+        "notification_actions", "event", "event_at", "events",
     ]
 
     /// `schemaFingerprint(of:)` of a file after migrations 1…version (SchemaCheckTests migrates fresh files
@@ -25,6 +25,7 @@ extension PlannerDatabase {
         4: 0x558B_9EEC_404F_AA42,
         5: 0x558B_9EEC_404F_AA42,  // rows only: the same objects as 4
         6: 0x4018_DFA2_E550_B7ED,
+        7: 0xCBBB_D348_9838_C366,
     ]
 
     /// FNV-1a over type, name, table and SQL of the planner's objects present, in name order.

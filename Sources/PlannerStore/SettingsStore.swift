@@ -37,47 +37,25 @@ extension PlannerDatabase {
     /// Sets (canonical values, checked by the caller) and resets keys, then re-plans: all or nothing.
     @discardableResult
     public func configure(set values: [(SettingKey, String)], reset keys: [SettingKey], now: Instant) throws(PlannerError) -> RefillDecision {
-        try write {
-            // Rows for keys the file does not hold yet first (their declared defaults), so a set has a row.
-            _ = try readPlan()
-            try addMissingSettingRows()
-            let set = try connection.prepare("UPDATE setting SET value = ?, changed_at_ms = ? WHERE key = ? AND value <> ?")
-            for (key, value) in values {
-                try set.run(.text(value), .integer(now.milliseconds), .text(key.rawValue), .text(value))
-            }
-            let reset = try connection.prepare(
-                "UPDATE setting SET value = default_value, changed_at_ms = ? WHERE key = ? AND value <> default_value")
-            for key in keys { try reset.run(.integer(now.milliseconds), .text(key.rawValue)) }
-            return try replan(now: now)
-        }
+        try change(.settings(set: values.map { SettingChange($0.0, $0.1) }, reset: keys), origin: "config", now: now).effect.refill
     }
 
     /// Pauses study slots from `now` until `until` (nil: until `resume`), replacing any pause in force.
     @discardableResult
     public func pause(now: Instant, until: Instant?) throws(PlannerError) -> RefillDecision {
-        try write {
-            try endPauses(now: now)
-            try connection.prepare("INSERT INTO pause (since_ms, until_ms) VALUES (?, ?)")
-                .run(.integer(now.milliseconds), until.map { .integer($0.milliseconds) } ?? .null)
-            return try replan(now: now)
-        }
+        try change(.pause(until: until), origin: "pause", now: now).effect.refill
     }
 
     /// Ends the pause in force; false when there was none.
     public func resume(now: Instant) throws(PlannerError) -> (ended: Bool, decision: RefillDecision) {
-        try write {
-            let ended = try endPauses(now: now)
-            return (ended, try replan(now: now))
-        }
+        let outcome = try change(.resume, origin: "resume", now: now)
+        return (outcome.effect.endsPause, outcome.effect.refill)
     }
 
-    @discardableResult
-    private func endPauses(now: Instant) throws -> Bool {
-        try connection.prepare("""
-            UPDATE pause SET ended_at_ms = ?
-            WHERE ended_at_ms IS NULL AND (until_ms IS NULL OR until_ms > ?)
-            """).run(.integer(now.milliseconds), .integer(now.milliseconds))
-        return sqlite3Changes() > 0
+    /// A change made here and now by a command: a new event, applied at once.
+    private func change(_ change: PlanChange, origin: String, now: Instant) throws(PlannerError) -> EventOutcome {
+        // A fresh id is never recorded yet: the event is always applied.
+        try apply(PlanEvent(id: Self.newEventID(), at: now, origin: origin, change: change))!
     }
 
     /// The pause in force or to come at `now`.
@@ -93,32 +71,14 @@ extension PlannerDatabase {
     /// Skips `dates` (a skip already there gets the new reason), then re-plans.
     @discardableResult
     public func skip(_ dates: [LocalDate], reason: String?, now: Instant) throws(PlannerError) -> RefillDecision {
-        try write {
-            let insert = try connection.prepare("""
-                INSERT INTO skipped_date (local_date, reason, skipped_at_ms) VALUES (?, ?, ?)
-                ON CONFLICT (local_date) DO UPDATE
-                SET reason = excluded.reason, skipped_at_ms = excluded.skipped_at_ms, removed_at_ms = NULL
-                """)
-            for date in dates {
-                try insert.run(.text(date.description), reason.map { .text($0) } ?? .null, .integer(now.milliseconds))
-            }
-            return try replan(now: now)
-        }
+        try change(.skip(dates: dates, reason: reason), origin: "skip", now: now).effect.refill
     }
 
     /// Removes the skips of `dates` (the rows stay, marked removed), then re-plans: the slots still ahead
     /// come back. Returns how many skips were removed.
     public func unskip(_ dates: [LocalDate], now: Instant) throws(PlannerError) -> (removed: Int, decision: RefillDecision) {
-        try write {
-            let update = try connection.prepare(
-                "UPDATE skipped_date SET removed_at_ms = ? WHERE local_date = ? AND removed_at_ms IS NULL")
-            var removed = 0
-            for date in dates {
-                try update.run(.integer(now.milliseconds), .text(date.description))
-                removed += sqlite3Changes()
-            }
-            return (removed, try replan(now: now))
-        }
+        let outcome = try change(.unskip(dates: dates), origin: "skip", now: now)
+        return (outcome.removedSkips, outcome.effect.refill)
     }
 
     /// Dates skipped now, oldest first.

@@ -63,7 +63,6 @@ import Testing
 
         _ = try h.plannerOK(["refill"], now: "2026-11-23T09:07")  // applies it
         #expect(h.spoolFiles().isEmpty)
-        try FileManager.default.createDirectory(atPath: h.spool, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         try FileManager.default.createSymbolicLink(atPath: h.spool + "/link.open", withDestinationPath: "/etc/passwd")
         #expect(mkfifo(h.spool + "/fifo.open", 0o600) == 0)
         try "x".write(toFile: h.spool + "/notes.txt", atomically: false, encoding: .utf8)

@@ -6,7 +6,7 @@ import PlannerSystem
 /// `planner open` runs in the login script: it must not hold up the login when another program holds
 /// the database (a `sqlite3` shell in a transaction, a database browser, a stalled process), and the open
 /// must not be lost. It waits about a second; then it saves the open in the spool beside the database
-/// (`OpenSpool`), and the next write of any planner process applies it at its own instant.
+/// (`Inbox`), and the next write of any planner process applies it at its own instant.
 enum LoginOpen {
     /// How long the login may wait for the database, in all.
     static let waitMilliseconds: Int64 = 1_000
@@ -17,23 +17,23 @@ enum LoginOpen {
         case saved(String)
     }
 
-    /// `zone` is the environment's, only for the spool's record: the open's day is the plan's.
-    static func run(now: Instant, zone: Zone, path: String, policy: PlanPolicy?) throws(PlannerError) -> Outcome {
+    /// `zone` is the environment's, only for the event's record: the open's day is the plan's. `origin`:
+    /// the command (`open`, `study`).
+    static func run(now: Instant, zone: Zone, path: String, policy: PlanPolicy?, origin: String) throws(PlannerError) -> Outcome {
         let start = monotonicMilliseconds()
+        // One event whichever way it goes: applied now, or saved and applied once by a later write.
+        let event = PlannerDatabase.openEvent(now: now, takenIn: zone, policy: policy, origin: origin)
         do {
             let tz = Environment.get("TZ").flatMap { $0.isEmpty ? nil : zone.name }
             let database = try PlannerDatabase(path: path, busyTimeoutMilliseconds: Int32(waitMilliseconds), zoneForNewPlan: tz)
             // Opening may have waited already (a pending migration, an exclusive lock): one budget in all.
             let left = max(50, waitMilliseconds - (monotonicMilliseconds() - start))
             database.setBusyTimeout(milliseconds: Int32(left))
-            let decision = try database.recordAppOpen(now: now, policy: policy)
+            let decision = try database.recordAppOpen(now: now, policy: policy, origin: origin, id: event.id, takenIn: zone)
             return .applied(decision, database)
         } catch where error.exitCode == PlannerError.busy("").exitCode {
-            let entry = OpenSpool.Entry(
-                openedAt: now, zoneName: zone.name, offsetSeconds: zone.offset(at: now),
-                graceMilliseconds: policy?.graceMilliseconds ?? -1)
             do {
-                return .saved(try OpenSpool.save(entry, databasePath: path))
+                return .saved(try Inbox.save(event, databasePath: path))
             } catch {
                 throw .busy("the database \(path) is locked by another program, and this open could not be saved for later (\(error.message)): it was NOT recorded; close the other program and run planner open again")
             }

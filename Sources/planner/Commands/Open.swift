@@ -28,7 +28,7 @@ struct Open: ParsableCommand {
     static func execute(_ options: PlanCommandOptions) throws {
         let policy = try options.policy()
         let inputs = try resolveInputs(db: options.db, now: options.now)
-        let outcome = try LoginOpen.run(now: inputs.now, zone: inputs.zone, path: inputs.path, policy: policy)
+        let outcome = try LoginOpen.run(now: inputs.now, zone: inputs.zone, path: inputs.path, policy: policy, origin: "open")
         guard case .applied(let decision, let database) = outcome else {
             if case .saved(let folder) = outcome {
                 LoginOpen.notice("the database \(inputs.path) is locked by another program; this open (\(inputs.zone.rfc3339(inputs.now))) was saved in \(folder)/ and will be applied at its time by the next planner command that writes once the database is free", from: "open")

@@ -19,12 +19,15 @@ struct Status: ParsableCommand {
         let s = try ctx.database.status(now: ctx.now, zone: ctx.zone)
         // Opens saved while the database was held are recorded by the next write; files the spool will
         // not apply stay there until someone removes them: both are said here, once.
-        let spool = OpenSpool.report(resolvedPath: ctx.database.resolvedPath)
+        let spool = Inbox.report(resolvedPath: ctx.database.resolvedPath)
         let today = ctx.zone.local(ctx.now).date
-        let waitingToday = spool?.waiting.filter { ctx.zone.local($0.openedAt).date == today } ?? []
+        let opensWaiting = spool?.waiting.filter { if case .open = $0.change { true } else { false } } ?? []
+        let othersWaiting = (spool?.waiting.count ?? 0) - opensWaiting.count
+        let waitingToday = opensWaiting.filter { ctx.zone.local($0.at).date == today }
         let spoolNote = spool.flatMap { r -> String? in
             var parts: [String] = []
-            if !r.waiting.isEmpty { parts.append("\(r.waiting.count) open\(r.waiting.count == 1 ? "" : "s") waiting to be recorded by the next planner command that writes") }
+            if !opensWaiting.isEmpty { parts.append("\(opensWaiting.count) open\(opensWaiting.count == 1 ? "" : "s") waiting to be recorded by the next planner command that writes") }
+            if othersWaiting > 0 { parts.append("\(othersWaiting) other change\(othersWaiting == 1 ? "" : "s") waiting to be applied by the next planner command that writes") }
             if r.setAside > 0 { parts.append("\(r.setAside) refused and set aside (*.rejected: read, then delete)") }
             if r.ignored > 0 { parts.append("\(r.ignored) ignored (not a saved open of yours: remove)") }
             return parts.isEmpty ? nil : "\(r.folder): " + parts.joined(separator: "; ")
@@ -48,8 +51,8 @@ struct Status: ParsableCommand {
                 ("cap", String(PlanPolicy.cap)),
                 ("opened_today", s.firstOpenToday == nil ? "false" : "true"),
                 ("first_open_today", time(s.firstOpenToday)),
-                ("opens_waiting", String(spool?.waiting.count ?? 0)),
-                ("first_open_today_waiting", time(waitingToday.map(\.openedAt).min())),
+                ("opens_waiting", String(opensWaiting.count)),
+                ("first_open_today_waiting", time(waitingToday.map(\.at).min())),
                 ("spool_set_aside", String(spool?.setAside ?? 0)),
                 ("spool_ignored", String(spool?.ignored ?? 0)),
                 ("last_refill", time(s.lastRefill)),
@@ -63,7 +66,7 @@ struct Status: ParsableCommand {
         } ?? "nothing pending (run 'planner refill')"
         let opened = s.firstOpenToday.map {
             "yes, first at \(Formatting.wallTime($0, in: ctx.zone))" + (s.opensToday > 1 ? " (\(s.opensToday) times)" : "")
-        } ?? waitingToday.map(\.openedAt).min().map {
+        } ?? waitingToday.map(\.at).min().map {
             "yes, at \(Formatting.wallTime($0, in: ctx.zone)) (saved while the database was held; recorded by the next planner command that writes)"
         } ?? "not today"
         let refilled = s.lastRefill.map {

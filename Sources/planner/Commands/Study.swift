@@ -38,7 +38,7 @@ struct Study: ParsableCommand {
             words = try setting.open().database.planSettings().settings.studyCommand
         }
         let program: String? = words.isEmpty ? nil : try Self.find(words[0])
-        let outcome = try LoginOpen.run(now: setting.now, zone: setting.zone, path: setting.path, policy: nil)
+        let outcome = try LoginOpen.run(now: setting.now, zone: setting.zone, path: setting.path, policy: nil, origin: "study")
         if case .saved(let folder) = outcome {
             LoginOpen.notice("the database \(setting.path) is locked by another program; this open was saved in \(folder)/ and will be applied at its time by the next planner command that writes", from: "study")
         }

@@ -3,34 +3,24 @@ import Glibc
 import PlannerCore
 import PlannerSystem
 
-/// Opens that `planner open` could not write because another program held the database (a `sqlite3`
-/// shell in a transaction, a database browser, a stalled process): saved durably beside the database and
-/// applied, at their own instants, by the next write transaction of any planner process.
+/// Events from outside this process, applied by the next write transaction of any planner process, each
+/// at its own instant, once. Today: opens that `planner open`/`study` could not write because another
+/// program held the database (a `sqlite3` shell in a transaction, a database browser, a stalled process).
 ///
-/// The spool is `<database, links resolved>.opens/`: a folder of ours (0700), one small file per open,
-/// written under a temporary name, fsynced and renamed into place, so concurrent opens never clobber
-/// each other and a reader never sees half a file. The folder sits beside the database, which may be
-/// shared: a symbolic link, something not a folder, or a folder or file owned by someone else is
-/// never followed or read.
-public enum OpenSpool {
-    /// One saved open: everything `recordAppOpen` needs, so it is applied as it would have been.
-    public struct Entry: Equatable, Sendable {
-        public var openedAt: Instant
-        /// The zone it was taken in, by name; the offset then, in case the name cannot be found later.
-        public var zoneName: String
-        public var offsetSeconds: Int
-        /// -1: the plan's `grace` setting when applied.
-        public var graceMilliseconds: Int64
-
-        public init(openedAt: Instant, zoneName: String, offsetSeconds: Int, graceMilliseconds: Int64) {
-            self.openedAt = openedAt
-            self.zoneName = zoneName
-            self.offsetSeconds = offsetSeconds
-            self.graceMilliseconds = graceMilliseconds
-        }
-
-        /// `planner-open 1 <ms> <offset s> <grace ms> <zone>`: one line of text, readable with `cat`.
-        var text: String { "planner-open 1 \(openedAt.milliseconds) \(offsetSeconds) \(graceMilliseconds) \(zoneName)\n" }
+/// The inbox is `<database, links resolved>.opens/`: a folder of ours (0700), one small file per event
+/// (a `PlanEventText` line), written under a temporary name, fsynced and renamed into place, so concurrent
+/// writers never clobber each other and a reader never sees half a file. It stays once made, so a ticker
+/// can watch it. The folder sits beside the database, which may be shared: a symbolic link, something not
+/// a folder, or a folder or file owned by someone else is never followed or read. Every line is untrusted
+/// input: one that is not an event, or that `PlanEvent.problem` refuses, is set aside, never applied.
+public enum Inbox {
+    /// A file saved by a planner before events (`planner-open 1 <ms> <offset s> <grace ms> <zone>`): still
+    /// applied, as the open it is.
+    struct LegacyOpen: Equatable {
+        var openedAt: Instant
+        var zoneName: String
+        var offsetSeconds: Int
+        var graceMilliseconds: Int64
 
         init?(text: String) {
             guard text.hasSuffix("\n") else { return nil }
@@ -38,38 +28,38 @@ public enum OpenSpool {
             guard fields.count == 6, fields[0] == "planner-open", fields[1] == "1",
                   let ms = Int64(fields[2]), let offset = Int(fields[3]), let grace = Int64(fields[4]), grace >= -1,
                   !fields[5].isEmpty else { return nil }
-            self.init(openedAt: Instant(milliseconds: ms), zoneName: String(fields[5]), offsetSeconds: offset,
-                      graceMilliseconds: grace)
+            openedAt = Instant(milliseconds: ms)
+            zoneName = String(fields[5])
+            offsetSeconds = offset
+            graceMilliseconds = grace
+        }
+
+        /// The open as an event; its id comes from its file's name, unique in the folder.
+        func event(fileName: String) -> PlanEvent {
+            PlanEvent(id: "spooled-" + fileName.dropLast(".open".count), at: openedAt, origin: "open",
+                      change: .open(zoneName: zoneName, offsetSeconds: offsetSeconds,
+                                    graceMilliseconds: graceMilliseconds < 0 ? nil : graceMilliseconds))
         }
     }
 
-    /// Why a parsed entry cannot be applied, or nil. The spool is untrusted input like `--now`: a time
-    /// outside the years the planner supports (or a grace or offset no zone has) is set aside, never
-    /// applied, so one bad file cannot make every writer fail.
-    static func problem(_ entry: Entry) -> String? {
-        let utc = LocalDateTime(epochMillisecondsAsIfUTC: entry.openedAt.milliseconds)
-        guard entry.openedAt.milliseconds >= 0, supportedYears.contains(utc.date.year) else {
-            return "its time is outside the years \(supportedYears.lowerBound)-\(supportedYears.upperBound)"
-        }
-        guard abs(entry.offsetSeconds) <= 26 * 3600 else { return "its UTC offset is not one any zone has" }
-        guard entry.graceMilliseconds == -1 || (0...366 * 86_400_000).contains(entry.graceMilliseconds) else {
-            return "its grace period is out of range"
-        }
-        guard entry.zoneName.utf8.count <= 255, !TerminalText.containsControl(entry.zoneName) else {
-            return "its zone name is not one"
-        }
-        return nil
+    /// One event read from the inbox.
+    struct Item {
+        var name: String
+        var event: PlanEvent
+        /// Saved by a planner before events: also recorded already if an open at its instant is.
+        var legacy: Bool
     }
 
-    /// The spool folder of the database at `resolvedPath` (symbolic links resolved).
+    /// The inbox of the database at `resolvedPath` (symbolic links resolved).
+    /// (Named `.opens` since opens were the first events saved there; the name stays for older planners.)
     public static func folder(of resolvedPath: String) -> String { resolvedPath + ".opens" }
 
-    /// Saves `entry` for the database at `databasePath` durably; returns the folder it went to.
+    /// Saves `event` for the database at `databasePath` durably; returns the folder it went to.
     /// Throws when it could not be saved (read-only folder, full disk, a folder that is not ours).
     @discardableResult
-    public static func save(_ entry: Entry, databasePath: String) throws(PlannerError) -> String {
+    public static func save(_ event: PlanEvent, databasePath: String) throws(PlannerError) -> String {
         let folder = folder(of: DatabaseFile.resolve(databasePath))
-        // An applier removes the folder once it is empty: a file cannot then be created in it, so try again.
+        // Someone may remove the folder meanwhile: a file cannot then be created in it, so try again.
         for _ in 0..<5 {
             if mkdir(folder, 0o700) == 0 {
                 // The new folder's own entry must survive a power cut too.
@@ -90,7 +80,7 @@ public enum OpenSpool {
             let fd = openat(dir, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             if fd < 0 && errno == ENOENT { continue }
             guard fd >= 0 else { throw .io("cannot create a file in \(folder): \(DatabaseFile.describe(errno))") }
-            var bytes = Array(entry.text.utf8)
+            var bytes = Array(PlanEventText.line(event).utf8)
             var written = 0
             var failure: Int32 = 0
             while written < bytes.count {
@@ -102,8 +92,8 @@ public enum OpenSpool {
             if failure == 0 && fsync(fd) != 0 { failure = errno }
             if close(fd) != 0 && failure == 0 { failure = errno }
             bytes.removeAll()
-            // Sorts by the open's instant; the pid and random part keep concurrent opens apart.
-            let name = "\(paddedMilliseconds(entry.openedAt))-\(unique).open"
+            // Sorts by the event's instant; the pid and random part keep concurrent writers apart.
+            let name = "\(paddedMilliseconds(event.at))-\(unique)\(fileSuffix)"
             if failure == 0 && renameat(dir, temporary, dir, name) != 0 { failure = errno }
             if failure != 0 {
                 unlinkat(dir, temporary, 0)
@@ -115,7 +105,25 @@ public enum OpenSpool {
             }
             return folder
         }
-        throw .io("\(folder) kept disappearing while the open was being saved")
+        throw .io("\(folder) kept disappearing while the event was being saved")
+    }
+
+    /// An event's file; `.open` also names the files of planners before events.
+    static let fileSuffix = ".open"
+
+    /// Makes the inbox of the database at `resolvedPath` if it is not there (a ticker watches it); returns
+    /// its path. Throws when it cannot be made or is not a folder of ours.
+    public static func prepare(resolvedPath: String) throws(PlannerError) -> String {
+        let folder = folder(of: resolvedPath)
+        if mkdir(folder, 0o700) != 0 && errno != EEXIST {
+            throw .io("cannot create \(folder): \(DatabaseFile.describe(errno))")
+        }
+        switch openFolder(folder) {
+        case .missing: throw .io("\(folder) disappeared while it was being made")
+        case .refused(let why): throw .io("\(folder) \(why)")
+        case .opened(let fd): close(fd)
+        }
+        return folder
     }
 
     private static func syncParent(of folder: String) throws(PlannerError) {
@@ -157,8 +165,8 @@ public enum OpenSpool {
         return instant.milliseconds < 0 ? digits : String(repeating: "0", count: max(0, 15 - digits.count)) + digits
     }
 
-    /// The opens waiting in the spool of `resolvedPath`, oldest first; nil (one failed `open(2)`) when
-    /// there is no spool. Files that are not ours, not regular, or not a saved open are left alone.
+    /// The events waiting in the inbox of `resolvedPath`, oldest first; nil (one failed `open(2)`) when
+    /// there is no inbox. Files that are not ours, not regular, or not an event are left alone.
     static func pending(resolvedPath: String) -> Batch? {
         let folder = folder(of: resolvedPath)
         guard case .opened(let dir) = openFolder(folder) else { return nil }
@@ -174,7 +182,7 @@ public enum OpenSpool {
                 $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
             }
             if name.hasPrefix(".tmp-") {
-                // Left by an open killed while saving (it exited non-zero; its file was never renamed).
+                // Left by a writer killed while saving (it exited non-zero; its file was never renamed).
                 var info = stat()
                 if fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_uid == getuid(),
                    Int64(info.st_mtim.tv_sec) < Int64(time(nil)) - 3600 {
@@ -187,27 +195,33 @@ public enum OpenSpool {
                 batch.setAside += 1
                 continue
             }
-            guard name.hasSuffix(".open") else {
+            guard name.hasSuffix(fileSuffix) else {
                 batch.ignored += 1
                 continue
             }
             switch read(name, in: dir) {
-            case .entry(let entry):
-                if let why = problem(entry) { batch.rejected.append((name, why)) } else { batch.entries.append((name, entry)) }
-            case .unparsable:
-                batch.rejected.append((name, "it is not a saved open"))
+            case .text(let text):
+                let legacy = LegacyOpen(text: text)
+                guard let event = PlanEvent(line: text) ?? legacy?.event(fileName: name) else {
+                    batch.rejected.append((name, "it is not an open or change a planner saved", "open"))
+                    continue
+                }
+                if let why = event.problem {
+                    batch.rejected.append((name, why, event.noun))
+                } else {
+                    batch.items.append(Item(name: name, event: event, legacy: legacy != nil))
+                }
             case .notOurs:
                 batch.ignored += 1
             }
         }
-        batch.entries.sort { ($0.entry.openedAt, $0.name) < ($1.entry.openedAt, $1.name) }
+        batch.items.sort { ($0.event.at, $0.name) < ($1.event.at, $1.name) }
         return batch
     }
 
     enum Read {
-        case entry(Entry)
-        /// A small regular file of ours that is not a saved open: set aside.
-        case unparsable
+        /// A small regular file of ours.
+        case text(String)
         /// A link, FIFO, folder, another user's or a huge file: never opened for reading or moved.
         case notOurs
     }
@@ -218,42 +232,41 @@ public enum OpenSpool {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == getuid(),
-              info.st_size <= 4096 else { return .notOurs }
+              info.st_size <= PlanEventText.maximumLineBytes else { return .notOurs }
         var buffer = [UInt8](repeating: 0, count: Int(info.st_size))
         let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-        guard n == buffer.count, let entry = Entry(text: String(decoding: buffer, as: UTF8.self)) else { return .unparsable }
-        return .entry(entry)
+        guard n == buffer.count else { return .text("") }
+        return .text(String(decoding: buffer, as: UTF8.self))
     }
 
-    /// A saved open the planner refused is renamed to `<name>.rejected`: kept for the user to read,
-    /// never read again.
+    /// A file the planner refused is renamed to `<name>.rejected`: kept for the user to read, never read again.
     static let setAsideSuffix = ".rejected"
 
-    /// What the spool holds, for `status`: opens waiting to be recorded and files it will not apply.
+    /// What the inbox holds, for `status`: events waiting to be applied and files it will not apply.
     public struct Report: Sendable {
         public var folder: String
-        public var waiting: [Entry] = []
-        /// Refused opens renamed `*.rejected`, plus those about to be.
+        public var waiting: [PlanEvent] = []
+        /// Refused files renamed `*.rejected`, plus those about to be.
         public var setAside = 0
         /// Files it does not touch (links, FIFOs, another user's, other names).
         public var ignored = 0
     }
 
-    /// Reads the spool without changing it; nil when there is none.
+    /// Reads the inbox without changing it; nil when there is none.
     public static func report(resolvedPath: String) -> Report? {
         guard let batch = pending(resolvedPath: resolvedPath) else { return nil }
-        return Report(folder: batch.folder, waiting: batch.entries.map(\.entry),
+        return Report(folder: batch.folder, waiting: batch.items.map(\.event),
                       setAside: batch.setAside + batch.rejected.count, ignored: batch.ignored)
     }
 
-    /// The opens read from the spool in one transaction: removed, exactly those, once it committed.
+    /// The events read from the inbox in one transaction: removed, exactly those, once it committed.
     final class Batch {
         let folder: String
         let fd: Int32
-        var entries: [(name: String, entry: Entry)] = []
+        var items: [Item] = []
         var staleTemporaries: [String] = []
-        /// Saved opens refused (unparsable, out of range, or failing to apply), with why: set aside.
-        var rejected: [(name: String, why: String)] = []
+        /// Files refused (not an event, out of range, or failing to apply), with why: set aside.
+        var rejected: [(name: String, why: String, noun: String)] = []
         var setAside = 0
         var ignored = 0
 
@@ -266,54 +279,59 @@ public enum OpenSpool {
 
         /// After COMMIT. A crash before this leaves files already applied: applying one again is a no-op.
         func removeApplied() {
-            for (name, _) in entries { unlinkat(fd, name, 0) }
+            for item in items { unlinkat(fd, item.name, 0) }
             for name in staleTemporaries { unlinkat(fd, name, 0) }
-            for (name, why) in rejected {
-                let kept = renameat(fd, name, fd, name + OpenSpool.setAsideSuffix) == 0
+            for (name, why, noun) in rejected {
+                let kept = renameat(fd, name, fd, name + Inbox.setAsideSuffix) == 0
                 // Gone: another process set it aside (and said so) first.
                 if !kept && errno == ENOENT { continue }
-                PlannerDatabase.warnOnce("a saved open \(folder)/\(name) was not applied: \(why); "
-                    + (kept ? "set aside as \(name)\(OpenSpool.setAsideSuffix) (delete it once read)" : "delete it"))
+                PlannerDatabase.warnOnce("a saved \(noun) \(folder)/\(name) was not applied: \(why); "
+                    + (kept ? "set aside as \(name)\(Inbox.setAsideSuffix) (delete it once read)" : "delete it"))
             }
-            // Empty: remove it, so a write without spooled opens costs one failed open(2). Fails harmlessly
-            // when another open was saved meanwhile.
-            rmdir(folder)
         }
     }
-
 }
 
 extension PlannerDatabase {
-    /// Applies, inside the caller's write transaction, the opens saved while the database was held, each
-    /// at its own instant and in order. One already recorded (applied before a crash kept its file) is skipped.
-    func applySpooledOpens() throws -> OpenSpool.Batch? {
-        guard let batch = OpenSpool.pending(resolvedPath: resolvedPath) else { return nil }
-        // The day an open closes is the plan's day, in the plan's zone, as for an open applied at once.
-        let (_, zone) = try readPlan()
-        var applied: [(name: String, entry: OpenSpool.Entry)] = []
-        for (name, entry) in batch.entries {
-            let seen = try connection.integer(
-                "SELECT count(*) FROM app_open WHERE opened_at_ms = ? AND zone = ?",
-                .integer(entry.openedAt.milliseconds), .text(zone.name)) ?? 0
-            if seen > 0 {
-                applied.append((name, entry))
+    /// Applies, inside the caller's write transaction, the events waiting in the inbox, each at its own
+    /// instant and in order. One already recorded (applied before a crash kept its file) changes nothing.
+    func applyInbox() throws -> Inbox.Batch? {
+        guard let batch = Inbox.pending(resolvedPath: resolvedPath) else { return nil }
+        var applied: [Inbox.Item] = []
+        for item in batch.items {
+            // Saved by a planner before events: recorded already if an open at its instant is.
+            if item.legacy, try connection.integer(
+                "SELECT count(*) FROM app_open WHERE opened_at_ms = ?", .integer(item.event.at.milliseconds)) ?? 0 > 0 {
+                applied.append(item)
                 continue
             }
-            // Each open in a savepoint: one the schema refuses is undone whole and set aside; the
-            // command and the other opens go on. Busy, full or I/O errors still end the transaction.
-            try connection.execute("SAVEPOINT spooled_open")
+            // Each event in a savepoint: one the schema refuses is undone whole and set aside; the
+            // command and the other events go on. Busy, full or I/O errors still end the transaction.
+            try connection.execute("SAVEPOINT inbox_event")
             do {
-                _ = try insertAppOpen(now: entry.openedAt, zone: zone,
-                                      policy: entry.graceMilliseconds < 0 ? nil : PlanPolicy(graceMilliseconds: entry.graceMilliseconds))
-                try connection.execute("RELEASE spooled_open")
-                applied.append((name, entry))
+                _ = try applyEvent(item.event)
+                try connection.execute("RELEASE inbox_event")
+                applied.append(item)
             } catch let error as SQLiteError where error.primaryCode == SQLITE_CONSTRAINT {
-                try connection.execute("ROLLBACK TO spooled_open")
-                try connection.execute("RELEASE spooled_open")
-                batch.rejected.append((name, "the database refused it (\(error.message))"))
+                try connection.execute("ROLLBACK TO inbox_event")
+                try connection.execute("RELEASE inbox_event")
+                batch.rejected.append((item.name, "the database refused it (\(error.message))", item.event.noun))
             }
         }
-        batch.entries = applied
+        batch.items = applied
         return batch
+    }
+
+    /// This database's inbox, made if missing: a ticker watches it for events saved by other processes.
+    public func inboxFolder() throws(PlannerError) -> String {
+        try Inbox.prepare(resolvedPath: resolvedPath)
+    }
+}
+
+extension PlanEvent {
+    /// What a message calls it: the user made an open, or a change.
+    var noun: String {
+        if case .open = change { return "open" }
+        return "change"
     }
 }

@@ -1,0 +1,68 @@
+/// A change to the plan that a person or another program caused: an open (login, `study`, an answer), a
+/// skip and its removal, a pause and a resume, a settings change. Every such change is one of these,
+/// recorded as a row of the `event` table and applied by `decideEvent`; applying one twice changes nothing
+/// (its `id` is already recorded).
+public struct PlanEvent: Equatable, Sendable {
+    /// Unique across every device and process: 32 hex digits of randomness (`newID`).
+    public var id: String
+    /// When it happened: it is applied at this instant, however late it arrives.
+    public var at: Instant
+    /// Where it came from: the command or program that made it (`open`, `study`, `answer`, `config`…).
+    public var origin: String
+    public var change: PlanChange
+
+    public init(id: String, at: Instant, origin: String, change: PlanChange) {
+        self.id = id
+        self.at = at
+        self.origin = origin
+        self.change = change
+    }
+
+    /// A new random id. The generator is the caller's (the system's at the edges, a seeded one in tests).
+    public static func newID<G: RandomNumberGenerator>(using generator: inout G) -> String {
+        let high = generator.next() as UInt64, low = generator.next() as UInt64
+        func hex(_ value: UInt64) -> String {
+            let digits = String(value, radix: 16)
+            return String(repeating: "0", count: 16 - digits.count) + digits
+        }
+        return hex(high) + hex(low)
+    }
+}
+
+/// What an event changes. A new kind of change is one case here, its fields in `PlanEventText` and one
+/// branch in `decideEvent`.
+public enum PlanChange: Equatable, Sendable {
+    /// "The app opened": the rest of that day's study reminders are cancelled. `zoneName` and
+    /// `offsetSeconds` are where it was taken (a record; the day is the plan's); `graceMilliseconds` a
+    /// `--grace` given for this run, else the plan's setting.
+    case open(zoneName: String, offsetSeconds: Int, graceMilliseconds: Int64?)
+    case skip(dates: [LocalDate], reason: String?)
+    case unskip(dates: [LocalDate])
+    /// From the event's instant until `until` (nil: until a resume); replaces a pause in force.
+    case pause(until: Instant?)
+    case resume
+    /// Canonical values (already checked by `SettingKey.canonical`) and keys back to their defaults.
+    case settings(set: [SettingChange], reset: [SettingKey])
+
+    /// The word the `event` table and the inbox files use.
+    public var kind: String {
+        switch self {
+        case .open: "open"
+        case .skip: "skip"
+        case .unskip: "unskip"
+        case .pause: "pause"
+        case .resume: "resume"
+        case .settings: "settings"
+        }
+    }
+}
+
+public struct SettingChange: Equatable, Sendable {
+    public var key: SettingKey
+    public var value: String
+
+    public init(_ key: SettingKey, _ value: String) {
+        self.key = key
+        self.value = value
+    }
+}

@@ -1,0 +1,188 @@
+/// An event as one line of text: how it travels through an inbox (a file per event in the spool today, a
+/// device's log next) and how the `event` table shows what it changed. Readable with `cat`:
+///
+///     planner-event 2 id=… at=1795396200000 origin=open kind=open zone=Asia/Seoul offset=32400
+///
+/// Fields are `name=value`; a value's spaces, `%`, control and line-breaking characters are written `%XX`
+/// (UTF-8 bytes). A line from outside is untrusted: `PlanEvent(line:)` reads it, `problem` says why a
+/// well-formed one must not be applied.
+public enum PlanEventText {
+    public static let header = "planner-event 2"
+    /// Longer lines are not events (a skip of a year of dates is ~4 KiB).
+    public static let maximumLineBytes = 16_384
+    static let maximumDates = 1_000
+
+    /// The fields after `kind`, in a fixed order: the `event` table's `payload`.
+    public static func payload(_ change: PlanChange) -> [(String, String)] {
+        switch change {
+        case .open(let zone, let offset, let grace):
+            return [("zone", zone), ("offset", String(offset))] + (grace.map { [("grace", String($0))] } ?? [])
+        case .skip(let dates, let reason):
+            return [("dates", dates.map(\.description).joined(separator: ","))] + (reason.map { [("reason", $0)] } ?? [])
+        case .unskip(let dates):
+            return [("dates", dates.map(\.description).joined(separator: ","))]
+        case .pause(let until):
+            return until.map { [("until", String($0.milliseconds))] } ?? []
+        case .resume:
+            return []
+        case .settings(let set, let reset):
+            return set.map { ("set." + $0.key.rawValue, $0.value) }
+                + (reset.isEmpty ? [] : [("reset", reset.map(\.rawValue).joined(separator: ","))])
+        }
+    }
+
+    public static func fields(_ pairs: [(String, String)]) -> String {
+        pairs.map { $0.0 + "=" + escaped($0.1) }.joined(separator: " ")
+    }
+
+    /// The whole line, with its line break.
+    public static func line(_ event: PlanEvent) -> String {
+        let head: [(String, String)] = [("id", event.id), ("at", String(event.at.milliseconds)), ("origin", event.origin),
+                                        ("kind", event.change.kind)]
+        return header + " " + fields(head + payload(event.change)) + "\n"
+    }
+
+    static func mustEscape(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value <= 0x20 || scalar.value == 0x7F || scalar == "%" || (0x80...0x9F).contains(scalar.value)
+            || scalar.value == 0x2028 || scalar.value == 0x2029
+    }
+
+    static func escaped(_ value: String) -> String {
+        var out = ""
+        for scalar in value.unicodeScalars {
+            guard mustEscape(scalar) else { out.unicodeScalars.append(scalar); continue }
+            for byte in String(scalar).utf8 {
+                let hex = String(byte, radix: 16, uppercase: true)
+                out += "%" + (hex.count == 1 ? "0" + hex : hex)
+            }
+        }
+        return out
+    }
+
+    /// nil: a `%` not followed by two hex digits, bytes that are not UTF-8, or a character that should
+    /// have been escaped.
+    static func unescaped(_ text: Substring) -> String? {
+        var bytes: [UInt8] = []
+        var utf8 = Array(text.utf8)[...]
+        while let byte = utf8.popFirst() {
+            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
+            guard utf8.count >= 2, let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16) else { return nil }
+            bytes.append(value)
+            utf8 = utf8.dropFirst(2)
+        }
+        guard let value = String(validating: bytes, as: UTF8.self) else { return nil }
+        return value
+    }
+}
+
+extension PlanEvent {
+    /// Reads one line (with its line break); nil when it is not an event line of this version.
+    public init?(line: String) {
+        guard line.hasSuffix("\n"), line.utf8.count <= PlanEventText.maximumLineBytes,
+              line.hasPrefix(PlanEventText.header + " ") else { return nil }
+        let body = line.dropFirst(PlanEventText.header.count + 1).dropLast()
+        var fields: [(String, String)] = []
+        for word in body.split(separator: " ", omittingEmptySubsequences: false) {
+            guard let equals = word.firstIndex(of: "="), let value = PlanEventText.unescaped(word[word.index(after: equals)...]) else { return nil }
+            let name = String(word[..<equals])
+            guard !name.isEmpty, !fields.contains(where: { $0.0 == name }) else { return nil }
+            fields.append((name, value))
+        }
+        var named = Dictionary(uniqueKeysWithValues: fields)
+        func take(_ name: String) -> String? { named.removeValue(forKey: name) }
+        guard let id = take("id"), let atText = take("at"), let at = Int64(atText), let origin = take("origin"),
+              let kind = take("kind") else { return nil }
+        func dates(_ text: String?) -> [LocalDate]? {
+            guard let text else { return nil }
+            let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+            guard parts.count <= PlanEventText.maximumDates else { return nil }
+            let dates = parts.compactMap { LocalDate(iso: String($0)) }
+            return dates.count == parts.count ? dates : nil
+        }
+        let change: PlanChange
+        switch kind {
+        case "open":
+            guard let zone = take("zone"), let offsetText = take("offset"), let offset = Int(offsetText) else { return nil }
+            var grace: Int64?
+            if let text = take("grace") {
+                guard let value = Int64(text) else { return nil }
+                grace = value
+            }
+            change = .open(zoneName: zone, offsetSeconds: offset, graceMilliseconds: grace)
+        case "skip":
+            guard let list = dates(take("dates")) else { return nil }
+            change = .skip(dates: list, reason: take("reason"))
+        case "unskip":
+            guard let list = dates(take("dates")) else { return nil }
+            change = .unskip(dates: list)
+        case "pause":
+            var until: Instant?
+            if let text = take("until") {
+                guard let ms = Int64(text) else { return nil }
+                until = Instant(milliseconds: ms)
+            }
+            change = .pause(until: until)
+        case "resume":
+            change = .resume
+        case "settings":
+            var set: [SettingChange] = []
+            for (name, value) in fields where name.hasPrefix("set.") {
+                guard let key = SettingKey(rawValue: String(name.dropFirst(4))) else { return nil }
+                set.append(SettingChange(key, value))
+                named.removeValue(forKey: name)
+            }
+            var reset: [SettingKey] = []
+            if let text = take("reset") {
+                for word in text.split(separator: ",", omittingEmptySubsequences: false) {
+                    guard let key = SettingKey(rawValue: String(word)) else { return nil }
+                    reset.append(key)
+                }
+            }
+            change = .settings(set: set, reset: reset)
+        default:
+            return nil
+        }
+        // A field this version does not know: another kind of event than it claims.
+        guard named.isEmpty else { return nil }
+        self.init(id: id, at: Instant(milliseconds: at), origin: origin, change: change)
+    }
+
+    /// Why a well-formed event from outside must not be applied, or nil. Like `--now`, nothing outside
+    /// what the planner's commands could have made is applied: one bad line cannot make a writer fail.
+    public var problem: String? {
+        func isWord(_ text: String, first: ClosedRange<UInt8>, length: ClosedRange<Int>) -> Bool {
+            guard length.contains(text.utf8.count), let head = text.utf8.first, first.contains(head) else { return false }
+            return text.utf8.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "-") }
+        }
+        guard isWord(id, first: UInt8(ascii: "0")...UInt8(ascii: "z"), length: 8...64) else { return "its id is not one" }
+        guard isWord(origin, first: UInt8(ascii: "a")...UInt8(ascii: "z"), length: 1...32) else { return "its origin is not one" }
+        func outOfRange(_ instant: Instant) -> Bool {
+            instant.milliseconds < 0 || !supportedYears.contains(LocalDateTime(epochMillisecondsAsIfUTC: instant.milliseconds).date.year)
+        }
+        guard !outOfRange(at) else { return "its time is outside the years \(supportedYears.lowerBound)-\(supportedYears.upperBound)" }
+        switch change {
+        case .open(let zone, let offset, let grace):
+            guard abs(offset) <= 26 * 3600 else { return "its UTC offset is not one any zone has" }
+            guard grace.map({ (0...366 * 86_400_000).contains($0) }) ?? true else { return "its grace period is out of range" }
+            guard !zone.isEmpty, zone.utf8.count <= 255, !TerminalText.containsControl(zone) else { return "its zone name is not one" }
+        case .skip(let dates, let reason):
+            guard !dates.isEmpty, dates.allSatisfy({ supportedYears.contains($0.year) }) else { return "its dates are not ones" }
+            if let reason, let why = SettingKey.body.problem(reason) { return "its reason is not one (\(why))" }
+        case .unskip(let dates):
+            guard !dates.isEmpty, dates.allSatisfy({ supportedYears.contains($0.year) }) else { return "its dates are not ones" }
+        case .pause(let until):
+            if let until, outOfRange(until) || until <= at { return "it ends before it starts" }
+        case .resume:
+            break
+        case .settings(let set, let reset):
+            guard !set.isEmpty || !reset.isEmpty else { return "it changes nothing" }
+            for change in set {
+                // Only the canonical text `config set` stores: anything else was not written by a planner.
+                guard (try? change.key.canonical(change.value)) == change.value else {
+                    return "its value for \(change.key.rawValue) is not one the planner accepts"
+                }
+            }
+        }
+        return nil
+    }
+}

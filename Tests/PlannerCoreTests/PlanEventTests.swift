@@ -1,0 +1,150 @@
+import Testing
+import PlannerCore
+import PlannerSystem
+
+/// Events as text (how an inbox carries them) and `decideEvent`, the one place a change is applied.
+@Suite struct PlanEventTests {
+    let seoul = try! SystemZone.named("Asia/Seoul")
+    func at(_ text: String) -> Instant { try! parseTime(text, in: seoul) }
+    func date(_ text: String) -> LocalDate { LocalDate(iso: text)! }
+
+    /// Lines written by hand from the format's description (not by the planner) read as these events.
+    @Test func handWrittenLinesReadAsTheirEvents() {
+        let skip = PlanEvent(line: "planner-event 2 id=0123456789abcdef at=1795396200000 origin=skip kind=skip dates=2026-12-24,2026-12-25 reason=Christmas%20Eve%0A%25\n")
+        #expect(skip == PlanEvent(id: "0123456789abcdef", at: Instant(milliseconds: 1_795_396_200_000), origin: "skip",
+                                  change: .skip(dates: [date("2026-12-24"), date("2026-12-25")], reason: "Christmas Eve\n%")))
+        let settings = PlanEvent(line: "planner-event 2 id=abcdefgh at=0 origin=config kind=settings set.title=공부%20시간 set.interval=45m reset=zone,grace\n")
+        #expect(settings?.change == .settings(set: [SettingChange(.title, "공부 시간"), SettingChange(.interval, "45m")], reset: [.zone, .grace]))
+        #expect(PlanEvent(line: "planner-event 2 id=abcdefgh at=5 origin=pause kind=pause until=9\n")?.change == .pause(until: Instant(milliseconds: 9)))
+        #expect(PlanEvent(line: "planner-event 2 id=abcdefgh at=5 origin=resume kind=resume\n")?.change == .resume)
+        #expect(PlanEvent(line: "planner-event 2 id=abcdefgh at=5 origin=study kind=open zone=Asia/Seoul offset=32400\n")?.change
+            == .open(zoneName: "Asia/Seoul", offsetSeconds: 32_400, graceMilliseconds: nil))
+    }
+
+    @Test func everyKindReadsBackTheSame() {
+        let changes: [PlanChange] = [
+            .open(zoneName: "America/Argentina/Buenos_Aires", offsetSeconds: -10_800, graceMilliseconds: 60_000),
+            .open(zoneName: "Africa/Monrovia", offsetSeconds: -2_670, graceMilliseconds: nil),
+            .skip(dates: [date("2026-12-24")], reason: nil),
+            .skip(dates: [date("2026-12-24"), date("2027-01-01")], reason: "a b%c=d\u{2028}e\u{85}\u{7F}\t 여행"),
+            .unskip(dates: [date("2026-12-24")]),
+            .pause(until: nil), .pause(until: at("2026-12-01T00:00")), .resume,
+            .settings(set: [SettingChange(.body, "x = y %41"), SettingChange(.window, "08:00-20:00")], reset: []),
+            .settings(set: [], reset: [.icon]),
+        ]
+        for change in changes {
+            let event = PlanEvent(id: "0123456789abcdef0123456789abcdef", at: at("2026-11-23T10:10:00.123"), origin: "open", change: change)
+            let line = PlanEventText.line(event)
+            #expect(line.hasSuffix("\n") && line.dropLast().allSatisfy { $0 != "\n" && $0 != "\u{2028}" }, "\(line)")
+            #expect(PlanEvent(line: line) == event, "\(line)")
+        }
+    }
+
+    @Test func linesThatAreNotEventsAreRefused() {
+        let good = "planner-event 2 id=abcdefgh at=5 origin=resume kind=resume"
+        for bad in [good, good + " \n", good + " extra=1\n", good + " id=abcdefgh\n", "planner-event 3 id=abcdefgh at=5 origin=x kind=resume\n",
+                    "planner-event 2 id=abcdefgh at=5 origin=x kind=explode\n", "planner-event 2 id=abcdefgh at=x origin=x kind=resume\n",
+                    "planner-event 2 id=abcdefgh at=5 origin=x kind=skip dates=2026-02-30\n",
+                    "planner-event 2 id=abcdefgh at=5 origin=x kind=skip reason=%zz dates=2026-02-03\n",
+                    "planner-event 2 id=abcdefgh at=5 origin=x kind=skip reason=%FF dates=2026-02-03\n",
+                    "planner-event 2 id=abcdefgh at=5 origin=x kind=settings set.colour=red\n",
+                    "planner-event 2 at=5 origin=x kind=resume\n", "planner-open 1 1 0 0 UTC\n",
+                    good + " pad=" + String(repeating: "x", count: PlanEventText.maximumLineBytes) + "\n"] {
+            #expect(PlanEvent(line: bad) == nil, "\(bad.prefix(120))")
+        }
+    }
+
+    /// Read from outside, a well-formed event is applied only if a planner command could have made it.
+    @Test func eventsNoCommandCouldMakeHaveAProblem() {
+        func problem(_ change: PlanChange, id: String = "0123456789abcdef", at: Int64 = 1_795_396_200_000, origin: String = "open") -> String? {
+            PlanEvent(id: id, at: Instant(milliseconds: at), origin: origin, change: change).problem
+        }
+        let open = PlanChange.open(zoneName: "Asia/Seoul", offsetSeconds: 32_400, graceMilliseconds: nil)
+        #expect(problem(open) == nil)
+        #expect(problem(open, id: "short") != nil)
+        #expect(problem(open, id: "UPPERCASE0123") != nil)
+        #expect(problem(open, id: "../../etc/passwd") != nil)
+        #expect(problem(open, origin: "Open") != nil)
+        #expect(problem(open, at: -1) != nil)
+        #expect(problem(open, at: 999_999_999_999_999_999) != nil)
+        #expect(problem(.open(zoneName: "Asia/Seoul", offsetSeconds: 200_000, graceMilliseconds: nil)) != nil)
+        #expect(problem(.open(zoneName: "Asia/Seoul", offsetSeconds: 0, graceMilliseconds: -5)) != nil)
+        #expect(problem(.open(zoneName: "Asia/\u{1B}[2J", offsetSeconds: 0, graceMilliseconds: nil)) != nil)
+        #expect(problem(.skip(dates: [LocalDate(year: 12_000, month: 1, day: 1)], reason: nil)) != nil)
+        #expect(problem(.skip(dates: [date("2026-12-24")], reason: "\u{1B}[31mred")) != nil)
+        #expect(problem(.pause(until: Instant(milliseconds: 1_795_396_200_000))) != nil)
+        #expect(problem(.settings(set: [], reset: [])) != nil)
+        #expect(problem(.settings(set: [SettingChange(.interval, "30 minutes")], reset: [])) != nil, "not the canonical text config stores")
+        #expect(problem(.settings(set: [SettingChange(.interval, "45m")], reset: [])) == nil)
+    }
+
+    func facts(_ values: [String: String] = [:], defaults: [String: String] = [:], pending: [PendingRequest] = [], exclusions: Exclusions = Exclusions()) -> PlanFacts {
+        var state = PlanState(pending: pending)
+        state.exclusions = exclusions
+        return PlanFacts(settingValues: values, settingDefaults: defaults, state: state)
+    }
+
+    /// An open decides exactly what `decideOpen` does on the plan the settings make, at the event's instant.
+    @Test func anOpenIsDecidedAtItsOwnInstantInThePlansZone() {
+        let event = PlanEvent(id: "0123456789abcdef", at: at("2026-11-23T10:10"), origin: "open",
+                              change: .open(zoneName: "Europe/Paris", offsetSeconds: 3_600, graceMilliseconds: 60_000))
+        let effect = decideEvent(event, facts: facts(["zone": "Asia/Seoul"])) { _ in seoul }
+        let expected = decideOpen(now: at("2026-11-23T10:10"), zone: seoul, policy: PlanPolicy(graceMilliseconds: 60_000),
+                                  state: PlanState(pending: []), plan: PlanSettings(zone: "Asia/Seoul"))
+        #expect(effect.open == expected)
+        #expect(effect.open?.date == date("2026-11-23"), "the plan's day, not Paris's")
+        #expect(effect.refill.added.first?.identifier == "Noti_AppOpenPromotion_2026_11_24_09_30")
+    }
+
+    @Test func aSkipOfTodayTakesItsRemainingSlotsOut() {
+        let now = at("2026-11-23T10:10")
+        let before = decideRefill(now: now, zone: seoul, state: PlanState(pending: []), plan: PlanSettings(zone: "Asia/Seoul"))
+        let pending = before.added.enumerated().map { i, slot in
+            PendingRequest(rowID: Int64(i + 1), identifier: slot.identifier, kind: .slot, fireAt: slot.fireAt, localDate: slot.local.date,
+                           zone: "Asia/Seoul", title: PlanSettings.standard.title, body: PlanSettings.standard.body)
+        }
+        let effect = decideEvent(PlanEvent(id: "0123456789abcdef", at: now, origin: "skip", change: .skip(dates: [date("2026-11-23")], reason: nil)),
+                                 facts: facts(["zone": "Asia/Seoul"], pending: pending)) { _ in seoul }
+        let today = pending.filter { $0.localDate == date("2026-11-23") }
+        #expect(today.count == 23)
+        #expect(Set(effect.refill.retired.map(\.request)) == Set(today) && effect.refill.retired.allSatisfy { $0.state == .skipped })
+        #expect(effect.skipped == [date("2026-11-23")])
+    }
+
+    /// `config reset` goes back to the row's own default (the zone a plan was made in), and a value that
+    /// is already what is asked changes no row.
+    @Test func settingsChangeOnlyWhatDiffersAndResetToTheRowsDefault() {
+        let event = PlanEvent(id: "0123456789abcdef", at: at("2026-11-23T10:10"), origin: "config",
+                              change: .settings(set: [SettingChange(.interval, "30m"), SettingChange(.title, "Study!")], reset: [.zone]))
+        var resolved: [String] = []
+        let effect = decideEvent(event, facts: facts(["interval": "30m", "zone": "Europe/Paris", "title": "x"], defaults: ["zone": "Asia/Seoul"])) {
+            resolved.append($0)
+            return seoul
+        }
+        #expect(effect.settings == [SettingChange(.title, "Study!"), SettingChange(.zone, "Asia/Seoul")])
+        #expect(effect.plan.zone == "Asia/Seoul" && effect.plan.title == "Study!")
+        #expect(resolved == ["Asia/Seoul"])
+    }
+
+    @Test func aPauseReplacesTheOneInForceAndAResumeEndsIt() {
+        let now = at("2026-11-23T10:10")
+        let inForce = Exclusions(pause: Pause(since: at("2026-11-20T00:00"), until: nil))
+        let pause = decideEvent(PlanEvent(id: "0123456789abcdef", at: now, origin: "pause", change: .pause(until: at("2026-11-25T00:00"))),
+                                facts: facts(exclusions: inForce)) { _ in seoul }
+        #expect(pause.endsPause && pause.startsPause == Pause(since: now, until: at("2026-11-25T00:00")))
+        #expect(pause.refill.added.first?.identifier == "Noti_AppOpenPromotion_2026_11_25_09_30")
+        let resume = decideEvent(PlanEvent(id: "0123456789abcdef", at: now, origin: "resume", change: .resume),
+                                 facts: facts(exclusions: inForce)) { _ in seoul }
+        #expect(resume.endsPause && resume.startsPause == nil)
+        #expect(resume.refill.added.first?.identifier == "Noti_AppOpenPromotion_2026_11_23_10_30")
+        let nothing = decideEvent(PlanEvent(id: "0123456789abcdef", at: now, origin: "resume", change: .resume), facts: facts()) { _ in seoul }
+        #expect(!nothing.endsPause)
+    }
+
+    @Test func idsAreThirtyTwoHexDigits() {
+        var generator = SystemRandomNumberGenerator()
+        let ids = (0..<100).map { _ in PlanEvent.newID(using: &generator) }
+        #expect(Set(ids).count == 100)
+        #expect(ids.allSatisfy { $0.count == 32 && $0.allSatisfy(\.isHexDigit) && $0 == $0.lowercased() })
+    }
+}
