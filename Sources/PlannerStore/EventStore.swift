@@ -21,7 +21,11 @@ extension PlannerDatabase {
     /// Inside the caller's transaction: records the event, lets `decideEvent` decide from the plan as it is,
     /// writes what it decided, at the event's own instant. `zone` overrides the plan's (tests).
     func applyEvent(_ event: PlanEvent, zone override: Zone? = nil) throws -> EventOutcome? {
-        if try connection.integer("SELECT count(*) FROM event WHERE id = ?", .text(event.id)) ?? 0 > 0 { return nil }
+        // Recorded first: a row already there means it was applied before, and nothing else is done.
+        try connection.prepare("INSERT INTO event (id, at_ms, origin, kind, payload) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING")
+            .run(.text(event.id), .integer(event.at.milliseconds), .text(event.origin), .text(event.change.kind),
+                 .text(PlanEventText.fields(PlanEventText.payload(event.change))))
+        guard sqlite3Changes() == 1 else { return nil }
         let now = event.at
         let rows = try readSettingRows()
         let (_, planZone) = try plan(from: rows.values)
@@ -32,9 +36,6 @@ extension PlannerDatabase {
         let effect = decideEvent(event, facts: facts) { name in override ?? Self.usableZone(named: name) }
         let zone = override ?? Self.usableZone(named: effect.plan.zone)
 
-        try connection.prepare("INSERT INTO event (id, at_ms, origin, kind, payload) VALUES (?, ?, ?, ?, ?)")
-            .run(.text(event.id), .integer(now.milliseconds), .text(event.origin), .text(event.change.kind),
-                 .text(PlanEventText.fields(PlanEventText.payload(event.change))))
         var outcome = EventOutcome(effect: effect)
         let set = try connection.prepare("UPDATE setting SET value = ?, changed_at_ms = ? WHERE key = ?")
         for change in effect.settings {
