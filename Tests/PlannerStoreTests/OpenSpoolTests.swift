@@ -3,6 +3,7 @@ import Testing
 import Glibc
 import PlannerCore
 import PlannerSystem
+import PlannerTestSupport
 @testable import PlannerStore
 
 /// The spool of opens saved while another program held the database (`OpenSpool`).
