@@ -79,6 +79,7 @@ let package = Package(
         .target(name: "PlannerTestSupport", dependencies: ["PlannerCore", "PlannerStore", "PlannerSystem"], path: "Tests/PlannerTestSupport"),
         .testTarget(name: "PlannerCoreTests", dependencies: ["PlannerCore", "PlannerSystem"]),
         .testTarget(name: "PlannerStoreTests", dependencies: ["PlannerStore", "PlannerCore", "PlannerSystem", "PlannerTestSupport"]),
+        .testTarget(name: "PlannerTickerTests", dependencies: ["PlannerTicker", "PlannerStore", "PlannerCore", "PlannerSystem", "PlannerTestSupport"]),
         .testTarget(name: "PlannerCLITests", dependencies: ["planner"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PlannerCore"]),
     ]
