@@ -25,7 +25,7 @@ public enum TickerRun {
         PlannerDatabase.warn = { log("warning: " + $0) }
         let lock = try TickerLock.acquire(databasePath: context.databasePath)
         defer { close(lock.fd) }
-        let wakeups = try Wakeups(databasePath: context.databasePath)
+        let wakeups = try Wakeups(databasePath: context.databasePath, inbox: database.inboxFolder())
         let db = TickerDatabase(database, log: log)
         // Short lock waits: the loop, not SQLite's busy handler, is where the ticker waits (it keeps
         // watching its deliveries and signals meanwhile).
