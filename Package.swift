@@ -44,12 +44,20 @@ let package = Package(
             ],
             swiftSettings: functionSections
         ),
+        // The ticker's runtime: its poll loop and the OS edges it runs on (timerfd/inotify/signalfd wake-ups,
+        // spawned programs, sinks, the session bus, its lock), with the clock, environment and output injected.
+        .target(
+            name: "PlannerTicker",
+            dependencies: ["CLinux", "PlannerCore", "PlannerStore", "PlannerSystem"],
+            swiftSettings: functionSections
+        ),
         .executableTarget(
             name: "planner",
             dependencies: [
                 "PlannerCore",
                 "PlannerStore",
                 "PlannerSystem",
+                "PlannerTicker",
                 "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -68,8 +76,11 @@ let package = Package(
                               "-Xlinker", "--no-warn-symbol-ordering"], .when(configuration: .release)),
             ]
         ),
+        // Fixtures the test targets share: temporary database paths, a fixed clock, plan builders.
+        .target(name: "PlannerTestSupport", dependencies: ["PlannerCore", "PlannerStore", "PlannerSystem"], path: "Tests/PlannerTestSupport"),
         .testTarget(name: "PlannerCoreTests", dependencies: ["PlannerCore", "PlannerSystem"]),
-        .testTarget(name: "PlannerStoreTests", dependencies: ["PlannerStore", "PlannerCore", "PlannerSystem"]),
+        .testTarget(name: "PlannerStoreTests", dependencies: ["PlannerStore", "PlannerCore", "PlannerSystem", "PlannerTestSupport"]),
+        .testTarget(name: "PlannerTickerTests", dependencies: ["PlannerTicker", "PlannerStore", "PlannerCore", "PlannerSystem", "PlannerTestSupport"]),
         .testTarget(name: "PlannerCLITests", dependencies: ["planner"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PlannerCore"]),
     ]

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import PlannerCore
 import PlannerSystem
+import PlannerTestSupport
 @testable import PlannerStore
 
 @Suite struct DeliveryStoreTests {

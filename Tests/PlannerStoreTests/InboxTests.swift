@@ -3,6 +3,7 @@ import Testing
 import Glibc
 import PlannerCore
 import PlannerSystem
+import PlannerTestSupport
 @testable import PlannerStore
 
 /// The inbox of events saved by other processes (opens saved while another program held the database).

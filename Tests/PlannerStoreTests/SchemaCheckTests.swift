@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import CSQLite
 @testable import PlannerStore
+import PlannerTestSupport
 
 /// The fingerprints the planner checks at each open must be those of files its migrations really make.
 @Suite struct SchemaCheckTests {

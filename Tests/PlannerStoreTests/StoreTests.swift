@@ -2,13 +2,8 @@ import Foundation
 import Testing
 import PlannerCore
 import PlannerSystem
+import PlannerTestSupport
 @testable import PlannerStore
-
-func temporaryDatabasePath() -> String {
-    let dir = NSTemporaryDirectory() + "planner-store-" + UUID().uuidString
-    try! FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    return dir + "/planner.db"
-}
 
 @Suite struct StoreTests {
     let seoul = try! SystemZone.named("Asia/Seoul")

@@ -3,6 +3,7 @@ import Glibc
 import PlannerCore
 import PlannerStore
 import PlannerSystem
+import PlannerTicker
 
 struct Setup: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -56,7 +56,7 @@ struct Study: ParsableCommand {
         if name.isEmpty { throw PlannerError("cannot run '': the study command is empty", exitCode: 127) }
         var found: String?
         if name.contains("/") {
-            guard isExecutableFile(name) else {
+            guard ExecutableFile.isExecutable(name) else {
                 throw PlannerError("cannot run \(shown): \(String(cString: strerror(errno)))", exitCode: 127)
             }
             found = name
@@ -64,7 +64,7 @@ struct Study: ParsableCommand {
             let path = Environment.get("PATH") ?? "/usr/local/bin:/usr/bin:/bin"
             found = path.split(separator: ":", omittingEmptySubsequences: false)
                 .map { ($0.isEmpty ? "." : String($0)) + "/" + name }
-                .first(where: isExecutableFile)
+                .first(where: ExecutableFile.isExecutable)
         }
         guard let found else { throw PlannerError("cannot run \(shown): not found on PATH", exitCode: 127) }
         // exec would refuse anything else, but only after the open is recorded: look now (no shell runs a
@@ -82,13 +82,6 @@ struct Study: ParsableCommand {
         var head = [UInt8](repeating: 0, count: 4)
         let n = read(fd, &head, 4)
         return (n >= 2 && head[0] == 0x23 && head[1] == 0x21) || (n == 4 && head == [0x7F, 0x45, 0x4C, 0x46])
-    }
-
-    static func isExecutableFile(_ path: String) -> Bool {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return false }
-        guard info.st_mode & S_IFMT == S_IFREG else { errno = EACCES; return false }
-        return access(path, X_OK) == 0
     }
 
     /// Becomes the program (the open is already committed). Returns only when exec failed.

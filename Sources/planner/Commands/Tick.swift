@@ -1,8 +1,8 @@
 import ArgumentParser
-import Glibc
 import PlannerCore
 import PlannerStore
 import PlannerSystem
+import PlannerTicker
 
 struct Tick: ParsableCommand {
     enum SinkName: String, ExpressibleByArgument, CaseIterable { case notify, stdout }
@@ -58,48 +58,34 @@ struct Tick: ParsableCommand {
     func run() throws {
         let policy = try PlanCommandOptions(grace: grace).policy()
         let ctx = try common.context()
+        let output = TickerContext.writeStandardOutput
         let busAddress = SessionBus.reachableAddress(environment: Environment.get)
         let chosen: DeliverySink
         if !exec.isEmpty {
             chosen = ExecSink(command: exec)
         } else if sink == .notify {
-            chosen = NotifySink(appName: appName, urgency: urgency, icon: icon, busAddress: busAddress, answerable: !once)
+            chosen = NotifySink(appName: appName, urgency: urgency, icon: icon, busAddress: busAddress, answerable: !once,
+                                environment: Environment.get)
         } else if sink == .stdout {
-            chosen = StdoutSink()
+            chosen = StdoutSink(output: output)
         } else {
-            chosen = AutoSink(notify: NotifySink(appName: appName, urgency: urgency, icon: icon, busAddress: nil, answerable: !once))
+            chosen = AutoSink(notify: NotifySink(appName: appName, urgency: urgency, icon: icon, busAddress: nil, answerable: !once,
+                                                 environment: Environment.get), output: output)
         }
 
         if once {
             let started = SystemClock.now()
-            let wakeups = try Wakeups(databasePath: nil)
-            let ticker = Ticker(
-                db: TickerDatabase(ctx.database, log: { _ in }), policy: policy, sink: chosen,
-                verbose: verbose, mode: .once, wakeups: wakeups, now: { ctx.now + (SystemClock.now() - started) })
-            try ticker.run()
+            let context = TickerContext(now: { ctx.now + (SystemClock.now() - started) }, output: output,
+                                        databasePath: ctx.database.resolvedPath)
+            let failures = try TickerRun.once(database: ctx.database, policy: policy, sink: chosen, verbose: verbose, context: context)
             // A cron job says why with its exit status (and cron mails the line).
-            if let first = ticker.failures.first {
-                let more = ticker.failures.count > 1 ? " (and \(ticker.failures.count - 1) more; see planner history)" : ""
+            if let first = failures.first {
+                let more = failures.count > 1 ? " (and \(failures.count - 1) more; see planner history)" : ""
                 throw PlannerError.failure("delivery failed: \(first)\(more)")
             }
             return
         }
-
-        // Warnings (a stored setting it cannot use, a spooled open set aside) go to the ticker's log.
-        PlannerDatabase.warn = { Ticker.log("warning: " + $0) }
-        let lock = try TickerLock.acquire(databasePath: ctx.database.resolvedPath)
-        defer { close(lock.fd) }
-        let wakeups = try Wakeups(databasePath: ctx.database.resolvedPath)
-        let db = TickerDatabase(ctx.database, log: Ticker.log)
-        // Short lock waits: the loop, not SQLite's busy handler, is where the ticker waits (it keeps
-        // watching its deliveries and signals meanwhile).
-        db.busyTimeout = 250
-        let ticker = Ticker(
-            db: db, policy: policy, sink: chosen, verbose: verbose, mode: .live,
-            wakeups: wakeups, now: SystemClock.now)
-        let through = chosen is AutoSink ? "notify when a session bus is reachable, else stdout" : chosen.name
-        ticker.log("delivering from \(ctx.database.path) through \(through) (pid \(getpid()))")
-        try ticker.run()
-        ticker.log("stopped")
+        let context = TickerContext(now: SystemClock.now, output: output, databasePath: ctx.database.resolvedPath)
+        try TickerRun.live(database: ctx.database, policy: policy, sink: chosen, verbose: verbose, context: context)
     }
 }

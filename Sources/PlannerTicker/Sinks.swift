@@ -5,14 +5,14 @@ import PlannerSystem
 
 /// How a delivery began: done at once (stdout), or a program now running, which the ticker watches in
 /// its poll loop and kills at the deadline.
-enum DeliveryStart {
+public enum DeliveryStart {
     case finished(error: String?)
     case running(Spawn.Child, program: String, timeoutMilliseconds: Int64)
 }
 
 /// Where a reminder goes. `start` never waits for a program to finish; `judge` turns its outcome into
 /// nil (delivered) or why it failed.
-protocol DeliverySink {
+public protocol DeliverySink {
     var name: String { get }
     func start(_ request: ClaimedRequest, fireAt: String) -> DeliveryStart
     /// `replacing`: the id of a study reminder still on screen that this one takes the place of.
@@ -21,16 +21,20 @@ protocol DeliverySink {
 }
 
 extension DeliverySink {
-    func judge(_ outcome: Spawn.Outcome, program: String) -> String? { describe(outcome, program) }
-    func start(_ request: ClaimedRequest, fireAt: String, replacing: UInt32?) -> DeliveryStart { start(request, fireAt: fireAt) }
+    public func judge(_ outcome: Spawn.Outcome, program: String) -> String? { describe(outcome, program) }
+    public func start(_ request: ClaimedRequest, fireAt: String, replacing: UInt32?) -> DeliveryStart { start(request, fireAt: fireAt) }
 }
 
 /// `identifier<TAB>fire_at<TAB>title`, one line per delivery, written at once (no buffering).
-struct StdoutSink: DeliverySink {
-    let name = "stdout"
+public struct StdoutSink: DeliverySink {
+    public let name = "stdout"
+    /// Writes the line (the context's output); nil once written, else why not.
+    var output: (String) -> String?
 
-    func start(_ request: ClaimedRequest, fireAt: String) -> DeliveryStart {
-        .finished(error: writeAll(Self.line(identifier: request.identifier, fireAt: fireAt, title: request.title)))
+    public init(output: @escaping (String) -> String?) { self.output = output }
+
+    public func start(_ request: ClaimedRequest, fireAt: String) -> DeliveryStart {
+        .finished(error: output(Self.line(identifier: request.identifier, fireAt: fireAt, title: request.title)))
     }
 
     /// Exactly one line of three tab-separated fields, whatever the texts hold: every control scalar
@@ -39,25 +43,11 @@ struct StdoutSink: DeliverySink {
         let clean = TerminalText.flattened
         return "\(clean(identifier))\t\(clean(fireAt))\t\(clean(title))\n"
     }
-
-    private func writeAll(_ line: String) -> String? {
-        let bytes = Array(line.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return "cannot write to standard output: \(String(cString: strerror(errno)))"
-            }
-            offset += n
-        }
-        return nil
-    }
 }
 
 /// A freedesktop desktop notification through `notify-send` (Debian: libnotify-bin).
-struct NotifySink: DeliverySink {
-    let name = "notify"
+public struct NotifySink: DeliverySink {
+    public let name = "notify"
     var appName = "planner"
     /// `--urgency` and `--icon` when given; else the settings each request was claimed under.
     var urgency: String?
@@ -66,13 +56,25 @@ struct NotifySink: DeliverySink {
     /// A live ticker offers "Start studying" and "Snooze" on study reminders and waits for the answer in its
     /// poll loop; `tick --once` (cron) cannot wait, so its reminders have no actions.
     var answerable = false
+    /// Where the session bus and the data folders are looked up (the context's environment).
+    var environment: (String) -> String?
+
+    public init(appName: String, urgency: String?, icon: String?, busAddress: String?, answerable: Bool,
+                environment: @escaping (String) -> String?) {
+        self.appName = appName
+        self.urgency = urgency
+        self.icon = icon
+        self.busAddress = busAddress
+        self.answerable = answerable
+        self.environment = environment
+    }
 
     /// Whether this request's notification carries actions (and its notify-send stays to report the answer).
     func offersActions(_ request: ClaimedRequest) -> Bool { answerable && request.isStudyReminder }
 
-    func start(_ request: ClaimedRequest, fireAt: String) -> DeliveryStart { start(request, fireAt: fireAt, replacing: nil) }
+    public func start(_ request: ClaimedRequest, fireAt: String) -> DeliveryStart { start(request, fireAt: fireAt, replacing: nil) }
 
-    func start(_ request: ClaimedRequest, fireAt: String, replacing: UInt32?) -> DeliveryStart {
+    public func start(_ request: ClaimedRequest, fireAt: String, replacing: UInt32?) -> DeliveryStart {
         var arguments = ["notify-send", "--app-name=\(appName)", "--urgency=\(urgency ?? request.urgency)"]
         // One study reminder on screen at a time: a new one takes the place of the last still showing.
         if let replacing { arguments.append("--replace-id=\(replacing)") }
@@ -85,27 +87,27 @@ struct NotifySink: DeliverySink {
                 "--action=snooze=Snooze \(SettingKey.formatDuration(request.snoozeMilliseconds))",
             ]
         }
-        let icon = Self.iconArgument(icon ?? request.icon)
+        let icon = Self.iconArgument(icon ?? request.icon, environment: environment)
         if !icon.isEmpty { arguments.append("--icon=\(icon)") }
         if !request.sound.isEmpty { arguments.append("--hint=string:sound-name:\(request.sound)") }
         // `--` so a title starting with '-' is text, not an option. The summary is plain text, but the
         // body is markup for servers with "body-markup" (dunst, GNOME Shell, Plasma, mako ...): a body
         // is text here, so it is escaped, or "Tom & Jerry" or "<b>" would break or vanish.
         arguments += ["--", request.title, Self.markupEscaped(request.body)]
-        var environment: [String: String] = [:]
-        if let busAddress { environment["DBUS_SESSION_BUS_ADDRESS"] = busAddress }
-        switch Spawn.start(arguments, extraEnvironment: environment, captureOutput: actions) {
+        var extra: [String: String] = [:]
+        if let busAddress { extra["DBUS_SESSION_BUS_ADDRESS"] = busAddress }
+        switch Spawn.start(arguments, extraEnvironment: extra, captureOutput: actions) {
         case .success(let child): return .running(child, program: "notify-send", timeoutMilliseconds: 10_000)
         case .failure(let failure): return .finished(error: "cannot run \(failure.why)")
         }
     }
 
-    func judge(_ outcome: Spawn.Outcome, program: String) -> String? {
+    public func judge(_ outcome: Spawn.Outcome, program: String) -> String? {
         guard let error = describe(outcome, program) else { return nil }
         // notify-send's own message goes to stderr only; say in the recorded error when the cause is
         // that no session bus is listening (checked now: a live ticker's bus can come and go).
-        if case .exited = outcome, SessionBus.reachableAddress(environment: Environment.get) == nil {
-            let set = { (name: String) in Environment.get(name).flatMap { $0.isEmpty ? nil : $0 } }
+        if case .exited = outcome, SessionBus.reachableAddress(environment: environment) == nil {
+            let set = { (name: String) in environment(name).flatMap { $0.isEmpty ? nil : $0 } }
             let place = set("DBUS_SESSION_BUS_ADDRESS").map { "DBUS_SESSION_BUS_ADDRESS=\($0)" }
                 ?? set("XDG_RUNTIME_DIR").map { "\($0)/bus" } ?? "DBUS_SESSION_BUS_ADDRESS (not set)"
             return error + " (no D-Bus session bus is listening at \(place); is a desktop session running?)"
@@ -116,11 +118,11 @@ struct NotifySink: DeliverySink {
     /// `planner` is the planner's own icon, passed by its file's path (looked up like any data file:
     /// $XDG_DATA_HOME, else ~/.local/share, then $XDG_DATA_DIRS); when no setup or package installed it,
     /// the theme name `appointment-soon`. Any other name or path goes as it is.
-    static func iconArgument(_ icon: String) -> String {
+    static func iconArgument(_ icon: String, environment: (String) -> String?) -> String {
         guard icon == "planner" else { return icon }
-        let home = Environment.get("XDG_DATA_HOME").flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? Environment.get("HOME").map { $0 + "/.local/share" }
-        let system = (Environment.get("XDG_DATA_DIRS").flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share")
+        let home = environment("XDG_DATA_HOME").flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? environment("HOME").map { $0 + "/.local/share" }
+        let system = (environment("XDG_DATA_DIRS").flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share")
             .split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
         for folder in [home].compactMap({ $0 }) + system {
             let path = folder + "/" + PlannerIcon.relativePath
@@ -133,11 +135,11 @@ struct NotifySink: DeliverySink {
     /// Takes a notification off the screen (CloseNotification), without waiting: the day it reminds of
     /// was opened. dbus-send comes with the session bus (Debian: dbus-bin).
     func close(_ id: UInt32) -> Spawn.Child? {
-        var environment: [String: String] = [:]
-        if let busAddress { environment["DBUS_SESSION_BUS_ADDRESS"] = busAddress }
+        var extra: [String: String] = [:]
+        if let busAddress { extra["DBUS_SESSION_BUS_ADDRESS"] = busAddress }
         let call = ["dbus-send", "--session", "--type=method_call", "--dest=org.freedesktop.Notifications",
                     "/org/freedesktop/Notifications", "org.freedesktop.Notifications.CloseNotification", "uint32:\(id)"]
-        if case .success(let child) = Spawn.start(call, extraEnvironment: environment) { return child }
+        if case .success(let child) = Spawn.start(call, extraEnvironment: extra) { return child }
         return nil
     }
 
@@ -159,26 +161,35 @@ struct NotifySink: DeliverySink {
 
 /// No --sink: each delivery goes to the desktop when a session bus is reachable at that moment, else to
 /// stdout. A ticker started before the desktop (or left running after it) follows it.
-struct AutoSink: DeliverySink {
-    var name: String { "auto" }
+public struct AutoSink: DeliverySink {
+    public var name: String { "auto" }
     var notify: NotifySink
+    /// Where a delivery goes when no bus is reachable (the context's output).
+    var output: (String) -> String?
+
+    public init(notify: NotifySink, output: @escaping (String) -> String?) {
+        self.notify = notify
+        self.output = output
+    }
 
     func current() -> DeliverySink {
-        guard let address = SessionBus.reachableAddress(environment: Environment.get) else { return StdoutSink() }
+        guard let address = SessionBus.reachableAddress(environment: notify.environment) else { return StdoutSink(output: output) }
         var chosen = notify
         chosen.busAddress = address
         return chosen
     }
 
-    func start(_ request: ClaimedRequest, fireAt: String) -> DeliveryStart { current().start(request, fireAt: fireAt) }
+    public func start(_ request: ClaimedRequest, fireAt: String) -> DeliveryStart { current().start(request, fireAt: fireAt) }
 }
 
 /// Runs PROGRAM [ARG…] directly with the request in its environment.
-struct ExecSink: DeliverySink {
-    let name = "exec"
+public struct ExecSink: DeliverySink {
+    public let name = "exec"
     var command: [String]
 
-    func start(_ request: ClaimedRequest, fireAt: String) -> DeliveryStart {
+    public init(command: [String]) { self.command = command }
+
+    public func start(_ request: ClaimedRequest, fireAt: String) -> DeliveryStart {
         let environment = [
             "PLANNER_ID": request.identifier, "PLANNER_TITLE": request.title,
             "PLANNER_BODY": request.body, "PLANNER_FIRE_AT": fireAt,
@@ -201,10 +212,10 @@ func describe(_ outcome: Spawn.Outcome, _ program: String) -> String? {
     }
 }
 
-enum SessionBus {
+public enum SessionBus {
     /// The session bus address if one is reachable: DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus,
     /// else /run/user/UID/bus (where cron and systemd leave it).
-    static func reachableAddress(environment: (String) -> String?) -> String? {
+    public static func reachableAddress(environment: (String) -> String?) -> String? {
         if let address = environment("DBUS_SESSION_BUS_ADDRESS"), !address.isEmpty {
             guard let range = address.firstRange(of: "unix:path=") else { return address }
             let path = address[range.upperBound...].prefix { $0 != "," && $0 != ";" }

@@ -3,10 +3,10 @@ import PlannerCore
 
 /// One live ticker per database: an exclusive `flock` on `<db>.tick.lock`, holding the owner's pid.
 /// The kernel drops the lock when the process dies, even by SIGKILL, so a stale file never blocks.
-struct TickerLock {
-    let fd: Int32
+public struct TickerLock {
+    public let fd: Int32
 
-    static func acquire(databasePath: String) throws(PlannerError) -> TickerLock {
+    public static func acquire(databasePath: String) throws(PlannerError) -> TickerLock {
         let path = databasePath + ".tick.lock"
         // Never through a link: one planted in a shared folder would make the ticker write (and, before,
         // truncate) whatever file it points to.

@@ -12,8 +12,8 @@ import PlannerSystem
 /// Delivery is at most once: the claim (`pending` -> `delivering`) commits before the sink starts, so a
 /// crash after the claim loses that reminder rather than repeating it; a later run marks it failed.
 /// Nothing is delivered past its grace period: every attempt checks the clock when it starts.
-final class Ticker {
-    enum Mode: Equatable {
+public final class Ticker {
+    public enum Mode: Equatable, Sendable {
         /// Follows the clock until stopped.
         case live
         /// `tick --once`: delivers what is due, retries for at most a few seconds, then exits.
@@ -74,9 +74,10 @@ final class Ticker {
     let sink: DeliverySink
     let verbose: Bool
     let mode: Mode
-    let wakeups: Wakeups
-    /// The clock: the real one for a live ticker; `--now` plus elapsed time for `--once`.
-    let now: () -> Instant
+    let wakeups: any TickerWakeups
+    /// The clock, environment, output and log it runs with.
+    let context: TickerContext
+    var now: Instant { context.now() }
 
     private var inFlight: [InFlight] = []
     private var unrecorded: [Outcome] = []
@@ -90,27 +91,27 @@ final class Ticker {
     private var stopDeadline: Instant?
     private let onceEnds: Instant
     /// Failures seen by a `--once` run, for its exit status.
-    private(set) var failures: [String] = []
+    public private(set) var failures: [String] = []
 
     /// How long `--once` keeps retrying a failing sink: a cron job must finish in seconds.
     static let onceRetryBudget: Int64 = 5_000
     /// How long a program may run in a `--once` run.
     static let onceProgramLimit: Int64 = 10_000
 
-    init(db: TickerDatabase, policy: PlanPolicy?, sink: DeliverySink, verbose: Bool, mode: Mode,
-         wakeups: Wakeups, now: @escaping () -> Instant) {
+    public init(db: TickerDatabase, policy: PlanPolicy?, sink: DeliverySink, verbose: Bool, mode: Mode,
+                wakeups: any TickerWakeups, context: TickerContext) {
         self.db = db
         self.policy = policy
         self.sink = sink
         self.verbose = verbose
         self.mode = mode
         self.wakeups = wakeups
-        self.now = now
-        onceEnds = now() + Self.onceRetryBudget
+        self.context = context
+        onceEnds = context.now() + Self.onceRetryBudget
     }
 
     /// Runs until stopped (live) or until everything due is delivered and recorded (once).
-    func run() throws(PlannerError) {
+    public func run() throws(PlannerError) {
         var claimedOnce = false
         while true {
             recordOutcomes()
@@ -137,8 +138,8 @@ final class Ticker {
             }
 
             // The timer runs on the real clock; `--once` may simulate another time (--now).
-            let real = SystemClock.now()
-            wakeups.arm(at: nextWake().map { real + ($0 - now()) }, now: real)
+            let real = context.timerNow()
+            wakeups.arm(at: nextWake().map { real + ($0 - now) }, now: real)
             // Every fd an event can come from: programs ending, and what notify-send prints (shown, answered).
             let children = (inFlight.compactMap(\.child) + answering.map(\.child) + launched)
                 .flatMap { [$0.pidfd, $0.output] }.filter { $0 >= 0 }
@@ -206,13 +207,13 @@ final class Ticker {
             log("\(claimed.identifier): ignoring an unknown answer \(TerminalText.quoted(key))")
             return
         }
-        answers.append(PendingAnswer(claimed: claimed, action: action, at: now()))
+        answers.append(PendingAnswer(claimed: claimed, action: action, at: now))
         recordAnswers()
     }
 
     /// Records each answer with what it does, in one transaction; then starts the study program.
     private func recordAnswers() {
-        if let retry = databaseRetryAt, retry > now() { return }
+        if let retry = databaseRetryAt, retry > now { return }
         while let next = answers.first {
             do {
                 try db.check()
@@ -235,7 +236,7 @@ final class Ticker {
     /// Starts the study program without waiting for it. Under systemd it runs as its own transient unit
     /// (systemd-run): the ticker's sandbox (no network, no W+X memory) is not for a browser or Anki.
     private func launch(_ words: [String]) {
-        let viaSystemd = Environment.get("INVOCATION_ID") != nil && Study.isExecutableFile("/usr/bin/systemd-run")
+        let viaSystemd = context.environment("INVOCATION_ID") != nil && ExecutableFile.isExecutable("/usr/bin/systemd-run")
         let command = viaSystemd ? ["/usr/bin/systemd-run", "--user", "--collect", "--quiet", "--"] + words : words
         switch Spawn.start(command, extraEnvironment: [:]) {
         case .success(let child): launched.append(child)
@@ -254,8 +255,8 @@ final class Ticker {
     // MARK: The loop's steps
 
     private func claimDue() throws(PlannerError) {
-        if let retry = databaseRetryAt, retry > now() { return }
-        let t = now()
+        if let retry = databaseRetryAt, retry > now { return }
+        let t = now
         do {
             try db.check()
             // The plan's zone as it is now (a `config set zone` since the ticker started counts).
@@ -285,11 +286,11 @@ final class Ticker {
             log(full ? "the disk is full; \(what) again every 5 seconds until there is space"
                      : "the database is busy; \(what) again shortly")
         }
-        databaseRetryAt = now() + (full ? 5_000 : 250)
+        databaseRetryAt = now + (full ? 5_000 : 250)
     }
 
     private func startAttempt(_ i: Int) {
-        let t = now()
+        let t = now
         var item = inFlight[i]
         item.retryAt = nil
         // Nothing is delivered past its grace period, measured when the attempt starts (a suspend during
@@ -327,7 +328,7 @@ final class Ticker {
     }
 
     private func startDueRetries() {
-        let t = now()
+        let t = now
         for i in inFlight.indices.reversed() where inFlight[i].child == nil && (inFlight[i].retryAt ?? .max) <= t {
             if stopDeadline == nil, let reason = reasonNotToRetry(inFlight[i]) {
                 finish(i, Outcome(claimed: inFlight[i].claimed, at: t, attempts: inFlight[i].attempt - 1, missedReason: reason))
@@ -345,7 +346,7 @@ final class Ticker {
     }
 
     private func reapChildren() {
-        let t = now()
+        let t = now
         for i in inFlight.indices.reversed() {
             guard let child = inFlight[i].child else { continue }
             if let outcome = Spawn.reap(child) {
@@ -361,7 +362,7 @@ final class Ticker {
     }
 
     private func attemptEnded(_ i: Int, error: String?) {
-        let t = now()
+        let t = now
         let item = inFlight[i]
         guard let error else {
             finish(i, Outcome(claimed: item.claimed, at: t, deliveredAt: item.startedAt, attempts: item.attempt,
@@ -394,7 +395,7 @@ final class Ticker {
     /// Writes every outcome it can, oldest first; on a busy database or a full disk keeps them for later
     /// (the reminder was shown: losing its record would later mark it failed).
     private func recordOutcomes() {
-        if let retry = databaseRetryAt, retry > now() { return }
+        if let retry = databaseRetryAt, retry > now { return }
         guard !unrecorded.isEmpty else { return }
         while let outcome = unrecorded.first {
             do {
@@ -424,12 +425,12 @@ final class Ticker {
     }
 
     private func beginStop() {
-        stopDeadline = now() + 500
+        stopDeadline = now + 500
         // Bubbles still on screen stay there, but nobody will hear their answer any more.
         for item in answering { Spawn.kill(item.child) }
         answering.removeAll()
         // A retry that has not started will not: record it now.
-        let t = now()
+        let t = now
         for i in inFlight.indices.reversed() where inFlight[i].child == nil {
             let item = inFlight[i]
             finish(i, Outcome(claimed: item.claimed, at: t, attempts: item.attempt - 1,
@@ -449,14 +450,7 @@ final class Ticker {
         return times.min()
     }
 
-    func log(_ message: String) { Self.log(message) }
-
-    /// One line on stderr. Identifiers come from the database, which anyone with the file can edit: a
-    /// control character in them is shown escaped, never sent to the terminal or journal raw.
-    static func log(_ message: String) {
-        var line = "planner tick: \(TerminalText.escaped(message))\n"
-        line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
-    }
+    func log(_ message: String) { context.log(message) }
 }
 
 extension Instant {

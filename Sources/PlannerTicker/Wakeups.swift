@@ -3,36 +3,57 @@ import Glibc
 import PlannerCore
 import PlannerSystem
 
+/// What the loop waits on: `Wakeups` (file descriptors), or in a test a fake that moves a fixed clock.
+public protocol TickerWakeups: AnyObject {
+    /// Wakes at `instant` (on the timer's clock, whose time is `now`); nil: nothing to wake for.
+    func arm(at instant: Instant?, now: Instant)
+    /// Blocks until something happens; `pollEvery` (ms, -1: never) bounds the wait.
+    func wait(children: [Int32], pollEvery: Int32) -> Result<Wakeups.Events, PlannerError>
+}
+
 /// What the ticker sleeps on, as file descriptors waited on with poll(2) — no polling loop:
 /// - a CLOCK_REALTIME timerfd armed at the next thing to do (a request's time, a retry, a child's
 ///   deadline), with TFD_TIMER_CANCEL_ON_SET so a clock change (or a resume that steps the clock) wakes
 ///   it at once instead of after a stale sleep;
 /// - inotify on the database's folder, for writes by `open`, `refill` and `add` and for WAL files
-///   deleted or replaced behind SQLite's back;
+///   deleted or replaced behind SQLite's back, and on its inbox folder, for opens saved while another
+///   program held the database (the next write applies them: the loop's claim is one);
 /// - a signalfd: stopping is just another event, and no signal can kill the ticker between a claim and
 ///   its record;
 /// - the pidfd of every delivery program in flight: its exit is an event, never a wait.
-final class Wakeups {
+public final class Wakeups: TickerWakeups {
     /// Signals that stop the ticker cleanly (exit 0): a terminal closed (HUP) is a stop like TERM.
     static let stopSignals: [Int32] = [SIGTERM, SIGINT, SIGHUP, SIGQUIT]
     /// Signals whose default action would kill the ticker mid-delivery; they mean nothing to it.
     static let ignoredSignals: [Int32] = [SIGUSR1, SIGUSR2, SIGALRM]
 
-    struct Events {
-        var stop: Int32?
-        var timer = false
-        var clockChanged = false
-        var databaseChanged = false
-        var ignoredSignals: [Int32] = []
+    public struct Events: Sendable {
+        public var stop: Int32?
+        public var timer = false
+        public var clockChanged = false
+        public var databaseChanged = false
+        /// Something was saved in the inbox folder.
+        public var inboxChanged = false
+        public var ignoredSignals: [Int32] = []
+
+        public init(stop: Int32? = nil, timer: Bool = false) {
+            self.stop = stop
+            self.timer = timer
+        }
     }
 
     private let timerFD: Int32
     private let inotifyFD: Int32
     private let signalFD: Int32
     private let watchedNames: Set<String>
+    /// The inbox folder, its name in the database's folder, and its watch (-1 while it does not exist).
+    private let inbox: String?
+    private let inboxName: String
+    private var inboxWatch: Int32 = -1
 
     /// `databasePath` nil: no folder watch (`tick --once` ends before anything could change).
-    init(databasePath: String?) throws(PlannerError) {
+    /// `inbox`: a folder whose new files are changes waiting for the next write.
+    public init(databasePath: String?, inbox: String? = nil) throws(PlannerError) {
         var signals = sigset_t()
         sigemptyset(&signals)
         for s in Self.stopSignals + Self.ignoredSignals { sigaddset(&signals, s) }
@@ -44,6 +65,8 @@ final class Wakeups {
         guard signalFD >= 0, timerFD >= 0, databasePath == nil || inotifyFD >= 0 else {
             throw .failure("cannot set up the ticker's timers and watches: \(String(cString: strerror(errno)))")
         }
+        self.inbox = databasePath == nil ? nil : inbox
+        inboxName = inbox.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? ""
         guard let databasePath else {
             watchedNames = []
             return
@@ -56,10 +79,23 @@ final class Wakeups {
         guard inotify_add_watch(inotifyFD, folder, mask) >= 0 else {
             throw .io("cannot watch \(folder) for changes: \(String(cString: strerror(errno)))")
         }
+        watchInbox()
+    }
+
+    deinit {
+        for fd in [timerFD, inotifyFD, signalFD] where fd >= 0 { close(fd) }
+    }
+
+    /// Watches the inbox for files saved into it (written in place, or written aside and renamed in),
+    /// never through a link. A missing folder is watched once it is created (seen in the database's folder).
+    private func watchInbox() {
+        guard let inbox else { return }
+        let mask = UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_CREATE) | UInt32(IN_DONT_FOLLOW | IN_ONLYDIR)
+        inboxWatch = inotify_add_watch(inotifyFD, inbox, mask)
     }
 
     /// Wakes at `instant`, or after a day when there is nothing to do (the armed timer still notices clock changes).
-    func arm(at instant: Instant?, now: Instant) {
+    public func arm(at instant: Instant?, now: Instant) {
         let target = instant ?? (now + 86_400_000)
         var spec = itimerspec()
         // A zero it_value would disarm the timer; any time in the past fires at once.
@@ -71,7 +107,7 @@ final class Wakeups {
 
     /// Blocks until something happens: a signal, the timer, a database change, or one of `children`
     /// (pidfds) exiting. `pollEvery` bounds the wait (children without a pidfd on old kernels).
-    func wait(children: [Int32], pollEvery: Int32 = -1) -> Result<Events, PlannerError> {
+    public func wait(children: [Int32], pollEvery: Int32) -> Result<Events, PlannerError> {
         var fds = [
             pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0),
             pollfd(fd: timerFD, events: Int16(POLLIN), revents: 0),
@@ -87,11 +123,11 @@ final class Wakeups {
                 var expirations: UInt64 = 0
                 if read(timerFD, &expirations, 8) < 0 && errno == ECANCELED { events.clockChanged = true } else { events.timer = true }
             }
-            if fds[2].revents != 0, drainInotify() { events.databaseChanged = true }
+            if fds[2].revents != 0 { drainInotify(into: &events) }
             // Children are reaped by the caller, which checks every one of them after any wake-up.
             let childExited = fds.dropFirst(3).contains { $0.revents != 0 }
             if n == 0 || childExited || events.stop != nil || events.timer || events.clockChanged
-                || events.databaseChanged || !events.ignoredSignals.isEmpty {
+                || events.databaseChanged || events.inboxChanged || !events.ignoredSignals.isEmpty {
                 return .success(events)
             }
             for i in fds.indices { fds[i].revents = 0 }
@@ -106,10 +142,9 @@ final class Wakeups {
         }
     }
 
-    /// Reads every pending inotify event; true when one concerns the database or its WAL files.
-    private func drainInotify() -> Bool {
+    /// Reads every pending inotify event: the database or its WAL files changed, or the inbox received a file.
+    private func drainInotify(into events: inout Events) {
         var buffer = [UInt8](repeating: 0, count: 4096)
-        var relevant = false
         while true {
             let n = read(inotifyFD, &buffer, buffer.count)
             guard n > 0 else { break }
@@ -117,14 +152,27 @@ final class Wakeups {
             // struct inotify_event { int wd; uint32_t mask, cookie, len; char name[len]; }
             while offset + 16 <= n {
                 let len = Int(buffer[offset + 12]) | Int(buffer[offset + 13]) << 8 | Int(buffer[offset + 14]) << 16 | Int(buffer[offset + 15]) << 24
+                let wd = Int32(bitPattern: UInt32(buffer[offset]) | UInt32(buffer[offset + 1]) << 8 | UInt32(buffer[offset + 2]) << 16 | UInt32(buffer[offset + 3]) << 24)
                 let mask = UInt32(buffer[offset + 4]) | UInt32(buffer[offset + 5]) << 8 | UInt32(buffer[offset + 6]) << 16 | UInt32(buffer[offset + 7]) << 24
-                // Events were dropped: anything may have changed.
-                if mask & UInt32(IN_Q_OVERFLOW) != 0 { relevant = true }
                 let nameBytes = buffer[(offset + 16)..<min(offset + 16 + len, n)].prefix { $0 != 0 }
-                if watchedNames.contains(String(decoding: nameBytes, as: UTF8.self)) { relevant = true }
+                let name = String(decoding: nameBytes, as: UTF8.self)
                 offset += 16 + len
+                // Events were dropped: anything may have changed.
+                if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                    events.databaseChanged = true
+                    events.inboxChanged = inbox != nil
+                } else if wd == inboxWatch && inboxWatch >= 0 {
+                    // The inbox itself was removed (its watch ends), or received a file; a name starting
+                    // with "." is one still being written, renamed in when complete.
+                    if mask & UInt32(IN_IGNORED) != 0 { inboxWatch = -1 } else if !name.hasPrefix(".") { events.inboxChanged = true }
+                } else if watchedNames.contains(name) {
+                    events.databaseChanged = true
+                } else if inbox != nil, name == inboxName, mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
+                    // The inbox folder (re)appeared: watch it, and look at once (a file may already be in it).
+                    watchInbox()
+                    events.inboxChanged = true
+                }
             }
         }
-        return relevant
     }
 }

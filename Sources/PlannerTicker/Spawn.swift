@@ -4,8 +4,8 @@ import Glibc
 /// Starts a program directly (posix_spawnp, never through a shell): arguments and environment values are
 /// data, so a title such as `$(rm -rf ~)` is never interpreted. Starting never waits for the program:
 /// the ticker watches the child's pidfd in its one poll loop and reaps it when it is readable.
-enum Spawn {
-    enum Outcome: Equatable {
+public enum Spawn {
+    public enum Outcome: Equatable {
         case exited(Int32)
         case signalled(Int32)
         case timedOut
@@ -15,7 +15,7 @@ enum Spawn {
 
     /// A running child in its own process group. `pidfd` is -1 on kernels without pidfd_open: the
     /// ticker then checks such children every 20 ms instead.
-    struct Child {
+    public struct Child {
         let pid: pid_t
         let pidfd: Int32
         /// The read end of the child's stdout (non-blocking) when it was captured, else -1.

@@ -5,13 +5,13 @@ import PlannerStore
 /// still the file it started on, and that SQLite's `-wal`/`-shm` are still the files this connection uses.
 /// Someone deleting or replacing them (a cleanup script, a user "fixing" a lock) would otherwise leave the
 /// ticker on its own private copies, and its next write would overwrite other processes' commits.
-final class TickerDatabase {
-    private(set) var database: PlannerDatabase
+public final class TickerDatabase {
+    public private(set) var database: PlannerDatabase
     private let identity: FileIdentity?
     private var walFiles: PlannerDatabase.WALFiles
     private let log: (String) -> Void
 
-    init(_ database: PlannerDatabase, log: @escaping (String) -> Void) {
+    public init(_ database: PlannerDatabase, log: @escaping (String) -> Void) {
         self.database = database
         identity = FileIdentity(path: database.resolvedPath)
         walFiles = database.walFiles()
@@ -46,7 +46,7 @@ final class TickerDatabase {
         database.checkpointWAL()
     }
 
-    var busyTimeout: Int32 = PlannerDatabase.busyTimeoutMilliseconds {
+    public var busyTimeout: Int32 = PlannerDatabase.busyTimeoutMilliseconds {
         didSet { database.setBusyTimeout(milliseconds: busyTimeout) }
     }
 }

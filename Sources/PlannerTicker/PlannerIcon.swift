@@ -3,8 +3,8 @@
 /// Installed as a file by `planner setup` and the package (hicolor/48x48/apps/planner.xpm) and handed to
 /// notify-send by its path: servers find a file where they may not find a theme name (dunst 1.9 with its
 /// default config finds no `appointment-soon`).
-enum PlannerIcon {
-    static let xpm = """
+public enum PlannerIcon {
+    public static let xpm = """
         /* XPM */
         static char *planner[] = {
         "48 48 4 1",
@@ -65,5 +65,5 @@ enum PlannerIcon {
         """
 
     /// Where setup and the package put it, under a data folder (…/share).
-    static let relativePath = "icons/hicolor/48x48/apps/planner.xpm"
+    public static let relativePath = "icons/hicolor/48x48/apps/planner.xpm"
 }

@@ -1,0 +1,40 @@
+import Glibc
+import PlannerCore
+import PlannerStore
+
+/// The two ways a ticker runs, put together from the loop and its edges; `planner tick` parses its
+/// options, picks the sink and context, and calls one of these.
+public enum TickerRun {
+    /// `tick --once`: delivers what is due at the context's `now`, retries for a few seconds at most, and
+    /// returns the failures (for the exit status a cron job reports).
+    public static func once(database: PlannerDatabase, policy: PlanPolicy?, sink: DeliverySink, verbose: Bool,
+                            context: TickerContext) throws(PlannerError) -> [String] {
+        let wakeups = try Wakeups(databasePath: nil)
+        let ticker = Ticker(db: TickerDatabase(database, log: { _ in }), policy: policy, sink: sink,
+                            verbose: verbose, mode: .once, wakeups: wakeups, context: context)
+        try ticker.run()
+        return ticker.failures
+    }
+
+    /// A live ticker, until a stop signal: one per database (its lock), woken by the clock, by other
+    /// processes' writes and by files saved in the inbox.
+    public static func live(database: PlannerDatabase, policy: PlanPolicy?, sink: DeliverySink, verbose: Bool,
+                            context: TickerContext) throws(PlannerError) {
+        // Warnings (a stored setting it cannot use, a spooled open set aside) go to the ticker's log.
+        let log = context.log
+        PlannerDatabase.warn = { log("warning: " + $0) }
+        let lock = try TickerLock.acquire(databasePath: context.databasePath)
+        defer { close(lock.fd) }
+        let wakeups = try Wakeups(databasePath: context.databasePath, inbox: database.inboxFolder())
+        let db = TickerDatabase(database, log: log)
+        // Short lock waits: the loop, not SQLite's busy handler, is where the ticker waits (it keeps
+        // watching its deliveries and signals meanwhile).
+        db.busyTimeout = 250
+        let ticker = Ticker(db: db, policy: policy, sink: sink, verbose: verbose, mode: .live,
+                            wakeups: wakeups, context: context)
+        let through = sink is AutoSink ? "notify when a session bus is reachable, else stdout" : sink.name
+        log("delivering from \(database.path) through \(through) (pid \(getpid()))")
+        try ticker.run()
+        log("stopped")
+    }
+}
