@@ -25,7 +25,14 @@ public enum TickerRun {
         PlannerDatabase.warn = { log("warning: " + $0) }
         let lock = try TickerLock.acquire(databasePath: context.databasePath)
         defer { close(lock.fd) }
-        let wakeups = try Wakeups(databasePath: context.databasePath, inbox: database.inboxFolder())
+        // An inbox that cannot be made or is not ours (a link planted there) is not watched: its events
+        // still wait for the next claim or refill, which refuses it with a warning.
+        let inbox: String?
+        do { inbox = try database.inboxFolder() } catch {
+            log("warning: \(error.message): saved opens are applied at the next delivery, not at once")
+            inbox = nil
+        }
+        let wakeups = try Wakeups(databasePath: context.databasePath, inbox: inbox)
         let db = TickerDatabase(database, log: log)
         // Short lock waits: the loop, not SQLite's busy handler, is where the ticker waits (it keeps
         // watching its deliveries and signals meanwhile).

@@ -3,6 +3,7 @@ import Testing
 import CSQLite
 import PlannerCore
 import PlannerSystem
+import PlannerTestSupport
 @testable import PlannerStore
 
 /// Every change a command makes goes through `applyEvent`: recorded as an event row, applied once.
