@@ -40,6 +40,7 @@ let package = Package(
                 .embedInCode("../../migrations/0004_record_index.sql"),
                 .embedInCode("../../migrations/0005_study_settings.sql"),
                 .embedInCode("../../migrations/0006_notification_actions.sql"),
+                .embedInCode("../../migrations/0007_request_states.sql"),
             ],
             swiftSettings: functionSections
         ),

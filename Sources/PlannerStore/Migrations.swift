@@ -8,6 +8,7 @@ enum Migrations {
         (4, "0004_record_index.sql", PackageResources._004_record_index_sql),
         (5, "0005_study_settings.sql", PackageResources._005_study_settings_sql),
         (6, "0006_notification_actions.sql", PackageResources._006_notification_actions_sql),
+        (7, "0007_request_states.sql", PackageResources._007_request_states_sql),
     ]
 
     static var latestVersion: Int32 { all.last!.version }

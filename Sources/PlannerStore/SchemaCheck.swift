@@ -12,7 +12,8 @@ extension PlannerDatabase {
         "request_delivering", "request_fire_at", "request_history", "request_pending_fire_at",
         "request_pending_identifier", "request_state_transition", "setting", "settings", "skipped_date",
         "skipped_dates", "pause", "pause_open", "pauses", "request_record", "notification_action",
-        "notification_actions",
+        "notification_actions", "request_state", "request_transition", "request_state_known_on_insert",
+        "request_state_known_on_update", "request_states",
     ]
 
     /// `schemaFingerprint(of:)` of a file after migrations 1…version (SchemaCheckTests migrates fresh files
@@ -25,6 +26,7 @@ extension PlannerDatabase {
         4: 0x558B_9EEC_404F_AA42,
         5: 0x558B_9EEC_404F_AA42,  // rows only: the same objects as 4
         6: 0x4018_DFA2_E550_B7ED,
+        7: 0x5301_6A4D_6704_A5D6,
     ]
 
     /// FNV-1a over type, name, table and SQL of the planner's objects present, in name order.
