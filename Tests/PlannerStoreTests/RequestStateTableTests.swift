@@ -46,7 +46,7 @@ import PlannerCore
         let path = temporaryDatabasePath()
         let old = try Connection(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         for migration in Migrations.all where migration.version <= 6 {
-            try old.execute(String(decoding: migration.sql, as: UTF8.self))
+            try old.execute(migration.sql)
         }
         try old.execute("PRAGMA application_id = \(PlannerDatabase.applicationID)")
         try old.execute("PRAGMA user_version = 6")

@@ -32,7 +32,7 @@ func temporaryDatabasePath() -> String {
         let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".sql") }.sorted()
         #expect(files == Migrations.all.map(\.name))
         for m in Migrations.all {
-            #expect(FileManager.default.contents(atPath: folder + "/" + m.name) == Data(m.sql))
+            #expect(FileManager.default.contents(atPath: folder + "/" + m.name) == Data(m.sql.utf8))
             #expect(m.name.hasPrefix(String(format: "%04d_", m.version)))
         }
     }
