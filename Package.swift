@@ -28,22 +28,17 @@ let package = Package(
         .target(name: "PlannerCore", swiftSettings: functionSections),
         // The edges the core must not touch: the tz database, the clock, the environment.
         .target(name: "PlannerSystem", dependencies: ["PlannerCore"], swiftSettings: functionSections),
-        // SQLite: connection, embedded migrations, request store.
+        // SQLite: connection, migrations (compiled in by the EmbedMigrations plugin), request store.
         .target(
             name: "PlannerStore",
             dependencies: ["CSQLite", "PlannerCore", "PlannerSystem"],
-            resources: [
-                // Embedded into the binary: a copied binary needs no resource bundle.
-                .embedInCode("../../migrations/0001_initial.sql"),
-                .embedInCode("../../migrations/0002_delivery.sql"),
-                .embedInCode("../../migrations/0003_settings.sql"),
-                .embedInCode("../../migrations/0004_record_index.sql"),
-                .embedInCode("../../migrations/0005_study_settings.sql"),
-                .embedInCode("../../migrations/0006_notification_actions.sql"),
-                .embedInCode("../../migrations/0007_events.sql"),
-            ],
-            swiftSettings: functionSections
+            swiftSettings: functionSections,
+            // Every migrations/*.sql compiled in as text (no list to keep: a new migration is a new file),
+            // so a copied binary needs no resource bundle.
+            plugins: ["EmbedMigrations"]
         ),
+        // Runs Plugins/EmbedMigrations/embed-migrations.sh with /bin/sh: no tool to build.
+        .plugin(name: "EmbedMigrations", capability: .buildTool()),
         // The ticker's runtime: its poll loop and the OS edges it runs on (timerfd/inotify/signalfd wake-ups,
         // spawned programs, sinks, the session bus, its lock), with the clock, environment and output injected.
         .target(

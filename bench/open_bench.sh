@@ -5,11 +5,15 @@
 # runs with another connection attached, as the installed ticker keeps one (no checkpoint at close), and
 # the flushes each program asks of the disk either way.
 # Targets (issue 12): CPU (user+sys) <= 1.25x the C twin, peak RSS <= 2.2x, and no growth with history.
+# With BASELINE (another planner binary, e.g. the release build of an older commit), that binary runs
+# side by side too, on templates of its own making, and `open`'s CPU and peak RSS must stay within 1.05x of
+# it (issue 20): the table "Against the baseline".
 # Writes bench/RESULTS.md. Exit status: 0 all targets met, 1 error or the two programs disagree,
 # 2 a target missed.
 #
 #   bench/open_bench.sh                              # builds into ./.build, as the README's install does
 #   BUILD_DIR=.build-bench RUNS=200 ROUNDS=10 RSS_RUNS=20 KEEP_TEMPLATES=1 bench/open_bench.sh
+#   BASELINE=/tmp/planner-base BASELINE_LABEL='release build of 6d65970' bench/open_bench.sh
 set -euo pipefail
 shopt -s inherit_errexit  # a failed run inside $(...) stops the script too
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,13 +34,22 @@ SOURCE="$(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HE
 # The binary the README installs: release, Swift runtime linked in statically.
 (cd "$ROOT" && swift build -c release --static-swift-stdlib --scratch-path "$BUILD_DIR")
 PLANNER=$BUILD_DIR/release/planner
-gcc -O2 -o "$OUT/open_c" "$ROOT/bench/open_c.c" -lsqlite3
+# open_c checks the database against the schema migrations/ makes (its version, objects, fingerprint).
+python3 "$ROOT/bench/planner_schema.py" "$ROOT/migrations" > "$OUT/planner_schema.h"
+gcc -O2 -I "$OUT" -o "$OUT/open_c" "$ROOT/bench/open_c.c" -lsqlite3
 gcc -O2 -o "$OUT/open_min_c" "$ROOT/bench/open_min_c.c" -lsqlite3
 command -v strace >/dev/null || apt-get install -y strace >/dev/null
 [ "${KEEP_TEMPLATES:-}" = 1 ] && [ -f "$OUT/decade.db" ] || python3 "$ROOT/bench/make_history.py" "$PLANNER" "$OUT"
+BASELINE=${BASELINE:-}
+if [ -n "$BASELINE" ]; then  # its own templates: an older binary refuses a newer schema
+    [ "${KEEP_TEMPLATES:-}" = 1 ] && [ -f "$OUT/baseline/decade.db" ] || python3 "$ROOT/bench/make_history.py" "$BASELINE" "$OUT/baseline"
+fi
 
 WORK=$OUT/work.db
 WORK_MIN=$OUT/work-min.db
+WORK_BASE=$OUT/work-baseline.db
+PROGRAMS=3; BASE_RUN=()
+[ -n "$BASELINE" ] && PROGRAMS=4 && BASE_RUN=(-n baseline "$BASELINE open --db $WORK_BASE --now $NOW")
 declare -A HISTORY_DAYS=([fresh]=0 [year]=365 [decade]=3650)
 # Everything both programs can have written, in a stable order (rowids included).
 dump() { sqlite3 "$1" "SELECT * FROM request ORDER BY id; SELECT * FROM app_open ORDER BY id; SELECT * FROM plan;"; }
@@ -78,7 +91,7 @@ print(total, sqlite)
 PY
 }
 
-ROWS=()
+ROWS=(); BASE_ROWS=()
 for t in fresh year decade; do
     template=$OUT/$t.db
     # Same resulting state, or the comparison is meaningless.
@@ -90,6 +103,12 @@ for t in fresh year decade; do
         exit 1
     fi
     echo "== $t: same resulting state ($(sqlite3 "$OUT/check-c.db" "SELECT group_concat(state || '=' || n, ' ') FROM (SELECT state, count(*) n FROM request GROUP BY state)"))"
+    base_template=$OUT/baseline/$t.db
+    if [ -n "$BASELINE" ]; then  # the same history, the same open: the same rows (nothing a user sees changed)
+        cp "$base_template" "$OUT/check-baseline.db"; "$BASELINE" open --db "$OUT/check-baseline.db" --now "$NOW"
+        cmp -s <(dump "$OUT/check-planner.db") <(dump "$OUT/check-baseline.db") ||
+            { echo "!!!!!!!! MISMATCH on $t: planner and BASELINE left different rows !!!!!!!!" >&2; exit 1; }
+    fi
     min_template=$OUT/$t-min.db
     rm -f "$min_template"*
     "$OUT/open_min_c" init "$min_template" "$NOW" "${HISTORY_DAYS[$t]}"
@@ -110,25 +129,26 @@ for t in fresh year decade; do
     rm -f "$OUT"/hyperfine-$t-*.json
     for r in $(seq "$ROUNDS"); do
         rm -rf "$OUT/pool"; mkdir "$OUT/pool"
-        mkdir "$OUT/pool/min"
-        for i in $(seq -w $((3 * (RUNS / ROUNDS + WARMUP) + 2))); do
+        mkdir "$OUT/pool/min" "$OUT/pool/base"
+        for i in $(seq -w $((PROGRAMS * (RUNS / ROUNDS + WARMUP) + 2))); do
             cp "$template" "$OUT/pool/$i.db"; cp "$min_template" "$OUT/pool/min/$i.db"
+            [ -z "$BASELINE" ] || cp "$base_template" "$OUT/pool/base/$i.db"
         done
         sync
         # Each run takes the next copy of both templates (a run of either program uses one).
-        next="sh -c 'set -- $OUT/pool/*.db; mv \$1 $WORK; set -- $OUT/pool/min/*.db; mv \$1 $WORK_MIN'"
+        next="sh -c 'set -- $OUT/pool/*.db; mv \$1 $WORK; set -- $OUT/pool/min/*.db; mv \$1 $WORK_MIN; set -- $OUT/pool/base/*.db; [ ! -e \$1 ] || mv \$1 $WORK_BASE'"
         hyperfine -N --runs $((RUNS / ROUNDS)) --warmup "$WARMUP" --prepare "$next" \
             -n planner "$PLANNER open --db $WORK --now $NOW" -n c "$OUT/open_c $WORK $NOW" \
-            -n min "$OUT/open_min_c $WORK_MIN $NOW" \
+            -n min "$OUT/open_min_c $WORK_MIN $NOW" "${BASE_RUN[@]}" \
             --export-json "$OUT/hyperfine-$t-$r.json" >&2
     done
     rm -rf "$OUT/pool"
-    read -r cpu_p cpu_c cpu_m wall_p wall_c < <(python3 - "$OUT"/hyperfine-$t-*.json <<'PY'
+    read -r cpu_p cpu_c cpu_m wall_p wall_c cpu_b < <(python3 - "$OUT"/hyperfine-$t-*.json <<'PY'
 import json, statistics, sys
 rounds = [json.load(open(f))["results"] for f in sys.argv[1:]]
-cpu = [statistics.median((r[i]["user"] + r[i]["system"]) * 1000 for r in rounds) for i in (0, 1, 2)]
+cpu = [statistics.median((r[i]["user"] + r[i]["system"]) * 1000 for r in rounds) for i in range(len(rounds[0]))]
 wall = [statistics.median(r[i]["mean"] * 1000 for r in rounds) for i in (0, 1)]
-print(*("%.3f" % x for x in cpu + wall))
+print(*("%.3f" % x for x in cpu[:3] + wall + cpu[3:]), "-" if len(cpu) < 4 else "")
 PY
 )
     rss_p=$(peak_rss "$template" "$PLANNER" open --db "$WORK" --now "$NOW")
@@ -142,14 +162,21 @@ PY
     ir_m="- -"
     if command -v valgrind >/dev/null; then ir_m=$(WORK=$WORK_MIN instructions "$t-min" "$min_template" "$OUT/open_min_c" "$WORK_MIN" "$NOW"); fi
     ROWS+=("$t $(sqlite3 "$template" 'SELECT count(*) FROM request') $cpu_p $cpu_c $wall_p $wall_c $rss_p $rss_c $ir_p $ir_c $cpu_m $rss_m ${ir_m% *}")
+    if [ -n "$BASELINE" ]; then
+        rss_b=$(WORK=$WORK_BASE peak_rss "$base_template" "$BASELINE" open --db "$WORK_BASE" --now "$NOW")
+        ir_b="- -"
+        if command -v valgrind >/dev/null; then ir_b=$(WORK=$WORK_BASE instructions "$t-baseline" "$base_template" "$BASELINE" open --db "$WORK_BASE" --now "$NOW"); fi
+        BASE_ROWS+=("$t $cpu_p $cpu_b $rss_p $rss_b ${ir_p% *} ${ir_b% *}")
+    fi
 done
 
 # With a connection attached (the installed setup: the ticker keeps one open), on the smallest and the
 # largest history: CPU and wall time, side by side as above.
 HOLD=$ROOT/bench/hold_connection.py
+unhold() { if [ -s "$OUT/held" ]; then kill "$(cat "$OUT/held")" 2>/dev/null || true; fi; rm -f "$OUT/held"; }
 hold() {  # a fresh holder on the current WORK and WORK_MIN
     cat > "$OUT/next-attached.sh" <<SH
-pkill -f "$HOLD" 2>/dev/null; rm -f "$OUT/held"
+[ -s "$OUT/held" ] && kill "\$(cat "$OUT/held")" 2>/dev/null; rm -f "$OUT/held"
 set -- $OUT/pool/*.db; mv "\$1" "$WORK"; set -- $OUT/pool/min/*.db; mv "\$1" "$WORK_MIN"
 setsid python3 "$HOLD" "$OUT/held" "$WORK" "$WORK_MIN" </dev/null >/dev/null 2>&1 &
 while [ ! -e "$OUT/held" ]; do sleep 0.005; done
@@ -170,7 +197,7 @@ for t in fresh decade; do
             -n min "$OUT/open_min_c $WORK_MIN $NOW" \
             --export-json "$OUT/hyperfine-attached-$t-$r.json" >&2
     done
-    pkill -f "$HOLD" || true
+    unhold
     rm -rf "$OUT/pool"
     ATTACHED+=("$t $(python3 - "$OUT"/hyperfine-attached-$t-*.json <<'PY'
 import json, statistics, sys
@@ -200,7 +227,7 @@ for mode in alone attached; do
             c) row+=" $(flushes "$OUT/open_c" "$WORK" "$NOW")" ;;
             min) row+=" $(flushes "$OUT/open_min_c" "$WORK_MIN" "$NOW")" ;;
         esac
-        pkill -f "$HOLD" || true
+        unhold
     done
     FLUSH_ROWS+=("$row")
 done
@@ -208,18 +235,20 @@ done
 # The three state reads and the cap trigger's count, as SQLite plans them on the largest history.
 EQP=$(sqlite3 "$OUT/decade.db" <<'SQL'
 EXPLAIN QUERY PLAN SELECT id, identifier, kind, fire_at_ms, local_date FROM request WHERE state = 'pending';
-EXPLAIN QUERY PLAN SELECT identifier FROM request WHERE fire_at_ms > ? AND kind = 'slot' AND state IN ('delivering', 'delivered', 'missed', 'failed', 'cancelled');
+EXPLAIN QUERY PLAN SELECT identifier FROM request WHERE fire_at_ms > ? AND kind = 'slot' AND state IN (SELECT name FROM request_state WHERE ends_slot);
 EXPLAIN QUERY PLAN SELECT DISTINCT local_date FROM app_open WHERE local_date >= ?;
 EXPLAIN QUERY PLAN SELECT count(*) FROM request WHERE state = 'pending';
 SQL
 )
 
 printf '%s\n' "${ROWS[@]}" > "$OUT/rows.txt"
+printf '%s\n' "${BASE_ROWS[@]}" > "$OUT/baseline-rows.txt"
 printf '%s\n' "${ATTACHED[@]}" > "$OUT/attached.txt"
 printf '%s\n' "${FLUSH_ROWS[@]}" > "$OUT/flushes.txt"
-TABLE=$(python3 - "$OUT/rows.txt" "$OUT/attached.txt" "$OUT/flushes.txt" <<'PY'
+TABLE=$(python3 - "$OUT/rows.txt" "$OUT/attached.txt" "$OUT/flushes.txt" "$OUT/baseline-rows.txt" <<'PY'
 import sys
 rows = [l.split() for l in open(sys.argv[1])]
+baseline = [l.split() for l in open(sys.argv[4]) if l.strip()]
 attached = [l.split() for l in open(sys.argv[2])]
 flushes = [l.split() for l in open(sys.argv[3])]
 num = lambda x: None if x == "-" else float(x)
@@ -274,7 +303,19 @@ print("|---|--:|--:|--:|")
 for mode, fp, fc, fm in flushes:
     print(f"| {mode} | {fp} | {fc} | {fm} |")
 print()
-print(f"Overall: {verdict(ok)} (CPU <= {CPU}x and peak RSS <= {RSS}x the C twin on every history, and no growth)")
+if baseline:
+    print("Against the baseline (the same `open` by BASELINE on templates it made; issue 20: CPU and peak RSS <= 1.05x):")
+    print()
+    print("| history | CPU planner / baseline (ms) | CPU ratio | peak RSS planner / baseline (KiB) | RSS ratio | <= 1.05x | instructions planner / baseline | instr. ratio |")
+    print("|---|--:|--:|--:|--:|:-:|--:|--:|")
+    for t, cp, cb, rp, rb, ip, ib in baseline:
+        cr, rr = ratio(cp, cb), ratio(rp, rb)
+        ok = ok and cr <= 1.05 and rr <= 1.05
+        print(f"| {t} | {cp} / {cb} | {fmt(cr)} | {rp} / {rb} | {fmt(rr)} | {verdict(cr <= 1.05 and rr <= 1.05)} "
+              f"| {mega(ip)} / {mega(ib)} | {fmt(ratio(ip, ib))} |")
+    print()
+print(f"Overall: {verdict(ok)} (CPU <= {CPU}x and peak RSS <= {RSS}x the C twin on every history, and no growth"
+      + (", and within 1.05x of the baseline)" if baseline else ")"))
 PY
 )
 
@@ -285,7 +326,7 @@ Generated by \`bench/open_bench.sh\`; do not edit by hand.
 
 - Command: \`BUILD_DIR=${BUILD_DIR#$ROOT/} RUNS=$RUNS ROUNDS=$ROUNDS WARMUP=$WARMUP RSS_RUNS=$RSS_RUNS bench/open_bench.sh\`
 - Date: $(date -u +%Y-%m-%dT%H:%MZ); machine: nproc $(nproc), kernel $(uname -r), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'); load before the run: $LOAD_BEFORE
-- Source: $SOURCE; $("$PLANNER" --version | sed 's/^/planner /'); SQLite $(sqlite3 --version | cut -d' ' -f1); $(swift --version 2>&1 | head -1)
+- Source: $SOURCE;${BASELINE:+ baseline: \`$BASELINE\` (${BASELINE_LABEL:-$("$BASELINE" --version)});} $("$PLANNER" --version | sed 's/^/planner /'); SQLite $(sqlite3 --version | cut -d' ' -f1); $(swift --version 2>&1 | head -1)
 - Each program: \`TZ=Asia/Seoul planner open --db WORK --now $NOW\` and \`TZ=Asia/Seoul bench/out/open_c WORK $NOW\`, WORK a fresh copy of the template before every run (cancels the 20 slots left on Monday, adds 20).
 - CPU: user+system per run, the median over $ROUNDS rounds of the mean of \`hyperfine -N --runs $((RUNS / ROUNDS)) --warmup $WARMUP --prepare 'mv NEXT-SYNCED-COPY WORK' -n planner '...' -n c '...'\` ($RUNS runs of each in all).
 - Peak RSS: median of $RSS_RUNS runs of \`/usr/bin/time -f %M\`. Instructions: \`valgrind --tool=callgrind\`, one run, in total and (in brackets) inside libsqlite3.

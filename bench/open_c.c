@@ -5,8 +5,13 @@
  * decideRefill + SlotIdentifier.upcoming). It assumes an existing, already migrated planner database
  * in WAL mode (the templates are); error handling is a bare "die".
  *
+ * What it checks the database against (the last schema version, the planner's objects and their
+ * fingerprint) comes from migrations/ through a generated header, and the states that end a slot from
+ * the database's request_state table, as the planner's own do.
+ *
  *   usage:  TZ=Asia/Seoul ./open_c DB YYYY-MM-DDTHH:MM[:SS]     (local wall time in TZ)
- *   build:  gcc -O2 -o open_c bench/open_c.c -lsqlite3
+ *   build:  bench/planner_schema.py migrations > bench/out/planner_schema.h
+ *           gcc -O2 -I bench/out -o open_c bench/open_c.c -lsqlite3
  */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -15,12 +20,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <time.h>
+#include "planner_schema.h" /* LATEST_VERSION, PLANNER_OBJECTS, SCHEMA_FINGERPRINT */
 
 #define CAP 64
 #define GRACE_MS (15 * 60 * 1000LL)
 #define DAY_MS 86400000LL
 #define APPLICATION_ID 0x504C4E52
-#define LATEST_VERSION 6 /* migrations/ holds 0001 to 0006 */
 #define TITLE "Time to study?"
 #define BODY "Start today's lesson: reminders stop for the day once you begin."
 #define PREFIX "Noti_AppOpenPromotion_"
@@ -141,11 +146,7 @@ int main(int argc, char **argv) {
     long long objects = query_int("SELECT count(*) FROM sqlite_schema");
     {
         sqlite3_stmt *f = prepare("SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_schema WHERE name IN ("
-            "'app_open','app_open_events','app_open_local_date','delivered_notifications','pending_requests','plan',"
-            "'request','request_cap_on_insert','request_cap_on_update','request_changed_at','request_delivering',"
-            "'request_fire_at','request_history','request_pending_fire_at','request_pending_identifier',"
-            "'request_state_transition','setting','settings','skipped_date','skipped_dates','pause','pause_open','pauses','request_record','notification_action',"
-            "'notification_actions') ORDER BY name");
+                                  PLANNER_OBJECTS ") ORDER BY name");
         unsigned long long h = 0xCBF29CE484222325ULL;
         while (step(f))
             for (int c = 0; c < 4; c++) {
@@ -153,7 +154,7 @@ int main(int argc, char **argv) {
                 h = (h ^ 1) * 0x100000001B3ULL;
             }
         sqlite3_finalize(f);
-        if (h != 0x4018DFA2E550B7EDULL) { fprintf(stderr, "open_c: schema fingerprint differs\n"); return 65; }
+        if (h != SCHEMA_FINGERPRINT) { fprintf(stderr, "open_c: schema fingerprint differs\n"); return 65; }
     }
     exec("ROLLBACK");
     if (app_id != APPLICATION_ID || user_version > LATEST_VERSION || objects == 0) { fprintf(stderr, "open_c: not a planner database\n"); return 65; }
@@ -209,7 +210,7 @@ int main(int argc, char **argv) {
     int nskip = 0;
     s = prepare("SELECT identifier FROM request\n"
                 "WHERE fire_at_ms > ? AND kind = 'slot'\n"
-                "  AND state IN ('delivering', 'delivered', 'failed', 'cancelled')");
+                "  AND state IN (SELECT name FROM request_state WHERE ends_slot)");
     rebind(s);
     sqlite3_bind_int64(s, 1, now - 2 * DAY_MS); /* PlannerDatabase.finishedLookBack: any zone change */
     while (step(s) && nskip < 4000) snprintf(skip_ids[nskip++], 64, "%s", (const char *)sqlite3_column_text(s, 0));

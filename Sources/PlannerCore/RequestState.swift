@@ -1,5 +1,7 @@
 /// Where a request is in its life. Rows are never deleted: each change is a transition you can see with
-/// `sqlite3` (the schema's trigger allows only the ones below).
+/// `sqlite3`. The schema holds the same states and the transitions it allows as rows (`request_state`,
+/// `request_transition`; RequestStateTableTests compares): a new state is a case here and a migration
+/// inserting its rows.
 public enum RequestState: String, CaseIterable, Sendable {
     /// Waiting for its time; at most 64 at any moment.
     case pending
@@ -26,6 +28,7 @@ public enum RequestState: String, CaseIterable, Sendable {
     /// A study slot whose identifier has a row in one of these is never planned again: it was shown, is
     /// being shown, may have been shown (failed), or its day is done. A missed one was never shown: in the
     /// same zone its time is past anyway, and after a zone change its wall-clock time there may still come.
+    /// The store reads it from `request_state.ends_slot`, which must agree.
     public var endsTheSlot: Bool {
         switch self {
         case .delivering, .delivered, .failed, .cancelled: true

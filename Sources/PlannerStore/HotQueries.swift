@@ -4,12 +4,12 @@ enum HotQueries {
     /// Columns read by `pendingRequest(_:)`.
     static let pending =
         "SELECT id, identifier, kind, fire_at_ms, local_date, zone, title, body FROM request WHERE state = 'pending'"
-    /// Slots that ran their course since ?, which must not come back (`RequestState.endsTheSlot`). The
-    /// caller looks back `PlannerDatabase.finishedLookBack`: far enough for any zone change.
+    /// Slots that ran their course since ?, which must not come back (the states whose `ends_slot` is 1
+    /// in `request_state`). The caller looks back `PlannerDatabase.finishedLookBack`: far enough for any zone change.
     static let finishedSlots = """
         SELECT identifier FROM request
         WHERE fire_at_ms > ? AND kind = 'slot'
-          AND state IN ('delivering', 'delivered', 'failed', 'cancelled')
+          AND state IN (SELECT name FROM request_state WHERE ends_slot)
         """
     /// One-offs waiting outside the cap, due after ?.
     static let waitingOneOffs = """

@@ -147,7 +147,7 @@ public final class PlannerDatabase {
             if (try connection.integer("PRAGMA user_version") ?? 0) >= migration.version { continue }
             try connection.immediateTransaction {
                 guard (try connection.integer("PRAGMA user_version") ?? 0) < migration.version else { return }
-                try connection.execute(String(decoding: migration.sql, as: UTF8.self))
+                try connection.execute(migration.sql)
                 // Settings start with the zone the plan was made in until now (its latest slot's, else the
                 // creating command's TZ): from then on a process's TZ no longer moves it.
                 if migration.version == 3 {

@@ -112,7 +112,7 @@ struct SQLScan {
             } else if Self.matches(chars, at: j, "HotQueries.") {
                 j += "HotQueries.".count
                 while j < chars.count, chars[j].isLetter || chars[j].isNumber || chars[j] == "_" { j += 1 }
-            } else if Self.matches(chars, at: j, "String(decoding: migration.sql") {
+            } else if Self.matches(chars, at: j, "migration.sql)") {
                 return clean  // the embedded migration files, checked by SchemaCheckTests
             } else {
                 return false

@@ -11,26 +11,73 @@ import PlannerTestSupport
         let path = temporaryDatabasePath()
         let connection = try Connection(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         for migration in Migrations.all where migration.version <= version {
-            try connection.execute(String(decoding: migration.sql, as: UTF8.self))
+            try connection.execute(migration.sql)
         }
         try connection.execute("PRAGMA application_id = \(PlannerDatabase.applicationID)")
         try connection.execute("PRAGMA user_version = \(version)")
         return (connection, path)
     }
 
-    @Test(arguments: Migrations.all.map(\.version)) func eachVersionsFingerprintIsWhatItsMigrationsMake(version: Int32) throws {
-        let (connection, _) = try migrated(to: version)
-        let actual = try PlannerDatabase.schemaFingerprint(of: connection)
-        #expect(PlannerDatabase.schemaFingerprints[version] == actual,
-                "schemaFingerprints[\(version)] should be 0x\(String(actual, radix: 16, uppercase: true))")
+    /// SchemaData.swift holds what migrations 1…n really make: every object name any version has, and each
+    /// version's fingerprint over them. With PLANNER_WRITE_SCHEMA_DATA=1 (`scripts/schema-data`) it writes
+    /// that file instead, refusing to change a fingerprint already recorded: old files would be refused.
+    @Test func schemaDataIsWhatTheMigrationsMake() throws {
+        let versions = [Int32(0)] + Migrations.all.map(\.version)
+        #expect(Migrations.all.map(\.version) == Array(1...Migrations.latestVersion), "migrations are numbered 0001, 0002, … without gaps")
+        var objects = Set<String>()
+        for version in versions {
+            let (connection, _) = try migrated(to: version)
+            let stmt = try connection.prepare("SELECT name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'")
+            while try stmt.step() { objects.insert(stmt.text(0)) }
+        }
+        let names = objects.sorted()
+        var fingerprints: [Int32: UInt64] = [:]
+        for version in versions {
+            fingerprints[version] = try PlannerDatabase.schemaFingerprint(of: migrated(to: version).0, objects: names)
+        }
+        let changed = versions.filter { v in PlannerDatabase.schemaFingerprints[v].map { $0 != fingerprints[v] } ?? false }
+        guard ProcessInfo.processInfo.environment["PLANNER_WRITE_SCHEMA_DATA"] == "1" else {
+            #expect(names == PlannerDatabase.plannerObjects.sorted(), "run scripts/schema-data")
+            #expect(fingerprints == PlannerDatabase.schemaFingerprints, "run scripts/schema-data")
+            return
+        }
+        #expect(changed.isEmpty, "the schema of shipped versions \(changed) changed: a shipped migration was edited; add a new one instead")
+        guard changed.isEmpty else { return }
+        try Self.schemaDataSource(objects: names, fingerprints: fingerprints)
+            .write(to: Self.schemaDataFile, atomically: true, encoding: .utf8)
     }
 
-    @Test func theObjectListNamesEveryObjectTheMigrationsCreate() throws {
-        let (connection, _) = try migrated(to: Migrations.latestVersion)
-        let stmt = try connection.prepare("SELECT name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY name")
-        var names: [String] = []
-        while try stmt.step() { names.append(stmt.text(0)) }
-        #expect(names == PlannerDatabase.plannerObjects.sorted())
+    static let schemaDataFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../Sources/PlannerStore/SchemaData.swift").standardized
+
+    static func schemaDataSource(objects: [String], fingerprints: [Int32: UInt64]) -> String {
+        var lines: [String] = []
+        var line = "       "
+        for name in objects.map({ "\"\($0)\"," }) {
+            if line.count + 1 + name.count > 118 { lines.append(line); line = "       " }
+            line += " " + name
+        }
+        lines.append(line)
+        func hex(_ n: UInt64) -> String {
+            let digits = String(n, radix: 16, uppercase: true)
+            let padded = String(repeating: "0", count: 16 - digits.count) + digits
+            return "0x" + stride(from: 0, to: 16, by: 4).map { i in
+                String(padded[padded.index(padded.startIndex, offsetBy: i)..<padded.index(padded.startIndex, offsetBy: i + 4)])
+            }.joined(separator: "_")
+        }
+        return """
+            // Written by `scripts/schema-data` from migrations/ (SchemaCheckTests checks it): do not edit by hand.
+            extension PlannerDatabase {
+                static let plannerObjects = [
+            \(lines.joined(separator: "\n"))
+                ]
+
+                static let schemaFingerprints: [Int32: UInt64] = [
+            \(fingerprints.keys.sorted().map { "        \($0): \(hex(fingerprints[$0]!))," }.joined(separator: "\n"))
+                ]
+            }
+
+            """
     }
 
     @Test func anOlderVersionStillMigrates() throws {

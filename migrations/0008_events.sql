@@ -1,4 +1,4 @@
--- 0007_events.sql: every change a person or another program makes to the plan is an event, recorded here
+-- 0008_events.sql: every change a person or another program makes to the plan is an event, recorded here
 -- and applied once. Never edit once shipped.
 --
 -- An open (login, `planner study`, an answer on a reminder), a skip and its removal, a pause and a resume,

@@ -1,0 +1,24 @@
+// Written by `scripts/schema-data` from migrations/ (SchemaCheckTests checks it): do not edit by hand.
+extension PlannerDatabase {
+    static let plannerObjects = [
+        "app_open", "app_open_events", "app_open_local_date", "delivered_notifications", "event", "event_at",
+        "events", "notification_action", "notification_actions", "pause", "pause_open", "pauses", "pending_requests",
+        "plan", "request", "request_cap_on_insert", "request_cap_on_update", "request_changed_at",
+        "request_delivering", "request_fire_at", "request_history", "request_pending_fire_at",
+        "request_pending_identifier", "request_record", "request_state", "request_state_known_on_insert",
+        "request_state_known_on_update", "request_state_transition", "request_states", "request_transition",
+        "setting", "settings", "skipped_date", "skipped_dates",
+    ]
+
+    static let schemaFingerprints: [Int32: UInt64] = [
+        0: 0xCBF2_9CE4_8422_2325,
+        1: 0x880B_A633_A7F6_E578,
+        2: 0x1691_E2D7_DA61_A0F0,
+        3: 0x0A23_0C33_3B7A_1983,
+        4: 0x558B_9EEC_404F_AA42,
+        5: 0x558B_9EEC_404F_AA42,
+        6: 0x4018_DFA2_E550_B7ED,
+        7: 0x5301_6A4D_6704_A5D6,
+        8: 0xB629_37D0_96F7_37A9,
+    ]
+}
