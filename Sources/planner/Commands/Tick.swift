@@ -13,7 +13,7 @@ struct Tick: ParsableCommand {
         discussion: """
             Sleeps until the next request's time (a CLOCK_REALTIME timer that also wakes on clock changes and \
             resume) and delivers it; notices `open`, `refill` and `add` from other processes at once by watching \
-            the database file (inotify). Only a request within its grace period is delivered, checked when each \
+            the database file and the opens saved in <database>.opens/ (inotify). Only a request within its grace period is delivered, checked when each \
             attempt starts. When several study slots are due at once (the machine slept) only the latest is, the \
             others are marked missed; every one-off is delivered. One ticker per database. SIGTERM, SIGINT, SIGHUP \
             or SIGQUIT: exits 0; SIGUSR1, SIGUSR2 and SIGALRM are ignored.
