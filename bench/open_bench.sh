@@ -137,17 +137,24 @@ for t in fresh year decade; do
         sync
         # Each run takes the next copy of both templates (a run of either program uses one).
         next="sh -c 'set -- $OUT/pool/*.db; mv \$1 $WORK; set -- $OUT/pool/min/*.db; mv \$1 $WORK_MIN; set -- $OUT/pool/base/*.db; [ ! -e \$1 ] || mv \$1 $WORK_BASE'"
-        hyperfine -N --runs $((RUNS / ROUNDS)) --warmup "$WARMUP" --prepare "$next" \
-            -n planner "$PLANNER open --db $WORK --now $NOW" -n c "$OUT/open_c $WORK $NOW" \
-            -n min "$OUT/open_min_c $WORK_MIN $NOW" "${BASE_RUN[@]}" \
+        runs=(-n planner "$PLANNER open --db $WORK --now $NOW" -n c "$OUT/open_c $WORK $NOW"
+              -n min "$OUT/open_min_c $WORK_MIN $NOW" "${BASE_RUN[@]}")
+        # Every other round in the reverse order: hyperfine runs one program's runs after the other's,
+        # and on a shared machine the first to run after the copies can fare differently.
+        if ((r % 2 == 0)); then
+            reversed=(); for ((k = ${#runs[@]} - 3; k >= 0; k -= 3)); do reversed+=("${runs[@]:k:3}"); done
+            runs=("${reversed[@]}")
+        fi
+        hyperfine -N --runs $((RUNS / ROUNDS)) --warmup "$WARMUP" --prepare "$next" "${runs[@]}" \
             --export-json "$OUT/hyperfine-$t-$r.json" >&2
     done
     rm -rf "$OUT/pool"
     read -r cpu_p cpu_c cpu_m wall_p wall_c cpu_b < <(python3 - "$OUT"/hyperfine-$t-*.json <<'PY'
 import json, statistics, sys
-rounds = [json.load(open(f))["results"] for f in sys.argv[1:]]
-cpu = [statistics.median((r[i]["user"] + r[i]["system"]) * 1000 for r in rounds) for i in range(len(rounds[0]))]
-wall = [statistics.median(r[i]["mean"] * 1000 for r in rounds) for i in (0, 1)]
+rounds = [{x["command"]: x for x in json.load(open(f))["results"]} for f in sys.argv[1:]]
+names = [n for n in ("planner", "c", "min", "baseline") if n in rounds[0]]
+cpu = [statistics.median((r[n]["user"] + r[n]["system"]) * 1000 for r in rounds) for n in names]
+wall = [statistics.median(r[n]["mean"] * 1000 for r in rounds) for n in ("planner", "c")]
 print(*("%.3f" % x for x in cpu[:3] + wall + cpu[3:]), "-" if len(cpu) < 4 else "")
 PY
 )
