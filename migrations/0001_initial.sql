@@ -7,10 +7,15 @@
 -- Conventions
 --   * *_ms columns are instants in Unix epoch milliseconds (UTC). The views below turn them into
 --     text: `fire_at` is UTC ('2026-11-23T00:30:00Z'), which sorts correctly across DST changes.
---   * Rows are never deleted. A request moves between states, so `sqlite3` shows what happened.
---     The states, what each means and the transitions allowed are rows of `request_state` and
---     `request_transition` since 0007_request_states.sql: `SELECT * FROM request_states` lists them.
---     (A comment may be corrected in a shipped migration; its statements never change.)
+--   * Rows are never deleted. A request moves between states, so `sqlite3` shows what happened:
+--       pending    -> waiting for its time (at most 64 at any moment; see the triggers)
+--       delivering -> claimed by a ticker, delivery in progress
+--       delivered  -> reached the user (delivered_at_ms is set)
+--       missed     -> its time passed more than the grace period ago without delivery
+--       failed     -> every delivery attempt failed (error says why)
+--       cancelled  -> removed by `planner open` (the app was opened that day)
+--       displaced  -> pushed out of the 64 by a sooner request; a later refill may bring it back
+--       replaced   -> a request with the same identifier was added in its place
 
 CREATE TABLE request (
     id              INTEGER PRIMARY KEY,

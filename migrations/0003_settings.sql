@@ -1,9 +1,11 @@
 -- 0003_settings.sql: a plan the user owns (settings, skipped dates, pauses) and the request states
 -- that pausing, skipping and re-planning need. Never edit once shipped.
 --
--- New request states: paused, skipped and retired. None of them ends a slot: when its day is back in the
+-- New request states (see 0001 for the others). None of them ends a slot: when its day is back in the
 -- plan and its time still ahead, refill plans the identifier again (a new row; this one stays as history).
--- Their meanings are rows of `request_state` since 0007_request_states.sql (`SELECT * FROM request_states`).
+--   paused   -> its time fell in a pause (`planner pause`)
+--   skipped  -> its date was skipped (`planner skip`)
+--   retired  -> the plan no longer has it as it was: schedule, zone or content changed (reason says which)
 
 -- `request` is rebuilt, as SQLite cannot change a CHECK constraint: the views and triggers naming it are
 -- dropped first and created again below (the "recreate a table" recipe).
