@@ -1,4 +1,4 @@
-/// The plan as an event finds it, read inside the transaction that applies it.
+/// The plan as events find it, read inside the transaction that applies them.
 public struct PlanFacts: Sendable {
     /// The stored settings (`key → value` text, as `PlanSettings.reading` takes them).
     public var settingValues: [String: String]
@@ -6,81 +6,153 @@ public struct PlanFacts: Sendable {
     /// made in); keys without a row take their declared default.
     public var settingDefaults: [String: String]
     public var state: PlanState
+    /// The stamp of the last change each register took (absent: none recorded yet).
+    public var stamps: [Register: Stamp]
 
-    public init(settingValues: [String: String], settingDefaults: [String: String] = [:], state: PlanState) {
+    public init(settingValues: [String: String], settingDefaults: [String: String] = [:], state: PlanState,
+                stamps: [Register: Stamp] = [:]) {
         self.settingValues = settingValues
         self.settingDefaults = settingDefaults
         self.state = state
+        self.stamps = stamps
     }
 }
 
-/// What applying an event changes, as values the store writes in the same transaction.
-public struct EventEffect: Sendable {
-    /// Settings rows to write (only values that change).
-    public var settings: [SettingChange] = []
-    public var skipped: [LocalDate] = []
-    public var skipReason: String?
-    public var unskipped: [LocalDate] = []
-    /// A pause in force (or to come) ends at the event's instant.
-    public var endsPause = false
-    public var startsPause: Pause?
-    /// An open: its day and the study slots it cancels.
-    public var open: OpenDecision?
-    /// The plan made again with the change: what `refill` would do now.
-    public var refill: RefillDecision
-    /// The settings after the change, and what they said the zone is.
-    public var plan: PlanSettings
+/// A skip or its removal of one date, at the instant of the event that made it.
+public struct SkipChange: Equatable, Sendable {
+    public var date: LocalDate
+    /// nil: the skip is removed.
+    public var skipped: Bool
+    public var reason: String?
+    public var at: Instant
 }
 
-/// Applies one event to the plan: the one place every change a person or program makes goes through.
-/// `zone` turns a `zone` setting into the zone (the tz database is the caller's); `policy` is the plan's
-/// unless the event says otherwise (an open's `--grace`).
+/// At `at`, the pause in force (or to come) ends, and `starts` (if any) begins.
+public struct PauseChange: Equatable, Sendable {
+    public var at: Instant
+    public var starts: Pause?
+}
+
+/// An open applied: its event, its day, and that day's study slots it cancels.
+public struct AppliedOpen: Equatable, Sendable {
+    public var event: PlanEvent
+    public var date: LocalDate
+    public var cancelled: [PendingRequest]
+}
+
+/// What applying events changes, as values the store writes in the same transaction.
+public struct EventEffect: Sendable {
+    /// Settings rows to write (only values that change), each with the instant of the change that won.
+    public var settings: [SettingChange] = []
+    public var settingTimes: [SettingKey: Instant] = [:]
+    public var skips: [SkipChange] = []
+    public var pauses: [PauseChange] = []
+    public var opens: [AppliedOpen] = []
+    /// Registers a change won, with the stamp and event that won it.
+    public var stamped: [Register: (stamp: Stamp, event: String)] = [:]
+    /// Changes left out because the register already holds a later one (another device's).
+    public var superseded = 0
+    /// The plan made again with the changes: what `refill` would do at the decision's instant.
+    public var refill: RefillDecision
+    /// The settings after the changes.
+    public var plan: PlanSettings
+
+    /// The one open, as `planner open` reports it.
+    public var open: OpenDecision? {
+        opens.first.map { OpenDecision(date: $0.date, cancelled: $0.cancelled, refill: refill) }
+    }
+    public var skipped: [LocalDate] { skips.filter(\.skipped).map(\.date) }
+    public var unskipped: [LocalDate] { skips.filter { !$0.skipped }.map(\.date) }
+    /// A pause (or the one to come) ended.
+    public var endsPause = false
+    public var startsPause: Pause? { pauses.last?.starts }
+}
+
+/// Applies one event to the plan at its own instant: the one place every change a person or program makes
+/// goes through. `zone` turns a `zone` setting into the zone (the tz database is the caller's).
 public func decideEvent(_ event: PlanEvent, facts: PlanFacts, zone resolve: (String) -> Zone) -> EventEffect {
-    let now = event.at
+    decideEvents([event], facts: facts, now: event.at, zone: resolve)
+}
+
+/// Applies events (this device's one, or a batch from other devices, in any order) and plans again at `now`.
+/// Settings, skips and the pause are last-writer-wins by `stamp` (a change older than the one a register
+/// holds is left out), opens a union: so every arrival order ends in the same settings, skipped dates, pause
+/// and opened days. An event's stamp nil: this device's, newer than anything (the store stamps it so).
+public func decideEvents(_ events: [PlanEvent], facts: PlanFacts, now: Instant, zone resolve: (String) -> Zone) -> EventEffect {
     var values = facts.settingValues
     var state = facts.state
+    var stamps = facts.stamps
     var effect = EventEffect(refill: RefillDecision(), plan: .standard)
     var grace: Int64?
-    switch event.change {
-    case .open(_, _, let graceMilliseconds):
-        grace = graceMilliseconds
-    case .skip(let dates, let reason):
-        effect.skipped = dates
-        effect.skipReason = reason
-        state.exclusions.skippedDates.formUnion(dates)
-    case .unskip(let dates):
-        effect.unskipped = dates
-        state.exclusions.skippedDates.subtract(dates)
-    case .pause(let until):
-        effect.endsPause = state.exclusions.pause != nil
-        let pause = Pause(since: now, until: until)
-        effect.startsPause = pause
-        state.exclusions.pause = pause
-    case .resume:
-        effect.endsPause = state.exclusions.pause != nil
-        state.exclusions.pause = nil
-    case .settings(let set, let reset):
-        for change in set where values[change.key.rawValue] != change.value {
-            effect.settings.append(change)
-            values[change.key.rawValue] = change.value
+    var changedSettings: [SettingKey: String] = [:]
+    var opens: [PlanEvent] = []
+
+    /// Whether `event` wins `register`; if so it is recorded as its latest change.
+    func wins(_ register: Register, _ event: PlanEvent) -> Bool {
+        guard let stamp = event.stamp else { return true }
+        if let held = stamps[register], held >= stamp {
+            effect.superseded += 1
+            return false
         }
-        for key in reset {
-            let standard = facts.settingDefaults[key.rawValue] ?? key.defaultValue
-            guard values[key.rawValue] != standard else { continue }
-            effect.settings.append(SettingChange(key, standard))
-            values[key.rawValue] = standard
+        stamps[register] = stamp
+        effect.stamped[register] = (stamp, event.id)
+        return true
+    }
+
+    for event in events {
+        switch event.change {
+        case .open(_, _, let graceMilliseconds):
+            if events.count == 1 { grace = graceMilliseconds }
+            opens.append(event)
+        case .skip(let dates, let reason):
+            for date in dates where wins(.skip(date), event) {
+                effect.skips.append(SkipChange(date: date, skipped: true, reason: reason, at: event.at))
+                state.exclusions.skippedDates.insert(date)
+            }
+        case .unskip(let dates):
+            for date in dates where wins(.skip(date), event) {
+                effect.skips.append(SkipChange(date: date, skipped: false, at: event.at))
+                state.exclusions.skippedDates.remove(date)
+            }
+        case .pause(let until):
+            guard wins(.pause, event) else { continue }
+            let pause = Pause(since: event.at, until: until)
+            if state.exclusions.pause != nil { effect.endsPause = true }
+            effect.pauses.append(PauseChange(at: event.at, starts: pause))
+            state.exclusions.pause = pause
+        case .resume:
+            guard wins(.pause, event) else { continue }
+            if state.exclusions.pause != nil { effect.endsPause = true }
+            effect.pauses.append(PauseChange(at: event.at, starts: nil))
+            state.exclusions.pause = nil
+        case .settings(let set, let reset):
+            let changes = set.map { ($0.key, $0.value) }
+                + reset.map { ($0, facts.settingDefaults[$0.rawValue] ?? $0.defaultValue) }
+            for (key, value) in changes where wins(.setting(key), event) {
+                values[key.rawValue] = value
+                changedSettings[key] = value
+                effect.settingTimes[key] = event.at
+            }
         }
+    }
+    effect.settings = SettingKey.allCases.compactMap { key in
+        guard let value = changedSettings[key], value != facts.settingValues[key.rawValue] else { return nil }
+        return SettingChange(key, value)
     }
     let plan = PlanSettings.reading(values).settings
     effect.plan = plan
     let zone = resolve(plan.zone)
     let policy = PlanPolicy(graceMilliseconds: grace ?? plan.graceMilliseconds)
-    if case .open = event.change {
-        let open = decideOpen(now: now, zone: zone, policy: policy, state: state, plan: plan)
-        effect.open = open
-        effect.refill = open.refill
-    } else {
-        effect.refill = decideRefill(now: now, zone: zone, policy: policy, state: state, plan: plan)
+    // An open cancels its day's study slots still pending (past ones not yet delivered too), on the plan's
+    // day: the same day on every device that shares the plan's zone.
+    for event in opens {
+        let date = zone.local(event.at).date
+        let cancelled = state.pending.filter { $0.kind == .slot && $0.localDate == date }
+        let ids = Set(cancelled.map(\.rowID))
+        state.pending.removeAll { ids.contains($0.rowID) }
+        state.openedDates.insert(date)
+        effect.opens.append(AppliedOpen(event: event, date: date, cancelled: cancelled))
     }
+    effect.refill = decideRefill(now: now, zone: zone, policy: policy, state: state, plan: plan)
     return effect
 }

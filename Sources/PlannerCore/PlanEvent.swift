@@ -10,12 +10,21 @@ public struct PlanEvent: Equatable, Sendable {
     /// Where it came from: the command or program that made it (`open`, `study`, `answer`, `config`…).
     public var origin: String
     public var change: PlanChange
+    /// Its place among changes to the same thing on every device (last writer wins); nil for a change made
+    /// here, stamped by the transaction that applies it.
+    public var stamp: Stamp?
 
-    public init(id: String, at: Instant, origin: String, change: PlanChange) {
+    public init(id: String, at: Instant, origin: String, change: PlanChange, stamp: Stamp? = nil) {
         self.id = id
         self.at = at
         self.origin = origin
         self.change = change
+        self.stamp = stamp
+    }
+
+    /// A device's id (and an event's made here): 32 lowercase hex digits.
+    public static func isDeviceID(_ text: String) -> Bool {
+        text.utf8.count == 32 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
     /// A new random id. The generator is the caller's (the system's at the edges, a seeded one in tests).

@@ -37,8 +37,10 @@ public enum PlanEventText {
 
     /// The whole line, with its line break.
     public static func line(_ event: PlanEvent) -> String {
-        let head: [(String, String)] = [("id", event.id), ("at", String(event.at.milliseconds)), ("origin", event.origin),
+        var head: [(String, String)] = [("id", event.id), ("at", String(event.at.milliseconds)), ("origin", event.origin),
                                         ("kind", event.change.kind)]
+        // Where devices share events: which device made it and its place among changes (`Stamp`).
+        if let stamp = event.stamp { head += [("device", stamp.device), ("stamp", stamp.clockText)] }
         return header + " " + fields(head + payload(event.change)) + "\n"
     }
 
@@ -92,6 +94,14 @@ extension PlanEvent {
         func take(_ name: String) -> String? { named.removeValue(forKey: name) }
         guard let id = take("id"), let atText = take("at"), let at = Int64(atText), let origin = take("origin"),
               let kind = take("kind") else { return nil }
+        var stamp: Stamp?
+        switch (take("device"), take("stamp")) {
+        case (nil, nil): break
+        case (let device?, let clock?):
+            guard let read = Stamp(clockText: clock, device: device) else { return nil }
+            stamp = read
+        default: return nil
+        }
         func dates(_ text: String?) -> [LocalDate]? {
             guard let text else { return nil }
             let parts = text.split(separator: ",", omittingEmptySubsequences: false)
@@ -144,7 +154,7 @@ extension PlanEvent {
         }
         // A field this version does not know: another kind of event than it claims.
         guard named.isEmpty else { return nil }
-        self.init(id: id, at: Instant(milliseconds: at), origin: origin, change: change)
+        self.init(id: id, at: Instant(milliseconds: at), origin: origin, change: change, stamp: stamp)
     }
 
     /// Why a well-formed event from outside must not be applied, or nil. Like `--now`, nothing outside
@@ -160,6 +170,11 @@ extension PlanEvent {
             instant.milliseconds < 0 || !supportedYears.contains(LocalDateTime(epochMillisecondsAsIfUTC: instant.milliseconds).date.year)
         }
         guard !outOfRange(at) else { return "its time is outside the years \(supportedYears.lowerBound)-\(supportedYears.upperBound)" }
+        if let stamp {
+            guard PlanEvent.isDeviceID(stamp.device) else { return "its device is not a device id" }
+            guard stamp.milliseconds >= 0, !outOfRange(Instant(milliseconds: stamp.milliseconds)), stamp.counter >= 0,
+                  stamp.counter < 1 << 32 else { return "its stamp is out of range" }
+        }
         switch change {
         case .open(let zone, let offset, let grace):
             guard abs(offset) <= 26 * 3600 else { return "its UTC offset is not one any zone has" }

@@ -146,6 +146,7 @@ public struct SettingDeclaration: Sendable {
 public enum SettingKey: String, CaseIterable, Sendable {
     case window, interval, days, title, body, icon, urgency, grace, zone
     case studyCommand = "study-command", snooze, sound
+    case syncFolder = "sync-folder", deviceName = "device-name"
 
     /// Everything about a setting but its parsing, in one place: `config` and its help, the defaults of a
     /// new plan and of a key a database does not hold yet, and which settings stay on one device all
@@ -186,6 +187,12 @@ public enum SettingKey: String, CaseIterable, Sendable {
         case .sound: SettingDeclaration(
             "", "the sound a desktop notification asks the server to play",
             accepts: "a freedesktop sound name such as message-new-instant or complete (letters, digits, - and _), empty for none")
+        case .syncFolder: SettingDeclaration(
+            "", "a folder a sync engine (Syncthing) shares between your devices: opens, skips, pauses and settings go through it",
+            accepts: "an absolute folder path; empty: this device does not sync", scope: .device)
+        case .deviceName: SettingDeclaration(
+            "", "this device's name in planner devices on every device",
+            accepts: "visible text without control characters, at most 64 characters; empty: the host name", scope: .device)
         }
     }
 
@@ -254,6 +261,14 @@ public enum SettingKey: String, CaseIterable, Sendable {
             guard text.unicodeScalars.count <= 100, text.unicodeScalars.allSatisfy({
                 ($0.value >= 0x30 && $0.value <= 0x39) || ($0.value | 0x20 >= 0x61 && $0.value | 0x20 <= 0x7A) || $0 == "-" || $0 == "_" || $0 == "."
             }) else { throw bad }
+            return .text(text)
+        case .syncFolder:
+            try refuseHiding(text)
+            guard text.isEmpty || (text.hasPrefix("/") && !TerminalText.containsControl(text) && text.utf8.count <= 1024) else { throw bad }
+            return .text(text)
+        case .deviceName:
+            try refuseHiding(text)
+            guard !TerminalText.containsControl(text), text.unicodeScalars.count <= 64, text.isEmpty || !RequestText.isBlank(text) else { throw bad }
             return .text(text)
         case .grace, .snooze:
             guard let ms = parseDuration(text), (60_000...86_400_000).contains(ms) else { throw bad }

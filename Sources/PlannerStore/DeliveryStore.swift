@@ -66,7 +66,7 @@ extension PlannerDatabase {
     @discardableResult
     public func add(_ request: NewRequest, makeUnique: Bool = false, now: Instant, zone: Zone,
                     policy: PlanPolicy = PlanPolicy()) throws(PlannerError) -> (identifier: String, decision: AddDecision) {
-        try write { try insertOneOff(request, makeUnique: makeUnique, now: now, zone: zone, policy: policy) }
+        try write(now: now) { try insertOneOff(request, makeUnique: makeUnique, now: now, zone: zone, policy: policy) }
     }
 
     /// The work of `add` inside the caller's transaction (a snooze adds its one-off with its action's row).
@@ -125,7 +125,7 @@ extension PlannerDatabase {
     /// after the `snooze` setting, unless the day was opened meanwhile. Returns what it did and the
     /// study command to launch (for start).
     public func recordAnswer(to request: ClaimedRequest, action: AnswerAction, now: Instant) throws(PlannerError) -> Answer {
-        try write {
+        try write(now: now) {
             let (plan, zone) = try readPlan()
             var answer = Answer(outcome: "", studyCommand: [])
             switch action {
@@ -165,7 +165,7 @@ extension PlannerDatabase {
     /// A claim is `UPDATE … WHERE state = 'pending'`, so a request cancelled by `open` a moment earlier
     /// is never claimed.
     public func claimDue(now: Instant, policy: PlanPolicy? = nil) throws(PlannerError) -> (decision: DueDecision, claimed: [ClaimedRequest], zone: Zone) {
-        try write {
+        try write(now: now) {
             let (plan, zone) = try readPlan()
             let policy = policy ?? PlanPolicy(graceMilliseconds: plan.graceMilliseconds)
             try connection.prepare("""

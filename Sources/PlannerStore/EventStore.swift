@@ -7,6 +7,8 @@ public struct EventOutcome: Sendable {
     public var effect: EventEffect
     /// How many skips an `unskip` removed.
     public var removedSkips = 0
+    /// The events applied (those not recorded before).
+    public var fresh: [PlanEvent] = []
 }
 
 /// The one place a change to the plan is applied: every command that changes what the user owns (open,
@@ -15,70 +17,145 @@ extension PlannerDatabase {
     /// Applies `event` in one IMMEDIATE transaction; nil when it was applied before (its id is recorded).
     @discardableResult
     public func apply(_ event: PlanEvent) throws(PlannerError) -> EventOutcome? {
-        try write { try applyEvent(event) }
+        try write(now: event.at) { try applyEvent(event) }
     }
 
-    /// Inside the caller's transaction: records the event, lets `decideEvent` decide from the plan as it is,
-    /// writes what it decided, at the event's own instant. `zone` overrides the plan's (tests).
+    /// Inside the caller's transaction: records the event (stamped as this device's latest change), lets
+    /// `decideEvent` decide from the plan as it is, writes what it decided, at the event's own instant.
+    /// `zone` overrides the plan's (tests).
     func applyEvent(_ event: PlanEvent, zone override: Zone? = nil) throws -> EventOutcome? {
+        var event = event
+        if event.stamp == nil { event.stamp = Stamp.next(after: try latestStamp(), now: event.at, device: try selfDeviceID() ?? "") }
+        return try applyEvents([event], now: event.at, receivedAt: nil, zone: override)
+    }
+
+    /// Inside the caller's transaction: records each event not recorded yet, decides them together
+    /// (`decideEvents`) and plans again at `now`. `receivedAt`: another device's events, applied here then.
+    /// nil when none of them was new.
+    func applyEvents(_ events: [PlanEvent], now: Instant, receivedAt: Instant?, zone override: Zone? = nil) throws -> EventOutcome? {
         // Recorded first: a row already there means it was applied before, and nothing else is done.
-        try connection.prepare("INSERT INTO event (id, at_ms, origin, kind, payload) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING")
-            .run(.text(event.id), .integer(event.at.milliseconds), .text(event.origin), .text(event.change.kind),
-                 .text(PlanEventText.fields(PlanEventText.payload(event.change))))
-        guard sqlite3Changes() == 1 else { return nil }
-        let now = event.at
+        let record = try connection.prepare("""
+            INSERT INTO event (id, at_ms, origin, kind, payload, device, stamp_ms, stamp_counter, received_ms)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING
+            """)
+        var fresh: [PlanEvent] = []
+        for event in events {
+            let stamp = event.stamp ?? Stamp(milliseconds: event.at.milliseconds)
+            try record.run(.text(event.id), .integer(event.at.milliseconds), .text(event.origin), .text(event.change.kind),
+                           .text(PlanEventText.fields(PlanEventText.payload(event.change))), .text(stamp.device),
+                           .integer(stamp.milliseconds), .integer(stamp.counter), receivedAt.map { .integer($0.milliseconds) } ?? .null)
+            if sqlite3Changes() == 1 { fresh.append(event) }
+        }
+        guard !fresh.isEmpty else { return nil }
         let rows = try readSettingRows()
         let (_, planZone) = try plan(from: rows.values)
         // A declared key without a row gets one first, so a settings change has a row to change.
         try addMissingSettingRows()
         let facts = PlanFacts(settingValues: rows.values, settingDefaults: rows.defaults,
-                              state: try readPlanState(now: now, zone: override ?? planZone))
-        let effect = decideEvent(event, facts: facts) { name in override ?? Self.usableZone(named: name) }
+                              state: try readPlanState(now: now, zone: override ?? planZone),
+                              stamps: try readStamps(Self.registers(of: fresh)))
+        let effect = decideEvents(fresh, facts: facts, now: now) { name in override ?? Self.usableZone(named: name) }
         let zone = override ?? Self.usableZone(named: effect.plan.zone)
 
-        var outcome = EventOutcome(effect: effect)
+        var outcome = EventOutcome(effect: effect, fresh: fresh)
         let set = try connection.prepare("UPDATE setting SET value = ?, changed_at_ms = ? WHERE key = ?")
         for change in effect.settings {
-            try set.run(.text(change.value), .integer(now.milliseconds), .text(change.key.rawValue))
+            try set.run(.text(change.value), .integer((effect.settingTimes[change.key] ?? now).milliseconds), .text(change.key.rawValue))
         }
-        if !effect.skipped.isEmpty {
-            let insert = try connection.prepare("""
-                INSERT INTO skipped_date (local_date, reason, skipped_at_ms) VALUES (?, ?, ?)
-                ON CONFLICT (local_date) DO UPDATE
-                SET reason = excluded.reason, skipped_at_ms = excluded.skipped_at_ms, removed_at_ms = NULL
-                """)
-            for date in effect.skipped {
-                try insert.run(.text(date.description), effect.skipReason.map { .text($0) } ?? .null, .integer(now.milliseconds))
-            }
-        }
-        if !effect.unskipped.isEmpty {
-            let update = try connection.prepare(
-                "UPDATE skipped_date SET removed_at_ms = ? WHERE local_date = ? AND removed_at_ms IS NULL")
-            for date in effect.unskipped {
-                try update.run(.integer(now.milliseconds), .text(date.description))
+        if effect.settings.contains(where: { $0.key == .syncFolder }) { try forgetSyncFolder() }
+        let skip = try connection.prepare("""
+            INSERT INTO skipped_date (local_date, reason, skipped_at_ms) VALUES (?, ?, ?)
+            ON CONFLICT (local_date) DO UPDATE
+            SET reason = excluded.reason, skipped_at_ms = excluded.skipped_at_ms, removed_at_ms = NULL
+            """)
+        let unskip = try connection.prepare(
+            "UPDATE skipped_date SET removed_at_ms = ? WHERE local_date = ? AND removed_at_ms IS NULL")
+        for change in effect.skips {
+            if change.skipped {
+                try skip.run(.text(change.date.description), change.reason.map { .text($0) } ?? .null, .integer(change.at.milliseconds))
+            } else {
+                try unskip.run(.integer(change.at.milliseconds), .text(change.date.description))
                 outcome.removedSkips += sqlite3Changes()
             }
         }
-        if effect.endsPause {
+        for change in effect.pauses {
             try connection.prepare("""
                 UPDATE pause SET ended_at_ms = ?
                 WHERE ended_at_ms IS NULL AND (until_ms IS NULL OR until_ms > ?)
-                """).run(.integer(now.milliseconds), .integer(now.milliseconds))
+                """).run(.integer(change.at.milliseconds), .integer(change.at.milliseconds))
+            if let pause = change.starts {
+                try connection.prepare("INSERT INTO pause (since_ms, until_ms) VALUES (?, ?)")
+                    .run(.integer(pause.since.milliseconds), pause.until.map { .integer($0.milliseconds) } ?? .null)
+            }
         }
-        if let pause = effect.startsPause {
-            try connection.prepare("INSERT INTO pause (since_ms, until_ms) VALUES (?, ?)")
-                .run(.integer(pause.since.milliseconds), pause.until.map { .integer($0.milliseconds) } ?? .null)
+        let stamp = try connection.prepare("""
+            INSERT INTO register (name, stamp_ms, stamp_counter, stamp_device, event_id) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (name) DO UPDATE SET stamp_ms = excluded.stamp_ms, stamp_counter = excluded.stamp_counter,
+                stamp_device = excluded.stamp_device, event_id = excluded.event_id
+            """)
+        for (register, won) in effect.stamped {
+            try stamp.run(.text(register.name), .integer(won.stamp.milliseconds), .integer(won.stamp.counter),
+                          .text(won.stamp.device), .text(won.event))
         }
-        if let open = effect.open {
+        for open in effect.opens {
+            let at = open.event.at
             try connection.prepare("""
                 INSERT INTO app_open (opened_at_ms, local_date, local_time, zone, cancelled, event_id, origin)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
-                """).run(.integer(now.milliseconds), .text(open.date.description), .text(zone.rfc3339(now)),
-                         .text(zone.name), .integer(Int64(open.cancelled.count)), .text(event.id), .text(event.origin))
-            try transition(open.cancelled, to: .cancelled, reason: "app opened", now: now)
+                """).run(.integer(at.milliseconds), .text(open.date.description), .text(zone.rfc3339(at)),
+                         .text(zone.name), .integer(Int64(open.cancelled.count)), .text(open.event.id), .text(open.event.origin))
+            try transition(open.cancelled, to: .cancelled, reason: receivedAt == nil ? "app opened" : "app opened on another device", now: now)
         }
         try apply(effect.refill, now: now, zone: zone, plan: effect.plan)
         return outcome
+    }
+
+    /// The registers `events` may change.
+    static func registers(of events: [PlanEvent]) -> Set<Register> {
+        var registers: Set<Register> = []
+        for event in events {
+            switch event.change {
+            case .open: break
+            case .skip(let dates, _), .unskip(let dates): registers.formUnion(dates.map(Register.skip))
+            case .pause, .resume: registers.insert(.pause)
+            case .settings(let set, let reset): registers.formUnion(set.map { .setting($0.key) } + reset.map(Register.setting))
+            }
+        }
+        return registers
+    }
+
+    func readStamps(_ registers: Set<Register>) throws -> [Register: Stamp] {
+        guard !registers.isEmpty else { return [:] }
+        let stmt = try connection.prepare("SELECT stamp_ms, stamp_counter, stamp_device FROM register WHERE name = ?")
+        var stamps: [Register: Stamp] = [:]
+        for register in registers {
+            try stmt.bind([.text(register.name)])
+            if try stmt.step() {
+                stamps[register] = Stamp(milliseconds: stmt.int64(0), counter: stmt.int64(1), device: stmt.text(2))
+            }
+        }
+        return stamps
+    }
+
+    /// The greatest stamp this database has seen, from any device.
+    func latestStamp() throws -> Stamp? {
+        let stmt = try connection.prepare("""
+            SELECT stamp_ms, stamp_counter, device FROM event WHERE stamp_ms IS NOT NULL
+            ORDER BY stamp_ms DESC, stamp_counter DESC LIMIT 1
+            """)
+        var latest: Stamp?
+        if try stmt.step() { latest = Stamp(milliseconds: stmt.int64(0), counter: stmt.int64(1), device: stmt.text(2)) }
+        let registers = try connection.prepare("SELECT max(stamp_ms) FROM register")
+        if try registers.step(), !registers.isNull(0) {
+            let held = Stamp(milliseconds: registers.int64(0), counter: 0, device: "")
+            if latest.map({ held.milliseconds > $0.milliseconds }) ?? true { latest = held }
+        }
+        return latest
+    }
+
+    /// This device's id, once it has synced.
+    func selfDeviceID() throws -> String? {
+        try connection.text("SELECT id FROM device WHERE is_self = 1")
     }
 
     /// A new event id from the system's randomness.

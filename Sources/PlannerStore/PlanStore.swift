@@ -32,7 +32,7 @@ extension PlannerDatabase {
     /// applies it. `zone` and `policy` override the settings' (tests; `--grace`).
     @discardableResult
     public func refill(now: Instant, zone: Zone? = nil, policy: PlanPolicy? = nil) throws(PlannerError) -> RefillDecision {
-        try write { try replan(now: now, zone: zone, policy: policy) }
+        try write(now: now) { try replan(now: now, zone: zone, policy: policy) }
     }
 
     /// Refill inside the caller's transaction, with the settings as they are now in it.
@@ -53,7 +53,7 @@ extension PlannerDatabase {
     public func recordAppOpen(now: Instant, zone: Zone? = nil, policy: PlanPolicy? = nil, origin: String = "open",
                               id: String? = nil, takenIn: Zone? = nil) throws(PlannerError) -> OpenDecision {
         let event = Self.openEvent(now: now, takenIn: takenIn ?? zone, policy: policy, origin: origin, id: id)
-        return try write {
+        return try write(now: now, readsSyncFolder: false) {
             // Already recorded (a saved open applied by another process first): what it decided then is gone.
             guard let outcome = try applyEvent(event, zone: zone) else {
                 let day = try zone ?? readPlan().1

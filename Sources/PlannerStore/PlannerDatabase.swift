@@ -19,6 +19,8 @@ public final class PlannerDatabase {
     let connection: Connection
     /// Stored settings the last read of the plan could not use (each runs as its default).
     public internal(set) var settingProblems: [UnusableSetting] = []
+    /// What the last write found in the sync folder (nil: this device does not sync).
+    public internal(set) var lastSync: SyncReport?
     /// Declared settings the last read of the plan found no row for.
     var missingSettingKeys: [SettingKey] = []
 
@@ -181,18 +183,25 @@ public final class PlannerDatabase {
     }
 
     /// Runs `body` in one IMMEDIATE transaction, turning SQLite failures into user-facing errors.
-    func write<T>(_ body: () throws -> T) throws(PlannerError) -> T {
+    /// With `now`, the other devices' new events in the sync folder are applied first (`open` passes
+    /// `readsSyncFolder: false`: the login must not wait on a folder); after the commit, this device's new
+    /// events are written to it unless `publishes` is false.
+    func write<T>(now: Instant? = nil, readsSyncFolder: Bool = true, publishes: Bool = true, _ body: () throws -> T) throws(PlannerError) -> T {
         do {
             // Events saved by other processes (opens made while another program held the database) come
             // first, at their own instants.
             var spooled: Inbox.Batch?
+            var publish = false
             let result = try connection.immediateTransaction {
                 spooled = try applyInbox()
+                if let now, readsSyncFolder { lastSync = try applySyncFolder(now: now) }
                 let result = try body()
                 try addMissingSettingRows()
+                publish = try publishes && hasEventsToPublish()
                 return result
             }
             spooled?.removeApplied()
+            if publish { publishToSyncFolder(now: now ?? SystemClock.now()) }
             return result
         } catch let error as PlannerError {
             throw error

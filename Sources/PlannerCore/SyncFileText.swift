@@ -1,0 +1,142 @@
+/// The files devices share through a sync folder, as text: each device appends only to files of its own,
+/// `planner-<device id>-<000001>.events`, one line per record, never rewritten (a sync engine then never sees
+/// two writers of one file). A record is a `PlanEventText` line with `device=` and `stamp=`, or a device line
+/// saying the device's name:
+///
+///     planner-device 1 id=<32 hex> name=Library%20laptop at=1795396200000
+///
+/// Everything read from another device is untrusted: `SyncFileText.read` takes what a planner could have
+/// written and says why it refused the rest, line by line.
+public enum SyncFileText {
+    public static let deviceHeader = "planner-device 1"
+    /// A device starts a new file past this size (a sync engine copies a changed file whole).
+    public static let rotateBytes: Int64 = 1 << 20
+    /// Larger files are not read (a device's own never gets near it).
+    public static let maximumFileBytes: Int64 = 64 << 20
+    /// Events stamped further ahead of this device's clock are refused: a clock that far off (or a forged
+    /// stamp) would otherwise win every later change and drag every device's clock with it.
+    public static let maximumAheadMilliseconds: Int64 = 86_400_000
+
+    public static func fileName(device: String, sequence: Int64) -> String {
+        let digits = String(sequence)
+        return "planner-\(device)-\(String(repeating: "0", count: max(0, 6 - digits.count)))\(digits).events"
+    }
+
+    /// What a name in the folder is.
+    public enum Name: Equatable, Sendable {
+        /// A device's file, or a sync engine's conflict copy of one (its content is merged like any other).
+        case events(device: String)
+        /// The sync engine's own (`.stfolder`, `.stignore`, temporary files): never read.
+        case engine
+        /// Starts like ours but is not: said once.
+        case unknown
+        /// Anything else: the user's own files in the same folder.
+        case other
+    }
+
+    public static func classify(_ name: String) -> Name {
+        if name == ".stfolder" || name == ".stignore" || name == ".stversions" || name.hasPrefix(".syncthing.")
+            || name.hasPrefix("~syncthing~") || name.hasPrefix(".planner-") {
+            return .engine
+        }
+        // The user's own files may share the folder: only `planner-….events` names are ours to read.
+        guard name.hasPrefix("planner-"), name.hasSuffix(".events") else { return .other }
+        let rest = name.dropFirst("planner-".count)
+        guard rest.utf8.count > 40 else { return .unknown }
+        let device = String(rest.prefix(32))
+        let after = rest.dropFirst(32)
+        guard PlanEvent.isDeviceID(device), after.hasPrefix("-") else { return .unknown }
+        let digits = after.dropFirst().prefix { $0.isASCII && $0.isNumber }
+        let tail = after.dropFirst(1 + digits.count)
+        // Syncthing's conflict copy: `<name>.sync-conflict-<date>-<time>-<short id>.events`. The short id in
+        // it is never trusted: each line says its device.
+        guard digits.count >= 6, tail == ".events" || tail.hasPrefix(".sync-conflict-") else { return .unknown }
+        return .events(device: device)
+    }
+
+    public static func deviceLine(id: String, name: String, at: Instant) -> String {
+        deviceHeader + " " + PlanEventText.fields([("id", id), ("name", name), ("at", String(at.milliseconds))]) + "\n"
+    }
+
+    /// A device's name as it said it at `at`.
+    public struct DeviceName: Equatable, Sendable {
+        public var id: String
+        public var name: String
+        public var at: Instant
+    }
+
+    /// What one read of a file found.
+    public struct Read: Sendable {
+        public var events: [PlanEvent] = []
+        public var names: [DeviceName] = []
+        /// Bytes of whole lines (a last line without its line break is being written: read it next time).
+        public var consumed = 0
+        /// Why lines were refused, in order.
+        public var refused: [String] = []
+    }
+
+    /// Reads whole lines of `bytes`, a file of `device`, at `now`. A line from another device than the
+    /// file's, a settings change of this device's own settings, a stamp far ahead of `now`: refused.
+    public static func read(_ bytes: ArraySlice<UInt8>, device: String, now: Instant) -> Read {
+        var result = Read()
+        var start = bytes.startIndex
+        while let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            let line = bytes[start...end]
+            start = end + 1
+            if let why = readLine(line, device: device, now: now, into: &result) { result.refused.append(why) }
+        }
+        result.consumed = start - bytes.startIndex
+        return result
+    }
+
+    static func readLine(_ bytes: ArraySlice<UInt8>, device: String, now: Instant, into result: inout Read) -> String? {
+        guard bytes.count <= PlanEventText.maximumLineBytes else { return "a line longer than \(PlanEventText.maximumLineBytes) bytes" }
+        guard let line = String(validating: bytes, as: UTF8.self) else { return "a line that is not UTF-8" }
+        if line.hasPrefix(deviceHeader + " ") {
+            guard let name = deviceName(line) else { return "a device line that is not one" }
+            guard name.id == device else { return "a device line for another device than its file's" }
+            guard name.at.milliseconds <= now.milliseconds + maximumAheadMilliseconds else { return "a device line dated ahead of this device's clock by more than a day" }
+            result.names.append(name)
+            return nil
+        }
+        guard var event = PlanEvent(line: line) else { return "a line that is not a planner event" }
+        guard let stamp = event.stamp else { return "an event without its device and stamp" }
+        if let why = event.problem { return "an event refused: \(why)" }
+        guard stamp.device == device else { return "an event of another device than its file's" }
+        let ahead = max(event.at.milliseconds, stamp.milliseconds) - now.milliseconds
+        guard ahead <= maximumAheadMilliseconds else { return "an event dated ahead of this device's clock by more than a day" }
+        if case .settings(let set, let reset) = event.change {
+            // Each device keeps its own: another's folder, name or study program is not this one's.
+            let shared = set.filter { $0.key.declaration.scope == .user }
+            let sharedReset = reset.filter { $0.declaration.scope == .user }
+            guard !shared.isEmpty || !sharedReset.isEmpty else { return "a change of another device's own settings" }
+            event.change = .settings(set: shared, reset: sharedReset)
+        }
+        result.events.append(event)
+        return nil
+    }
+
+    static func deviceName(_ line: String) -> DeviceName? {
+        guard line.hasSuffix("\n") else { return nil }
+        var fields: [String: String] = [:]
+        for word in line.dropFirst(deviceHeader.count + 1).dropLast().split(separator: " ", omittingEmptySubsequences: false) {
+            guard let equals = word.firstIndex(of: "="), let value = PlanEventText.unescaped(word[word.index(after: equals)...]),
+                  fields.updateValue(value, forKey: String(word[..<equals])) == nil else { return nil }
+        }
+        guard fields.count == 3, let id = fields["id"], PlanEvent.isDeviceID(id), let name = fields["name"],
+              SettingKey.deviceName.problem(name) == nil, let atText = fields["at"], let at = Int64(atText), at >= 0 else { return nil }
+        return DeviceName(id: id, name: name, at: Instant(milliseconds: at))
+    }
+
+    /// The line this device publishes for `event` (its own settings left out); nil when nothing in it is shared.
+    public static func publishedLine(_ event: PlanEvent) -> String? {
+        var event = event
+        if case .settings(let set, let reset) = event.change {
+            let shared = set.filter { $0.key.declaration.scope == .user }
+            let sharedReset = reset.filter { $0.declaration.scope == .user }
+            guard !shared.isEmpty || !sharedReset.isEmpty else { return nil }
+            event.change = .settings(set: shared, reset: sharedReset)
+        }
+        return PlanEventText.line(event)
+    }
+}

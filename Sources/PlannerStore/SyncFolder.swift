@@ -1,0 +1,443 @@
+import CSQLite
+import Glibc
+import PlannerCore
+import PlannerSystem
+
+/// What one pass over the sync folder did, for `planner sync` and `status`.
+public struct SyncReport: Sendable {
+    public var folder: String
+    /// Other devices' events applied now for the first time.
+    public var applied = 0
+    /// Of those, changes older than one already in force (last writer wins), left out.
+    public var superseded = 0
+    /// Days another device opened, newly closed here.
+    public var openedElsewhere: [LocalDate] = []
+    /// This device's events written to the folder.
+    public var published = 0
+    /// One line per file or folder the planner could not use.
+    public var problems: [String] = []
+}
+
+/// One row of `planner devices`.
+public struct DeviceRow: Sendable, Equatable {
+    public var id: String
+    public var name: String
+    public var isSelf: Bool
+    public var lastEvent: Instant?
+    public var offsetMilliseconds: Int64?
+    public var events: Int64
+}
+
+/// The sync folder: other devices' files read and applied inside a write transaction (never failing the
+/// command: a folder that is gone, a file that is junk is a warning), this device's events appended to its
+/// own file after the commit, outside the database's lock.
+extension PlannerDatabase {
+    /// The folder set with `config set sync-folder`, or nil.
+    func syncFolderSetting() throws -> String? {
+        let folder = try connection.text("SELECT value FROM setting WHERE key = 'sync-folder'") ?? ""
+        return folder.isEmpty ? nil : folder
+    }
+
+    /// Inside the caller's write transaction: reads what the other devices appended since the last read
+    /// and applies it at `now`. nil when this device does not sync.
+    func applySyncFolder(now: Instant) throws -> SyncReport? {
+        guard let folder = try syncFolderSetting() else { return nil }
+        var report = SyncReport(folder: folder)
+        let dir = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dir >= 0 else {
+            report.problems.append("the sync folder \(folder) cannot be read (\(DatabaseFile.describe(errno))): other devices' changes wait; is it mounted?")
+            return report
+        }
+        defer { close(dir) }
+        let selfID = try selfDeviceID()
+        var events: [PlanEvent] = []
+        var names: [SyncFileText.DeviceName] = []
+        var problemsByFile: [String: String] = [:]
+        let known = try connection.prepare("SELECT size, mtime_ns, consumed, problem FROM sync_file WHERE name = ?")
+        let remember = try connection.prepare("""
+            INSERT INTO sync_file (name, size, mtime_ns, consumed, problem) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (name) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns,
+                consumed = excluded.consumed, problem = excluded.problem
+            """)
+        var impostor = false
+        for name in Self.folderNames(dir) {
+            guard case .events(let device) = SyncFileText.classify(name) else {
+                if SyncFileText.classify(name) == .unknown { problemsByFile[name] = "not a planner file (ignored)" }
+                continue
+            }
+            try known.bind([.text(name)])
+            let previous = try known.step() ? (size: known.int64(0), mtime: known.int64(1), consumed: known.int64(2),
+                                                 problem: known.isNull(3) ? nil : known.text(3)) : nil
+            let file = Self.openFile(dir, name)
+            guard case .opened(let fd, let size, let mtime) = file else {
+                if case .refused(let why) = file { problemsByFile[name] = why }
+                continue
+            }
+            defer { close(fd) }
+            if let previous, previous.size == size, previous.mtime == mtime {
+                if let problem = previous.problem { report.problems.append("\(folder)/\(name): \(problem)") }
+                continue
+            }
+            // Appended since: read from where the last read stopped. A file that shrank was replaced: again
+            // from its start (every event applied is recorded by id, so nothing applies twice).
+            let from = previous.map { size >= $0.consumed ? $0.consumed : 0 } ?? 0
+            guard let bytes = Self.readBytes(fd, from: from, to: size) else {
+                problemsByFile[name] = "cannot be read (\(DatabaseFile.describe(errno)))"
+                continue
+            }
+            let read = SyncFileText.read(bytes[...], device: device, now: now)
+            if device == selfID {
+                // Our own file holding events this database never made: another writer uses this id.
+                for event in read.events where try connection.integer("SELECT count(*) FROM event WHERE id = ?", .text(event.id)) == 0 {
+                    impostor = true
+                }
+            }
+            events += read.events
+            names += read.names
+            var problem: String?
+            if let first = read.refused.first {
+                problem = read.refused.count == 1 ? "1 line refused: \(first)" : "\(read.refused.count) lines refused (first: \(first))"
+            }
+            if let problem { problemsByFile[name] = problem }
+            try remember.run(.text(name), .integer(size), .integer(mtime), .integer(from + Int64(read.consumed)), problem.map { .text($0) } ?? .null)
+            // Said once, when it first appears; `status` shows it every time.
+            if let problem, problem != previous?.problem { PlannerDatabase.warnOnce("the sync folder's file \(folder)/\(name) \(problem)") }
+        }
+        for (name, problem) in problemsByFile.sorted(by: { $0.key < $1.key }) where !report.problems.contains(where: { $0.hasPrefix("\(folder)/\(name):") }) {
+            report.problems.append("\(folder)/\(name): \(problem)")
+        }
+        if impostor, let selfID {
+            // A copied database: both copies would append to the same files. This one takes a new id.
+            try connection.prepare("UPDATE device SET is_self = 0 WHERE id = ?").run(.text(selfID))
+            PlannerDatabase.warnOnce("another device writes to the sync folder as this device (\(selfID); a copied database?): this device takes a new id")
+        }
+        try recordDeviceNames(names, now: now)
+        try applyForeign(events, now: now, into: &report)
+        return report
+    }
+
+    /// Applies other devices' events as one batch; one the schema refuses is left out alone.
+    private func applyForeign(_ events: [PlanEvent], now: Instant, into report: inout SyncReport) throws {
+        var seen: Set<String> = []
+        let unique = events.filter { seen.insert($0.id).inserted }
+        guard !unique.isEmpty else { return }
+        var applied: [EventOutcome] = []
+        try connection.execute("SAVEPOINT sync_batch")
+        do {
+            if let outcome = try applyEvents(unique, now: now, receivedAt: now) { applied.append(outcome) }
+            try connection.execute("RELEASE sync_batch")
+        } catch let error as SQLiteError where error.primaryCode == SQLITE_CONSTRAINT {
+            try connection.execute("ROLLBACK TO sync_batch")
+            try connection.execute("RELEASE sync_batch")
+            // One at a time: the others still apply.
+            for event in unique {
+                try connection.execute("SAVEPOINT sync_event")
+                do {
+                    if let outcome = try applyEvents([event], now: now, receivedAt: now) { applied.append(outcome) }
+                    try connection.execute("RELEASE sync_event")
+                } catch let error as SQLiteError where error.primaryCode == SQLITE_CONSTRAINT {
+                    try connection.execute("ROLLBACK TO sync_event")
+                    try connection.execute("RELEASE sync_event")
+                    report.problems.append("an event \(event.id) from device \(event.stamp?.device ?? "?") was refused by the database (\(error.message))")
+                }
+            }
+        }
+        for outcome in applied {
+            report.applied += outcome.fresh.count
+            report.superseded += outcome.effect.superseded
+            report.openedElsewhere += outcome.effect.opens.map(\.date)
+            try noteDevices(outcome.fresh, now: now)
+        }
+    }
+
+    /// Names devices said, the latest saying of each.
+    private func recordDeviceNames(_ names: [SyncFileText.DeviceName], now: Instant) throws {
+        guard !names.isEmpty else { return }
+        let upsert = try connection.prepare("""
+            INSERT INTO device (id, name, first_seen_ms) VALUES (?, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET name = excluded.name WHERE device.is_self = 0
+            """)
+        var latest: [String: SyncFileText.DeviceName] = [:]
+        for name in names where latest[name.id].map({ $0.at < name.at }) ?? true { latest[name.id] = name }
+        for name in latest.values.sorted(by: { $0.id < $1.id }) {
+            try upsert.run(.text(name.id), .text(name.name), .integer(now.milliseconds))
+        }
+    }
+
+    /// Each device's latest event and apparent clock offset: its events' own time minus when they arrived
+    /// here is its clock's lead plus the carriage; the greatest (the least carriage) is the best estimate.
+    private func noteDevices(_ events: [PlanEvent], now: Instant) throws {
+        let note = try connection.prepare("""
+            INSERT INTO device (id, first_seen_ms, last_event_ms, offset_ms, events) VALUES (?1, ?2, ?3, ?4, 1)
+            ON CONFLICT (id) DO UPDATE SET last_event_ms = max(coalesce(last_event_ms, ?3), ?3),
+                offset_ms = max(coalesce(offset_ms, ?4), ?4), events = events + 1
+            """)
+        for event in events {
+            guard let device = event.stamp?.device else { continue }
+            try note.run(.text(device), .integer(now.milliseconds), .integer(event.at.milliseconds),
+                         .integer(event.at.milliseconds - now.milliseconds))
+        }
+    }
+
+    /// A new sync folder: this device's events are all written there again, its files read from scratch.
+    func forgetSyncFolder() throws {
+        try connection.execute("UPDATE event SET published_ms = NULL WHERE received_ms IS NULL AND published_ms IS NOT NULL")
+        try connection.execute("DELETE FROM sync_file")
+        try connection.execute("UPDATE device SET out_seq = out_seq + 1, out_size = 0 WHERE is_self = 1")
+    }
+
+    /// Inside a write transaction: whether this device has events to write to its sync folder.
+    func hasEventsToPublish() throws -> Bool {
+        try connection.integer("""
+            SELECT EXISTS (SELECT 1 FROM setting WHERE key = 'sync-folder' AND value <> '')
+               AND EXISTS (SELECT 1 FROM event WHERE received_ms IS NULL AND published_ms IS NULL)
+            """) == 1
+    }
+
+    /// After the commit, outside the database's lock: appends this device's unpublished events to its own
+    /// file (then fsync of file and folder) and marks them published. Never throws: a folder that cannot
+    /// be written leaves the events waiting, and the next command that writes tries again.
+    @discardableResult
+    func publishToSyncFolder(now: Instant) -> Int {
+        do {
+            return try publish(now: now)
+        } catch let error as PlannerError {
+            PlannerDatabase.warnOnce(error.message)
+        } catch {
+            PlannerDatabase.warnOnce("could not write to the sync folder: \(error)")
+        }
+        return 0
+    }
+
+    private func publish(now: Instant) throws -> Int {
+        guard let folder = try read({ try syncFolderSetting() }) else { return 0 }
+        let wanted = try read { try connection.text("SELECT value FROM setting WHERE key = 'device-name'") } ?? ""
+        let name = wanted.isEmpty ? Self.hostName() : wanted
+        let selfID = try write(publishes: false) { () throws -> String in
+            if let id = try selfDeviceID() { return id }
+            let id = Self.newEventID()
+            try connection.prepare("INSERT INTO device (id, name, is_self, first_seen_ms) VALUES (?, ?, 1, ?)")
+                .run(.text(id), .text(name), .integer(now.milliseconds))
+            // Changes made before this device had an id are its own.
+            try connection.prepare("UPDATE event SET device = ? WHERE device = '' AND received_ms IS NULL").run(.text(id))
+            return id
+        }
+        let dir = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dir >= 0 else {
+            throw PlannerError.io("cannot write to the sync folder \(folder) (\(DatabaseFile.describe(errno))): this device's changes wait in the database and are written by the next planner command once it can")
+        }
+        defer { close(dir) }
+        var (sequence, expected, publishedName) = try read { () throws -> (Int64, Int64, String) in
+            let stmt = try connection.prepare("SELECT out_seq, out_size, name FROM device WHERE is_self = 1")
+            _ = try stmt.step()
+            return (stmt.int64(0), stmt.int64(1), stmt.text(2))
+        }
+        for _ in 0..<4 {
+            let fileName = SyncFileText.fileName(device: selfID, sequence: sequence)
+            let fd = openat(dir, fileName, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            guard fd >= 0 else {
+                throw PlannerError.io("cannot write \(folder)/\(fileName) (\(DatabaseFile.describe(errno))): this device's changes wait in the database")
+            }
+            defer { close(fd) }
+            // Two planner commands of this device publishing at once take turns.
+            while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
+            var info = stat()
+            guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+                throw PlannerError.io("\(folder)/\(fileName) is not a regular file: move it away")
+            }
+            // Re-read under the lock: another process may have appended meanwhile.
+            (sequence, expected, publishedName) = try read { () throws -> (Int64, Int64, String) in
+                let stmt = try connection.prepare("SELECT out_seq, out_size, name FROM device WHERE is_self = 1")
+                _ = try stmt.step()
+                return (stmt.int64(0), stmt.int64(1), stmt.text(2))
+            }
+            if SyncFileText.fileName(device: selfID, sequence: sequence) != fileName { continue }
+            let size = Int64(info.st_size)
+            if size != expected || size >= SyncFileText.rotateBytes {
+                // Not as this device left it (deleted, cut, replaced, written by another): a new file, and
+                // everything again (readers skip what they have). Or simply full: a new file.
+                try write(publishes: false) {
+                    if size != expected { try connection.execute("UPDATE event SET published_ms = NULL WHERE received_ms IS NULL") }
+                    try connection.execute("UPDATE device SET out_seq = out_seq + 1, out_size = 0 WHERE is_self = 1")
+                }
+                continue
+            }
+            let events = try read { try unpublishedEvents() }
+            var text = ""
+            if info.st_size == 0 || publishedName != name {
+                text += SyncFileText.deviceLine(id: selfID, name: name, at: now)
+            }
+            for event in events {
+                var event = event
+                event.stamp?.device = selfID
+                if let line = SyncFileText.publishedLine(event) { text += line }
+            }
+            if !text.isEmpty {
+                try Self.append(fd, text, to: "\(folder)/\(fileName)")
+                guard fsync(fd) == 0, fsync(dir) == 0 else {
+                    throw PlannerError.io("cannot write \(folder)/\(fileName) (\(DatabaseFile.describe(errno))): this device's changes wait in the database")
+                }
+            }
+            var after = stat()
+            fstat(fd, &after)
+            try write(publishes: false) {
+                let mark = try connection.prepare("UPDATE event SET published_ms = ? WHERE id = ?")
+                for event in events { try mark.run(.integer(now.milliseconds), .text(event.id)) }
+                try connection.prepare("UPDATE device SET out_size = ?, name = ? WHERE is_self = 1")
+                    .run(.integer(Int64(after.st_size)), .text(name))
+                // Our own file as we left it: the next read of the folder need not read it.
+                try connection.prepare("""
+                    INSERT INTO sync_file (name, size, mtime_ns, consumed) VALUES (?1, ?2, ?3, ?2)
+                    ON CONFLICT (name) DO UPDATE SET size = ?2, mtime_ns = ?3, consumed = ?2, problem = NULL
+                    """).run(.text(fileName), .integer(Int64(after.st_size)), .integer(Self.mtimeNanoseconds(after)))
+            }
+            return events.count
+        }
+        throw PlannerError.io("the sync folder \(folder) kept changing under this device's file: try planner sync again")
+    }
+
+    /// This device's events not yet written to the folder, in stamp order.
+    private func unpublishedEvents() throws -> [PlanEvent] {
+        let stmt = try connection.prepare("""
+            SELECT id, at_ms, origin, kind, payload, coalesce(stamp_ms, at_ms), stamp_counter, device FROM event
+            WHERE received_ms IS NULL AND published_ms IS NULL ORDER BY coalesce(stamp_ms, at_ms), stamp_counter, id
+            """)
+        var events: [PlanEvent] = []
+        while try stmt.step() {
+            let line = PlanEventText.header + " " + PlanEventText.fields([("id", stmt.text(0)), ("at", String(stmt.int64(1))),
+                                                                          ("origin", stmt.text(2)), ("kind", stmt.text(3))])
+                + (stmt.text(4).isEmpty ? "" : " " + stmt.text(4)) + "\n"
+            guard var event = PlanEvent(line: line) else { continue }
+            event.stamp = Stamp(milliseconds: stmt.int64(5), counter: stmt.int64(6), device: stmt.text(7))
+            events.append(event)
+        }
+        return events
+    }
+
+    /// `planner sync`: applies the other devices' new events now and writes this device's.
+    public func sync(now: Instant) throws(PlannerError) -> SyncReport? {
+        // The write applies the folder first; what it found is the report.
+        try write(now: now, publishes: false) {}
+        var report = lastSync
+        report?.published = publishToSyncFolder(now: now)
+        return report
+    }
+
+    /// The sync folder's state without changing anything: its problems, for `status`.
+    public func syncProblems() throws(PlannerError) -> (folder: String?, problems: [String]) {
+        try read {
+            guard let folder = try syncFolderSetting() else { return (nil, []) }
+            var problems: [String] = []
+            var info = stat()
+            if stat(folder, &info) != 0 || info.st_mode & S_IFMT != S_IFDIR {
+                problems.append("the sync folder \(folder) is missing or not a folder: other devices' changes wait")
+            }
+            let stmt = try connection.prepare("SELECT name, problem FROM sync_file WHERE problem IS NOT NULL ORDER BY name")
+            while try stmt.step() { problems.append("\(folder)/\(stmt.text(0)): \(stmt.text(1))") }
+            if let waiting = try connection.integer("SELECT count(*) FROM event WHERE received_ms IS NULL AND published_ms IS NULL"), waiting > 0 {
+                problems.append("\(waiting) change\(waiting == 1 ? "" : "s") of this device not yet written to the sync folder")
+            }
+            return (folder, problems)
+        }
+    }
+
+    /// The devices seen in the sync folder, this one first.
+    public func devices() throws(PlannerError) -> [DeviceRow] {
+        try read {
+            let stmt = try connection.prepare("""
+                SELECT id, name, is_self, last_event_ms, offset_ms, events FROM device ORDER BY is_self DESC, name, id
+                """)
+            var rows: [DeviceRow] = []
+            while try stmt.step() {
+                rows.append(DeviceRow(id: stmt.text(0), name: stmt.text(1), isSelf: stmt.int64(2) == 1,
+                                      lastEvent: stmt.isNull(3) ? nil : Instant(milliseconds: stmt.int64(3)),
+                                      offsetMilliseconds: stmt.isNull(4) ? nil : stmt.int64(4), events: stmt.int64(5)))
+            }
+            return rows
+        }
+    }
+
+    // MARK: files
+
+    static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
+        let name = String(cString: buffer)
+        return SettingKey.deviceName.problem(name) == nil ? name : ""
+    }
+
+    static func folderNames(_ dir: Int32) -> [String] {
+        let copy = dup(dir)
+        guard copy >= 0, let stream = fdopendir(copy) else {
+            if copy >= 0 { close(copy) }
+            return []
+        }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    enum OpenedFile {
+        case opened(Int32, size: Int64, mtime: Int64)
+        case refused(String)
+    }
+
+    /// Opens a file of the folder to read, without following a link, without blocking on a FIFO; refuses
+    /// what is not a regular file of ours of a sane size.
+    static func openFile(_ dir: Int32, _ name: String) -> OpenedFile {
+        let fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            return .refused(errno == ELOOP ? "a symbolic link (ignored)" : "cannot be opened (\(DatabaseFile.describe(errno)))")
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { close(fd); return .refused("cannot be read") }
+        let why: String?
+        if info.st_mode & S_IFMT != S_IFREG {
+            why = "not a regular file (ignored)"
+        } else if info.st_uid != geteuid() {
+            why = "belongs to another user (uid \(info.st_uid); ignored)"
+        } else if Int64(info.st_size) > SyncFileText.maximumFileBytes {
+            why = "larger than \(SyncFileText.maximumFileBytes >> 20) MiB (ignored)"
+        } else {
+            why = nil
+        }
+        if let why { close(fd); return .refused(why) }
+        return .opened(fd, size: Int64(info.st_size), mtime: mtimeNanoseconds(info))
+    }
+
+    static func mtimeNanoseconds(_ info: stat) -> Int64 {
+        Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+    }
+
+    static func readBytes(_ fd: Int32, from: Int64, to size: Int64) -> [UInt8]? {
+        guard size > from else { return [] }
+        var bytes = [UInt8](repeating: 0, count: Int(size - from))
+        var done = 0
+        while done < bytes.count {
+            let n = bytes[done...].withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(from) + off_t(done)) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { return nil }
+            if n == 0 { break }
+            done += n
+        }
+        return Array(bytes[..<done])
+    }
+
+    static func append(_ fd: Int32, _ text: String, to path: String) throws {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                throw PlannerError.io("cannot write \(path) (\(DatabaseFile.describe(n < 0 ? errno : EIO))): this device's changes wait in the database")
+            }
+            bytes = bytes.dropFirst(n)
+        }
+    }
+}
