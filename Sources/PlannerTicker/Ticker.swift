@@ -269,6 +269,13 @@ public final class Ticker {
                 startAttempt(inFlight.count - 1)
             }
             nextDue = mode == .live ? try db.database.nextFireAt() : nil
+            if mode == .live {
+                wakeups.watchSyncFolder(db.database.lastSync?.folder)
+                if let sync = db.database.lastSync, sync.applied > 0 {
+                    log("applied \(sync.applied) change\(sync.applied == 1 ? "" : "s") from other devices"
+                        + (sync.openedElsewhere.isEmpty ? "" : "; opened there: " + Set(sync.openedElsewhere).map(\.description).sorted().joined(separator: ", ")))
+                }
+            }
             closeOpenedDays()
             db.settle()
             databaseRetryAt = nil

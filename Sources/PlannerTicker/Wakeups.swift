@@ -9,6 +9,12 @@ public protocol TickerWakeups: AnyObject {
     func arm(at instant: Instant?, now: Instant)
     /// Blocks until something happens; `pollEvery` (ms, -1: never) bounds the wait.
     func wait(children: [Int32], pollEvery: Int32) -> Result<Wakeups.Events, PlannerError>
+    /// Watches `folder` (nil: none) for other devices' files: the sync folder setting as it is now.
+    func watchSyncFolder(_ folder: String?)
+}
+
+extension TickerWakeups {
+    public func watchSyncFolder(_ folder: String?) {}
 }
 
 /// What the ticker sleeps on, as file descriptors waited on with poll(2) — no polling loop:
@@ -34,6 +40,8 @@ public final class Wakeups: TickerWakeups {
         public var databaseChanged = false
         /// Something was saved in the inbox folder.
         public var inboxChanged = false
+        /// Another device's file arrived or grew in the sync folder.
+        public var syncChanged = false
         public var ignoredSignals: [Int32] = []
 
         public init(stop: Int32? = nil, timer: Bool = false) {
@@ -50,6 +58,9 @@ public final class Wakeups: TickerWakeups {
     private let inbox: String?
     private let inboxName: String
     private var inboxWatch: Int32 = -1
+    /// The sync folder and its watch (-1: none, or not there yet: tried again at the next wake-up).
+    private var syncFolder: String?
+    private var syncWatch: Int32 = -1
 
     /// `databasePath` nil: no folder watch (`tick --once` ends before anything could change).
     /// `inbox`: a folder whose new files are changes waiting for the next write.
@@ -94,6 +105,19 @@ public final class Wakeups: TickerWakeups {
         inboxWatch = inotify_add_watch(inotifyFD, inbox, mask)
     }
 
+    /// Follows the `sync-folder` setting: a file renamed into it (how Syncthing delivers) or written in it
+    /// wakes the ticker, whose next write applies it. Never through a link to elsewhere than the folder.
+    public func watchSyncFolder(_ folder: String?) {
+        guard inotifyFD >= 0 else { return }
+        if folder != syncFolder, syncWatch >= 0 {
+            inotify_rm_watch(inotifyFD, syncWatch)
+            syncWatch = -1
+        }
+        syncFolder = folder
+        guard let folder, syncWatch < 0 else { return }
+        syncWatch = inotify_add_watch(inotifyFD, folder, UInt32(IN_MOVED_TO | IN_CLOSE_WRITE) | UInt32(IN_ONLYDIR))
+    }
+
     /// Wakes at `instant`, or after a day when there is nothing to do (the armed timer still notices clock changes).
     public func arm(at instant: Instant?, now: Instant) {
         let target = instant ?? (now + 86_400_000)
@@ -127,7 +151,7 @@ public final class Wakeups: TickerWakeups {
             // Children are reaped by the caller, which checks every one of them after any wake-up.
             let childExited = fds.dropFirst(3).contains { $0.revents != 0 }
             if n == 0 || childExited || events.stop != nil || events.timer || events.clockChanged
-                || events.databaseChanged || events.inboxChanged || !events.ignoredSignals.isEmpty {
+                || events.databaseChanged || events.inboxChanged || events.syncChanged || !events.ignoredSignals.isEmpty {
                 return .success(events)
             }
             for i in fds.indices { fds[i].revents = 0 }
@@ -161,6 +185,13 @@ public final class Wakeups: TickerWakeups {
                 if mask & UInt32(IN_Q_OVERFLOW) != 0 {
                     events.databaseChanged = true
                     events.inboxChanged = inbox != nil
+                } else if wd == syncWatch && syncWatch >= 0 {
+                    // The folder went away (unmounted, removed): watched again when the setting is read next.
+                    if mask & UInt32(IN_IGNORED) != 0 {
+                        syncWatch = -1
+                    } else if case .events = SyncFileText.classify(name) {
+                        events.syncChanged = true
+                    }
                 } else if wd == inboxWatch && inboxWatch >= 0 {
                     // The inbox itself was removed (its watch ends), or received a file; a name starting
                     // with "." is one still being written, renamed in when complete.

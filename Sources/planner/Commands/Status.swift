@@ -32,6 +32,8 @@ struct Status: ParsableCommand {
             if r.ignored > 0 { parts.append("\(r.ignored) ignored (not a saved open of yours: remove)") }
             return parts.isEmpty ? nil : "\(r.folder): " + parts.joined(separator: "; ")
         }
+        // Syncing: where, and what keeps other devices' changes from arriving (said until it is fixed).
+        let sync = try ctx.database.syncProblems()
         // The plan keeps its own zone; say so when this shell's TZ names another one.
         let tzNote = setting.zoneForNewPlan.flatMap { $0 == ctx.zone.name ? nil :
             "TZ is \($0) but the plan's zone is \(ctx.zone.name): to move the plan, planner config set zone \($0)" }
@@ -58,6 +60,8 @@ struct Status: ParsableCommand {
                 ("last_refill", time(s.lastRefill)),
                 ("paused", s.pause == nil ? "false" : "true"),
                 ("paused_until", time(s.pause?.until)),
+                ("sync_folder", sync.folder.map(Formatting.json) ?? "null"),
+                ("sync_problems", "[" + sync.problems.map(Formatting.json).joined(separator: ", ") + "]"),
             ]))
             return
         }
@@ -80,6 +84,9 @@ struct Status: ParsableCommand {
             ["refilled", refilled],
             ["zone", ctx.zone.name],
             ["database", ctx.database.path],
-        ] + (spoolNote.map { [["spool", $0]] } ?? []) + (tzNote.map { [["note", $0]] } ?? [])))
+        ] + (spoolNote.map { [["spool", $0]] } ?? [])
+          + (sync.folder.map { [["sync", $0 + (sync.problems.isEmpty ? "" : " (\(sync.problems.count) problem\(sync.problems.count == 1 ? "" : "s"): see below)")]] } ?? [])
+          + sync.problems.map { ["sync problem", $0] }
+          + (tzNote.map { [["note", $0]] } ?? [])))
     }
 }
