@@ -210,10 +210,21 @@ extension PlannerDatabase {
     }
 
     private func publish(now: Instant) throws -> Int {
-        guard let folder = try read({ try syncFolderSetting() }) else { return 0 }
-        let wanted = try read { try connection.text("SELECT value FROM setting WHERE key = 'device-name'") } ?? ""
-        let name = wanted.isEmpty ? Self.hostName() : wanted
-        let selfID = try write(publishes: false) { () throws -> String in
+        // One read for what `open` needs on its fast path: the folder, the name, this device's id and file.
+        struct Start { var folder: String?; var wanted = ""; var selfID: String?; var sequence: Int64 = 0; var size: Int64 = 0; var name = "" }
+        let start = try read { () throws -> Start in
+            let stmt = try connection.prepare("""
+                SELECT (SELECT value FROM setting WHERE key = 'sync-folder'), (SELECT value FROM setting WHERE key = 'device-name'),
+                       d.id, d.out_seq, d.out_size, d.name
+                FROM (SELECT 1) LEFT JOIN device d ON d.is_self = 1
+                """)
+            _ = try stmt.step()
+            return Start(folder: stmt.isNull(0) || stmt.text(0).isEmpty ? nil : stmt.text(0), wanted: stmt.text(1),
+                         selfID: stmt.isNull(2) ? nil : stmt.text(2), sequence: stmt.int64(3), size: stmt.int64(4), name: stmt.text(5))
+        }
+        guard let folder = start.folder else { return 0 }
+        let name = start.wanted.isEmpty ? Self.hostName() : start.wanted
+        let selfID = try start.selfID ?? write(publishes: false) { () throws -> String in
             if let id = try selfDeviceID() { return id }
             let id = Self.newEventID()
             try connection.prepare("INSERT INTO device (id, name, is_self, first_seen_ms) VALUES (?, ?, 1, ?)")
@@ -227,11 +238,7 @@ extension PlannerDatabase {
             throw PlannerError.io("cannot write to the sync folder \(folder) (\(DatabaseFile.describe(errno))): this device's changes wait in the database and are written by the next planner command once it can")
         }
         defer { close(dir) }
-        var (sequence, expected, publishedName) = try read { () throws -> (Int64, Int64, String) in
-            let stmt = try connection.prepare("SELECT out_seq, out_size, name FROM device WHERE is_self = 1")
-            _ = try stmt.step()
-            return (stmt.int64(0), stmt.int64(1), stmt.text(2))
-        }
+        var (sequence, expected, publishedName) = (start.sequence, start.size, start.name)
         for _ in 0..<4 {
             let fileName = SyncFileText.fileName(device: selfID, sequence: sequence)
             let fd = openat(dir, fileName, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
@@ -246,9 +253,11 @@ extension PlannerDatabase {
                 throw PlannerError.io("\(folder)/\(fileName) is not a regular file: move it away")
             }
             // Re-read under the lock: another process may have appended meanwhile.
+            var events: [PlanEvent] = []
             (sequence, expected, publishedName) = try read { () throws -> (Int64, Int64, String) in
                 let stmt = try connection.prepare("SELECT out_seq, out_size, name FROM device WHERE is_self = 1")
                 _ = try stmt.step()
+                events = try unpublishedEvents()
                 return (stmt.int64(0), stmt.int64(1), stmt.text(2))
             }
             if SyncFileText.fileName(device: selfID, sequence: sequence) != fileName { continue }
@@ -262,7 +271,6 @@ extension PlannerDatabase {
                 }
                 continue
             }
-            let events = try read { try unpublishedEvents() }
             var text = ""
             if info.st_size == 0 || publishedName != name {
                 text += SyncFileText.deviceLine(id: selfID, name: name, at: now)

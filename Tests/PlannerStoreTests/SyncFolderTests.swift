@@ -174,6 +174,30 @@ import PlannerTestSupport
         #expect(try agreed(b).contains("skipped:2026-12-03"))
     }
 
+    /// A database copied to a second machine: both would write as one device. The first to notice another
+    /// writer in its files takes a new id; nothing is lost and both still converge.
+    @Test func aCopiedDatabaseTakesANewIDWhenItSeesAnotherWriterInItsFiles() throws {
+        let shared = folder()
+        let a = try device(shared, name: "a", at: "2026-11-25T08:00")
+        try a.configure(set: [(.title, "Before the copy")], reset: [], now: at("2026-11-25T09:00"))
+        let copyPath = temporaryDatabasePath()
+        try a.connection.execute("VACUUM INTO '\(copyPath)'")
+        let copy = try PlannerDatabase(path: copyPath)
+        let id = try #require(try a.selfDeviceID())
+        #expect(try copy.selfDeviceID() == id)
+        try a.skip([date("2026-11-26")], reason: nil, now: at("2026-11-25T09:10"))
+        try copy.skip([date("2026-11-27")], reason: nil, now: at("2026-11-25T09:20"))
+        _ = try a.sync(now: at("2026-11-25T09:30"))
+        _ = try copy.sync(now: at("2026-11-25T09:31"))
+        _ = try a.sync(now: at("2026-11-25T09:32"))
+        let ids = [try a.selfDeviceID(), try copy.selfDeviceID()]
+        #expect(ids[0] != ids[1], "one of them took a new id")
+        // The one that moved keeps the old id as another device's (its events stay theirs).
+        #expect(try a.devices().contains { $0.id == id && !$0.isSelf } || copy.devices().contains { $0.id == id && !$0.isSelf })
+        #expect(try agreed(a) == agreed(copy))
+        #expect(try agreed(a).contains("skipped:2026-11-26") && agreed(a).contains("skipped:2026-11-27"))
+    }
+
     /// N devices, random changes, every device receiving the others' files in its own random order,
     /// some twice and some as conflict copies, with clocks hours apart: the same shared state everywhere.
     @Test(arguments: [1, 2, 3, 4, 5]) func anyArrivalOrderConverges(seed: UInt64) throws {
