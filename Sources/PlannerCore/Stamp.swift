@@ -31,10 +31,22 @@ public struct Stamp: Comparable, Hashable, Sendable, CustomStringConvertible {
     public var clockText: String { "\(milliseconds).\(counter)" }
 
     public init?(clockText text: String, device: String) {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.count <= 19 && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
-              let ms = Int64(parts[0]), let counter = Int64(parts[1]) else { return nil }
-        self.init(milliseconds: ms, counter: counter, device: device)
+        // Digits, one dot, digits: read as bytes (a line from another device; thousands at a time).
+        var numbers: [Int64] = [0]
+        var digits = 0
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0, numbers.count == 1 else { return nil }
+                numbers.append(0)
+                digits = 0
+                continue
+            }
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte), digits < 18 else { return nil }
+            numbers[numbers.count - 1] = numbers[numbers.count - 1] * 10 + Int64(byte - UInt8(ascii: "0"))
+            digits += 1
+        }
+        guard numbers.count == 2, digits > 0 else { return nil }
+        self.init(milliseconds: numbers[0], counter: numbers[1], device: device)
     }
 
     public var description: String { "\(clockText)@\(device)" }

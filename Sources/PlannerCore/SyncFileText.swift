@@ -9,6 +9,7 @@
 /// written and says why it refused the rest, line by line.
 public enum SyncFileText {
     public static let deviceHeader = "planner-device 1"
+    static let deviceHeaderBytes = Array((deviceHeader + " ").utf8)
     /// A device starts a new file past this size (a sync engine copies a changed file whole).
     public static let rotateBytes: Int64 = 1 << 20
     /// Larger files are not read (a device's own never gets near it).
@@ -91,15 +92,15 @@ public enum SyncFileText {
 
     static func readLine(_ bytes: ArraySlice<UInt8>, device: String, now: Instant, into result: inout Read) -> String? {
         guard bytes.count <= PlanEventText.maximumLineBytes else { return "a line longer than \(PlanEventText.maximumLineBytes) bytes" }
-        guard let line = String(validating: bytes, as: UTF8.self) else { return "a line that is not UTF-8" }
-        if line.hasPrefix(deviceHeader + " ") {
+        if bytes.starts(with: deviceHeaderBytes) {
+            guard let line = String(validating: bytes, as: UTF8.self) else { return "a line that is not UTF-8" }
             guard let name = deviceName(line) else { return "a device line that is not one" }
             guard name.id == device else { return "a device line for another device than its file's" }
             guard name.at.milliseconds <= now.milliseconds + maximumAheadMilliseconds else { return "a device line dated ahead of this device's clock by more than a day" }
             result.names.append(name)
             return nil
         }
-        guard var event = PlanEvent(line: line) else { return "a line that is not a planner event" }
+        guard var event = PlanEvent(bytes: bytes) else { return "a line that is not a planner event" }
         guard let stamp = event.stamp else { return "an event without its device and stamp" }
         if let why = event.problem { return "an event refused: \(why)" }
         guard stamp.device == device else { return "an event of another device than its file's" }
@@ -118,11 +119,9 @@ public enum SyncFileText {
 
     static func deviceName(_ line: String) -> DeviceName? {
         guard line.hasSuffix("\n") else { return nil }
-        var fields: [String: String] = [:]
-        for word in line.dropFirst(deviceHeader.count + 1).dropLast().split(separator: " ", omittingEmptySubsequences: false) {
-            guard let equals = word.firstIndex(of: "="), let value = PlanEventText.unescaped(word[word.index(after: equals)...]),
-                  fields.updateValue(value, forKey: String(word[..<equals])) == nil else { return nil }
-        }
+        let bytes = Array(line.utf8)
+        guard let pairs = PlanEventText.fields(of: bytes[(deviceHeader.utf8.count + 1)..<(bytes.count - 1)]) else { return nil }
+        let fields = Dictionary(uniqueKeysWithValues: pairs)
         guard fields.count == 3, let id = fields["id"], PlanEvent.isDeviceID(id), let name = fields["name"],
               SettingKey.deviceName.problem(name) == nil, let atText = fields["at"], let at = Int64(atText), at >= 0 else { return nil }
         return DeviceName(id: id, name: name, at: Instant(milliseconds: at))

@@ -78,14 +78,15 @@ extension PlannerDatabase {
                 outcome.removedSkips += sqlite3Changes()
             }
         }
+        let endPause = try connection.prepare("""
+            UPDATE pause SET ended_at_ms = ?
+            WHERE ended_at_ms IS NULL AND (until_ms IS NULL OR until_ms > ?)
+            """)
+        let startPause = try connection.prepare("INSERT INTO pause (since_ms, until_ms) VALUES (?, ?)")
         for change in effect.pauses {
-            try connection.prepare("""
-                UPDATE pause SET ended_at_ms = ?
-                WHERE ended_at_ms IS NULL AND (until_ms IS NULL OR until_ms > ?)
-                """).run(.integer(change.at.milliseconds), .integer(change.at.milliseconds))
+            try endPause.run(.integer(change.at.milliseconds), .integer(change.at.milliseconds))
             if let pause = change.starts {
-                try connection.prepare("INSERT INTO pause (since_ms, until_ms) VALUES (?, ?)")
-                    .run(.integer(pause.since.milliseconds), pause.until.map { .integer($0.milliseconds) } ?? .null)
+                try startPause.run(.integer(pause.since.milliseconds), pause.until.map { .integer($0.milliseconds) } ?? .null)
             }
         }
         let stamp = try connection.prepare("""
@@ -97,12 +98,13 @@ extension PlannerDatabase {
             try stamp.run(.text(register.name), .integer(won.stamp.milliseconds), .integer(won.stamp.counter),
                           .text(won.stamp.device), .text(won.event))
         }
+        let recordOpen = try connection.prepare("""
+            INSERT INTO app_open (opened_at_ms, local_date, local_time, zone, cancelled, event_id, origin)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
         for open in effect.opens {
             let at = open.event.at
-            try connection.prepare("""
-                INSERT INTO app_open (opened_at_ms, local_date, local_time, zone, cancelled, event_id, origin)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """).run(.integer(at.milliseconds), .text(open.date.description), .text(zone.rfc3339(at)),
+            try recordOpen.run(.integer(at.milliseconds), .text(open.date.description), .text(zone.rfc3339(at)),
                          .text(zone.name), .integer(Int64(open.cancelled.count)), .text(open.event.id), .text(open.event.origin))
             try transition(open.cancelled, to: .cancelled, reason: receivedAt == nil ? "app opened" : "app opened on another device", now: now)
         }

@@ -167,15 +167,20 @@ extension PlannerDatabase {
     /// Each device's latest event and apparent clock offset: its events' own time minus when they arrived
     /// here is its clock's lead plus the carriage; the greatest (the least carriage) is the best estimate.
     private func noteDevices(_ events: [PlanEvent], now: Instant) throws {
-        let note = try connection.prepare("""
-            INSERT INTO device (id, first_seen_ms, last_event_ms, offset_ms, events) VALUES (?1, ?2, ?3, ?4, 1)
-            ON CONFLICT (id) DO UPDATE SET last_event_ms = max(coalesce(last_event_ms, ?3), ?3),
-                offset_ms = max(coalesce(offset_ms, ?4), ?4), events = events + 1
-            """)
+        var seen: [String: (last: Int64, offset: Int64, count: Int64)] = [:]
         for event in events {
             guard let device = event.stamp?.device else { continue }
-            try note.run(.text(device), .integer(now.milliseconds), .integer(event.at.milliseconds),
-                         .integer(event.at.milliseconds - now.milliseconds))
+            let offset = event.at.milliseconds - now.milliseconds
+            let before = seen[device] ?? (event.at.milliseconds, offset, 0)
+            seen[device] = (max(before.last, event.at.milliseconds), max(before.offset, offset), before.count + 1)
+        }
+        let note = try connection.prepare("""
+            INSERT INTO device (id, first_seen_ms, last_event_ms, offset_ms, events) VALUES (?1, ?2, ?3, ?4, ?5)
+            ON CONFLICT (id) DO UPDATE SET last_event_ms = max(coalesce(last_event_ms, ?3), ?3),
+                offset_ms = max(coalesce(offset_ms, ?4), ?4), events = events + ?5
+            """)
+        for (device, fact) in seen.sorted(by: { $0.key < $1.key }) {
+            try note.run(.text(device), .integer(now.milliseconds), .integer(fact.last), .integer(fact.offset), .integer(fact.count))
         }
     }
 
