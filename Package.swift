@@ -46,9 +46,19 @@ let package = Package(
             dependencies: ["CLinux", "PlannerCore", "PlannerStore", "PlannerSystem"],
             swiftSettings: functionSections
         ),
+        // What each command does, given a context: every subcommand's work (resolving its zone, clock and
+        // database, the login's open, study's program, setup's files, status's inbox summary, the ticker's
+        // sink) as functions of a `RunContext` (environment, clock, output, current folder, own path,
+        // programs it runs) that return values. No ArgumentParser: tests run them in-process.
+        .target(
+            name: "PlannerCommands",
+            dependencies: ["CLinux", "PlannerCore", "PlannerStore", "PlannerSystem", "PlannerTicker"],
+            swiftSettings: functionSections
+        ),
         .executableTarget(
             name: "planner",
             dependencies: [
+                "PlannerCommands",
                 "PlannerCore",
                 "PlannerStore",
                 "PlannerSystem",

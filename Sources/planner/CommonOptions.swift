@@ -1,4 +1,5 @@
 import ArgumentParser
+import PlannerCommands
 import PlannerCore
 
 /// `--db` and `--now`, accepted by every subcommand.
@@ -13,11 +14,11 @@ struct CommonOptions: ParsableArguments {
         valueName: "time"))
     var now: String?
 
-    func context() throws(PlannerError) -> CommandContext { try makeContext(db: db, now: now) }
+    func context() throws(PlannerError) -> CommandContext { try RunContext.process.commandContext(db: db, now: now) }
     /// For commands that only read: a database the user cannot write is still shown.
-    func readingContext() throws(PlannerError) -> CommandContext { try resolveSetting(db: db, now: now).open(forWriting: false) }
+    func readingContext() throws(PlannerError) -> CommandContext { try RunContext.process.readingContext(db: db, now: now) }
     /// Zone, clock and path only: for a command that has more to check before the database is opened.
-    func setting() throws(PlannerError) -> CommandSetting { try resolveSetting(db: db, now: now) }
+    func setting() throws(PlannerError) -> CommandSetting { try RunContext.process.resolveSetting(db: db, now: now) }
 }
 
 /// `--grace` and `--verbose`, for the commands that change the plan.

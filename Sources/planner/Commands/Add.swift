@@ -1,4 +1,5 @@
 import ArgumentParser
+import PlannerCommands
 import PlannerCore
 
 struct Add: ParsableCommand {
@@ -43,7 +44,7 @@ struct Add: ParsableCommand {
     static func execute(_ options: QuickPath.AddOptions) throws {
         let (at, delay, title, body, id) = (options.at, options.delay, options.title, options.body, options.id)
         // Every value is checked before the database is opened: a refused add creates no file.
-        let setting = try resolveSetting(db: options.db, now: options.now)
+        let setting = try RunContext.process.resolveSetting(db: options.db, now: options.now)
         let fireAt = try Self.fireAt(at: at, delay: delay, now: setting.now, zone: setting.zone)
         let ctx = try setting.open()
         let local = ctx.zone.local(fireAt)

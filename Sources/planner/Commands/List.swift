@@ -1,4 +1,5 @@
 import ArgumentParser
+import PlannerCommands
 import PlannerCore
 
 struct List: ParsableCommand {
@@ -15,7 +16,7 @@ struct List: ParsableCommand {
 
     static func execute(_ options: QuickPath.Reading) throws {
         let json = options.json
-        let ctx = try resolveSetting(db: options.db, now: options.now).open(forWriting: false)
+        let ctx = try RunContext.process.resolveSetting(db: options.db, now: options.now).open(forWriting: false)
         let requests = try ctx.database.pendingRequests()
         if json {
             let objects = requests.map { r in

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PlannerCommands
 import PlannerCore
 import PlannerStore
 
@@ -14,7 +15,7 @@ struct Status: ParsableCommand {
 
     static func execute(_ options: QuickPath.Reading) throws {
         let json = options.json
-        let setting = try resolveSetting(db: options.db, now: options.now)
+        let setting = try RunContext.process.resolveSetting(db: options.db, now: options.now)
         let ctx = try setting.open(forWriting: false)
         let s = try ctx.database.status(now: ctx.now, zone: ctx.zone)
         // Opens saved while the database was held are recorded by the next write; files the spool will
