@@ -61,8 +61,6 @@ let package = Package(
                 "PlannerCommands",
                 "PlannerCore",
                 "PlannerStore",
-                "PlannerSystem",
-                "PlannerTicker",
                 "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
