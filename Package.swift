@@ -84,6 +84,8 @@ let package = Package(
         .testTarget(name: "PlannerCoreTests", dependencies: ["PlannerCore", "PlannerSystem"]),
         .testTarget(name: "PlannerStoreTests", dependencies: ["PlannerStore", "PlannerCore", "PlannerSystem", "PlannerTestSupport"]),
         .testTarget(name: "PlannerTickerTests", dependencies: ["PlannerTicker", "PlannerStore", "PlannerCore", "PlannerSystem", "PlannerTestSupport"]),
+        // The commands in-process: a fake environment and clock, captured output, temporary databases.
+        .testTarget(name: "PlannerCommandsTests", dependencies: ["PlannerCommands", "PlannerTicker", "PlannerStore", "PlannerCore", "PlannerSystem", "PlannerTestSupport", "CSQLite"]),
         .testTarget(name: "PlannerCLITests", dependencies: ["planner"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PlannerCore"]),
     ]
