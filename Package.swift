@@ -55,6 +55,7 @@ let package = Package(
             dependencies: ["CLinux", "PlannerCore", "PlannerStore", "PlannerSystem", "PlannerTicker"],
             swiftSettings: functionSections
         ),
+        // Parsing (ArgumentParser, and the quick paths of the common commands) and printing only.
         .executableTarget(
             name: "planner",
             dependencies: [
