@@ -46,13 +46,22 @@ let package = Package(
             dependencies: ["CLinux", "PlannerCore", "PlannerStore", "PlannerSystem"],
             swiftSettings: functionSections
         ),
+        // What each command does, given a context: every subcommand's work (resolving its zone, clock and
+        // database, the login's open, study's program, setup's files, status's inbox summary, the ticker's
+        // sink) as functions of a `RunContext` (environment, clock, output, current folder, own path,
+        // programs it runs) that return values. No ArgumentParser: tests run them in-process.
+        .target(
+            name: "PlannerCommands",
+            dependencies: ["CLinux", "PlannerCore", "PlannerStore", "PlannerSystem", "PlannerTicker"],
+            swiftSettings: functionSections
+        ),
+        // Parsing (ArgumentParser, and the quick paths of the common commands) and printing only.
         .executableTarget(
             name: "planner",
             dependencies: [
+                "PlannerCommands",
                 "PlannerCore",
                 "PlannerStore",
-                "PlannerSystem",
-                "PlannerTicker",
                 "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -76,6 +85,8 @@ let package = Package(
         .testTarget(name: "PlannerCoreTests", dependencies: ["PlannerCore", "PlannerSystem"]),
         .testTarget(name: "PlannerStoreTests", dependencies: ["PlannerStore", "PlannerCore", "PlannerSystem", "PlannerTestSupport"]),
         .testTarget(name: "PlannerTickerTests", dependencies: ["PlannerTicker", "PlannerStore", "PlannerCore", "PlannerSystem", "PlannerTestSupport"]),
+        // The commands in-process: a fake environment and clock, captured output, temporary databases.
+        .testTarget(name: "PlannerCommandsTests", dependencies: ["PlannerCommands", "PlannerTicker", "PlannerStore", "PlannerCore", "PlannerSystem", "PlannerTestSupport", "CSQLite"]),
         .testTarget(name: "PlannerCLITests", dependencies: ["planner"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PlannerCore"]),
     ]

@@ -1,5 +1,4 @@
 import ArgumentParser
-import PlannerCore
 
 /// `--db` and `--now`, accepted by every subcommand.
 struct CommonOptions: ParsableArguments {
@@ -12,12 +11,6 @@ struct CommonOptions: ParsableArguments {
         "Act as if it were TIME (default: $PLANNER_NOW, else the clock). ISO 8601 YYYY-MM-DDTHH:MM[:SS[.fff]] (a fraction of 1 to 9 digits, cut to the millisecond), local wall time in TZ (else the system zone) or with Z, +HH:MM or -HH:MM[:SS].",
         valueName: "time"))
     var now: String?
-
-    func context() throws(PlannerError) -> CommandContext { try makeContext(db: db, now: now) }
-    /// For commands that only read: a database the user cannot write is still shown.
-    func readingContext() throws(PlannerError) -> CommandContext { try resolveSetting(db: db, now: now).open(forWriting: false) }
-    /// Zone, clock and path only: for a command that has more to check before the database is opened.
-    func setting() throws(PlannerError) -> CommandSetting { try resolveSetting(db: db, now: now) }
 }
 
 /// `--grace` and `--verbose`, for the commands that change the plan.

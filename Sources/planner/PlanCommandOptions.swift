@@ -1,33 +1,12 @@
-import PlannerCore
-import PlannerStore
-import PlannerSystem
+import PlannerCommands
 
-/// The options of `refill` and `open`, however they were parsed (ArgumentParser or `FastPath`).
-struct PlanCommandOptions: Equatable {
-    var db: String?
-    var now: String?
-    var grace: String?
-    var verbose = false
+/// `open` and `refill`'s options (PlannerCommands), visible to this module's tests by this name.
+typealias PlanCommandOptions = PlannerCommands.PlanCommandOptions
 
-    init(db: String? = nil, now: String? = nil, grace: String? = nil, verbose: Bool = false) {
-        self.db = db
-        self.now = now
-        self.grace = grace
-        self.verbose = verbose
-    }
-
+extension PlanCommandOptions {
     /// What ArgumentParser read for `open` or `refill`.
     init(_ common: CommonOptions, _ change: PlanChangeOptions) {
         self.init(db: common.db, now: common.now, grace: change.grace, verbose: change.verbose)
-    }
-
-    /// `--grace` as a policy; nil when not given (the grace setting applies).
-    func policy() throws(PlannerError) -> PlanPolicy? {
-        guard let grace else { return nil }
-        guard let ms = parseDuration(grace) else {
-            throw .usage("invalid --grace \(TerminalText.quoted(grace)): expected a duration such as 90s, 15m or 2h")
-        }
-        return PlanPolicy(graceMilliseconds: ms)
     }
 }
 
@@ -64,66 +43,4 @@ enum FastPath {
     static func run(_ command: String, _ options: PlanCommandOptions) throws {
         if command == "open" { try Open.execute(options) } else { try Refill.execute(options) }
     }
-}
-
-/// Resolves zone, clock and path, then opens the database: the real context of a command.
-func makeContext(db: String?, now: String?) throws(PlannerError) -> CommandContext {
-    try resolveSetting(db: db, now: now).open()
-}
-
-/// Resolves zone, clock and path without touching the database. A command checks every value it was
-/// given against this and only then calls `open()`: a refused command creates no file and changes none.
-func resolveSetting(db: String?, now: String?) throws(PlannerError) -> CommandSetting {
-    let zone = try SystemZone.current(environment: Environment.get("TZ"))
-    let instant: Instant
-    if let now {
-        instant = try parseTime(now, in: zone, source: "--now")
-    } else if let fromEnv = Environment.get("PLANNER_NOW"), !fromEnv.isEmpty {
-        instant = try parseTime(fromEnv, in: zone, source: "PLANNER_NOW")
-    } else {
-        instant = SystemClock.now()
-    }
-    let path = try DatabaseLocation.resolve(option: db, environment: Environment.get)
-    return CommandSetting(now: instant, zone: zone, path: path)
-}
-
-/// Where and when a command acts, before its database is opened.
-struct CommandSetting {
-    var now: Instant
-    var zone: Zone
-    var path: String
-
-    /// Opens (creating or migrating when needed) the database: the last step, after all validation.
-    /// The context's zone is the plan's (the `zone` setting), not the environment's.
-    func open(forWriting: Bool = true) throws(PlannerError) -> CommandContext {
-        let database = try PlannerDatabase(path: path, forWriting: forWriting, zoneForNewPlan: zoneForNewPlan)
-        return CommandContext(now: now, zone: try database.planSettings().zone, database: database)
-    }
-
-    /// `TZ` when it names a zone; else a new plan follows the system zone.
-    var zoneForNewPlan: String? {
-        guard let tz = Environment.get("TZ"), !tz.isEmpty else { return nil }
-        return zone.name
-    }
-}
-
-private func parseTime(_ text: String, in zone: Zone, source: String) throws(PlannerError) -> Instant {
-    do {
-        return try PlannerCore.parseTime(text, in: zone)
-    } catch {
-        throw .usage("\(source): \(error.message)")
-    }
-}
-
-/// What a command works with.
-struct CommandContext {
-    var now: Instant
-    var zone: Zone
-    var database: PlannerDatabase
-}
-
-/// Zone, clock and database path, before the database is opened (`open` needs them when it cannot be).
-func resolveInputs(db: String?, now: String?) throws(PlannerError) -> (now: Instant, zone: Zone, path: String) {
-    let setting = try resolveSetting(db: db, now: now)
-    return (setting.now, setting.zone, setting.path)
 }

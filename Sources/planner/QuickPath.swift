@@ -1,3 +1,4 @@
+import PlannerCommands
 import PlannerCore
 
 /// `status`, `list`, `add` and `--version` in their plain forms, parsed without ArgumentParser: its
@@ -12,15 +13,7 @@ enum QuickPath {
         var json = false
     }
 
-    struct AddOptions: Equatable {
-        var db: String?
-        var now: String?
-        var at: String?
-        var delay: String?
-        var title: String
-        var body = ""
-        var id: String?
-    }
+    typealias AddOptions = AddCommand.Options
 
     enum Parsed: Equatable {
         case status(Reading), list(Reading), add(AddOptions), version

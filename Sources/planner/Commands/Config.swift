@@ -1,7 +1,6 @@
 import ArgumentParser
+import PlannerCommands
 import PlannerCore
-import PlannerStore
-import PlannerSystem
 
 /// `planner config`: the plan's settings, stored in the database. A change re-plans in the same
 /// transaction, so `list` and `status` show it at once.
@@ -28,7 +27,7 @@ struct Config: ParsableCommand {
         @Flag(name: .long, help: "Print one JSON object keyed by setting name: {\"value\": …, \"default\": true|false}.") var json = false
 
         func run() throws {
-            let rows = try common.readingContext().database.settingRows()
+            let rows = try ConfigCommand.show(.process, db: common.db, now: common.now)
             if json {
                 print(Formatting.jsonObject(rows.map {
                     ($0.key.rawValue, Formatting.jsonObject([("value", Formatting.json($0.value)), ("default", $0.isDefault ? "true" : "false")]))
@@ -45,10 +44,7 @@ struct Config: ParsableCommand {
         @Argument(help: "The setting's name.") var key: String
 
         func run() throws {
-            let key = try Config.key(key)
-            let setting = try common.setting()
-            let rows = try setting.open(forWriting: false).database.settingRows()
-            print(TerminalText.flattened(rows.first { $0.key == key }?.value ?? ""))
+            print(TerminalText.flattened(try ConfigCommand.get(.process, db: common.db, now: common.now, key: key)))
         }
     }
 
@@ -62,18 +58,8 @@ struct Config: ParsableCommand {
                   completion: .custom { words, index, _ in Config.completePair(words, at: index) }) var pairs: [String] = []
 
         func run() throws {
-            guard !pairs.isEmpty, pairs.count % 2 == 0 else {
-                throw PlannerError.usage("config set takes KEY VALUE pairs (e.g. config set window 08:00-20:00); keys: \(Config.keyList)")
-            }
-            var values: [(SettingKey, String)] = []
-            for i in stride(from: 0, to: pairs.count, by: 2) {
-                let key = try Config.key(pairs[i])
-                values.append((key, try Config.canonical(key, pairs[i + 1])))
-            }
-            // Every value is checked before the database is opened: a refused set changes nothing.
-            let ctx = try common.setting().open()
-            let decision = try ctx.database.configure(set: values, reset: [], now: ctx.now)
-            if verbose { print(Summary.refill(decision, ctx: try common.readingContext())) }
+            let (decision, ctx) = try ConfigCommand.set(.process, db: common.db, now: common.now, pairs: pairs, verbose: verbose)
+            if let ctx { print(Summary.refill(decision, ctx: ctx)) }
         }
     }
 
@@ -84,13 +70,9 @@ struct Config: ParsableCommand {
         @Argument(help: "The settings to reset.", completion: .list(SettingKey.allCases.map(\.rawValue))) var keys: [String] = []
 
         func run() throws {
-            let chosen = try keys.isEmpty ? SettingKey.allCases : keys.map { try Config.key($0) }
-            let ctx = try common.setting().open()
-            try ctx.database.configure(set: [], reset: chosen, now: ctx.now)
+            try ConfigCommand.reset(.process, db: common.db, now: common.now, keys: keys)
         }
     }
-
-    static var keyList: String { SettingKey.allCases.map(\.rawValue).joined(separator: ", ") }
 
     /// `config set <Tab>`: a key at a key's place, and for a value the key's declared default and the
     /// forms it names (from the declaration, so a new setting completes without more code).
@@ -110,27 +92,8 @@ struct Config: ParsableCommand {
         switch key {
         case .urgency: return ["low", "normal", "critical"]
         case .days: return ["mon-fri", "daily", "weekdays", "weekends", "sat-sun"]
-        case .zone: return ["system"] + (Environment.get("TZ").map { [$0] } ?? [])
+        case .zone: return ["system"] + (RunContext.process.environment("TZ").map { [$0] } ?? [])
         default: return key.defaultValue.isEmpty ? [] : [key.defaultValue]
         }
-    }
-
-    static func key(_ text: String) throws(PlannerError) -> SettingKey {
-        guard let key = SettingKey(rawValue: text) else {
-            throw .usage("unknown setting \(TerminalText.quoted(text)): the settings are \(keyList)")
-        }
-        return key
-    }
-
-    /// The value as stored, after every check (a zone must exist in this system's tz database).
-    static func canonical(_ key: SettingKey, _ text: String) throws(PlannerError) -> String {
-        let value: String
-        do { value = try key.canonical(text) } catch { throw .usage(error.message) }
-        if key == .zone, value != "system" {
-            do { _ = try SystemZone.named(value) } catch {
-                throw .usage("invalid zone \(TerminalText.quoted(value)): expected \(key.accepts) (see /usr/share/zoneinfo)")
-            }
-        }
-        return value
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PlannerCommands
 import PlannerCore
 import PlannerStore
 
@@ -17,15 +18,14 @@ struct Devices: ParsableCommand {
     @Flag(name: .long, help: "Print a JSON array.") var json = false
 
     func run() throws {
-        let ctx = try common.readingContext()
-        let rows = try ctx.database.devices()
+        let (rows, zone) = try SyncCommand.devices(.process, db: common.db, now: common.now)
         if json {
             let objects = rows.map { d in
                 Formatting.jsonObject([
                     ("id", Formatting.json(d.id)),
                     ("name", Formatting.json(d.name)),
                     ("this_device", d.isSelf ? "true" : "false"),
-                    ("last_event_at", d.lastEvent.map { Formatting.json(ctx.zone.rfc3339($0)) } ?? "null"),
+                    ("last_event_at", d.lastEvent.map { Formatting.json(zone.rfc3339($0)) } ?? "null"),
                     ("offset_ms", d.offsetMilliseconds.map(String.init) ?? "null"),
                     ("events", String(d.events)),
                 ])
@@ -39,7 +39,7 @@ struct Devices: ParsableCommand {
         }
         print(Formatting.table([["NAME", "ID", "LAST CHANGE", "CLOCK OFFSET"]] + rows.map { d in
             [d.name + (d.isSelf ? " (this device)" : ""), d.id,
-             d.lastEvent.map { Formatting.wallTime($0, in: ctx.zone) } ?? "-",
+             d.lastEvent.map { Formatting.wallTime($0, in: zone) } ?? "-",
              d.isSelf ? "-" : d.offsetMilliseconds.map(Self.offset) ?? "-"]
         }))
     }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Glibc
+import PlannerCommands
 import PlannerCore
-import PlannerStore
 
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -25,12 +25,8 @@ struct Export: ParsableCommand {
     }
 
     func run() throws {
-        let ctx = try common.readingContext()
-        let (settings, zone, exclusions) = try ctx.database.planAheadInput(now: ctx.now)
-        let plan = planAhead(now: ctx.now, zone: zone, schedule: settings.schedule, exclusions: exclusions, days: days)
-        let calendar = ICalendar.render(plan, zone: zone, now: ctx.now, content: ICalendar.Content(
-            calendarName: "Study reminders (planner)", title: settings.title, body: settings.body,
-            productVersion: PlannerCommand.version))
+        let calendar = try ReadingCommands.calendar(.process, db: common.db, now: common.now, days: days,
+                                                    version: PlannerCommand.version)
         // One write of the whole text: CRLF line ends as RFC 5545 wants, no newline added.
         var remaining = Array(calendar.utf8)[...]
         while !remaining.isEmpty {

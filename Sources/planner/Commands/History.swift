@@ -1,4 +1,5 @@
 import ArgumentParser
+import PlannerCommands
 import PlannerCore
 import PlannerStore
 
@@ -18,8 +19,7 @@ struct History: ParsableCommand {
     }
 
     func run() throws {
-        let ctx = try common.readingContext()
-        let entries = try ctx.database.history(limit: limit)
+        let (entries, ctx) = try ReadingCommands.history(.process, db: common.db, now: common.now, limit: limit)
         func lateness(_ e: HistoryEntry) -> Int64? { e.deliveredAt.map { $0 - e.fireAt } }
         if json {
             let objects = entries.map { e in

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PlannerCommands
 import PlannerCore
 
 struct List: ParsableCommand {
@@ -15,8 +16,7 @@ struct List: ParsableCommand {
 
     static func execute(_ options: QuickPath.Reading) throws {
         let json = options.json
-        let ctx = try resolveSetting(db: options.db, now: options.now).open(forWriting: false)
-        let requests = try ctx.database.pendingRequests()
+        let (requests, ctx) = try ReadingCommands.list(.process, db: options.db, now: options.now)
         if json {
             let objects = requests.map { r in
                 Formatting.jsonObject([

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PlannerCommands
 import PlannerCore
 
 struct Open: ParsableCommand {
@@ -26,17 +27,8 @@ struct Open: ParsableCommand {
     func run() throws { try Self.execute(options) }
 
     static func execute(_ options: PlanCommandOptions) throws {
-        let policy = try options.policy()
-        let inputs = try resolveInputs(db: options.db, now: options.now)
-        let outcome = try LoginOpen.run(now: inputs.now, zone: inputs.zone, path: inputs.path, policy: policy, origin: "open")
-        guard case .applied(let decision, let database) = outcome else {
-            if case .saved(let folder) = outcome {
-                LoginOpen.notice("the database \(inputs.path) is locked by another program; this open (\(inputs.zone.rfc3339(inputs.now))) was saved in \(folder)/ and will be applied at its time by the next planner command that writes once the database is free", from: "open")
-            }
-            return
-        }
-        guard options.verbose else { return }
-        let ctx = CommandContext(now: inputs.now, zone: try database.planSettings().zone, database: database)
+        // A report only with --verbose (the context comes back then); a saved open's notice is on stderr already.
+        guard case .applied(let decision, let ctx?) = try OpenCommand.run(.process, options) else { return }
         let day = Formatting.weekdays[decision.date.isoWeekday - 1]
         print("open: app opened on \(day) \(decision.date); cancelled \(decision.cancelled.count) of today's slots")
         print(Summary.refill(decision.refill, ctx: ctx))

@@ -1,6 +1,5 @@
 import ArgumentParser
-import PlannerCore
-import PlannerStore
+import PlannerCommands
 
 /// `planner pause`: no study reminder pending or delivered for a while (ill, on holiday); one-offs stay.
 struct Pause: ParsableCommand {
@@ -25,42 +24,10 @@ struct Pause: ParsableCommand {
     }
 
     func run() throws {
-        let setting = try common.setting()
-        // Checked before the database is opened; placed in the plan's zone after.
-        if let until, let date = LocalDate(iso: until), !(1970...9990).contains(date.year) {
-            throw PlannerError.usage("invalid --until \(TerminalText.quoted(until)): years 1970-9990 only")
-        }
-        if let until, LocalDate(iso: until) == nil {
-            do { _ = try parseTime(until, in: setting.zone) } catch {
-                throw PlannerError.usage("invalid --until \(TerminalText.quoted(until)): expected a date YYYY-MM-DD or a time such as 2026-12-01T08:00")
-            }
-        }
-        var forMilliseconds: Int64?
-        if let duration {
-            guard let ms = parseDuration(duration), ms > 0, ms <= 3_660 * 86_400_000 else {
-                throw PlannerError.usage("invalid --for \(TerminalText.quoted(duration)): expected a duration such as 90m, 12h or 3d (at most 3660d)")
-            }
-            forMilliseconds = ms
-        }
-        let ctx = try setting.open()
-        var end: Instant?
-        if let until {
-            if let date = LocalDate(iso: until) {
-                end = ctx.zone.instant(for: LocalDateTime(date: date, hour: 0, minute: 0))
-                    ?? ctx.zone.instant(for: LocalDateTime(date: date, hour: 1, minute: 0))
-            } else {
-                end = try parseTime(until, in: ctx.zone)
-            }
-        } else if let forMilliseconds {
-            end = ctx.now + forMilliseconds
-        }
-        if let end, end <= ctx.now {
-            throw PlannerError.usage("--until \(until ?? "") is not in the future (now is \(ctx.zone.rfc3339(ctx.now)))")
-        }
-        let decision = try ctx.database.pause(now: ctx.now, until: end)
-        let paused = decision.retired.filter { $0.state == .paused }.count
-        print("paused " + (end.map { "until \(Formatting.wallTime($0, in: ctx.zone))" } ?? "until 'planner resume'")
-              + "; \(paused) pending study reminder\(paused == 1 ? "" : "s") retired")
+        let paused = try PauseCommand.run(.process, db: common.db, now: common.now, until: until, duration: duration)
+        let zone = paused.context.zone
+        print("paused " + (paused.end.map { "until \(Formatting.wallTime($0, in: zone))" } ?? "until 'planner resume'")
+              + "; \(paused.retired) pending study reminder\(paused.retired == 1 ? "" : "s") retired")
     }
 }
 
@@ -72,8 +39,7 @@ struct Resume: ParsableCommand {
     @OptionGroup var common: CommonOptions
 
     func run() throws {
-        let ctx = try common.context()
-        let (ended, decision) = try ctx.database.resume(now: ctx.now)
-        print(ended ? "resumed; \(decision.added.count) study reminders planned" : "not paused; nothing to resume")
+        let (ended, added) = try PauseCommand.resume(.process, db: common.db, now: common.now)
+        print(ended ? "resumed; \(added) study reminders planned" : "not paused; nothing to resume")
     }
 }

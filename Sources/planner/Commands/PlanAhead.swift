@@ -1,6 +1,6 @@
 import ArgumentParser
+import PlannerCommands
 import PlannerCore
-import PlannerStore
 
 struct PlanAheadCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -23,9 +23,8 @@ struct PlanAheadCommand: ParsableCommand {
     }
 
     func run() throws {
-        let ctx = try common.readingContext()
-        let (settings, zone, exclusions) = try ctx.database.planAheadInput(now: ctx.now)
-        let plan = planAhead(now: ctx.now, zone: zone, schedule: settings.schedule, exclusions: exclusions, days: days)
+        let report = try ReadingCommands.planAhead(.process, db: common.db, now: common.now, days: days)
+        let (plan, settings, zone) = (report.days, report.settings, report.zone)
         if json {
             let objects = plan.map { day in
                 Formatting.jsonObject([

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PlannerCommands
 import PlannerCore
 
 struct Refill: ParsableCommand {
@@ -21,9 +22,7 @@ struct Refill: ParsableCommand {
     func run() throws { try Self.execute(options) }
 
     static func execute(_ options: PlanCommandOptions) throws {
-        let policy = try options.policy()
-        let ctx = try makeContext(db: options.db, now: options.now)
-        let decision = try ctx.database.refill(now: ctx.now, policy: policy)
+        let (decision, ctx) = try RefillCommand.run(.process, options)
         if options.verbose { print(Summary.refill(decision, ctx: ctx)) }
     }
 }

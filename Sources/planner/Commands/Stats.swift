@@ -1,8 +1,7 @@
 import ArgumentParser
 import Glibc
+import PlannerCommands
 import PlannerCore
-import PlannerStore
-import PlannerSystem
 
 struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -27,14 +26,9 @@ struct Stats: ParsableCommand {
     }
 
     func run() throws {
-        let ctx = try common.readingContext()
-        let today = ctx.zone.local(ctx.now).date
-        // Whole weeks, Monday first, the last one holding today.
-        let firstMonday = today.adding(days: -(today.isoWeekday - 1) - 7 * (weeks - 1))
-        let lastSunday = today.adding(days: 7 - today.isoWeekday)
-        let (input, _) = try ctx.database.studyRecordInput(from: firstMonday, through: today)
-        let record = studyRecord(from: firstMonday, through: lastSunday, today: today, input: input)
-        let shown = record.days.filter { $0.date <= today }
+        let context = RunContext.process
+        let report = try ReadingCommands.stats(context, db: common.db, now: common.now, weeks: weeks)
+        let (record, today, shown) = (report.record, report.today, report.shown)
 
         if json {
             // Dates and RFC 3339 times need no escaping: appended directly, ten years stay fast.
@@ -46,7 +40,7 @@ struct Stats: ParsableCommand {
                 out += day.isStudyDay ? "\", \"study_day\": true, \"opened_at\": " : "\", \"study_day\": false, \"opened_at\": "
                 if let opened = day.recorded.firstOpen {
                     out += "\""
-                    out += input.zone.rfc3339(opened)
+                    out += report.zone.rfc3339(opened)
                     out += "\""
                 } else {
                     out += "null"
@@ -63,9 +57,9 @@ struct Stats: ParsableCommand {
             return
         }
 
-        print("Study record, \(weeks) week\(weeks == 1 ? "" : "s") to \(Formatting.weekdays[today.isoWeekday - 1]) \(today) (\(input.zone.name))")
+        print("Study record, \(weeks) week\(weeks == 1 ? "" : "s") to \(Formatting.weekdays[today.isoWeekday - 1]) \(today) (\(report.zone.name))")
         print("")
-        Heatmap.render(record.days, colour: Self.colourWanted()).forEach { print($0) }
+        Heatmap.render(record.days, colour: Self.colourWanted(environment: context.environment)).forEach { print($0) }
         print("")
         print("Current streak: \(Self.days(record.currentStreak))")
         print("Longest streak: \(Self.days(record.longestStreak))")
@@ -83,9 +77,9 @@ struct Stats: ParsableCommand {
     static func days(_ n: Int) -> String { "\(n) study day\(n == 1 ? "" : "s")" }
 
     /// Colour on a terminal, unless NO_COLOR is set (https://no-color.org) or the terminal is dumb.
-    static func colourWanted() -> Bool {
-        if let noColour = Environment.get("NO_COLOR"), !noColour.isEmpty { return false }
-        if Environment.get("TERM") == "dumb" { return false }
+    static func colourWanted(environment: (String) -> String?) -> Bool {
+        if let noColour = environment("NO_COLOR"), !noColour.isEmpty { return false }
+        if environment("TERM") == "dumb" { return false }
         return isatty(1) == 1
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PlannerCommands
 import PlannerCore
 import PlannerStore
 
@@ -13,80 +14,79 @@ struct Status: ParsableCommand {
     func run() throws { try Self.execute(QuickPath.Reading(db: common.db, now: common.now, json: json)) }
 
     static func execute(_ options: QuickPath.Reading) throws {
-        let json = options.json
-        let setting = try resolveSetting(db: options.db, now: options.now)
-        let ctx = try setting.open(forWriting: false)
-        let s = try ctx.database.status(now: ctx.now, zone: ctx.zone)
-        // Opens saved while the database was held are recorded by the next write; files the spool will
-        // not apply stay there until someone removes them: both are said here, once.
-        let spool = Inbox.report(resolvedPath: ctx.database.resolvedPath)
-        let today = ctx.zone.local(ctx.now).date
-        let opensWaiting = spool?.waiting.filter { if case .open = $0.change { true } else { false } } ?? []
-        let othersWaiting = (spool?.waiting.count ?? 0) - opensWaiting.count
-        let waitingToday = opensWaiting.filter { ctx.zone.local($0.at).date == today }
-        let spoolNote = spool.flatMap { r -> String? in
-            var parts: [String] = []
-            if !opensWaiting.isEmpty { parts.append("\(opensWaiting.count) open\(opensWaiting.count == 1 ? "" : "s") waiting to be recorded by the next planner command that writes") }
-            if othersWaiting > 0 { parts.append("\(othersWaiting) other change\(othersWaiting == 1 ? "" : "s") waiting to be applied by the next planner command that writes") }
-            if r.setAside > 0 { parts.append("\(r.setAside) refused and set aside (*.rejected: read, then delete)") }
-            if r.ignored > 0 { parts.append("\(r.ignored) ignored (not a saved open of yours: remove)") }
-            return parts.isEmpty ? nil : "\(r.folder): " + parts.joined(separator: "; ")
-        }
-        // Syncing: where, and what keeps other devices' changes from arriving (said until it is fixed).
-        let sync = try ctx.database.syncProblems()
-        // The plan keeps its own zone; say so when this shell's TZ names another one.
-        let tzNote = setting.zoneForNewPlan.flatMap { $0 == ctx.zone.name ? nil :
-            "TZ is \($0) but the plan's zone is \(ctx.zone.name): to move the plan, planner config set zone \($0)" }
-        let paused = s.pause.map { p in
-            (p.since > ctx.now ? "from \(Formatting.wallTime(p.since, in: ctx.zone)) " : "")
-                + (p.until.map { "until \(Formatting.wallTime($0, in: ctx.zone))" } ?? "until 'planner resume'")
-        }
-        if json {
-            func time(_ i: Instant?) -> String { i.map { Formatting.json(ctx.zone.rfc3339($0)) } ?? "null" }
-            print(Formatting.jsonObject([
-                ("now", time(ctx.now)),
-                ("zone", Formatting.json(ctx.zone.name)),
-                ("database", Formatting.json(ctx.database.path)),
-                ("next_id", s.next.map { Formatting.json($0.identifier) } ?? "null"),
-                ("next_fire_at", time(s.next?.fireAt)),
-                ("pending", String(s.pendingCount)),
-                ("cap", String(PlanPolicy.cap)),
-                ("opened_today", s.firstOpenToday == nil ? "false" : "true"),
-                ("first_open_today", time(s.firstOpenToday)),
-                ("opens_waiting", String(opensWaiting.count)),
-                ("first_open_today_waiting", time(waitingToday.map(\.at).min())),
-                ("spool_set_aside", String(spool?.setAside ?? 0)),
-                ("spool_ignored", String(spool?.ignored ?? 0)),
-                ("last_refill", time(s.lastRefill)),
-                ("paused", s.pause == nil ? "false" : "true"),
-                ("paused_until", time(s.pause?.until)),
-                ("sync_folder", sync.folder.map(Formatting.json) ?? "null"),
-                ("sync_problems", "[" + sync.problems.map(Formatting.json).joined(separator: ", ") + "]"),
-            ]))
-            return
-        }
+        let report = try StatusCommand.run(.process, db: options.db, now: options.now)
+        if options.json { printJSON(report) } else { printTable(report) }
+    }
+
+    static func printJSON(_ r: StatusReport) {
+        let s = r.status
+        func time(_ i: Instant?) -> String { i.map { Formatting.json(r.zone.rfc3339($0)) } ?? "null" }
+        print(Formatting.jsonObject([
+            ("now", time(r.now)),
+            ("zone", Formatting.json(r.zone.name)),
+            ("database", Formatting.json(r.databasePath)),
+            ("next_id", s.next.map { Formatting.json($0.identifier) } ?? "null"),
+            ("next_fire_at", time(s.next?.fireAt)),
+            ("pending", String(s.pendingCount)),
+            ("cap", String(PlanPolicy.cap)),
+            ("opened_today", s.firstOpenToday == nil ? "false" : "true"),
+            ("first_open_today", time(s.firstOpenToday)),
+            ("opens_waiting", String(r.inbox?.opensWaiting ?? 0)),
+            ("first_open_today_waiting", time(r.inbox?.firstOpenTodayWaiting)),
+            ("spool_set_aside", String(r.inbox?.setAside ?? 0)),
+            ("spool_ignored", String(r.inbox?.ignored ?? 0)),
+            ("last_refill", time(s.lastRefill)),
+            ("paused", s.pause == nil ? "false" : "true"),
+            ("paused_until", time(s.pause?.until)),
+            ("sync_folder", r.syncFolder.map(Formatting.json) ?? "null"),
+            ("sync_problems", "[" + r.syncProblems.map(Formatting.json).joined(separator: ", ") + "]"),
+        ]))
+    }
+
+    static func printTable(_ r: StatusReport) {
+        let (s, zone, now) = (r.status, r.zone, r.now)
         let next = s.next.map {
-            "\($0.identifier) at \(Formatting.wallTime($0.fireAt, in: ctx.zone)) (\(describeRelative($0.fireAt, from: ctx.now)))"
+            "\($0.identifier) at \(Formatting.wallTime($0.fireAt, in: zone)) (\(describeRelative($0.fireAt, from: now)))"
         } ?? "nothing pending (run 'planner refill')"
+        let paused = s.pause.map { p in
+            (p.since > now ? "from \(Formatting.wallTime(p.since, in: zone)) " : "")
+                + (p.until.map { "until \(Formatting.wallTime($0, in: zone))" } ?? "until 'planner resume'")
+        }
         let opened = s.firstOpenToday.map {
-            "yes, first at \(Formatting.wallTime($0, in: ctx.zone))" + (s.opensToday > 1 ? " (\(s.opensToday) times)" : "")
-        } ?? waitingToday.map(\.at).min().map {
-            "yes, at \(Formatting.wallTime($0, in: ctx.zone)) (saved while the database was held; recorded by the next planner command that writes)"
+            "yes, first at \(Formatting.wallTime($0, in: zone))" + (s.opensToday > 1 ? " (\(s.opensToday) times)" : "")
+        } ?? r.inbox?.firstOpenTodayWaiting.map {
+            "yes, at \(Formatting.wallTime($0, in: zone)) (saved while the database was held; recorded by the next planner command that writes)"
         } ?? "not today"
         let refilled = s.lastRefill.map {
-            "\(Formatting.wallTime($0, in: ctx.zone)) (\(describeRelative($0, from: ctx.now)))"
+            "\(Formatting.wallTime($0, in: zone)) (\(describeRelative($0, from: now)))"
         } ?? "never (run 'planner refill')"
+        // The plan keeps its own zone; say so when this shell's TZ names another one.
+        let tzNote = r.otherEnvironmentZone.map {
+            "TZ is \($0) but the plan's zone is \(zone.name): to move the plan, planner config set zone \($0)"
+        }
         print(Formatting.table([
             ["next", next],
         ] + (paused.map { [["paused", $0]] } ?? []) + [
             ["pending", "\(s.pendingCount)/\(PlanPolicy.cap)"],
             ["opened", opened],
             ["refilled", refilled],
-            ["zone", ctx.zone.name],
-            ["database", ctx.database.path],
-        ] + (spoolNote.map { [["spool", $0]] } ?? [])
-          + (sync.folder.map { [["sync", $0 + (sync.problems.isEmpty ? "" : " (\(sync.problems.count) problem\(sync.problems.count == 1 ? "" : "s"): see below)")]] } ?? [])
-          + sync.problems.map { ["sync problem", $0] }
+            ["zone", zone.name],
+            ["database", r.databasePath],
+        ] + (r.inbox.flatMap(inboxNote).map { [["spool", $0]] } ?? [])
+          + (r.syncFolder.map { [["sync", $0 + (r.syncProblems.isEmpty ? "" : " (\(r.syncProblems.count) problem\(r.syncProblems.count == 1 ? "" : "s"): see below)")]] } ?? [])
+          + r.syncProblems.map { ["sync problem", $0] }
           + (tzNote.map { [["note", $0]] } ?? [])))
+    }
+
+    /// Opens saved while the database was held are recorded by the next write; files the inbox will not
+    /// apply stay there until someone removes them: both are said here, once.
+    static func inboxNote(_ inbox: InboxSummary) -> String? {
+        var parts: [String] = []
+        let (opens, others) = (inbox.opensWaiting, inbox.othersWaiting)
+        if opens > 0 { parts.append("\(opens) open\(opens == 1 ? "" : "s") waiting to be recorded by the next planner command that writes") }
+        if others > 0 { parts.append("\(others) other change\(others == 1 ? "" : "s") waiting to be applied by the next planner command that writes") }
+        if inbox.setAside > 0 { parts.append("\(inbox.setAside) refused and set aside (*.rejected: read, then delete)") }
+        if inbox.ignored > 0 { parts.append("\(inbox.ignored) ignored (not a saved open of yours: remove)") }
+        return parts.isEmpty ? nil : "\(inbox.folder): " + parts.joined(separator: "; ")
     }
 }

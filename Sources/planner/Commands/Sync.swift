@@ -1,4 +1,5 @@
 import ArgumentParser
+import PlannerCommands
 import PlannerCore
 import PlannerStore
 
@@ -20,10 +21,7 @@ struct Sync: ParsableCommand {
     @Flag(name: .long, help: "Print one JSON object: applied, superseded, published, opened_elsewhere, problems.") var json = false
 
     func run() throws {
-        let ctx = try common.context()
-        guard let report = try ctx.database.sync(now: ctx.now) else {
-            throw PlannerError.usage("this device does not sync: set a folder your sync engine shares with planner config set sync-folder DIR")
-        }
+        let report = try SyncCommand.sync(.process, db: common.db, now: common.now)
         let opened = Array(Set(report.openedElsewhere)).sorted().map(\.description)
         if json {
             print(Formatting.jsonObject([

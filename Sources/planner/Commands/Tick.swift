@@ -1,8 +1,6 @@
 import ArgumentParser
+import PlannerCommands
 import PlannerCore
-import PlannerStore
-import PlannerSystem
-import PlannerTicker
 
 struct Tick: ParsableCommand {
     enum SinkName: String, ExpressibleByArgument, CaseIterable { case notify, stdout }
@@ -56,36 +54,8 @@ struct Tick: ParsableCommand {
     }
 
     func run() throws {
-        let policy = try PlanCommandOptions(grace: grace).policy()
-        let ctx = try common.context()
-        let output = TickerContext.writeStandardOutput
-        let busAddress = SessionBus.reachableAddress(environment: Environment.get)
-        let chosen: DeliverySink
-        if !exec.isEmpty {
-            chosen = ExecSink(command: exec)
-        } else if sink == .notify {
-            chosen = NotifySink(appName: appName, urgency: urgency, icon: icon, busAddress: busAddress, answerable: !once,
-                                environment: Environment.get)
-        } else if sink == .stdout {
-            chosen = StdoutSink(output: output)
-        } else {
-            chosen = AutoSink(notify: NotifySink(appName: appName, urgency: urgency, icon: icon, busAddress: nil, answerable: !once,
-                                                 environment: Environment.get), output: output)
-        }
-
-        if once {
-            let started = SystemClock.now()
-            let context = TickerContext(now: { ctx.now + (SystemClock.now() - started) }, output: output,
-                                        databasePath: ctx.database.resolvedPath)
-            let failures = try TickerRun.once(database: ctx.database, policy: policy, sink: chosen, verbose: verbose, context: context)
-            // A cron job says why with its exit status (and cron mails the line).
-            if let first = failures.first {
-                let more = failures.count > 1 ? " (and \(failures.count - 1) more; see planner history)" : ""
-                throw PlannerError.failure("delivery failed: \(first)\(more)")
-            }
-            return
-        }
-        let context = TickerContext(now: SystemClock.now, output: output, databasePath: ctx.database.resolvedPath)
-        try TickerRun.live(database: ctx.database, policy: policy, sink: chosen, verbose: verbose, context: context)
+        try TickCommand.run(.process, TickCommand.Options(
+            db: common.db, now: common.now, sink: sink.map { $0 == .notify ? .notify : .stdout }, grace: grace, once: once,
+            verbose: verbose, urgency: urgency, icon: icon, appName: appName, exec: exec))
     }
 }

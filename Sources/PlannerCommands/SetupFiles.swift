@@ -1,9 +1,8 @@
 import Glibc
 import PlannerCore
-import PlannerSystem
 
-/// The few file and process operations `planner setup` needs, without Foundation (it would cost every
-/// command its start-up).
+/// The few file operations `planner setup` needs, without Foundation (it would cost every command its
+/// start-up). The programs it runs go through the context's `ProgramRunner`.
 enum SetupFiles {
     static func read(_ path: String) -> String? {
         guard let file = fopen(path, "rb") else { return nil }
@@ -112,58 +111,9 @@ enum SetupFiles {
         if unlink(path) != 0 && errno != ENOENT { throw .io("cannot remove \(path): \(String(cString: strerror(errno)))") }
     }
 
-    /// Runs a program (no shell) with `input` on its stdin; its exit status and stdout, or nil when it
-    /// cannot be started. Its stderr goes to ours only when `quiet` is false, into the output with `mergeErrors`.
-    static func run(_ arguments: [String], input: String? = nil, quiet: Bool = true,
-                    mergeErrors: Bool = false) -> (status: Int32, output: String)? {
-        var toChild: [Int32] = [-1, -1], fromChild: [Int32] = [-1, -1]
-        guard pipe(&toChild) == 0, pipe(&fromChild) == 0 else { return nil }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
-        if mergeErrors {
-            posix_spawn_file_actions_adddup2(&actions, fromChild[1], 2)
-        } else if quiet {
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        }
-        for fd in toChild + fromChild { posix_spawn_file_actions_addclose(&actions, fd) }
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let rc = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
-        close(toChild[0])
-        close(fromChild[1])
-        guard rc == 0 else {
-            close(toChild[1])
-            close(fromChild[0])
-            return nil
-        }
-        // The inputs here are a crontab: far below a pipe's buffer, so writing first cannot deadlock.
-        if let input {
-            let bytes = Array(input.utf8)
-            _ = bytes.withUnsafeBytes { Glibc.write(toChild[1], $0.baseAddress, $0.count) }
-        }
-        close(toChild[1])
-        var output: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = Glibc.read(fromChild[0], &buffer, buffer.count)
-            if n > 0 { output += buffer[0..<n]; continue }
-            if n < 0 && errno == EINTR { continue }
-            break
-        }
-        close(fromChild[0])
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let exit = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return (exit, String(decoding: output, as: UTF8.self))
-    }
-
-    /// Whether `name` is a program on PATH.
-    static func onPath(_ name: String) -> Bool {
-        for dir in (Environment.get("PATH") ?? "/usr/bin:/bin").split(separator: ":") where access("\(dir)/\(name)", X_OK) == 0 {
+    /// Whether `name` is a program in one of `path`'s folders (PATH).
+    static func onPath(_ name: String, path: String?) -> Bool {
+        for dir in (path ?? "/usr/bin:/bin").split(separator: ":") where access("\(dir)/\(name)", X_OK) == 0 {
             return true
         }
         return false

@@ -9,23 +9,27 @@ struct SetupChange {
     var current: String?
     var next: String
 
-    init(_ item: SetupItem) throws(PlannerError) {
+    /// The crontab a `.crontab` item edits.
+    var crontab: Crontab
+
+    init(_ item: SetupItem, crontab: Crontab) throws(PlannerError) {
         self.item = item
+        self.crontab = crontab
         target = item.kind == .crontab ? item.path : try SetupFiles.editTarget(item.path)
-        current = Setup.current(item)
-        next = Setup.next(item, current)
+        current = item.kind == .crontab ? crontab.read() : SetupFiles.read(item.path)
+        next = item.kind == .file ? item.content : SetupPlan.withBlock(current ?? "", item.content)
     }
 
     var shownPath: String { target == item.path ? item.path : "\(item.path) (a link: its file \(target))" }
 
     func apply() throws(PlannerError) {
-        if item.kind == .crontab { try Setup.setCrontab(next) } else { try SetupFiles.write(target, next) }
+        if item.kind == .crontab { try crontab.set(next) } else { try SetupFiles.write(target, next) }
     }
 
     /// Puts back what `apply` replaced.
     func undo() throws(PlannerError) {
         if item.kind == .crontab {
-            try Setup.setCrontab(current)
+            try crontab.set(current)
         } else if let current {
             try SetupFiles.write(target, current)
         } else {
@@ -34,11 +38,12 @@ struct SetupChange {
     }
 }
 
-extension Setup {
+extension SetupCommand {
     /// Makes the changes, all or nothing. The backups are saved first (a crash half-way can still be
     /// uninstalled) and the crontab is changed before any file (crontab is what refuses most: cron.deny, a
     /// full spool); a failure puts back the crontab, every file written and the previous backups, then throws.
-    static func install(_ changes: [SetupChange], manifest: inout SetupManifest, facts: SetupFacts) throws(PlannerError) {
+    static func install(_ changes: [SetupChange], manifest: inout SetupManifest, facts: SetupFacts,
+                        output: CommandOutput) throws(PlannerError) {
         let previous = manifest
         for change in changes {
             if manifest.entry(for: change.item.path) == nil {
@@ -83,9 +88,9 @@ extension Setup {
         }
         for change in changes {
             if change.current == change.next {
-                print("unchanged \(change.shownPath)")
+                output.line("unchanged \(change.shownPath)")
             } else {
-                print("\(change.current == nil ? "created" : "changed") \(change.shownPath): \(change.item.why)")
+                output.line("\(change.current == nil ? "created" : "changed") \(change.shownPath): \(change.item.why)")
             }
         }
     }

@@ -1,31 +1,31 @@
 import Glibc
 import PlannerCore
 import PlannerStore
-import PlannerSystem
 
 /// `planner open` runs in the login script: it must not hold up the login when another program holds
 /// the database (a `sqlite3` shell in a transaction, a database browser, a stalled process), and the open
 /// must not be lost. It waits about a second; then it saves the open in the spool beside the database
 /// (`Inbox`), and the next write of any planner process applies it at its own instant.
-enum LoginOpen {
+public enum LoginOpen {
     /// How long the login may wait for the database, in all.
-    static let waitMilliseconds: Int64 = 1_000
+    public static let waitMilliseconds: Int64 = 1_000
 
-    enum Outcome {
+    public enum Outcome {
         case applied(OpenDecision, PlannerDatabase)
         /// Saved for later: the folder it is in.
         case saved(String)
     }
 
-    /// `zone` is the environment's, only for the event's record: the open's day is the plan's. `origin`:
-    /// the command (`open`, `study`).
-    static func run(now: Instant, zone: Zone, path: String, policy: PlanPolicy?, origin: String) throws(PlannerError) -> Outcome {
+    /// `setting.zone` is the environment's, only for the event's record: the open's day is the plan's.
+    /// `origin`: the command (`open`, `study`).
+    public static func run(_ setting: CommandSetting, policy: PlanPolicy?, origin: String) throws(PlannerError) -> Outcome {
         let start = monotonicMilliseconds()
+        let (now, zone, path) = (setting.now, setting.zone, setting.path)
         // One event whichever way it goes: applied now, or saved and applied once by a later write.
         let event = PlannerDatabase.openEvent(now: now, takenIn: zone, policy: policy, origin: origin)
         do {
-            let tz = Environment.get("TZ").flatMap { $0.isEmpty ? nil : zone.name }
-            let database = try PlannerDatabase(path: path, busyTimeoutMilliseconds: Int32(waitMilliseconds), zoneForNewPlan: tz)
+            let database = try PlannerDatabase(path: path, busyTimeoutMilliseconds: Int32(waitMilliseconds),
+                                               zoneForNewPlan: setting.zoneForNewPlan)
             // Opening may have waited already (a pending migration, an exclusive lock): one budget in all.
             let left = max(50, waitMilliseconds - (monotonicMilliseconds() - start))
             database.setBusyTimeout(milliseconds: Int32(left))
@@ -45,11 +45,12 @@ enum LoginOpen {
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
     }
+}
 
-    /// One line on stderr: the login goes on, and the user knows why today's reminders still show.
-    /// `command`: the subcommand the user ran (`open`, `study`), which the line names.
-    static func notice(_ message: String, from command: String) {
-        var line = "planner \(command): \(message)\n"
-        line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+extension CommandOutput {
+    /// One line on stderr naming the subcommand the user ran (`open`, `study`): the login goes on, and
+    /// the user knows why today's reminders still show.
+    func notice(_ message: String, from command: String) {
+        notice("planner \(command): \(message)")
     }
 }

@@ -1,0 +1,34 @@
+import PlannerCore
+import PlannerStore
+
+/// `planner open`: the login's open, recorded now or saved for the next write (`LoginOpen`).
+public enum OpenCommand {
+    public enum Outcome {
+        /// Recorded; the context (the plan's zone) only when --verbose asks for a report.
+        case applied(OpenDecision, CommandContext?)
+        /// Saved in the inbox folder (a notice says so).
+        case saved(String)
+    }
+
+    public static func run(_ ctx: RunContext, _ options: PlanCommandOptions) throws(PlannerError) -> Outcome {
+        let policy = try options.policy()
+        let setting = try ctx.resolveSetting(db: options.db, now: options.now)
+        switch try LoginOpen.run(setting, policy: policy, origin: "open") {
+        case .saved(let folder):
+            ctx.output.notice("the database \(setting.path) is locked by another program; this open (\(setting.zone.rfc3339(setting.now))) was saved in \(folder)/ and will be applied at its time by the next planner command that writes once the database is free", from: "open")
+            return .saved(folder)
+        case .applied(let decision, let database):
+            // The plan's zone is read only for the report: a plain open stays one transaction.
+            return .applied(decision, options.verbose ? try setting.context(database) : nil)
+        }
+    }
+}
+
+/// `planner refill`.
+public enum RefillCommand {
+    public static func run(_ ctx: RunContext, _ options: PlanCommandOptions) throws(PlannerError) -> (RefillDecision, CommandContext) {
+        let policy = try options.policy()
+        let context = try ctx.commandContext(db: options.db, now: options.now)
+        return (try context.database.refill(now: context.now, policy: policy), context)
+    }
+}

@@ -1,0 +1,76 @@
+import Glibc
+
+/// Runs another program directly (no shell) and collects what it said: setup's `crontab` and `systemctl`.
+/// A test passes one that answers as those programs would, and nothing runs.
+public struct ProgramRunner {
+    /// Where the program's stderr goes.
+    public enum Errors: Equatable {
+        /// To /dev/null.
+        case discarded
+        /// To ours (the user sees it).
+        case shown
+        /// Into the collected output (a refusal quoted in our error line).
+        case merged
+    }
+
+    /// The exit status and stdout of `arguments` run with `input` on its stdin, or nil when it cannot be started.
+    public var run: (_ arguments: [String], _ input: String?, _ errors: Errors) -> (status: Int32, output: String)?
+
+    public init(run: @escaping (_ arguments: [String], _ input: String?, _ errors: Errors) -> (status: Int32, output: String)?) {
+        self.run = run
+    }
+
+    public func callAsFunction(_ arguments: [String], input: String? = nil,
+                               errors: Errors = .discarded) -> (status: Int32, output: String)? {
+        run(arguments, input, errors)
+    }
+
+    /// Found on PATH and started with posix_spawnp, in this process's environment.
+    public static var spawning: ProgramRunner { ProgramRunner(run: spawn) }
+
+    private static func spawn(_ arguments: [String], input: String?, errors: Errors) -> (status: Int32, output: String)? {
+        var toChild: [Int32] = [-1, -1], fromChild: [Int32] = [-1, -1]
+        guard pipe(&toChild) == 0, pipe(&fromChild) == 0 else { return nil }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
+        switch errors {
+        case .merged: posix_spawn_file_actions_adddup2(&actions, fromChild[1], 2)
+        case .discarded: posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        case .shown: break
+        }
+        for fd in toChild + fromChild { posix_spawn_file_actions_addclose(&actions, fd) }
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let rc = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
+        close(toChild[0])
+        close(fromChild[1])
+        guard rc == 0 else {
+            close(toChild[1])
+            close(fromChild[0])
+            return nil
+        }
+        // The inputs here are a crontab: far below a pipe's buffer, so writing first cannot deadlock.
+        if let input {
+            let bytes = Array(input.utf8)
+            _ = bytes.withUnsafeBytes { Glibc.write(toChild[1], $0.baseAddress, $0.count) }
+        }
+        close(toChild[1])
+        var output: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = Glibc.read(fromChild[0], &buffer, buffer.count)
+            if n > 0 { output += buffer[0..<n]; continue }
+            if n < 0 && errno == EINTR { continue }
+            break
+        }
+        close(fromChild[0])
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let exit = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return (exit, String(decoding: output, as: UTF8.self))
+    }
+}

@@ -1,0 +1,146 @@
+import Glibc
+import PlannerCore
+import PlannerStore
+import PlannerSystem
+import PlannerTicker
+
+/// `planner setup`: prints what it would do, or (--install) does it, or (--uninstall) reverts it. The
+/// files' contents are `SetupPlan`'s (PlannerCore); the facts come from the context; the completion
+/// scripts and the manual, which the command line parser makes, come in as `SetupExtras`.
+public enum SetupCommand {
+    public enum Scheduler: String { case auto, systemd, cron }
+
+    public struct Options {
+        public var db: String?
+        public var now: String?
+        public var install = false
+        public var uninstall = false
+        public var scheduler = Scheduler.auto
+        /// For scripts/deb: the units, completions and manual as a package installs them, under this folder.
+        public var packageFiles: String?
+
+        public init(db: String? = nil, now: String? = nil, install: Bool = false, uninstall: Bool = false,
+                    scheduler: Scheduler = .auto, packageFiles: String? = nil) {
+            (self.db, self.now, self.install, self.uninstall) = (db, now, install, uninstall)
+            (self.scheduler, self.packageFiles) = (scheduler, packageFiles)
+        }
+    }
+
+    public static func run(_ ctx: RunContext, _ options: Options, extras: SetupExtras) throws(PlannerError) {
+        if let packageFiles = options.packageFiles { return try writePackageFiles(under: packageFiles, extras: extras) }
+        var facts = try facts(ctx, db: options.db)
+        if options.scheduler != .auto { facts.systemdUser = options.scheduler == .systemd }
+        let state = stateFolder(home: facts.home, environment: ctx.environment)
+        var manifest = SetupManifest.load(from: state)
+        if options.uninstall {
+            try uninstall(&manifest, ctx)
+            return
+        }
+        for (path, cron) in [(facts.home, false), (facts.binary, !facts.systemdUser), (facts.database, !facts.systemdUser)] {
+            if let problem = SetupPlan.pathProblem(path, cron: cron) { throw PlannerError.usage(problem) }
+        }
+        let changes = try plan(facts, extras: extras, ctx)
+        if !options.install {
+            printPlan(changes, facts: facts, to: ctx.output)
+            return
+        }
+        // A database path that is not a usable planner database (a text file, someone else's) is refused
+        // before any file is written: the refill at the end would fail after the install (all or nothing).
+        if access(facts.database, F_OK) == 0 {
+            _ = try PlannerDatabase(path: facts.database, zoneForNewPlan: nil)
+        }
+        try install(changes, manifest: &manifest, facts: facts, output: ctx.output)
+        if manifest.entries.contains(where: { $0.path.hasSuffix("/planner-refill.timer") }) {
+            enableUnits(ctx)
+        }
+        // The database is made now, in this shell's zone: cron and systemd may have another TZ.
+        _ = try RefillCommand.run(ctx, PlanCommandOptions(db: facts.database, now: options.now))
+        ctx.output.line("backups of what was changed: \(state)")
+        ctx.output.line("database: \(facts.database)")
+    }
+
+    /// Where each edit goes (a link's file) and what refuses it, settled before anything is written.
+    static func plan(_ facts: SetupFacts, extras: SetupExtras, _ ctx: RunContext) throws(PlannerError) -> [SetupChange] {
+        let crontab = Crontab(run: ctx.runProgram)
+        let items = SetupPlan.items(facts) + extras.items(facts, path: ctx.environment("PATH"))
+        return try items.map { item throws(PlannerError) in try SetupChange(item, crontab: crontab) }
+    }
+
+    /// What --install would do, without --install.
+    static func printPlan(_ changes: [SetupChange], facts: SetupFacts, to output: CommandOutput) {
+        output.line("planner setup would (run with --install to do it; database \(facts.database)):")
+        for change in changes {
+            let verb = change.current == change.next ? "keep" : change.current == nil ? "create" : "change"
+            output.line("  \(verb) \(change.shownPath): \(change.item.why)")
+            if change.item.kind != .file, change.current != change.next {
+                change.item.content.split(separator: "\n").forEach { output.line("      \($0)") }
+            }
+        }
+        if facts.systemdUser { output.line("  run systemctl --user daemon-reload, enable --now planner-refill.timer, enable planner-tick.service") }
+    }
+
+    /// Without a running user manager (an ssh session, a container) enable still links the units; the
+    /// timer then starts at the next graphical login.
+    static func enableUnits(_ ctx: RunContext) {
+        let run = ctx.runProgram
+        _ = run(["systemctl", "--user", "daemon-reload"])
+        let timer = run(["systemctl", "--user", "enable", "--now", "planner-refill.timer"])
+        let tick = run(["systemctl", "--user", "enable", "planner-tick.service"])
+        if run(["systemctl", "--user", "is-active", "--quiet", "graphical-session.target"])?.status == 0 {
+            _ = run(["systemctl", "--user", "start", "planner-tick.service"], errors: .shown)
+        }
+        if timer?.status == 0 && tick?.status == 0 {
+            ctx.output.line("enabled planner-refill.timer and planner-tick.service (systemctl --user)")
+        } else {
+            ctx.output.line("could not enable the units (is a systemd user manager running?): run systemctl --user enable --now planner-refill.timer planner-tick.service after logging in")
+        }
+    }
+
+    /// The files of the Debian package: units that run /usr/bin/planner on the user's default database,
+    /// completions where each shell looks for packaged ones, and the manual (gzipped by scripts/deb).
+    static func writePackageFiles(under root: String, extras: SetupExtras) throws(PlannerError) {
+        guard root.hasPrefix("/") else { throw PlannerError.usage("--package-files needs an absolute folder") }
+        for unit in SetupPlan.units(binary: "/usr/bin/planner", database: nil) {
+            try SetupFiles.write(root + "/usr/lib/systemd/user/" + unit.name, unit.content)
+        }
+        // bash-completion sources the file: a #! line there is noise (lintian: bash-completion-with-hashbang).
+        let bash = extras.bashCompletion
+        let sourced = bash.hasPrefix("#!") ? String(bash.drop { $0 != "\n" }.dropFirst()) : bash
+        try SetupFiles.write(root + "/usr/share/bash-completion/completions/planner", sourced)
+        try SetupFiles.write(root + "/usr/share/zsh/vendor-completions/_planner", extras.zshCompletion)
+        try SetupFiles.write(root + "/usr/share/fish/vendor_completions.d/planner.fish", extras.fishCompletion)
+        try SetupFiles.write(root + "/usr/share/man/man1/planner.1", extras.manual)
+        try SetupFiles.write(root + "/usr/share/applications/planner-study.desktop",
+                             SetupPlan.desktopEntry(binary: "planner", database: nil))
+        try SetupFiles.write(root + "/usr/share/" + PlannerIcon.relativePath, PlannerIcon.xpm)
+    }
+
+    /// Where systemd keeps a persistent timer's last trigger time.
+    static func timerStamp(_ f: SetupFacts) -> String { f.dataHome + "/systemd/timers/stamp-planner-refill.timer" }
+
+    /// The backups and the manifest: $XDG_STATE_HOME/planner/setup, else under the home's .local/state.
+    static func stateFolder(home: String, environment: (String) -> String?) -> String {
+        if let xdg = environment("XDG_STATE_HOME"), xdg.hasPrefix("/") { return xdg + "/planner/setup" }
+        return home + "/.local/state/planner/setup"
+    }
+
+    /// Home, binary, database (absolute), login shell, login files, whether a systemd user manager runs,
+    /// and the XDG folders: all from the context.
+    public static func facts(_ ctx: RunContext, db: String?) throws(PlannerError) -> SetupFacts {
+        guard let account = ctx.account() else { throw .failure("cannot read your account (getpwuid)") }
+        // The same home the database's default path and every other command use.
+        let home = try DatabaseLocation.home(environment: ctx.environment)
+        guard let binary = ctx.programPath() else { throw .failure("cannot find this program's path (/proc/self/exe)") }
+        var database = try DatabaseLocation.resolve(option: db, environment: ctx.environment)
+        if !database.hasPrefix("/") {
+            guard let folder = ctx.currentFolder() else { throw .io("cannot read the current folder") }
+            database = folder + "/" + database
+        }
+        let existing = Set([".bash_profile", ".bash_login", ".profile"].filter { SetupFiles.exists(home + "/" + $0) })
+        let state = ctx.runProgram(["systemctl", "--user", "is-system-running"])?.output ?? ""
+        let systemd = state.hasPrefix("running") || state.hasPrefix("degraded")
+        func xdg(_ name: String) -> String? { ctx.environment(name).flatMap { $0.hasPrefix("/") ? $0 : nil } }
+        return SetupFacts(home: home, binary: binary, database: database, shell: account.shell, existingFiles: existing,
+                          systemdUser: systemd, uid: account.uid, configHome: xdg("XDG_CONFIG_HOME"), dataHome: xdg("XDG_DATA_HOME"))
+    }
+}

@@ -1,0 +1,45 @@
+import Glibc
+import PlannerCore
+
+extension SetupCommand {
+    /// Puts back what --install changed, file by file: what is as --install left it gets its backup back,
+    /// a block edited since loses only the planner's lines, anything else edited since is left.
+    static func uninstall(_ manifest: inout SetupManifest, _ ctx: RunContext) throws(PlannerError) {
+        let output = ctx.output, crontab = Crontab(run: ctx.runProgram)
+        guard !manifest.entries.isEmpty else {
+            output.line("nothing to uninstall: planner setup --install has not been run (or was undone)")
+            return
+        }
+        let systemdUnits = manifest.entries.contains(where: { $0.path.hasSuffix("/planner-refill.timer") })
+        if systemdUnits {
+            _ = ctx.runProgram(["systemctl", "--user", "disable", "--now", "planner-refill.timer", "planner-tick.service"])
+        }
+        for entry in manifest.entries.reversed() {
+            let current = entry.kind == .crontab ? crontab.read() : SetupFiles.read(entry.path)
+            if current == entry.before && entry.before != entry.after { continue }  // never changed (a failed install)
+            if current == entry.after {
+                if entry.kind == .crontab {
+                    try crontab.set(entry.before)
+                } else if let before = entry.before {
+                    try SetupFiles.write(try SetupFiles.editTarget(entry.path), before)
+                } else {
+                    try SetupFiles.remove(entry.path)
+                }
+                output.line("\(entry.before == nil ? "removed" : "restored") \(entry.path)")
+            } else if entry.kind != .file, let current, let without = SetupPlan.withoutBlock(current) {
+                // Edited since: take out only the planner's block, keep the user's changes.
+                if entry.kind == .crontab { try crontab.set(without) } else { try SetupFiles.write(try SetupFiles.editTarget(entry.path), without) }
+                output.line("removed the planner block from \(entry.path) (edited since --install: the rest is kept)")
+            } else if current != nil {
+                output.line("left \(entry.path): edited since --install")
+            }
+        }
+        if systemdUnits {
+            _ = ctx.runProgram(["systemctl", "--user", "daemon-reload"])
+        }
+        for leftover in manifest.leftovers { unlink(leftover) }
+        try manifest.remove()
+        for folder in manifest.folders.reversed() { rmdir(folder) }
+        output.line("the database is kept")
+    }
+}

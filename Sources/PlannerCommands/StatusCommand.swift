@@ -1,0 +1,56 @@
+import PlannerCore
+import PlannerStore
+
+/// `planner status`: the plan at a glance, as a value the binary prints as a table or JSON.
+public struct StatusReport {
+    public var now: Instant
+    /// The plan's zone.
+    public var zone: Zone
+    public var databasePath: String
+    public var status: PlanStatus
+    /// The inbox beside the database, when there is one.
+    public var inbox: InboxSummary?
+    /// TZ when it names another zone than the plan's (the plan keeps its own: a note says how to move it).
+    public var otherEnvironmentZone: String?
+    /// The sync folder (nil: this device does not sync) and what keeps other devices' changes from arriving.
+    public var syncFolder: String?
+    public var syncProblems: [String] = []
+}
+
+/// What waits in the inbox: opens saved while the database was held are recorded by the next write, and
+/// files the inbox will not apply stay there until someone removes them.
+public struct InboxSummary: Equatable {
+    public var folder: String
+    public var opensWaiting: Int
+    /// Changes other than opens (a skip, a pause, a setting) waiting to be applied.
+    public var othersWaiting: Int
+    /// The earliest waiting open taken today in the plan's zone.
+    public var firstOpenTodayWaiting: Instant?
+    public var setAside: Int
+    public var ignored: Int
+
+    public init(_ report: Inbox.Report, today: LocalDate, zone: Zone) {
+        let opens = report.waiting.filter { if case .open = $0.change { true } else { false } }
+        folder = report.folder
+        opensWaiting = opens.count
+        othersWaiting = report.waiting.count - opens.count
+        firstOpenTodayWaiting = opens.filter { zone.local($0.at).date == today }.map(\.at).min()
+        setAside = report.setAside
+        ignored = report.ignored
+    }
+}
+
+public enum StatusCommand {
+    public static func run(_ ctx: RunContext, db: String?, now: String?) throws(PlannerError) -> StatusReport {
+        let setting = try ctx.resolveSetting(db: db, now: now)
+        let context = try setting.open(forWriting: false)
+        let status = try context.database.status(now: context.now, zone: context.zone)
+        let today = context.zone.local(context.now).date
+        let inbox = Inbox.report(resolvedPath: context.database.resolvedPath)
+            .map { InboxSummary($0, today: today, zone: context.zone) }
+        let tz = setting.zoneForNewPlan.flatMap { $0 == context.zone.name ? nil : $0 }
+        let sync = try context.database.syncProblems()
+        return StatusReport(now: context.now, zone: context.zone, databasePath: context.database.path, status: status,
+                            inbox: inbox, otherEnvironmentZone: tz, syncFolder: sync.folder, syncProblems: sync.problems)
+    }
+}

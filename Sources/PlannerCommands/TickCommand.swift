@@ -1,0 +1,72 @@
+import PlannerCore
+import PlannerStore
+import PlannerSystem
+import PlannerTicker
+
+/// `planner tick`: the ticker (PlannerTicker) put together from the options and the context.
+public enum TickCommand {
+    public enum SinkName: Equatable { case notify, stdout }
+
+    public struct Options {
+        public var db: String?
+        public var now: String?
+        /// --sink; nil: for each delivery, notify when a session bus is reachable then, else stdout.
+        public var sink: SinkName?
+        public var grace: String?
+        public var once = false
+        public var verbose = false
+        public var urgency: String?
+        public var icon: String?
+        public var appName = "planner"
+        /// --exec PROGRAM [ARG...]; empty when not given.
+        public var exec: [String] = []
+
+        public init(db: String? = nil, now: String? = nil, sink: SinkName? = nil, grace: String? = nil, once: Bool = false,
+                    verbose: Bool = false, urgency: String? = nil, icon: String? = nil, appName: String = "planner",
+                    exec: [String] = []) {
+            (self.db, self.now, self.sink, self.grace, self.once, self.verbose) = (db, now, sink, grace, once, verbose)
+            (self.urgency, self.icon, self.appName, self.exec) = (urgency, icon, appName, exec)
+        }
+    }
+
+    /// Runs the ticker: `--once` delivers what is due and returns; else it runs until a stop signal.
+    public static func run(_ ctx: RunContext, _ options: Options) throws(PlannerError) {
+        let policy = try PlanCommandOptions(grace: options.grace).policy()
+        let context = try ctx.commandContext(db: options.db, now: options.now)
+        let chosen = sink(options, environment: ctx.environment)
+        if options.once {
+            // --now plus the time elapsed since: retries within the grace period see time pass.
+            let started = ctx.clock()
+            let tickerContext = TickerContext(now: { context.now + (ctx.clock() - started) }, environment: ctx.environment,
+                                              databasePath: context.database.resolvedPath)
+            let failures = try TickerRun.once(database: context.database, policy: policy, sink: chosen,
+                                              verbose: options.verbose, context: tickerContext)
+            // A cron job says why with its exit status (and cron mails the line).
+            if let first = failures.first {
+                let more = failures.count > 1 ? " (and \(failures.count - 1) more; see planner history)" : ""
+                throw PlannerError.failure("delivery failed: \(first)\(more)")
+            }
+            return
+        }
+        let tickerContext = TickerContext(now: ctx.clock, environment: ctx.environment,
+                                          databasePath: context.database.resolvedPath)
+        try TickerRun.live(database: context.database, policy: policy, sink: chosen, verbose: options.verbose,
+                           context: tickerContext)
+    }
+
+    /// The sink the options name: --exec, --sink, else the automatic one. The session bus is looked up
+    /// in `environment` once, for --sink notify; the automatic sink looks at each delivery.
+    public static func sink(_ options: Options, environment: @escaping (String) -> String?,
+                            output: @escaping (String) -> String? = TickerContext.writeStandardOutput) -> DeliverySink {
+        func notify(busAddress: String?) -> NotifySink {
+            NotifySink(appName: options.appName, urgency: options.urgency, icon: options.icon, busAddress: busAddress,
+                       answerable: !options.once, environment: environment)
+        }
+        if !options.exec.isEmpty { return ExecSink(command: options.exec) }
+        switch options.sink {
+        case .notify: return notify(busAddress: SessionBus.reachableAddress(environment: environment))
+        case .stdout: return StdoutSink(output: output)
+        case nil: return AutoSink(notify: notify(busAddress: nil), output: output)
+        }
+    }
+}
