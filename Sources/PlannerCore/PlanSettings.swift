@@ -133,12 +133,15 @@ public struct SettingDeclaration: Sendable {
     public let summary: String
     public let accepts: String
     public let scope: SettingScope
+    /// What `config set KEY <Tab>` offers (the default's own value when empty).
+    public let completions: [String]
 
-    init(_ defaultValue: String, _ summary: String, accepts: String, scope: SettingScope = .user) {
+    init(_ defaultValue: String, _ summary: String, accepts: String, scope: SettingScope = .user, completions: [String] = []) {
         self.defaultValue = defaultValue
         self.summary = summary
         self.accepts = accepts
         self.scope = scope
+        self.completions = completions.isEmpty ? (defaultValue.isEmpty ? [] : [defaultValue]) : completions
     }
 }
 
@@ -162,7 +165,8 @@ public enum SettingKey: String, CaseIterable, Sendable {
             accepts: "whole minutes from 5m to 12h (e.g. 30m, 45m, 1h30m, 90m, 2h)")
         case .days: SettingDeclaration(
             "mon-fri", "the study days",
-            accepts: "a comma list of mon tue wed thu fri sat sun and ranges (mon-fri), or daily, weekdays, weekends")
+            accepts: "a comma list of mon tue wed thu fri sat sun and ranges (mon-fri), or daily, weekdays, weekends",
+            completions: ["mon-fri", "daily", "weekdays", "weekends", "sat-sun"])
         case .title: SettingDeclaration(
             "Time to study?", "the reminder's title",
             accepts: "visible text without line breaks, control characters or characters that hide or reorder text (such as U+200B or U+202E), at most 200 characters")
@@ -172,7 +176,8 @@ public enum SettingKey: String, CaseIterable, Sendable {
         case .icon: SettingDeclaration(
             "planner", "the desktop notification's icon",
             accepts: "an icon name or file path for desktop notifications (planner: the planner's own, installed by setup; empty for none)")
-        case .urgency: SettingDeclaration("normal", "the desktop notification's urgency", accepts: "low, normal or critical")
+        case .urgency: SettingDeclaration("normal", "the desktop notification's urgency", accepts: "low, normal or critical",
+                                          completions: ["low", "normal", "critical"])
         case .grace: SettingDeclaration(
             "15m", "how late a reminder may still be shown", accepts: "a duration from 1m to 24h (e.g. 90s, 15m, 2h)")
         case .zone: SettingDeclaration(

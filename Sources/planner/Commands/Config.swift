@@ -89,11 +89,8 @@ struct Config: ParsableCommand {
         }
         guard position % 2 == 1 else { return SettingKey.allCases.map(\.rawValue) }
         guard let key = previousKey.flatMap(SettingKey.init(rawValue:)) else { return [] }
-        switch key {
-        case .urgency: return ["low", "normal", "critical"]
-        case .days: return ["mon-fri", "daily", "weekdays", "weekends", "sat-sun"]
-        case .zone: return ["system"] + (RunContext.process.environment("TZ").map { [$0] } ?? [])
-        default: return key.defaultValue.isEmpty ? [] : [key.defaultValue]
-        }
+        // The shell's TZ is the likeliest zone, and only the process knows it.
+        if key == .zone { return key.declaration.completions + (RunContext.process.environment("TZ").map { [$0] } ?? []) }
+        return key.declaration.completions
     }
 }
