@@ -52,7 +52,8 @@ PROGRAMS=3; BASE_RUN=()
 [ -n "$BASELINE" ] && PROGRAMS=4 && BASE_RUN=(-n baseline "$BASELINE open --db $WORK_BASE --now $NOW")
 declare -A HISTORY_DAYS=([fresh]=0 [year]=365 [decade]=3650)
 # Everything both programs can have written, in a stable order (rowids included).
-dump() { sqlite3 "$1" "SELECT * FROM request ORDER BY id; SELECT * FROM app_open ORDER BY id; SELECT * FROM plan;"; }
+# app_open without event_id and origin: a random id, and columns the baseline (before events) does not have.
+dump() { sqlite3 "$1" "SELECT * FROM request ORDER BY id; SELECT id, opened_at_ms, local_date, local_time, zone, cancelled FROM app_open ORDER BY id; SELECT * FROM plan;"; }
 summary() { sqlite3 "$1" "SELECT state, count(*) FROM request GROUP BY state;
                          SELECT identifier, fire_at_ms FROM request WHERE state = 'pending' ORDER BY fire_at_ms;"; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }

@@ -307,13 +307,26 @@ int main(int argc, char **argv) {
     /* recordAppOpen: the event, then today's cancellations. */
     char now_text[40];
     rfc3339(now, now_text, sizeof now_text);
-    s = prepare("INSERT INTO app_open (opened_at_ms, local_date, local_time, zone, cancelled) VALUES (?, ?, ?, ?, ?)");
+    /* The event row first (a random id, its stamp), as the planner records every change. */
+    s = prepare("INSERT INTO event (id, at_ms, origin, kind, payload, device, stamp_ms, stamp_counter) "
+                "VALUES (lower(hex(randomblob(16))), ?, 'open', 'open', ?, '', ?, 0) RETURNING id");
+    rebind(s);
+    char payload[200];
+    snprintf(payload, sizeof payload, "zone=%s offset=%d", zone_name, 0);
+    sqlite3_bind_int64(s, 1, now);
+    sqlite3_bind_text(s, 2, payload, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(s, 3, now);
+    char event_id[40] = "";
+    if (sqlite3_step(s) == SQLITE_ROW) snprintf(event_id, sizeof event_id, "%s", (const char *)sqlite3_column_text(s, 0));
+    sqlite3_finalize(s);
+    s = prepare("INSERT INTO app_open (opened_at_ms, local_date, local_time, zone, cancelled, event_id, origin) VALUES (?, ?, ?, ?, ?, ?, 'open')");
     rebind(s);
     sqlite3_bind_int64(s, 1, now);
     sqlite3_bind_text(s, 2, today, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(s, 3, now_text, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(s, 4, zone_name, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(s, 5, ncancelled);
+    sqlite3_bind_text(s, 6, event_id, -1, SQLITE_TRANSIENT);
     run(s);
     sqlite3_finalize(s);
 

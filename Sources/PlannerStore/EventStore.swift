@@ -25,7 +25,10 @@ extension PlannerDatabase {
     /// `zone` overrides the plan's (tests).
     func applyEvent(_ event: PlanEvent, zone override: Zone? = nil) throws -> EventOutcome? {
         var event = event
-        if event.stamp == nil { event.stamp = Stamp.next(after: try latestStamp(), now: event.at, device: try selfDeviceID() ?? "") }
+        if event.stamp == nil {
+            let (latest, selfID) = try latestStampAndSelf()
+            event.stamp = Stamp.next(after: latest, now: event.at, device: selfID ?? "")
+        }
         return try applyEvents([event], now: event.at, receivedAt: nil, zone: override)
     }
 
@@ -139,20 +142,22 @@ extension PlannerDatabase {
         return stamps
     }
 
-    /// The greatest stamp this database has seen, from any device.
-    func latestStamp() throws -> Stamp? {
+    /// The greatest stamp this database has seen, from any device, and this device's id: one statement,
+    /// since every change made here (a login's `open` too) reads both.
+    func latestStampAndSelf() throws -> (Stamp?, String?) {
         let stmt = try connection.prepare("""
-            SELECT stamp_ms, stamp_counter, device FROM event WHERE stamp_ms IS NOT NULL
-            ORDER BY stamp_ms DESC, stamp_counter DESC LIMIT 1
+            SELECT (SELECT id FROM device WHERE is_self = 1), e.stamp_ms, e.stamp_counter, e.device,
+                   (SELECT max(stamp_ms) FROM register)
+            FROM (SELECT 1) LEFT JOIN (SELECT stamp_ms, stamp_counter, device FROM event WHERE stamp_ms IS NOT NULL
+                                       ORDER BY stamp_ms DESC, stamp_counter DESC LIMIT 1) e
             """)
-        var latest: Stamp?
-        if try stmt.step() { latest = Stamp(milliseconds: stmt.int64(0), counter: stmt.int64(1), device: stmt.text(2)) }
-        let registers = try connection.prepare("SELECT max(stamp_ms) FROM register")
-        if try registers.step(), !registers.isNull(0) {
-            let held = Stamp(milliseconds: registers.int64(0), counter: 0, device: "")
-            if latest.map({ held.milliseconds > $0.milliseconds }) ?? true { latest = held }
+        _ = try stmt.step()
+        let selfID = stmt.isNull(0) ? nil : stmt.text(0)
+        var latest = stmt.isNull(1) ? nil : Stamp(milliseconds: stmt.int64(1), counter: stmt.int64(2), device: stmt.text(3))
+        if !stmt.isNull(4), latest.map({ stmt.int64(4) > $0.milliseconds }) ?? true {
+            latest = Stamp(milliseconds: stmt.int64(4), counter: 0, device: "")
         }
-        return latest
+        return (latest, selfID)
     }
 
     /// This device's id, once it has synced.
