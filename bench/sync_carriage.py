@@ -190,22 +190,20 @@ def main():
             wait_moved_to(watcher, name)
         print(summary(f"append -> renamed into place on B, watcher only (fsWatcherDelayS {args.delay})",
                       carriage(env, watcher, "watcher.events", args.appends, with_scan=False)))
-        if args.carriage_only:
-            ok = True
-            return
-        print(summary("append + POST /rest/db/scan -> renamed into place on B",
-                      carriage(env, watcher, "scan.events", args.appends, with_scan=True)))
-        lines, before, after = names_of_one_carriage(env, watcher)
-        print(f"one append carried, B's folder as inotify sees it (inode {before} -> {after}):")
-        print("\n".join(lines))
-        print("sockets of both instances during the run:")
-        print(pair("sockets", top).rstrip())
-        for later in ("B", "A"):
-            print(f"conflict, B stopped, both append, {later}'s append later, B started again:")
-            print("\n".join(conflict(env, top, f"conflict{later}.events", later)))
-        print(f"resident memory (MiB): A {rss_mib(top, 'a')}, B {rss_mib(top, 'b')}")
-        with open("/proc/loadavg") as f:
-            print(f"load average at the end: {' '.join(f.read().split()[:3])}")
+        if not args.carriage_only:
+            print(summary("append + POST /rest/db/scan -> renamed into place on B",
+                          carriage(env, watcher, "scan.events", args.appends, with_scan=True)))
+            lines, before, after = names_of_one_carriage(env, watcher)
+            print(f"one append carried, B's folder as inotify sees it (inode {before} -> {after}):")
+            print("\n".join(lines))
+            print("sockets of both instances during the run:")
+            print(pair("sockets", top).rstrip())
+            for later in ("B", "A"):
+                print(f"conflict, B stopped, both append, {later}'s append later, B started again:")
+                print("\n".join(conflict(env, top, f"conflict{later}.events", later)))
+            print(f"resident memory (MiB): A {rss_mib(top, 'a')}, B {rss_mib(top, 'b')}")
+            with open("/proc/loadavg") as f:
+                print(f"load average at the end: {' '.join(f.read().split()[:3])}")
         ok = True
     finally:
         pair("stop", top)
