@@ -69,6 +69,9 @@ extension PlannerDatabase {
             let previous = try known.step() ? (size: known.int64(0), mtime: known.int64(1), consumed: known.int64(2),
                                                  problem: known.isNull(3) ? nil : known.text(3)) : nil
             let file = Self.openFile(dir, name)
+            // Syncthing replaces a file by deleting its name, then renaming the new one in: gone for a moment
+            // is not a problem (the rename that follows wakes the ticker, and the next write reads it).
+            if case .gone = file { continue }
             guard case .opened(let fd, let size, let mtime) = file else {
                 if case .refused(let why) = file { problemsByFile[name] = why }
                 continue
@@ -399,6 +402,8 @@ extension PlannerDatabase {
     enum OpenedFile {
         case opened(Int32, size: Int64, mtime: Int64)
         case refused(String)
+        /// Listed, then gone when opened.
+        case gone
     }
 
     /// Opens a file of the folder to read, without following a link, without blocking on a FIFO; refuses
@@ -406,6 +411,7 @@ extension PlannerDatabase {
     static func openFile(_ dir: Int32, _ name: String) -> OpenedFile {
         let fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {
+            if errno == ENOENT { return .gone }
             return .refused(errno == ELOOP ? "a symbolic link (ignored)" : "cannot be opened (\(DatabaseFile.describe(errno)))")
         }
         var info = stat()
