@@ -6,11 +6,11 @@ import PlannerStore
 /// the database (a `sqlite3` shell in a transaction, a database browser, a stalled process), and the open
 /// must not be lost. It waits about a second; then it saves the open in the spool beside the database
 /// (`Inbox`), and the next write of any planner process applies it at its own instant.
-public enum LoginOpen {
+enum LoginOpen {
     /// How long the login may wait for the database, in all.
-    public static let waitMilliseconds: Int64 = 1_000
+    static let waitMilliseconds: Int64 = 1_000
 
-    public enum Outcome {
+    enum Outcome {
         case applied(OpenDecision, PlannerDatabase)
         /// Saved for later: the folder it is in.
         case saved(String)
@@ -18,7 +18,7 @@ public enum LoginOpen {
 
     /// `setting.zone` is the environment's, only for the event's record: the open's day is the plan's.
     /// `origin`: the command (`open`, `study`).
-    public static func run(_ setting: CommandSetting, policy: PlanPolicy?, origin: String) throws(PlannerError) -> Outcome {
+    static func run(_ setting: CommandSetting, policy: PlanPolicy?, origin: String) throws(PlannerError) -> Outcome {
         let start = monotonicMilliseconds()
         let (now, zone, path) = (setting.now, setting.zone, setting.path)
         // One event whichever way it goes: applied now, or saved and applied once by a later write.
