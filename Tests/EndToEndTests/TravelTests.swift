@@ -142,7 +142,7 @@ import Testing
         let help = try h.planner(["refill", "--help"]).out.replacingOccurrences(of: "\n", with: " ")
             .split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
         #expect(help.contains(words))
-        let readme = try Harness.repositoryText("README.md")
+        let readme = try Harness.repositoryText("docs/guide.md")
             .replacingOccurrences(of: "\n", with: " ")
         #expect(readme.contains(words))
         let manual = try Harness.repositoryText("man/planner.1")
@@ -162,7 +162,7 @@ import Testing
         // The machine slept until Thursday: the ticker marks Monday to Wednesday's slots missed.
         _ = try h.plannerOK(["tick", "--once", "--sink", "stdout"], now: "2026-11-26T09:00", stderrAllowed: true)
         #expect(try state() == "pending")
-        let readme = try Harness.repositoryText("README.md")
+        let readme = try Harness.repositoryText("docs/guide.md")
             .replacingOccurrences(of: "\n", with: " ")
         #expect(readme.contains("never by a delivery alone"))
     }
