@@ -29,12 +29,12 @@ public struct InboxSummary: Equatable {
     public var setAside: Int
     public var ignored: Int
 
-    public init(_ report: Inbox.Report, today: LocalDate, zone: Zone) {
+    public init(_ report: Inbox.Report, today: LocalDate, schedule: Schedule, zone: Zone) {
         let opens = report.waiting.filter { if case .open = $0.change { true } else { false } }
         folder = report.folder
         opensWaiting = opens.count
         othersWaiting = report.waiting.count - opens.count
-        firstOpenTodayWaiting = opens.filter { zone.local($0.at).date == today }.map(\.at).min()
+        firstOpenTodayWaiting = opens.filter { schedule.studyDay(at: $0.at, in: zone) == today }.map(\.at).min()
         setAside = report.setAside
         ignored = report.ignored
     }
@@ -45,9 +45,9 @@ public enum StatusCommand {
         let setting = try ctx.resolveSetting(db: db, now: now)
         let context = try setting.open(forWriting: false)
         let status = try context.database.status(now: context.now, zone: context.zone)
-        let today = context.zone.local(context.now).date
+        let schedule = try context.database.planSettings().settings.schedule
         let inbox = Inbox.report(resolvedPath: context.database.resolvedPath)
-            .map { InboxSummary($0, today: today, zone: context.zone) }
+            .map { InboxSummary($0, today: status.today, schedule: schedule, zone: context.zone) }
         let tz = setting.zoneForNewPlan.flatMap { $0 == context.zone.name ? nil : $0 }
         let sync = try context.database.syncProblems()
         return StatusReport(now: context.now, zone: context.zone, databasePath: context.database.path, status: status,

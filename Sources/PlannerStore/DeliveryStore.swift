@@ -70,8 +70,9 @@ extension PlannerDatabase {
     }
 
     /// The work of `add` inside the caller's transaction (a snooze adds its one-off with its action's row).
+    /// `day`: the study day it belongs to (a snooze keeps its reminder's); nil: its local date.
     func insertOneOff(_ request: NewRequest, makeUnique: Bool, now: Instant, zone: Zone,
-                      policy: PlanPolicy) throws -> (identifier: String, decision: AddDecision) {
+                      policy: PlanPolicy, day: LocalDate? = nil) throws -> (identifier: String, decision: AddDecision) {
         do {
             var request = request
             if makeUnique {
@@ -102,7 +103,7 @@ extension PlannerDatabase {
                                      state, reason, created_at_ms, changed_at_ms)
                 VALUES (?, 'oneoff', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """).run(
-                    .text(request.identifier), .integer(request.fireAt.milliseconds), .text(local.date.description),
+                    .text(request.identifier), .integer(request.fireAt.milliseconds), .text((day ?? local.date).description),
                     .text(zone.rfc3339(request.fireAt)), .text(zone.name), .text(request.title), .text(request.body),
                     .text(decision.pending ? "pending" : "displaced"),
                     decision.pending ? .null : .text("64 sooner requests are pending; waits for a refill"),
@@ -143,9 +144,15 @@ extension PlannerDatabase {
                 } else {
                     let base = request.identifier.hasSuffix(Self.snoozedSuffix) ? request.identifier : request.identifier + Self.snoozedSuffix
                     let fireAt = now + plan.snoozeMilliseconds
+                    // Its study day stays the reminder's: a 23:50 reminder snoozed past midnight is still that
+                    // evening's, closed by that day's open.
+                    let day = try connection.prepare("SELECT local_date FROM request WHERE id = ?")
+                    try day.bind([.integer(request.rowID)])
+                    let studyDay = try day.step() ? LocalDate(iso: day.text(0)) : nil
                     let (identifier, decision) = try insertOneOff(
                         NewRequest(identifier: base, fireAt: fireAt, title: request.title, body: request.body),
-                        makeUnique: false, now: now, zone: zone, policy: PlanPolicy(graceMilliseconds: plan.graceMilliseconds))
+                        makeUnique: false, now: now, zone: zone, policy: PlanPolicy(graceMilliseconds: plan.graceMilliseconds),
+                        day: studyDay)
                     answer.outcome = "snoozed as \(identifier) for \(zone.rfc3339(fireAt))" + (decision.pending ? "" : " (waits: 64 sooner are pending)")
                     answer.snoozedAs = identifier
                 }

@@ -148,3 +148,25 @@ import PlannerTestSupport
         #expect(try db.connection.integer("SELECT count(*) FROM notification_action") == 0)
     }
 }
+
+/// A reminder snoozed past midnight of a window crossing it stays its evening's: an open after midnight,
+/// which closes that evening, keeps it from being shown.
+@Suite struct MidnightSnoozeTests {
+    let seoul = try! SystemZone.named("Asia/Seoul")
+    func at(_ text: String) -> Instant { try! parseTime(text, in: seoul) }
+
+    @Test func aSnoozePastMidnightBelongsToTheEveningItWasShownIn() throws {
+        let db = try PlannerDatabase(path: temporaryDatabasePath(), zoneForNewPlan: "Asia/Seoul")
+        try db.refill(now: at("2026-11-23T12:00"), zone: seoul)
+        _ = try db.configure(set: [(.window, "22:00-01:00")], reset: [], now: at("2026-11-23T12:01"))
+        let slot = try #require(try db.claimDue(now: at("2026-11-23T23:30")).claimed.first)
+        #expect(slot.identifier == "Noti_AppOpenPromotion_2026_11_23_23_30")
+        try db.finishDelivery(slot, at: at("2026-11-23T23:30"), attempts: 1, sink: "test", error: nil)
+        let answer = try db.recordAnswer(to: slot, action: .snooze, now: at("2026-11-23T23:55"))
+        let snoozedAs = try #require(answer.snoozedAs)
+        #expect(try db.connection.text("SELECT local_date FROM request WHERE identifier = '\(snoozedAs)'") == "2026-11-23")
+        try db.recordAppOpen(now: at("2026-11-24T00:05"), zone: seoul)
+        let snoozed = try #require(try db.claimDue(now: at("2026-11-24T00:10")).claimed.first { $0.identifier == snoozedAs })
+        #expect(try db.dayOpened(snoozed))
+    }
+}
