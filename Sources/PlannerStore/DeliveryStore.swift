@@ -22,9 +22,7 @@ public struct ClaimedRequest: Sendable, Equatable {
     public var localFireAt = ""
 
     /// A study reminder, which can be answered: a slot, or a snoozed one.
-    public var isStudyReminder: Bool {
-        kind == .slot || (identifier.hasPrefix(SlotIdentifier.prefix) && identifier.hasSuffix(PlannerDatabase.snoozedSuffix))
-    }
+    public var isStudyReminder: Bool { PlannerCore.isStudyReminder(identifier: identifier, kind: kind) }
 
     /// The grace period it is delivered under, as a policy.
     public var policy: PlanPolicy { PlanPolicy(graceMilliseconds: graceMilliseconds) }
@@ -45,6 +43,7 @@ public struct Answer: Sendable, Equatable {
 
 /// One line of `planner history`.
 public struct HistoryEntry: Sendable {
+    /// A request's identifier; for an open, what made it (`open`, `study`, `answer` …).
     public var identifier: String
     public var kind: RequestKind
     public var fireAt: Instant
@@ -53,6 +52,13 @@ public struct HistoryEntry: Sendable {
     public var deliveredAt: Instant?
     public var reason: String?
     public var error: String?
+    /// An app-open (state `opened`), not a request: `fireAt` is when it happened.
+    public var isOpen = false
+
+    /// What happened to the user (shown, answered, missed, failed, studying started), as opposed to the
+    /// plan's bookkeeping (retired, displaced, cancelled, replaced, skipped, paused, delivering).
+    public var happenedToTheUser: Bool { Self.userStates.contains(state) }
+    public static let userStates: Set<String> = ["delivered", "answered", "missed", "failed", "opened"]
 }
 
 extension PlannerDatabase {
@@ -165,7 +171,7 @@ extension PlannerDatabase {
         }
     }
 
-    public static let snoozedSuffix = "_snoozed"
+    public static let snoozedSuffix = PlannerCore.snoozedSuffix
 
     /// In one transaction: fail orphaned claims, mark due requests that will not be delivered as
     /// missed, let waiting one-offs into the places that freed, and claim every request to deliver now.
@@ -288,17 +294,24 @@ extension PlannerDatabase {
         }
     }
 
-    /// The most recent changes to requests that are no longer pending, newest first.
-    public func history(limit: Int) throws(PlannerError) -> [HistoryEntry] {
+    /// The most recent changes to requests that are no longer pending, the answers and the opens, newest
+    /// first; without `all`, only what happened to the user (`HistoryEntry.userStates`). Also how many
+    /// bookkeeping rows that leaves out.
+    public func history(limit: Int, all: Bool = false) throws(PlannerError) -> (entries: [HistoryEntry], bookkeeping: Int) {
         try read {
             // Answers to reminders are entries too (state `answered`, the action and what it did as reason),
-            // after the delivery they answer when both have the same time.
+            // after the delivery they answer when both have the same time; an open after the answer it came from.
+            let states = all ? "state <> 'pending'" : "state IN ('delivered', 'missed', 'failed')"
             let stmt = try connection.prepare("""
                 SELECT identifier, kind, fire_at_ms, state, changed_at_ms, delivered_at_ms, reason, error, id, 0
-                FROM request WHERE state <> 'pending'
+                FROM request WHERE \(states)
                 UNION ALL
                 SELECT a.identifier, r.kind, r.fire_at_ms, 'answered', a.at_ms, NULL, a.action || ': ' || a.outcome, NULL, a.id, 1
                 FROM notification_action a JOIN request r ON r.id = a.request_id
+                UNION ALL
+                SELECT origin, 'open', opened_at_ms, 'opened', opened_at_ms, NULL,
+                       'study day ' || local_date || ': cancelled ' || cancelled || ' of its reminders', NULL, id, 2
+                FROM app_open
                 ORDER BY 5 DESC, 10 DESC, 9 DESC LIMIT ?
                 """)
             try stmt.bind([.integer(Int64(limit))])
@@ -309,9 +322,12 @@ extension PlannerDatabase {
                     fireAt: Instant(milliseconds: stmt.int64(2)), state: stmt.text(3),
                     changedAt: Instant(milliseconds: stmt.int64(4)),
                     deliveredAt: stmt.isNull(5) ? nil : Instant(milliseconds: stmt.int64(5)),
-                    reason: stmt.isNull(6) ? nil : stmt.text(6), error: stmt.isNull(7) ? nil : stmt.text(7)))
+                    reason: stmt.isNull(6) ? nil : stmt.text(6), error: stmt.isNull(7) ? nil : stmt.text(7),
+                    isOpen: stmt.int64(9) == 2))
             }
-            return entries
+            let bookkeeping = all ? 0 : try connection.integer(
+                "SELECT count(*) FROM request WHERE state NOT IN ('pending', 'delivered', 'missed', 'failed')") ?? 0
+            return (entries, Int(bookkeeping))
         }
     }
 }

@@ -87,14 +87,24 @@ extension PlannerDatabase {
 
     public func status(now: Instant, zone: Zone) throws(PlannerError) -> PlanStatus {
         try read {
-            let next = try connection.prepare("""
-                SELECT identifier, kind, fire_at_ms, title, body, state FROM request
-                WHERE state = 'pending' ORDER BY fire_at_ms, identifier LIMIT 1
-                """)
-            let nextRequest = try next.step() ? storedRequest(next) : nil
+            // "next" is what the ticker will really show, by its own decisions (`nextShown`).
+            let (plan, _) = try readPlan()
+            let today = plan.schedule.studyDay(at: now, in: zone)
+            var pending: [PendingRequest] = []
+            let rows = try connection.prepare(HotQueries.pending)
+            while try rows.step() { pending.append(pendingRequest(rows)) }
+            var opened: Set<LocalDate> = []
+            let openedRows = try connection.prepare(HotQueries.openedDates)
+            try openedRows.bind([.text(today.adding(days: -2).description)])
+            while try openedRows.step() { if let date = LocalDate(iso: openedRows.text(0)) { opened.insert(date) } }
+            var nextRequest: StoredRequest?
+            if let shown = nextShown(now: now, policy: PlanPolicy(graceMilliseconds: plan.graceMilliseconds), pending: pending, openedDays: opened) {
+                let next = try connection.prepare("SELECT identifier, kind, fire_at_ms, title, body, state FROM request WHERE id = ?")
+                try next.bind([.integer(shown.rowID)])
+                nextRequest = try next.step() ? storedRequest(next) : nil
+            }
             let count = try connection.integer(HotQueries.pendingCount) ?? 0
             let opens = try connection.prepare("SELECT count(*), min(opened_at_ms) FROM app_open WHERE local_date = ?")
-            let today = try readPlan().0.schedule.studyDay(at: now, in: zone)
             try opens.bind([.text(today.description)])
             _ = try opens.step()
             let refill = try connection.prepare("SELECT last_refill_at_ms FROM plan WHERE id = 1")
