@@ -301,10 +301,9 @@ extension PlannerDatabase {
         try read {
             // Answers to reminders are entries too (state `answered`, the action and what it did as reason),
             // after the delivery they answer when both have the same time; an open after the answer it came from.
-            let states = all ? "state <> 'pending'" : "state IN ('delivered', 'missed', 'failed')"
             let stmt = try connection.prepare("""
                 SELECT identifier, kind, fire_at_ms, state, changed_at_ms, delivered_at_ms, reason, error, id, 0
-                FROM request WHERE \(states)
+                FROM request WHERE state <> 'pending' AND (?2 OR state IN ('delivered', 'missed', 'failed'))
                 UNION ALL
                 SELECT a.identifier, r.kind, r.fire_at_ms, 'answered', a.at_ms, NULL, a.action || ': ' || a.outcome, NULL, a.id, 1
                 FROM notification_action a JOIN request r ON r.id = a.request_id
@@ -312,9 +311,9 @@ extension PlannerDatabase {
                 SELECT origin, 'open', opened_at_ms, 'opened', opened_at_ms, NULL,
                        'study day ' || local_date || ': cancelled ' || cancelled || ' of its reminders', NULL, id, 2
                 FROM app_open
-                ORDER BY 5 DESC, 10 DESC, 9 DESC LIMIT ?
+                ORDER BY 5 DESC, 10 DESC, 9 DESC LIMIT ?1
                 """)
-            try stmt.bind([.integer(Int64(limit))])
+            try stmt.bind([.integer(Int64(limit)), .integer(all ? 1 : 0)])
             var entries: [HistoryEntry] = []
             while try stmt.step() {
                 entries.append(HistoryEntry(

@@ -52,7 +52,7 @@ enum Formatting {
         return rows.map { row in
             row.enumerated().map { c, cell in
                 c == width - 1 ? cell : DisplayWidth.padded(cell, to: widths[c])
-            }.joined(separator: "  ").trailingSpacesTrimmed
+            }.joined(separator: "  ")
         }.joined(separator: "\n")
     }
 }

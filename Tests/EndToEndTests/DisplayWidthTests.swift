@@ -4,7 +4,7 @@ import Testing
 /// Tables line up on a terminal with Korean and mixed text (a wide character takes two columns, a
 /// combining mark none), and `stats` fits 80 columns. The columns are measured by Python's unicodedata.
 @Suite struct DisplayWidthTests {
-    /// For each line of stdin: the display column where argv[1] starts (-1: absent), and the line's width.
+    /// For each line of the file argv[2]: the display column where argv[1] starts (-1: absent), and the width of the line without its trailing blanks.
     static let columns = """
         import sys, json, unicodedata
         def width(s):
@@ -17,7 +17,7 @@ import Testing
         needle = sys.argv[1]
         out = []
         for line in open(sys.argv[2], encoding="utf-8").read().split("\\n"):
-            out.append([width(line[:line.index(needle)]) if needle in line else -1, width(line)])
+            out.append([width(line[:line.index(needle)]) if needle in line else -1, width(line.rstrip(" "))])
         print(json.dumps(out))
         """
 
