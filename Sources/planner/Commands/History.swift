@@ -9,8 +9,8 @@ struct History: ParsableCommand {
         abstract: "Show what happened: reminders delivered (with lateness), answered, missed, failed (with the error), and the opens.",
         discussion: """
             Most recent first. --all adds the plan's own bookkeeping: requests cancelled by an open, displaced \
-            beyond the 64, replaced, skipped, paused or retired when the plan changed (a new interval retires \
-            every pending slot). --json prints the same rows as the text, each with "bookkeeping": true or false. \
+            beyond the 64, replaced, skipped, paused or retired when the plan changed (one change of interval \
+            can leave a hundred of these). --json prints the same rows as the text, each with "bookkeeping": true or false. \
             The same rows are in the request_history, delivered_notifications and notification_actions views, \
             and the opens in app_open.
             """)
