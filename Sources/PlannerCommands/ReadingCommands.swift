@@ -10,10 +10,13 @@ public enum ReadingCommands {
         return (try context.database.pendingRequests(), context)
     }
 
-    /// `planner history`: the last `limit` entries, most recent first.
-    public static func history(_ ctx: RunContext, db: String?, now: String?, limit: Int) throws(PlannerError) -> (entries: [HistoryEntry], context: CommandContext) {
+    /// `planner history`: the last `limit` entries, most recent first: what happened to the user, or with
+    /// `all` the bookkeeping too; and how many bookkeeping rows were left out.
+    public static func history(_ ctx: RunContext, db: String?, now: String?, limit: Int, all: Bool = false) throws(PlannerError)
+        -> (entries: [HistoryEntry], bookkeeping: Int, context: CommandContext) {
         let context = try ctx.readingContext(db: db, now: now)
-        return (try context.database.history(limit: limit), context)
+        let (entries, bookkeeping) = try context.database.history(limit: limit, all: all)
+        return (entries, bookkeeping, context)
     }
 
     /// `planner plan`: the days ahead, each with its slots or why it has none.
@@ -35,7 +38,7 @@ public enum ReadingCommands {
     /// `planner stats`: the study record of the last `weeks` whole weeks, Monday first, the last one holding today.
     public static func stats(_ ctx: RunContext, db: String?, now: String?, weeks: Int) throws(PlannerError) -> StatsReport {
         let context = try ctx.readingContext(db: db, now: now)
-        let today = context.zone.local(context.now).date
+        let today = try context.database.planSettings().settings.schedule.studyDay(at: context.now, in: context.zone)
         let firstMonday = today.adding(days: -(today.isoWeekday - 1) - 7 * (weeks - 1))
         let lastSunday = today.adding(days: 7 - today.isoWeekday)
         let (input, _) = try context.database.studyRecordInput(from: firstMonday, through: today)

@@ -1,5 +1,6 @@
 import PlannerCore
 import PlannerStore
+import PlannerSystem
 
 /// `planner status`: the plan at a glance, as a value the binary prints as a table or JSON.
 public struct StatusReport {
@@ -10,6 +11,12 @@ public struct StatusReport {
     public var status: PlanStatus
     /// The inbox beside the database, when there is one.
     public var inbox: InboxSummary?
+    /// TZ as this command found it (nil: unset, or empty), and the zone it stands for (TZ's, else the
+    /// system's): status tells an unset TZ from one set to the same zone.
+    public var environmentTZ: String?
+    public var environmentZone: String
+    /// Whether the system zone comes from /etc/localtime (else it is UTC: there is no such file).
+    public var hasLocaltimeFile: Bool
     /// TZ when it names another zone than the plan's (the plan keeps its own: a note says how to move it).
     public var otherEnvironmentZone: String?
     /// The sync folder (nil: this device does not sync) and what keeps other devices' changes from arriving.
@@ -29,12 +36,12 @@ public struct InboxSummary: Equatable {
     public var setAside: Int
     public var ignored: Int
 
-    public init(_ report: Inbox.Report, today: LocalDate, zone: Zone) {
+    public init(_ report: Inbox.Report, today: LocalDate, schedule: Schedule, zone: Zone) {
         let opens = report.waiting.filter { if case .open = $0.change { true } else { false } }
         folder = report.folder
         opensWaiting = opens.count
         othersWaiting = report.waiting.count - opens.count
-        firstOpenTodayWaiting = opens.filter { zone.local($0.at).date == today }.map(\.at).min()
+        firstOpenTodayWaiting = opens.filter { schedule.studyDay(at: $0.at, in: zone) == today }.map(\.at).min()
         setAside = report.setAside
         ignored = report.ignored
     }
@@ -45,12 +52,15 @@ public enum StatusCommand {
         let setting = try ctx.resolveSetting(db: db, now: now)
         let context = try setting.open(forWriting: false)
         let status = try context.database.status(now: context.now, zone: context.zone)
-        let today = context.zone.local(context.now).date
+        let schedule = try context.database.planSettings().settings.schedule
         let inbox = Inbox.report(resolvedPath: context.database.resolvedPath)
-            .map { InboxSummary($0, today: today, zone: context.zone) }
+            .map { InboxSummary($0, today: status.today, schedule: schedule, zone: context.zone) }
         let tz = setting.zoneForNewPlan.flatMap { $0 == context.zone.name ? nil : $0 }
         let sync = try context.database.syncProblems()
+        let environmentTZ = setting.environmentTZ.flatMap { $0.isEmpty ? nil : $0 }
         return StatusReport(now: context.now, zone: context.zone, databasePath: context.database.path, status: status,
-                            inbox: inbox, otherEnvironmentZone: tz, syncFolder: sync.folder, syncProblems: sync.problems)
+                            inbox: inbox, environmentTZ: environmentTZ, environmentZone: setting.zone.name,
+                            hasLocaltimeFile: SystemZone.hasLocaltimeFile, otherEnvironmentZone: tz,
+                            syncFolder: sync.folder, syncProblems: sync.problems)
     }
 }

@@ -33,6 +33,35 @@ public func decideDue(now: Instant, policy: PlanPolicy = PlanPolicy(), due: [Pen
     return DueDecision(deliver: deliver, missed: missed)
 }
 
+/// A study reminder, which can be answered and which its study day's open closes: a slot, or a snoozed one
+/// (`<slot identifier>_snoozed`).
+public func isStudyReminder(identifier: String, kind: RequestKind) -> Bool {
+    kind == .slot || (identifier.hasPrefix(SlotIdentifier.prefix) && identifier.hasSuffix(snoozedSuffix))
+}
+
+/// What a snoozed reminder's identifier ends with.
+public let snoozedSuffix = "_snoozed"
+
+/// Whether a due request is left unshown because its study day was opened: open cancels the day's pending
+/// slots, but a snoozed reminder stays pending and is recorded missed at its time. The ticker asks this
+/// before showing; `nextShown` too.
+public func closedByOpen(identifier: String, kind: RequestKind, dayOpened: @autoclosure () -> Bool) -> Bool {
+    isStudyReminder(identifier: identifier, kind: kind) && dayOpened()
+}
+
+/// The next request the ticker will really show, by its own decisions: of those already due, what
+/// `decideDue` delivers (not the ones past their grace, nor study slots superseded by a later due one);
+/// then the ones ahead; never one `closedByOpen`. `openedDays`: the study days opened.
+public func nextShown(now: Instant, policy: PlanPolicy = PlanPolicy(), pending: [PendingRequest],
+                      openedDays: Set<LocalDate>) -> PendingRequest? {
+    let byTime = { (a: PendingRequest, b: PendingRequest) in (a.fireAt, a.identifier) < (b.fireAt, b.identifier) }
+    let due = decideDue(now: now, policy: policy, due: pending.filter { $0.fireAt <= now }).deliver
+    let ahead = pending.filter { $0.fireAt > now }.sorted(by: byTime)
+    return (due + ahead).first {
+        !closedByOpen(identifier: $0.identifier, kind: $0.kind, dayOpened: openedDays.contains($0.localDate))
+    }
+}
+
 /// Pending requests whose time passed more than the grace period ago: they can never be delivered,
 /// so they must not hold a place under the cap (a one-off added after days without a refill).
 public func staleRequests(now: Instant, policy: PlanPolicy = PlanPolicy(), among requests: [PendingRequest]) -> [PendingRequest] {

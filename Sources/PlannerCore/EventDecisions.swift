@@ -146,7 +146,7 @@ public func decideEvents(_ events: [PlanEvent], facts: PlanFacts, now: Instant, 
     // An open cancels its day's study slots still pending (past ones not yet delivered too), on the plan's
     // day: the same day on every device that shares the plan's zone.
     for event in opens {
-        let date = zone.local(event.at).date
+        let date = plan.schedule.studyDay(at: event.at, in: zone)
         let cancelled = state.pending.filter { $0.kind == .slot && $0.localDate == date }
         let ids = Set(cancelled.map(\.rowID))
         state.pending.removeAll { ids.contains($0.rowID) }

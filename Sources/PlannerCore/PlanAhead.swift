@@ -18,9 +18,9 @@ public struct PlannedDay: Equatable, Sendable {
     public var noSlots: NoSlots?
 }
 
-/// `days` dates from today's (in `zone`), with each one's slots after `now` that no exclusion removes.
+/// `days` study days from today's (in `zone`, `Schedule.studyDay`), with each one's slots after `now` that no exclusion removes.
 public func planAhead(now: Instant, zone: Zone, schedule: Schedule, exclusions: Exclusions, days: Int) -> [PlannedDay] {
-    let today = zone.local(now).date
+    let today = schedule.studyDay(at: now, in: zone)
     return (0..<max(days, 0)).map { offset in
         let date = today.adding(days: offset)
         var slots: [Slot] = []
@@ -29,7 +29,7 @@ public func planAhead(now: Instant, zone: Zone, schedule: Schedule, exclusions: 
             // A reading skipped by a DST change has no instant: no slot, as in refill.
             guard let fireAt = zone.instant(for: reading), fireAt > now else { continue }
             anyAhead = true
-            if exclusions.reason(date: date, at: fireAt) == nil { slots.append(Slot(local: reading, fireAt: fireAt)) }
+            if exclusions.reason(date: date, at: fireAt) == nil { slots.append(Slot(local: reading, fireAt: fireAt, day: date)) }
         }
         var noSlots: PlannedDay.NoSlots?
         if slots.isEmpty {

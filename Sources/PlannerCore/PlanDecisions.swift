@@ -131,7 +131,7 @@ public func decideRefill(now: Instant, zone: Zone, policy: PlanPolicy = PlanPoli
         func retire(_ to: RequestState, _ why: String) { decision.retired.append(Retirement(request: request, state: to, reason: why)) }
         let instant = zone.instant(for: reading)
         // A slot already due but not yet delivered is in a pause that is in force now.
-        switch state.exclusions.reason(date: reading.date, at: max(instant ?? request.fireAt, now)) {
+        switch state.exclusions.reason(date: plan.schedule.studyDay(of: reading), at: max(instant ?? request.fireAt, now)) {
         case .skipped?: retire(.skipped, "date skipped"); continue
         case .paused?:
             retire(.paused, state.exclusions.pause?.until.map { "paused until \(zone.rfc3339($0))" } ?? "paused until resume")
@@ -151,7 +151,7 @@ public func decideRefill(now: Instant, zone: Zone, policy: PlanPolicy = PlanPoli
         } else if let title = request.title, title != plan.title || request.body != plan.body {
             retire(.retired, "content changed")
             // Due but not yet shown: shown with the new text, not lost.
-            if request.fireAt <= now, request.fireAt >= staleBefore { dueAgain.append(Slot(local: reading, fireAt: request.fireAt)) }
+            if request.fireAt <= now, request.fireAt >= staleBefore { dueAgain.append(Slot(local: reading, fireAt: request.fireAt, day: plan.schedule.studyDay(of: reading))) }
         } else if request.fireAt < staleBefore {
             decision.missed.append(request)
         } else {
@@ -187,11 +187,11 @@ public func decideRefill(now: Instant, zone: Zone, policy: PlanPolicy = PlanPoli
     return decision
 }
 
-/// Open ("the app opened"): cancel every pending study slot of today's local date, remember the
-/// date so nothing re-adds its slots, then refill.
+/// Open ("the app opened"): cancel every pending study slot of today's study day (`Schedule.studyDay`),
+/// remember the day so nothing re-adds its slots, then refill.
 public func decideOpen(now: Instant, zone: Zone, policy: PlanPolicy = PlanPolicy(), state: PlanState,
                        plan: PlanSettings = .standard) -> OpenDecision {
-    let today = zone.local(now).date
+    let today = plan.schedule.studyDay(at: now, in: zone)
     var remaining = state
     let cancelled = state.pending.filter { $0.kind == .slot && $0.localDate == today }
     let cancelledIDs = Set(cancelled.map(\.rowID))

@@ -158,8 +158,8 @@ public enum SettingKey: String, CaseIterable, Sendable {
     public var declaration: SettingDeclaration {
         switch self {
         case .window: SettingDeclaration(
-            "09:30-21:30", "the study window: the first slot at its start, the last not after its end",
-            accepts: "HH:MM-HH:MM, start not after end (e.g. 09:30-21:30)")
+            "09:30-21:30", "the study window: the first slot at its start, the last not after its end (an end before the start is on the next date, in the same study day)",
+            accepts: "HH:MM-HH:MM (e.g. 09:30-21:30; 20:00-01:30 crosses midnight: Monday's study day has its slots to Tuesday 01:30, named by their own date and time, and lasts until Tuesday 02:00, one interval after its end, so an open at 00:45 closes Monday's day, not Tuesday's)")
         case .interval: SettingDeclaration(
             "30m", "the time between two reminders",
             accepts: "whole minutes from 5m to 12h (e.g. 30m, 45m, 1h30m, 90m, 2h)")
@@ -243,7 +243,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
         switch self {
         case .window:
             let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-            guard parts.count == 2, let s = Self.minute(parts[0]), let e = Self.minute(parts[1]), s <= e else { throw bad }
+            guard parts.count == 2, let s = Self.minute(parts[0]), let e = Self.minute(parts[1]) else { throw bad }
             return .window(s, e)
         case .interval:
             guard let m = Self.minutes(text), (5...720).contains(m) else { throw bad }

@@ -3,11 +3,15 @@ public struct Slot: Hashable, Sendable {
     public var identifier: String
     public var local: LocalDateTime
     public var fireAt: Instant
+    /// The study day it belongs to (`Schedule.studyDay`): its local date, or the day before for a slot after
+    /// midnight of a window that crosses it. The identifier keeps the slot's own date and time.
+    public var day: LocalDate
 
-    public init(local: LocalDateTime, fireAt: Instant) {
+    public init(local: LocalDateTime, fireAt: Instant, day: LocalDate? = nil) {
         self.identifier = SlotIdentifier.format(local)
         self.local = local
         self.fireAt = fireAt
+        self.day = day ?? local.date
     }
 }
 
@@ -43,13 +47,14 @@ public enum SlotIdentifier {
         skippingIdentifiers: Set<String> = [], limit: Int
     ) -> [Slot] {
         var slots: [Slot] = []
-        var date = zone.local(now).date
+        // From the study day `now` is in: with a window crossing midnight, its slots after midnight are ahead.
+        var date = schedule.studyDay(at: now, in: zone)
         // Two years of days is far more than 64 slots can need, even with many dates excluded.
         for _ in 0..<732 where slots.count < limit {
             for reading in schedule.readings(on: date) where slots.count < limit {
                 guard let fireAt = zone.instant(for: reading), fireAt > now,
                       exclusions.reason(date: date, at: fireAt) == nil else { continue }
-                let slot = Slot(local: reading, fireAt: fireAt)
+                let slot = Slot(local: reading, fireAt: fireAt, day: date)
                 if !skippingIdentifiers.contains(slot.identifier) { slots.append(slot) }
             }
             date = date.adding(days: 1)

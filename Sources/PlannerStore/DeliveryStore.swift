@@ -22,9 +22,7 @@ public struct ClaimedRequest: Sendable, Equatable {
     public var localFireAt = ""
 
     /// A study reminder, which can be answered: a slot, or a snoozed one.
-    public var isStudyReminder: Bool {
-        kind == .slot || (identifier.hasPrefix(SlotIdentifier.prefix) && identifier.hasSuffix(PlannerDatabase.snoozedSuffix))
-    }
+    public var isStudyReminder: Bool { PlannerCore.isStudyReminder(identifier: identifier, kind: kind) }
 
     /// The grace period it is delivered under, as a policy.
     public var policy: PlanPolicy { PlanPolicy(graceMilliseconds: graceMilliseconds) }
@@ -45,6 +43,7 @@ public struct Answer: Sendable, Equatable {
 
 /// One line of `planner history`.
 public struct HistoryEntry: Sendable {
+    /// A request's identifier; for an open, what made it (`open`, `study`, `answer` …).
     public var identifier: String
     public var kind: RequestKind
     public var fireAt: Instant
@@ -53,6 +52,13 @@ public struct HistoryEntry: Sendable {
     public var deliveredAt: Instant?
     public var reason: String?
     public var error: String?
+    /// An app-open (state `opened`), not a request: `fireAt` is when it happened.
+    public var isOpen = false
+
+    /// What happened to the user (shown, answered, missed, failed, studying started), as opposed to the
+    /// plan's bookkeeping (retired, displaced, cancelled, replaced, skipped, paused, delivering).
+    public var happenedToTheUser: Bool { Self.userStates.contains(state) }
+    public static let userStates: Set<String> = ["delivered", "answered", "missed", "failed", "opened"]
 }
 
 extension PlannerDatabase {
@@ -70,8 +76,9 @@ extension PlannerDatabase {
     }
 
     /// The work of `add` inside the caller's transaction (a snooze adds its one-off with its action's row).
+    /// `day`: the study day it belongs to (a snooze keeps its reminder's); nil: its local date.
     func insertOneOff(_ request: NewRequest, makeUnique: Bool, now: Instant, zone: Zone,
-                      policy: PlanPolicy) throws -> (identifier: String, decision: AddDecision) {
+                      policy: PlanPolicy, day: LocalDate? = nil) throws -> (identifier: String, decision: AddDecision) {
         do {
             var request = request
             if makeUnique {
@@ -102,7 +109,7 @@ extension PlannerDatabase {
                                      state, reason, created_at_ms, changed_at_ms)
                 VALUES (?, 'oneoff', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """).run(
-                    .text(request.identifier), .integer(request.fireAt.milliseconds), .text(local.date.description),
+                    .text(request.identifier), .integer(request.fireAt.milliseconds), .text((day ?? local.date).description),
                     .text(zone.rfc3339(request.fireAt)), .text(zone.name), .text(request.title), .text(request.body),
                     .text(decision.pending ? "pending" : "displaced"),
                     decision.pending ? .null : .text("64 sooner requests are pending; waits for a refill"),
@@ -143,9 +150,15 @@ extension PlannerDatabase {
                 } else {
                     let base = request.identifier.hasSuffix(Self.snoozedSuffix) ? request.identifier : request.identifier + Self.snoozedSuffix
                     let fireAt = now + plan.snoozeMilliseconds
+                    // Its study day stays the reminder's: a 23:50 reminder snoozed past midnight is still that
+                    // evening's, closed by that day's open.
+                    let day = try connection.prepare("SELECT local_date FROM request WHERE id = ?")
+                    try day.bind([.integer(request.rowID)])
+                    let studyDay = try day.step() ? LocalDate(iso: day.text(0)) : nil
                     let (identifier, decision) = try insertOneOff(
                         NewRequest(identifier: base, fireAt: fireAt, title: request.title, body: request.body),
-                        makeUnique: false, now: now, zone: zone, policy: PlanPolicy(graceMilliseconds: plan.graceMilliseconds))
+                        makeUnique: false, now: now, zone: zone, policy: PlanPolicy(graceMilliseconds: plan.graceMilliseconds),
+                        day: studyDay)
                     answer.outcome = "snoozed as \(identifier) for \(zone.rfc3339(fireAt))" + (decision.pending ? "" : " (waits: 64 sooner are pending)")
                     answer.snoozedAs = identifier
                 }
@@ -158,7 +171,7 @@ extension PlannerDatabase {
         }
     }
 
-    public static let snoozedSuffix = "_snoozed"
+    public static let snoozedSuffix = PlannerCore.snoozedSuffix
 
     /// In one transaction: fail orphaned claims, mark due requests that will not be delivered as
     /// missed, let waiting one-offs into the places that freed, and claim every request to deliver now.
@@ -281,20 +294,26 @@ extension PlannerDatabase {
         }
     }
 
-    /// The most recent changes to requests that are no longer pending, newest first.
-    public func history(limit: Int) throws(PlannerError) -> [HistoryEntry] {
+    /// The most recent changes to requests that are no longer pending, the answers and the opens, newest
+    /// first; without `all`, only what happened to the user (`HistoryEntry.userStates`). Also how many
+    /// bookkeeping rows that leaves out.
+    public func history(limit: Int, all: Bool = false) throws(PlannerError) -> (entries: [HistoryEntry], bookkeeping: Int) {
         try read {
             // Answers to reminders are entries too (state `answered`, the action and what it did as reason),
-            // after the delivery they answer when both have the same time.
+            // after the delivery they answer when both have the same time; an open after the answer it came from.
             let stmt = try connection.prepare("""
                 SELECT identifier, kind, fire_at_ms, state, changed_at_ms, delivered_at_ms, reason, error, id, 0
-                FROM request WHERE state <> 'pending'
+                FROM request WHERE state <> 'pending' AND (?2 OR state IN ('delivered', 'missed', 'failed'))
                 UNION ALL
                 SELECT a.identifier, r.kind, r.fire_at_ms, 'answered', a.at_ms, NULL, a.action || ': ' || a.outcome, NULL, a.id, 1
                 FROM notification_action a JOIN request r ON r.id = a.request_id
-                ORDER BY 5 DESC, 10 DESC, 9 DESC LIMIT ?
+                UNION ALL
+                SELECT origin, 'open', opened_at_ms, 'opened', opened_at_ms, NULL,
+                       'study day ' || local_date || ': cancelled ' || cancelled || ' of its reminders', NULL, id, 2
+                FROM app_open
+                ORDER BY 5 DESC, 10 DESC, 9 DESC LIMIT ?1
                 """)
-            try stmt.bind([.integer(Int64(limit))])
+            try stmt.bind([.integer(Int64(limit)), .integer(all ? 1 : 0)])
             var entries: [HistoryEntry] = []
             while try stmt.step() {
                 entries.append(HistoryEntry(
@@ -302,9 +321,12 @@ extension PlannerDatabase {
                     fireAt: Instant(milliseconds: stmt.int64(2)), state: stmt.text(3),
                     changedAt: Instant(milliseconds: stmt.int64(4)),
                     deliveredAt: stmt.isNull(5) ? nil : Instant(milliseconds: stmt.int64(5)),
-                    reason: stmt.isNull(6) ? nil : stmt.text(6), error: stmt.isNull(7) ? nil : stmt.text(7)))
+                    reason: stmt.isNull(6) ? nil : stmt.text(6), error: stmt.isNull(7) ? nil : stmt.text(7),
+                    isOpen: stmt.int64(9) == 2))
             }
-            return entries
+            let bookkeeping = all ? 0 : try connection.integer(
+                "SELECT count(*) FROM request WHERE state NOT IN ('pending', 'delivered', 'missed', 'failed')") ?? 0
+            return (entries, Int(bookkeeping))
         }
     }
 }

@@ -22,6 +22,8 @@ public struct PlanStatus: Sendable {
     public var pendingCount: Int
     public var firstOpenToday: Instant?
     public var opensToday: Int
+    /// Today's study day (`Schedule.studyDay`): what "today" means in this status.
+    public var today: LocalDate
     public var lastRefill: Instant?
     /// The pause in force or to come.
     public var pause: Pause?
@@ -56,8 +58,8 @@ extension PlannerDatabase {
         return try write(now: now, readsSyncFolder: false) {
             // Already recorded (a saved open applied by another process first): what it decided then is gone.
             guard let outcome = try applyEvent(event, zone: zone) else {
-                let day = try zone ?? readPlan().1
-                return OpenDecision(date: day.local(now).date, cancelled: [], refill: RefillDecision())
+                let (plan, planZone) = try readPlan()
+                return OpenDecision(date: plan.schedule.studyDay(at: now, in: zone ?? planZone), cancelled: [], refill: RefillDecision())
             }
             return outcome.effect.open!
         }
@@ -85,14 +87,25 @@ extension PlannerDatabase {
 
     public func status(now: Instant, zone: Zone) throws(PlannerError) -> PlanStatus {
         try read {
-            let next = try connection.prepare("""
-                SELECT identifier, kind, fire_at_ms, title, body, state FROM request
-                WHERE state = 'pending' ORDER BY fire_at_ms, identifier LIMIT 1
-                """)
-            let nextRequest = try next.step() ? storedRequest(next) : nil
+            // "next" is what the ticker will really show, by its own decisions (`nextShown`).
+            let (plan, _) = try readPlan()
+            let today = plan.schedule.studyDay(at: now, in: zone)
+            var pending: [PendingRequest] = []
+            let rows = try connection.prepare(HotQueries.pending)
+            while try rows.step() { pending.append(pendingRequest(rows)) }
+            var opened: Set<LocalDate> = []
+            let openedRows = try connection.prepare(HotQueries.openedDates)
+            try openedRows.bind([.text(today.adding(days: -2).description)])
+            while try openedRows.step() { if let date = LocalDate(iso: openedRows.text(0)) { opened.insert(date) } }
+            var nextRequest: StoredRequest?
+            if let shown = nextShown(now: now, policy: PlanPolicy(graceMilliseconds: plan.graceMilliseconds), pending: pending, openedDays: opened) {
+                let next = try connection.prepare("SELECT identifier, kind, fire_at_ms, title, body, state FROM request WHERE id = ?")
+                try next.bind([.integer(shown.rowID)])
+                nextRequest = try next.step() ? storedRequest(next) : nil
+            }
             let count = try connection.integer(HotQueries.pendingCount) ?? 0
             let opens = try connection.prepare("SELECT count(*), min(opened_at_ms) FROM app_open WHERE local_date = ?")
-            try opens.bind([.text(zone.local(now).date.description)])
+            try opens.bind([.text(today.description)])
             _ = try opens.step()
             let refill = try connection.prepare("SELECT last_refill_at_ms FROM plan WHERE id = 1")
             let lastRefill = try refill.step() && !refill.isNull(0) ? Instant(milliseconds: refill.int64(0)) : nil
@@ -104,7 +117,7 @@ extension PlannerDatabase {
             return PlanStatus(
                 next: nextRequest, pendingCount: Int(count),
                 firstOpenToday: opens.isNull(1) ? nil : Instant(milliseconds: opens.int64(1)),
-                opensToday: Int(opens.int64(0)), lastRefill: lastRefill, pause: paused)
+                opensToday: Int(opens.int64(0)), today: today, lastRefill: lastRefill, pause: paused)
         }
     }
 
@@ -191,9 +204,9 @@ extension PlannerDatabase {
         try waiting.bind([.integer(now.milliseconds - 86_400_000)])
         while try waiting.step() { state.waitingOneOffs.append(pendingRequest(waiting)) }
 
-        // From two days back: an event that moves the plan's zone is decided with what was read in the old
-        // one, and two zones' dates differ by at most a day (the same bound as `finishedLookBack`).
-        let yesterday = zone.local(now).date.adding(days: -2).description
+        // From three days back: an event that moves the plan's zone is decided with what was read in the old
+        // one, two zones' dates differ by at most a day, and a study day crossing midnight began the day before.
+        let yesterday = zone.local(now).date.adding(days: -3).description
         let opened = try connection.prepare(HotQueries.openedDates)
         try opened.bind([.text(yesterday)])
         while try opened.step() {
@@ -238,7 +251,7 @@ extension PlannerDatabase {
             """)
         for slot in decision.added {
             try insert.run(
-                .text(slot.identifier), .integer(slot.fireAt.milliseconds), .text(slot.local.date.description),
+                .text(slot.identifier), .integer(slot.fireAt.milliseconds), .text(slot.day.description),
                 .text(zone.rfc3339(slot.fireAt)), .text(zone.name), .text(plan.title), .text(plan.body),
                 .integer(now.milliseconds), .integer(now.milliseconds))
         }

@@ -26,6 +26,9 @@ public enum SystemZone {
         return make(name: name, tzValue: ":" + path)
     }
 
+    /// Whether /etc/localtime is a zone file (without it the system zone is UTC).
+    public static var hasLocaltimeFile: Bool { isTZifFile("/etc/localtime") }
+
     /// The system zone. Named after the /etc/localtime link when there is one; UTC when there is no file.
     public static func systemDefault() -> Zone {
         let link = "/etc/localtime"

@@ -309,7 +309,8 @@ public final class Ticker {
             return
         }
         // A snoozed reminder of a day since opened is not shown (open cancels only the plan's slots).
-        if item.claimed.kind == .oneoff, item.claimed.isStudyReminder, (try? db.database.dayOpened(item.claimed)) == true {
+        if item.claimed.kind == .oneoff,
+           closedByOpen(identifier: item.claimed.identifier, kind: item.claimed.kind, dayOpened: (try? db.database.dayOpened(item.claimed)) == true) {
             finish(i, Outcome(claimed: item.claimed, at: t, attempts: item.attempt - 1, missedReason: "the app was opened that day"))
             return
         }

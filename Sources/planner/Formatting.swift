@@ -44,13 +44,14 @@ enum Formatting {
     /// Left-aligned columns separated by two spaces. Cells hold titles, identifiers, errors and paths
     /// from users and files: their control characters become spaces, so a row stays one line and
     /// nothing reaches the terminal as a command.
+    /// Aligned by display width (`DisplayWidth`): Korean or Japanese text takes two columns a character.
     static func table(_ rawRows: [[String]]) -> String {
         let rows = rawRows.map { $0.map(TerminalText.flattened) }
         guard let width = rows.first?.count else { return "" }
-        let widths = (0..<width).map { c in rows.map { $0[c].count }.max() ?? 0 }
+        let widths = (0..<width).map { c in rows.map { DisplayWidth.of($0[c]) }.max() ?? 0 }
         return rows.map { row in
             row.enumerated().map { c, cell in
-                c == width - 1 ? cell : cell + String(repeating: " ", count: widths[c] - cell.count)
+                c == width - 1 ? cell : DisplayWidth.padded(cell, to: widths[c])
             }.joined(separator: "  ")
         }.joined(separator: "\n")
     }

@@ -37,6 +37,23 @@ enum Heatmap {
         (.notOverYet, "today, not opened yet"),
     ]
 
+    /// The legend in lines of at most `width` display columns (an 80-column terminal: no word cut by wrapping).
+    static func legendLines(width: Int = 80, paint: (DayMark) -> String = { String(symbol($0)) }) -> [String] {
+        var lines: [String] = [], line = "", used = 0
+        for (mark, text) in legend {
+            let entry = "\(symbol(mark)) \(text)"
+            let needed = (used == 0 ? 0 : 2) + DisplayWidth.of(entry)
+            if used > 0, used + needed > width {
+                lines.append(line)
+                (line, used) = ("", 0)
+            }
+            line += (used == 0 ? "" : "  ") + "\(paint(mark)) \(text)"
+            used += used == 0 ? DisplayWidth.of(entry) : needed
+        }
+        if used > 0 { lines.append(line) }
+        return lines
+    }
+
     static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     /// `days` start on a Monday and are whole weeks.
@@ -69,7 +86,7 @@ enum Heatmap {
             lines.append(line.trailingSpacesTrimmed)
         }
         lines.append("")
-        lines.append(legend.map { "\(paint($0.0)) \($0.1)" }.joined(separator: "  "))
+        lines += legendLines(paint: paint)
         return lines
     }
 }

@@ -619,7 +619,7 @@ func checkInvariants(_ h: Harness, _ step: String, sourceLocation: SourceLocatio
     // MARK: 5. Bad values
 
     @Test(arguments: [
-        (["config", "set", "window", "21:30-09:30"], ["window", "HH:MM-HH:MM"]),
+        (["config", "set", "window", "21:30-9:30"], ["window", "HH:MM-HH:MM"]),
         (["config", "set", "interval", "7s"], ["interval", "5m to 12h"]),
         (["config", "set", "interval", "4m"], ["interval", "5m to 12h"]),
         (["config", "set", "interval", "13h"], ["interval", "5m to 12h"]),

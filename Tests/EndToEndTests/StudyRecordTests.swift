@@ -144,7 +144,8 @@ import Testing
             Sat . . .
             Sun . . .
 
-            # opened before any reminder  + after 1-2 reminders  - after 3 or more  x not opened  . not a study day  ? today, not opened yet
+            # opened before any reminder  + after 1-2 reminders  - after 3 or more
+            x not opened  . not a study day  ? today, not opened yet
 
             Current streak: 2 study days
             Longest streak: 5 study days

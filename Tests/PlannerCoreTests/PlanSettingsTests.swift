@@ -22,7 +22,7 @@ import Testing
     }
 
     @Test(arguments: [
-        (SettingKey.window, "21:30-09:30"), (.window, "9:30-21:30"), (.window, "09:30"), (.window, "24:00-24:00"), (.window, "09:60-10:00"),
+        (SettingKey.window, "21:30-09:3"), (.window, "9:30-21:30"), (.window, "09:30"), (.window, "24:00-24:00"), (.window, "09:60-10:00"),
         (.interval, "7s"), (.interval, "4m"), (.interval, "12h1m"), (.interval, "13h"), (.interval, "30"), (.interval, "m"),
         (.interval, "30m30m"), (.interval, "-30m"), (.interval, ""), (.days, "funday"), (.days, ""), (.days, "mon,"),
         (.days, "Mon"), (.days, "mon-"), (.title, ""), (.title, "  "), (.title, "a\nb"), (.body, "a\u{1b}[2Jb"),

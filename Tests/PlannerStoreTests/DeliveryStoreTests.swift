@@ -148,3 +148,59 @@ import PlannerTestSupport
         #expect(try db.connection.integer("SELECT count(*) FROM notification_action") == 0)
     }
 }
+
+/// A reminder snoozed past midnight of a window crossing it stays its evening's: an open after midnight,
+/// which closes that evening, keeps it from being shown.
+@Suite struct MidnightSnoozeTests {
+    let seoul = try! SystemZone.named("Asia/Seoul")
+    func at(_ text: String) -> Instant { try! parseTime(text, in: seoul) }
+
+    @Test func aSnoozePastMidnightBelongsToTheEveningItWasShownIn() throws {
+        let db = try PlannerDatabase(path: temporaryDatabasePath(), zoneForNewPlan: "Asia/Seoul")
+        try db.refill(now: at("2026-11-23T12:00"), zone: seoul)
+        _ = try db.configure(set: [(.window, "22:00-01:00")], reset: [], now: at("2026-11-23T12:01"))
+        let slot = try #require(try db.claimDue(now: at("2026-11-23T23:30")).claimed.first)
+        #expect(slot.identifier == "Noti_AppOpenPromotion_2026_11_23_23_30")
+        try db.finishDelivery(slot, at: at("2026-11-23T23:30"), attempts: 1, sink: "test", error: nil)
+        let answer = try db.recordAnswer(to: slot, action: .snooze, now: at("2026-11-23T23:55"))
+        let snoozedAs = try #require(answer.snoozedAs)
+        #expect(try db.connection.text("SELECT local_date FROM request WHERE identifier = '\(snoozedAs)'") == "2026-11-23")
+        try db.recordAppOpen(now: at("2026-11-24T00:05"), zone: seoul)
+        let snoozed = try #require(try db.claimDue(now: at("2026-11-24T00:10")).claimed.first { $0.identifier == snoozedAs })
+        #expect(try db.dayOpened(snoozed))
+    }
+}
+
+/// `status`'s "next" is the next reminder the ticker will really show, by the delivery decisions.
+@Suite struct NextShownTests {
+    let seoul = try! SystemZone.named("Asia/Seoul")
+    func at(_ text: String) -> Instant { try! parseTime(text, in: seoul) }
+
+    /// A reminder snoozed before the day was opened stays pending but is recorded missed when due: not next.
+    @Test func aSnoozedReminderOfAnOpenedDayIsNotNext() throws {
+        let db = try PlannerDatabase(path: temporaryDatabasePath(), zoneForNewPlan: "Asia/Seoul")
+        try db.refill(now: at("2026-11-23T12:00"), zone: seoul)
+        let slot = try #require(try db.claimDue(now: at("2026-11-23T12:30")).claimed.first)
+        try db.finishDelivery(slot, at: at("2026-11-23T12:30"), attempts: 1, sink: "test", error: nil)
+        _ = try db.recordAnswer(to: slot, action: .snooze, now: at("2026-11-23T12:31"))
+        try db.recordAppOpen(now: at("2026-11-23T12:40"), zone: seoul)
+        #expect(try db.connection.integer("SELECT count(*) FROM request WHERE state = 'pending' AND identifier LIKE '%_snoozed'") == 1)
+        let next = try db.status(now: at("2026-11-23T12:41"), zone: seoul).next
+        #expect(next?.identifier == "Noti_AppOpenPromotion_2026_11_24_09_30")
+        // And the ticker does not show it: recorded missed at its time.
+        let snoozed = try #require(try db.claimDue(now: at("2026-11-23T12:46")).claimed.first)
+        #expect(snoozed.identifier.hasSuffix("_snoozed"))
+        #expect(try db.dayOpened(snoozed))
+    }
+
+    /// With no ticker for two hours, the slots past their grace will be recorded missed and of those due
+    /// only the latest is shown: that one is next, not the oldest pending.
+    @Test func aSlotPastItsGraceIsNotNext() throws {
+        let db = try PlannerDatabase(path: temporaryDatabasePath(), zoneForNewPlan: "Asia/Seoul")
+        try db.refill(now: at("2026-11-23T12:00"), zone: seoul)
+        let next = try db.status(now: at("2026-11-23T14:05"), zone: seoul).next
+        #expect(next?.identifier == "Noti_AppOpenPromotion_2026_11_23_14_00")
+        let (decision, _, _) = try db.claimDue(now: at("2026-11-23T14:05"))
+        #expect(decision.deliver.map(\.identifier) == ["Noti_AppOpenPromotion_2026_11_23_14_00"])
+    }
+}

@@ -8,8 +8,11 @@ struct Open: ParsableCommand {
         abstract: "Record that the app was opened: cancel the rest of today's reminders, then refill.",
         discussion: """
             Run it from your login script. One transaction: the event is recorded, every still-pending study \
-            slot of today's date is cancelled (past ones not yet delivered too), and the plan is refilled \
-            without today's date. Idempotent; on a weekend it cancels nothing. One-off requests are kept.
+            slot of today's study day is cancelled (past ones not yet delivered too), and the plan is refilled \
+            without it. Idempotent; on a weekend it cancels nothing. One-off requests are kept. A study day is \
+            its date, unless the window crosses midnight (window 20:00-01:30): then it lasts until one \
+            interval after the window's end, so an open at 00:45 closes the evening before, slots after \
+            midnight included.
 
             It waits at most about a second for the database. If another program holds it longer, the open \
             is saved in a private folder beside the database (<database>.opens/), a notice goes to stderr, \

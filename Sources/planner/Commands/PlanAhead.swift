@@ -61,8 +61,9 @@ struct PlanAheadCommand: ParsableCommand {
         func hm(_ s: Slot) -> String { "\(pad(s.local.hour, 2)):\(pad(s.local.minute, 2))" }
         var runs: [[Slot]] = []
         for slot in slots {
+            // Wall-clock minutes from the earlier slot, across midnight too (a window like 20:00-01:30).
             if let last = runs.last?.last,
-               slot.local.hour * 60 + slot.local.minute - (last.local.hour * 60 + last.local.minute) == intervalMinutes {
+               (slot.local.epochMillisecondsAsIfUTC - last.local.epochMillisecondsAsIfUTC) / 60_000 == Int64(intervalMinutes) {
                 runs[runs.count - 1].append(slot)
             } else {
                 runs.append([slot])

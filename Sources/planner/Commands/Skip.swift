@@ -9,7 +9,8 @@ struct Skip: ParsableCommand {
         abstract: "Skip dates (no study reminders that day), remove skips, or list them.",
         discussion: """
             DATE is YYYY-MM-DD in the plan's zone; DATE..DATE is an inclusive range. Pending study slots on \
-            skipped dates are retired as `skipped`; one-off requests are kept.
+            skipped dates are retired as `skipped`; one-off requests are kept. A date is a study day: with a \
+            window crossing midnight (20:00-01:30), skipping Friday skips its slots after midnight too.
               planner skip 2026-12-24..2026-12-26 --reason holidays
               planner skip --remove 2026-12-26
               planner skip --list

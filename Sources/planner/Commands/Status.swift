@@ -24,6 +24,8 @@ struct Status: ParsableCommand {
         print(Formatting.jsonObject([
             ("now", time(r.now)),
             ("zone", Formatting.json(r.zone.name)),
+            ("tz", r.environmentTZ.map(Formatting.json) ?? "null"),
+            ("environment_zone", Formatting.json(r.environmentZone)),
             ("database", Formatting.json(r.databasePath)),
             ("next_id", s.next.map { Formatting.json($0.identifier) } ?? "null"),
             ("next_fire_at", time(s.next?.fireAt)),
@@ -71,11 +73,18 @@ struct Status: ParsableCommand {
             ["opened", opened],
             ["refilled", refilled],
             ["zone", zone.name],
+            ["TZ", tzText(r)],
             ["database", r.databasePath],
         ] + (r.inbox.flatMap(inboxNote).map { [["spool", $0]] } ?? [])
           + (r.syncFolder.map { [["sync", $0 + (r.syncProblems.isEmpty ? "" : " (\(r.syncProblems.count) problem\(r.syncProblems.count == 1 ? "" : "s"): see below)")]] } ?? [])
           + r.syncProblems.map { ["sync problem", $0] }
           + (tzNote.map { [["note", $0]] } ?? [])))
+    }
+
+    /// TZ as set, or that it is unset and what the system zone is then: `Etc/UTC` alone would not say which.
+    static func tzText(_ r: StatusReport) -> String {
+        if r.environmentTZ != nil { return r.environmentZone }
+        return r.hasLocaltimeFile ? "unset (using /etc/localtime: \(r.environmentZone))" : "unset (no /etc/localtime: using UTC)"
     }
 
     /// Opens saved while the database was held are recorded by the next write; files the inbox will not

@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+
+/// `planner history` shows by default what happened to the user — delivered, answered, missed, failed, and
+/// the opens — and the plan's bookkeeping (retired, displaced, cancelled …) with `--all`.
+@Suite struct HistoryViewTests {
+    static func day() throws -> Harness {
+        let h = try Harness()
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T09:00")
+        // One change of interval pushes most pending slots out of the 64 (displaced) for sooner ones.
+        try h.configOK(["set", "interval", "5m"], now: "2026-11-23T09:01")
+        _ = try h.plannerOK(["tick", "--once", "--sink", "stdout"], now: "2026-11-23T09:35", stderrAllowed: true)
+        // 09:40 and 09:45 pass with no ticker: recorded missed at 10:05, 09:50-10:00 superseded by 10:05.
+        _ = try h.plannerOK(["tick", "--once", "--sink", "stdout"], now: "2026-11-23T10:05", stderrAllowed: true)
+        _ = try h.plannerOK(["open"], now: "2026-11-23T10:07")
+        return h
+    }
+
+    @Test func theDefaultViewIsWhatHappenedToTheUser() throws {
+        let h = try Self.day()
+        let bookkeeping = try Int(h.sqlite("SELECT count(*) FROM request WHERE state IN ('retired', 'displaced', 'cancelled')")) ?? 0
+        #expect(bookkeeping >= 50)
+        let out = try h.plannerOK(["history", "--limit", "100"], now: "2026-11-23T10:08")
+        let lines = out.split(separator: "\n").map(String.init)
+        let rows = lines.dropFirst().filter { !$0.contains("bookkeeping rows") }
+        let states = rows.map { $0.split(separator: " ", omittingEmptySubsequences: true) }.compactMap { words in
+            words.first { ["delivered", "answered", "missed", "failed", "opened", "retired", "displaced", "cancelled", "replaced", "skipped", "paused"].contains(String($0)) }.map(String.init)
+        }
+        // What the database says happened to the user, counted there.
+        let delivered = try Int(h.sqlite("SELECT count(*) FROM request WHERE state IN ('delivered', 'missed', 'failed')")) ?? -1
+        let opens = try Int(h.sqlite("SELECT count(*) FROM app_open")) ?? -1
+        #expect(states.count == delivered + opens, "\(out)")
+        #expect(Set(states).isSubset(of: ["delivered", "missed", "failed", "opened", "answered"]), "\(out)")
+        #expect(states.first == "opened", "\(out)")
+        #expect(rows.first?.hasPrefix("planner open ") == true, "\(out)")
+        #expect(states.contains("delivered") && states.contains("missed"))
+        // The bookkeeping is counted, and --all shows it.
+        #expect(lines.last == "\(bookkeeping) bookkeeping rows (cancelled, displaced, retired …) not shown: planner history --all", "\(out)")
+        let all = try h.plannerOK(["history", "--all", "--limit", "500"], now: "2026-11-23T10:08")
+        #expect(all.contains(" displaced ") && all.contains(" cancelled "))
+        let everything = try Int(h.sqlite("SELECT count(*) FROM request WHERE state <> 'pending'")) ?? -1
+        #expect(all.split(separator: "\n").count == 1 + everything + opens, "\(all)")
+    }
+
+    @Test func jsonFollowsTheSameViewAndSaysWhichRowsAreBookkeeping() throws {
+        let h = try Self.day()
+        let json = try h.plannerOK(["history", "--json", "--limit", "500"], now: "2026-11-23T10:08")
+        let entries = try #require(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+        #expect(!entries.isEmpty)
+        #expect(entries.allSatisfy { $0["bookkeeping"] as? Bool == false })
+        let open = try #require(entries.first { $0["state"] as? String == "opened" })
+        #expect(open["kind"] as? String == "open")
+        #expect(open["fire_at"] as? String == "2026-11-23T10:07:00+09:00")
+        let all = try #require(JSONSerialization.jsonObject(with: Data(try h.plannerOK(["history", "--json", "--all", "--limit", "500"], now: "2026-11-23T10:08").utf8)) as? [[String: Any]])
+        #expect(all.contains { $0["state"] as? String == "displaced" && $0["bookkeeping"] as? Bool == true })
+        #expect(all.count > entries.count)
+    }
+}
