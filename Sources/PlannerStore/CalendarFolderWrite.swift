@@ -1,0 +1,196 @@
+import Glibc
+import PlannerCore
+import PlannerSystem
+
+/// The calendar folder, write side: after a committed write, outside the database's lock, the folder is
+/// made what the plan wants. Each file is written whole beside its name (`.planner-….tmp`, fsync) and
+/// renamed in, so a reader (vdirsyncer, khal) or a kill never sees half a file. Only files the planner
+/// wrote itself, or read and found to be its own, are replaced or removed; a file changed since then is
+/// left for the next run to read first (a tick arriving from the phone is never overwritten unread).
+extension PlannerDatabase {
+    struct CalendarRow {
+        var day: String?
+        var digest: String?
+        var size: Int64
+        var mtime: Int64
+    }
+
+    /// Never throws: a folder that cannot be written is a warning, and the next command tries again.
+    /// `onlyToday` (`open`): today's files alone, from the rows, without listing the folder.
+    @discardableResult
+    func reconcileCalendarFolder(_ folder: String, now: Instant, onlyToday: Bool) -> (written: Int, removed: Int) {
+        do {
+            return try reconcile(folder, now: now, onlyToday: onlyToday)
+        } catch let error as PlannerError {
+            PlannerDatabase.warnOnce(error.message)
+        } catch {
+            PlannerDatabase.warnOnce("could not write the calendar folder \(folder): \(error)")
+        }
+        return (0, 0)
+    }
+
+    private func reconcile(_ folder: String, now: Instant, onlyToday: Bool) throws -> (written: Int, removed: Int) {
+        let dir = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dir >= 0 else {
+            throw PlannerError.io("cannot write the calendar folder \(folder) (\(DatabaseFile.describe(errno))): it is written again by the next planner command once it can")
+        }
+        defer { close(dir) }
+        // Two planner processes take turns, and each reads the plan once it holds the folder: the later
+        // commit is always the one written last.
+        while flock(dir, LOCK_EX) != 0 && errno == EINTR {}
+        let (items, rows) = try read { () throws -> ([CalendarFolderText.Item], [String: CalendarRow]) in
+            let (settings, zone) = try readPlan()
+            let today = zone.local(now).date
+            let state = try readPlanState(now: now, zone: zone)
+            let days = planAhead(now: now, zone: zone, schedule: settings.schedule, exclusions: state.exclusions,
+                                 days: onlyToday ? 1 : settings.calendarDays)
+            var opens: [LocalDate: Instant] = [:]
+            let opened = try connection.prepare("SELECT local_date, min(opened_at_ms) FROM app_open WHERE local_date >= ? AND local_date <= ? GROUP BY local_date")
+            try opened.bind([.text(today.description), .text(days.last?.date.description ?? today.description)])
+            while try opened.step() {
+                if let date = LocalDate(iso: opened.text(0)) { opens[date] = Instant(milliseconds: opened.int64(1)) }
+            }
+            var oneOffs: [CalendarFolderText.OneOff] = []
+            if !onlyToday {
+                let pending = try connection.prepare("""
+                    SELECT identifier, fire_at_ms, title, body FROM request WHERE kind = 'oneoff' AND state IN ('pending', 'displaced')
+                    ORDER BY fire_at_ms, identifier
+                    """)
+                while try pending.step() {
+                    oneOffs.append(.init(identifier: pending.text(0), fireAt: Instant(milliseconds: pending.int64(1)),
+                                         title: pending.text(2), body: pending.text(3)))
+                }
+            }
+            let items = CalendarFolderText.items(days: days, opens: opens, oneOffs: oneOffs, zone: zone, settings: settings)
+            let stmt = try connection.prepare(onlyToday
+                ? "SELECT name, day, digest, size, mtime_ns FROM calendar_file WHERE day = ?"
+                : "SELECT name, day, digest, size, mtime_ns FROM calendar_file")
+            if onlyToday { try stmt.bind([.text(today.description)]) }
+            var rows: [String: CalendarRow] = [:]
+            while try stmt.step() {
+                rows[stmt.text(0)] = CalendarRow(day: stmt.isNull(1) ? nil : stmt.text(1), digest: stmt.isNull(2) ? nil : stmt.text(2),
+                                                 size: stmt.int64(3), mtime: stmt.int64(4))
+            }
+            return (items, rows)
+        }
+        var listed: Set<String>?
+        if !onlyToday {
+            let names = Self.folderNames(dir)
+            // A temporary file left by a killed run (the lock says no run is writing now).
+            for name in names where name.hasPrefix(CalendarFolderText.temporaryPrefix) && !name.hasSuffix(CalendarFolderText.fileExtension) {
+                var info = stat()
+                if fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid() {
+                    unlinkat(dir, name, 0)
+                }
+            }
+            listed = Set(names)
+        }
+        var written: [(name: String, day: String?, digest: String, size: Int64, mtime: Int64)] = []
+        var removed: [String] = []
+        var forgotten: [String] = []
+        var wantedNames: Set<String> = []
+        for item in items {
+            let name = item.fileName
+            wantedNames.insert(name)
+            if let row = rows[name] {
+                guard let digest = row.digest, digest != item.digest else { continue }
+                switch Self.unchanged(dir, name, row) {
+                case .changed: continue
+                case .gone:
+                    if let file = try Self.writeItem(dir, item, now: now, folder: folder, replacing: false) { written.append((name, item.day?.description, item.digest, file.size, file.mtime)) }
+                case .same:
+                    if let file = try Self.writeItem(dir, item, now: now, folder: folder, replacing: true) { written.append((name, item.day?.description, item.digest, file.size, file.mtime)) }
+                }
+            } else if listed?.contains(name) != true {
+                // New: never over a file the planner has not read (it appeared since the read).
+                if let file = try Self.writeItem(dir, item, now: now, folder: folder, replacing: false) { written.append((name, item.day?.description, item.digest, file.size, file.mtime)) }
+            }
+        }
+        for (name, row) in rows.sorted(by: { $0.key < $1.key }) where row.digest != nil && !wantedNames.contains(name) {
+            switch Self.unchanged(dir, name, row) {
+            case .changed: continue
+            case .gone: forgotten.append(name)
+            case .same:
+                if unlinkat(dir, name, 0) == 0 || errno == ENOENT { removed.append(name) }
+            }
+        }
+        guard !written.isEmpty || !removed.isEmpty || !forgotten.isEmpty else { return (0, 0) }
+        if !written.isEmpty || !removed.isEmpty { fsync(dir) }
+        try write(publishes: false) {
+            let upsert = try connection.prepare("""
+                INSERT INTO calendar_file (name, day, digest, size, mtime_ns, problem) VALUES (?, ?, ?, ?, ?, NULL)
+                ON CONFLICT (name) DO UPDATE SET day = excluded.day, digest = excluded.digest, size = excluded.size,
+                    mtime_ns = excluded.mtime_ns, problem = NULL
+                """)
+            for file in written {
+                try upsert.run(.text(file.name), file.day.map { .text($0) } ?? .null, .text(file.digest), .integer(file.size), .integer(file.mtime))
+            }
+            let delete = try connection.prepare("DELETE FROM calendar_file WHERE name = ?")
+            for name in removed + forgotten { try delete.run(.text(name)) }
+        }
+        return (written.count, removed.count)
+    }
+
+    enum FileState { case same, changed, gone }
+
+    /// Whether the file is still as the planner wrote or read it (same size and mtime).
+    static func unchanged(_ dir: Int32, _ name: String, _ row: CalendarRow) -> FileState {
+        var info = stat()
+        guard fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return errno == ENOENT ? .gone : .changed }
+        guard info.st_mode & S_IFMT == S_IFREG, Int64(info.st_size) == row.size, mtimeNanoseconds(info) == row.mtime else { return .changed }
+        return .same
+    }
+
+    /// Writes one item beside its name, fsyncs it and renames it in (`replacing`), or links it in only if
+    /// the name is free. nil when the name was taken meanwhile. Its size and mtime as written.
+    static func writeItem(_ dir: Int32, _ item: CalendarFolderText.Item, now: Instant, folder: String,
+                          replacing: Bool) throws -> (size: Int64, mtime: Int64)? {
+        let temp = CalendarFolderText.temporaryPrefix + newEventID() + ".tmp"
+        let fd = openat(dir, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw PlannerError.io("cannot write in the calendar folder \(folder) (\(DatabaseFile.describe(errno))): it is written again by the next planner command once it can")
+        }
+        defer { close(fd) }
+        var bytes = item.bytes(stamp: now)[...]
+        while !bytes.isEmpty {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                let why = DatabaseFile.describe(n < 0 ? errno : EIO)
+                unlinkat(dir, temp, 0)
+                throw PlannerError.io("cannot write \(folder)/\(item.fileName) (\(why)): it is written again by the next planner command once it can")
+            }
+            bytes = bytes.dropFirst(n)
+        }
+        var info = stat()
+        guard fsync(fd) == 0, fstat(fd, &info) == 0 else {
+            let why = DatabaseFile.describe(errno)
+            unlinkat(dir, temp, 0)
+            throw PlannerError.io("cannot write \(folder)/\(item.fileName) (\(why)): it is written again by the next planner command once it can")
+        }
+        if replacing {
+            guard renameat(dir, temp, dir, item.fileName) == 0 else {
+                let why = DatabaseFile.describe(errno)
+                unlinkat(dir, temp, 0)
+                throw PlannerError.io("cannot write \(folder)/\(item.fileName) (\(why))")
+            }
+        } else {
+            var linked = linkat(dir, temp, dir, item.fileName, 0) == 0
+            var why = errno
+            // A file system without hard links (vfat, some FUSE): renamed in once the name is seen free.
+            if !linked, why == EPERM || why == EOPNOTSUPP || why == ENOSYS {
+                var info = stat()
+                if fstatat(dir, item.fileName, &info, AT_SYMLINK_NOFOLLOW) == 0 { why = EEXIST } else {
+                    linked = renameat(dir, temp, dir, item.fileName) == 0
+                    why = errno
+                }
+            }
+            unlinkat(dir, temp, 0)
+            guard linked else {
+                if why == EEXIST { return nil }
+                throw PlannerError.io("cannot write \(folder)/\(item.fileName) (\(DatabaseFile.describe(why)))")
+            }
+        }
+        return (Int64(info.st_size), mtimeNanoseconds(info))
+    }
+}
