@@ -119,3 +119,20 @@ extension PlannerDatabase {
         return nil
     }
 }
+
+extension PlannerDatabase {
+    /// The calendar folder's state without changing anything: its problems, for `status`.
+    public func calendarProblems() throws(PlannerError) -> (folder: String?, problems: [String]) {
+        try read {
+            guard let folder = try calendarFolderSetting() else { return (nil, []) }
+            var problems: [String] = []
+            var info = stat()
+            if stat(folder, &info) != 0 || info.st_mode & S_IFMT != S_IFDIR {
+                problems.append("the calendar folder \(folder) is missing or not a folder: the plan is written there once it exists")
+            }
+            let stmt = try connection.prepare("SELECT name, problem FROM calendar_file WHERE problem IS NOT NULL ORDER BY name")
+            while try stmt.step() { problems.append("\(folder)/\(stmt.text(0)): \(stmt.text(1))") }
+            return (folder, problems)
+        }
+    }
+}
