@@ -1,12 +1,13 @@
+import CLinux
 import Glibc
 import PlannerCore
 import PlannerSystem
 
 /// The calendar folder, write side: after a committed write, outside the database's lock, the folder is
-/// made what the plan wants. Each file is written whole beside its name (`.planner-….tmp`, fsync) and
-/// renamed in, so a reader (vdirsyncer, khal) or a kill never sees half a file. Only files the planner
-/// wrote itself, or read and found to be its own, are replaced or removed; a file changed since then is
-/// left for the next run to read first (a tick arriving from the phone is never overwritten unread).
+/// made what the plan wants. Each file is written whole beside its name (`.planner-….tmp`), made durable
+/// (fsync, or one syncfs for a batch) and renamed in, so a reader (vdirsyncer, khal) or a kill never sees
+/// half a file. Only files the planner wrote itself, or read and found to be its own, are replaced or
+/// removed; a file changed since then is left for the next run to read first (a tick is never lost).
 extension PlannerDatabase {
     struct CalendarRow {
         var day: String?
@@ -85,7 +86,7 @@ extension PlannerDatabase {
             }
             listed = Set(names)
         }
-        var written: [(name: String, day: String?, digest: String, size: Int64, mtime: Int64)] = []
+        var batch: [(item: CalendarFolderText.Item, replacing: Bool)] = []
         var removed: [String] = []
         var forgotten: [String] = []
         var wantedNames: Set<String> = []
@@ -96,16 +97,15 @@ extension PlannerDatabase {
                 guard let digest = row.digest, digest != item.digest else { continue }
                 switch Self.unchanged(dir, name, row) {
                 case .changed: continue
-                case .gone:
-                    if let file = try Self.writeItem(dir, item, now: now, folder: folder, replacing: false) { written.append((name, item.day?.description, item.digest, file.size, file.mtime)) }
-                case .same:
-                    if let file = try Self.writeItem(dir, item, now: now, folder: folder, replacing: true) { written.append((name, item.day?.description, item.digest, file.size, file.mtime)) }
+                case .gone: batch.append((item, false))
+                case .same: batch.append((item, true))
                 }
             } else if listed?.contains(name) != true {
                 // New: never over a file the planner has not read (it appeared since the read).
-                if let file = try Self.writeItem(dir, item, now: now, folder: folder, replacing: false) { written.append((name, item.day?.description, item.digest, file.size, file.mtime)) }
+                batch.append((item, false))
             }
         }
+        let written = try Self.writeItems(dir, batch, now: now, folder: folder)
         for (name, row) in rows.sorted(by: { $0.key < $1.key }) where row.digest != nil && !wantedNames.contains(name) {
             switch Self.unchanged(dir, name, row) {
             case .changed: continue
@@ -123,7 +123,8 @@ extension PlannerDatabase {
                     mtime_ns = excluded.mtime_ns, problem = NULL
                 """)
             for file in written {
-                try upsert.run(.text(file.name), file.day.map { .text($0) } ?? .null, .text(file.digest), .integer(file.size), .integer(file.mtime))
+                try upsert.run(.text(file.item.fileName), file.item.day.map { .text($0.description) } ?? .null, .text(file.item.digest),
+                               .integer(file.size), .integer(file.mtime))
             }
             let delete = try connection.prepare("DELETE FROM calendar_file WHERE name = ?")
             for name in removed + forgotten { try delete.run(.text(name)) }
@@ -141,56 +142,63 @@ extension PlannerDatabase {
         return .same
     }
 
-    /// Writes one item beside its name, fsyncs it and renames it in (`replacing`), or links it in only if
-    /// the name is free. nil when the name was taken meanwhile. Its size and mtime as written.
-    static func writeItem(_ dir: Int32, _ item: CalendarFolderText.Item, now: Instant, folder: String,
-                          replacing: Bool) throws -> (size: Int64, mtime: Int64)? {
-        let temp = CalendarFolderText.temporaryPrefix + newEventID() + ".tmp"
-        let fd = openat(dir, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw PlannerError.io("cannot write in the calendar folder \(folder) (\(DatabaseFile.describe(errno))): it is written again by the next planner command once it can")
+    /// Writes each item beside its name, makes them durable (one fsync for one file, one syncfs for a batch:
+    /// a refill writes hundreds), then renames each in (`replacing`), or links it in only if the name is
+    /// free. What was placed, with its size and mtime as written.
+    static func writeItems(_ dir: Int32, _ batch: [(item: CalendarFolderText.Item, replacing: Bool)], now: Instant,
+                           folder: String) throws -> [(item: CalendarFolderText.Item, size: Int64, mtime: Int64)] {
+        guard !batch.isEmpty else { return [] }
+        var temps: [(temp: String, size: Int64, mtime: Int64)] = []
+        var placed = 0
+        // A failure leaves no temporary file behind (a kill does: the next full run removes it).
+        defer { for t in temps[placed...] { unlinkat(dir, t.temp, 0) } }
+        func failed(_ name: String, _ code: Int32) -> PlannerError {
+            .io("cannot write \(folder)/\(name) (\(DatabaseFile.describe(code))): it is written again by the next planner command once it can")
         }
-        defer { close(fd) }
-        var bytes = item.bytes(stamp: now)[...]
-        while !bytes.isEmpty {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
-                let why = DatabaseFile.describe(n < 0 ? errno : EIO)
-                unlinkat(dir, temp, 0)
-                throw PlannerError.io("cannot write \(folder)/\(item.fileName) (\(why)): it is written again by the next planner command once it can")
+        for (item, _) in batch {
+            let temp = CalendarFolderText.temporaryPrefix + newEventID() + ".tmp"
+            let fd = openat(dir, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw failed(item.fileName, errno) }
+            defer { close(fd) }
+            temps.append((temp, 0, 0))
+            var bytes = item.bytes(stamp: now)[...]
+            while !bytes.isEmpty {
+                let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { throw failed(item.fileName, n < 0 ? errno : EIO) }
+                bytes = bytes.dropFirst(n)
             }
-            bytes = bytes.dropFirst(n)
+            var info = stat()
+            guard batch.count > 1 || fsync(fd) == 0, fstat(fd, &info) == 0 else { throw failed(item.fileName, errno) }
+            temps[temps.count - 1] = (temp, Int64(info.st_size), mtimeNanoseconds(info))
         }
-        var info = stat()
-        guard fsync(fd) == 0, fstat(fd, &info) == 0 else {
-            let why = DatabaseFile.describe(errno)
-            unlinkat(dir, temp, 0)
-            throw PlannerError.io("cannot write \(folder)/\(item.fileName) (\(why)): it is written again by the next planner command once it can")
-        }
-        if replacing {
-            guard renameat(dir, temp, dir, item.fileName) == 0 else {
-                let why = DatabaseFile.describe(errno)
-                unlinkat(dir, temp, 0)
-                throw PlannerError.io("cannot write \(folder)/\(item.fileName) (\(why))")
-            }
-        } else {
-            var linked = linkat(dir, temp, dir, item.fileName, 0) == 0
-            var why = errno
-            // A file system without hard links (vfat, some FUSE): renamed in once the name is seen free.
-            if !linked, why == EPERM || why == EOPNOTSUPP || why == ENOSYS {
-                var info = stat()
-                if fstatat(dir, item.fileName, &info, AT_SYMLINK_NOFOLLOW) == 0 { why = EEXIST } else {
-                    linked = renameat(dir, temp, dir, item.fileName) == 0
-                    why = errno
+        if batch.count > 1, clinux_syncfs(dir) != 0 { throw failed(batch[0].item.fileName, errno) }
+        var written: [(item: CalendarFolderText.Item, size: Int64, mtime: Int64)] = []
+        for ((item, replacing), file) in zip(batch, temps) {
+            placed += 1
+            if replacing {
+                guard renameat(dir, file.temp, dir, item.fileName) == 0 else {
+                    let code = errno
+                    unlinkat(dir, file.temp, 0)
+                    throw failed(item.fileName, code)
                 }
+            } else {
+                var linked = linkat(dir, file.temp, dir, item.fileName, 0) == 0
+                var code = errno
+                // A file system without hard links (vfat, some FUSE): renamed in once the name is seen free.
+                if !linked, code == EPERM || code == EOPNOTSUPP || code == ENOSYS {
+                    var info = stat()
+                    if fstatat(dir, item.fileName, &info, AT_SYMLINK_NOFOLLOW) == 0 { code = EEXIST } else {
+                        linked = renameat(dir, file.temp, dir, item.fileName) == 0
+                        code = errno
+                    }
+                }
+                unlinkat(dir, file.temp, 0)
+                if !linked && code == EEXIST { continue }
+                guard linked else { throw failed(item.fileName, code) }
             }
-            unlinkat(dir, temp, 0)
-            guard linked else {
-                if why == EEXIST { return nil }
-                throw PlannerError.io("cannot write \(folder)/\(item.fileName) (\(DatabaseFile.describe(why)))")
-            }
+            written.append((item, file.size, file.mtime))
         }
-        return (Int64(info.st_size), mtimeNanoseconds(info))
+        return written
     }
 }
