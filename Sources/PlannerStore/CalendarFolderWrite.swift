@@ -17,11 +17,11 @@ extension PlannerDatabase {
     }
 
     /// Never throws: a folder that cannot be written is a warning, and the next command tries again.
-    /// `onlyToday` (`open`): today's files alone, from the rows, without listing the folder.
+    /// (`open` does today's files alone: CalendarFolderToday.swift.)
     @discardableResult
-    func reconcileCalendarFolder(_ folder: String, now: Instant, onlyToday: Bool) -> (written: Int, removed: Int) {
+    func reconcileCalendarFolder(_ folder: String, now: Instant) -> (written: Int, removed: Int) {
         do {
-            return try reconcile(folder, now: now, onlyToday: onlyToday)
+            return try reconcile(folder, now: now)
         } catch let error as PlannerError {
             PlannerDatabase.warnOnce(error.message)
         } catch {
@@ -30,7 +30,7 @@ extension PlannerDatabase {
         return (0, 0)
     }
 
-    private func reconcile(_ folder: String, now: Instant, onlyToday: Bool) throws -> (written: Int, removed: Int) {
+    private func reconcile(_ folder: String, now: Instant) throws -> (written: Int, removed: Int) {
         let dir = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard dir >= 0 else {
             throw PlannerError.io("cannot write the calendar folder \(folder) (\(DatabaseFile.describe(errno))): it is written again by the next planner command once it can")
@@ -44,7 +44,7 @@ extension PlannerDatabase {
             let today = zone.local(now).date
             let state = try readPlanState(now: now, zone: zone)
             let days = planAhead(now: now, zone: zone, schedule: settings.schedule, exclusions: state.exclusions,
-                                 days: onlyToday ? 1 : settings.calendarDays)
+                                 days: settings.calendarDays)
             var opens: [LocalDate: Instant] = [:]
             let opened = try connection.prepare("SELECT local_date, min(opened_at_ms) FROM app_open WHERE local_date >= ? AND local_date <= ? GROUP BY local_date")
             try opened.bind([.text(today.description), .text(days.last?.date.description ?? today.description)])
@@ -52,21 +52,16 @@ extension PlannerDatabase {
                 if let date = LocalDate(iso: opened.text(0)) { opens[date] = Instant(milliseconds: opened.int64(1)) }
             }
             var oneOffs: [CalendarFolderText.OneOff] = []
-            if !onlyToday {
-                let pending = try connection.prepare("""
-                    SELECT identifier, fire_at_ms, title, body FROM request WHERE kind = 'oneoff' AND state IN ('pending', 'displaced')
-                    ORDER BY fire_at_ms, identifier
-                    """)
-                while try pending.step() {
-                    oneOffs.append(.init(identifier: pending.text(0), fireAt: Instant(milliseconds: pending.int64(1)),
-                                         title: pending.text(2), body: pending.text(3)))
-                }
+            let pending = try connection.prepare("""
+                SELECT identifier, fire_at_ms, title, body FROM request WHERE kind = 'oneoff' AND state IN ('pending', 'displaced')
+                ORDER BY fire_at_ms, identifier
+                """)
+            while try pending.step() {
+                oneOffs.append(.init(identifier: pending.text(0), fireAt: Instant(milliseconds: pending.int64(1)),
+                                     title: pending.text(2), body: pending.text(3)))
             }
             let items = CalendarFolderText.items(days: days, opens: opens, oneOffs: oneOffs, zone: zone, settings: settings)
-            let stmt = try connection.prepare(onlyToday
-                ? "SELECT name, day, digest, size, mtime_ns FROM calendar_file WHERE day = ?"
-                : "SELECT name, day, digest, size, mtime_ns FROM calendar_file")
-            if onlyToday { try stmt.bind([.text(today.description)]) }
+            let stmt = try connection.prepare("SELECT name, day, digest, size, mtime_ns FROM calendar_file")
             var rows: [String: CalendarRow] = [:]
             while try stmt.step() {
                 rows[stmt.text(0)] = CalendarRow(day: stmt.isNull(1) ? nil : stmt.text(1), digest: stmt.isNull(2) ? nil : stmt.text(2),
@@ -74,18 +69,15 @@ extension PlannerDatabase {
             }
             return (items, rows)
         }
-        var listed: Set<String>?
-        if !onlyToday {
-            let names = Self.folderNames(dir)
-            // A temporary file left by a killed run (the lock says no run is writing now).
-            for name in names where name.hasPrefix(CalendarFolderText.temporaryPrefix) && !name.hasSuffix(CalendarFolderText.fileExtension) {
-                var info = stat()
-                if fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid() {
-                    unlinkat(dir, name, 0)
-                }
+        let names = Self.folderNames(dir)
+        // A temporary file left by a killed run (the lock says no run is writing now).
+        for name in names where name.hasPrefix(CalendarFolderText.temporaryPrefix) && !name.hasSuffix(CalendarFolderText.fileExtension) {
+            var info = stat()
+            if fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid() {
+                unlinkat(dir, name, 0)
             }
-            listed = Set(names)
         }
+        let listed = Set(names)
         var batch: [(item: CalendarFolderText.Item, replacing: Bool)] = []
         var removed: [String] = []
         var forgotten: [String] = []
@@ -100,7 +92,7 @@ extension PlannerDatabase {
                 case .gone: batch.append((item, false))
                 case .same: batch.append((item, true))
                 }
-            } else if listed?.contains(name) != true {
+            } else if !listed.contains(name) {
                 // New: never over a file the planner has not read (it appeared since the read).
                 batch.append((item, false))
             }

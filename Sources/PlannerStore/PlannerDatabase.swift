@@ -216,7 +216,7 @@ public final class PlannerDatabase {
             if let todaysCalendar {
                 applyTodaysCalendar(todaysCalendar)
             } else if let now, let calendarFolder, readsSyncFolder {
-                let done = reconcileCalendarFolder(calendarFolder, now: now, onlyToday: false)
+                let done = reconcileCalendarFolder(calendarFolder, now: now)
                 lastCalendar?.written += done.written
                 lastCalendar?.removed += done.removed
             }
