@@ -22,6 +22,9 @@ public struct StatusReport {
     /// The sync folder (nil: this device does not sync) and what keeps other devices' changes from arriving.
     public var syncFolder: String?
     public var syncProblems: [String] = []
+    /// The calendar folder (nil: none) and the files in it the planner ignores.
+    public var calendarFolder: String?
+    public var calendarProblems: [String] = []
 }
 
 /// What waits in the inbox: opens saved while the database was held are recorded by the next write, and
@@ -58,9 +61,11 @@ public enum StatusCommand {
         let tz = setting.zoneForNewPlan.flatMap { $0 == context.zone.name ? nil : $0 }
         let sync = try context.database.syncProblems()
         let environmentTZ = setting.environmentTZ.flatMap { $0.isEmpty ? nil : $0 }
+        let calendar = try context.database.calendarProblems()
         return StatusReport(now: context.now, zone: context.zone, databasePath: context.database.path, status: status,
                             inbox: inbox, environmentTZ: environmentTZ, environmentZone: setting.zone.name,
                             hasLocaltimeFile: SystemZone.hasLocaltimeFile, otherEnvironmentZone: tz,
-                            syncFolder: sync.folder, syncProblems: sync.problems)
+                            syncFolder: sync.folder, syncProblems: sync.problems,
+                            calendarFolder: calendar.folder, calendarProblems: calendar.problems)
     }
 }
