@@ -82,10 +82,8 @@ public struct NotifySink: DeliverySink {
         if actions {
             // notify-send prints the id once shown, then the key of the action chosen, and exits when the
             // bubble closes. stdbuf: line by line, not when it exits, since stdout is a pipe.
-            arguments = ["stdbuf", "-oL"] + arguments + [
-                "--print-id", "--action=default=Start studying", "--action=start=Start studying",
-                "--action=snooze=Snooze \(SettingKey.formatDuration(request.snoozeMilliseconds))",
-            ]
+            arguments = ["stdbuf", "-oL"] + arguments + ["--print-id"]
+                + Self.actionArguments(server: serverName(), snooze: SettingKey.formatDuration(request.snoozeMilliseconds))
         }
         let icon = Self.iconArgument(icon ?? request.icon, environment: environment)
         if !icon.isEmpty { arguments.append("--icon=\(icon)") }
@@ -101,6 +99,46 @@ public struct NotifySink: DeliverySink {
         case .failure(let failure): return .finished(error: "cannot run \(failure.why)")
         }
     }
+
+    /// Servers that draw no buttons and list the actions in a menu instead (dunst's context menu,
+    /// `makoctl menu`). There "default" (a click on the bubble) is the only "Start studying": a `start`
+    /// action too would be a second entry with the same label, which makoctl, picking by label, cannot invoke.
+    static let menuServers: Set<String> = ["dunst", "mako"]
+    /// The snooze action's key. dunst lists actions in its hash table's order, not the order sent, and
+    /// dmenu preselects the first line: with this key "Start studying" comes first (with `snooze`, Snooze did).
+    static let snoozeKey = "later"
+
+    /// `--action` arguments: a click on the bubble starts studying everywhere; servers that draw buttons
+    /// get a "Start studying" button beside "Snooze" (they draw none for "default").
+    static func actionArguments(server: String?, snooze: String) -> [String] {
+        var actions = ["--action=default=Start studying"]
+        if !(server.map(menuServers.contains) ?? false) { actions.append("--action=start=Start studying") }
+        return actions + ["--action=\(snoozeKey)=Snooze \(snooze)"]
+    }
+
+    /// What an action key notify-send printed means (nil: not one of ours).
+    public static func answer(forKey key: String) -> AnswerAction? {
+        key == snoozeKey ? .snooze : AnswerAction(rawValue: key)
+    }
+
+    /// The notification server's name (GetServerInformation), or nil if it does not answer within 0.3 s.
+    func serverName() -> String? {
+        let call = ["dbus-send", "--session", "--print-reply", "--reply-timeout=250", "--dest=org.freedesktop.Notifications",
+                    "/org/freedesktop/Notifications", "org.freedesktop.Notifications.GetServerInformation"]
+        guard let reply = Spawn.output(of: call, extraEnvironment: busEnvironment, timeoutMilliseconds: 300) else { return nil }
+        return Self.firstString(inReply: reply)
+    }
+
+    /// The first string of a reply as `dbus-send --print-reply` prints it: `   string "dunst"`.
+    static func firstString(inReply reply: String) -> String? {
+        for line in reply.split(separator: "\n") {
+            let text = line.drop { $0 == " " }
+            if text.hasPrefix("string \""), text.hasSuffix("\""), text.count >= 9 { return String(text.dropFirst(8).dropLast()) }
+        }
+        return nil
+    }
+
+    private var busEnvironment: [String: String] { busAddress.map { ["DBUS_SESSION_BUS_ADDRESS": $0] } ?? [:] }
 
     public func judge(_ outcome: Spawn.Outcome, program: String) -> String? {
         guard let error = describe(outcome, program) else { return nil }

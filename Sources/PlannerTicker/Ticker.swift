@@ -203,7 +203,7 @@ public final class Ticker {
     }
 
     private func answered(_ claimed: ClaimedRequest, _ key: String) {
-        guard let action = AnswerAction(rawValue: key) else {
+        guard let action = NotifySink.answer(forKey: key) else {
             log("\(claimed.identifier): ignoring an unknown answer \(TerminalText.quoted(key))")
             return
         }
