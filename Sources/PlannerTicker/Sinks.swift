@@ -100,20 +100,21 @@ public struct NotifySink: DeliverySink {
         }
     }
 
-    /// Servers that draw no buttons and list the actions in a menu instead (dunst's context menu,
-    /// `makoctl menu`). There "default" (a click on the bubble) is the only "Start studying": a `start`
-    /// action too would be a second entry with the same label, which makoctl, picking by label, cannot invoke.
-    static let menuServers: Set<String> = ["dunst", "mako"]
+    /// Servers that show the "default" action (a click on the bubble) as an entry or button of its own:
+    /// dunst's context menu, `makoctl menu` and xfce4-notifyd's buttons. There it is the only "Start
+    /// studying": a `start` action too would be a second one (and makoctl, picking by label, invokes neither).
+    static let serversShowingDefault: Set<String> = ["dunst", "mako", "Xfce Notify Daemon"]
     /// The snooze action's key. dunst lists actions in its hash table's order, not the order sent, and
     /// dmenu preselects the first line: with this key "Start studying" comes first (with `snooze`, Snooze did).
     static let snoozeKey = "later"
 
-    /// `--action` arguments: a click on the bubble starts studying everywhere; servers that draw buttons
-    /// get a "Start studying" button beside "Snooze" (they draw none for "default").
+    /// `--action` arguments: a click on the bubble starts studying everywhere; servers that draw no button
+    /// for "default" (GNOME Shell, and any server not known otherwise) get a "Start studying" button too.
     static func actionArguments(server: String?, snooze: String) -> [String] {
-        var actions = ["--action=default=Start studying"]
-        if !(server.map(menuServers.contains) ?? false) { actions.append("--action=start=Start studying") }
-        return actions + ["--action=\(snoozeKey)=Snooze \(snooze)"]
+        let start = "--action=default=Start studying", later = "--action=\(snoozeKey)=Snooze \(snooze)"
+        guard let server, serversShowingDefault.contains(server) else { return [start, "--action=start=Start studying", later] }
+        // makoctl lists the actions last sent first: Snooze goes first so that "Start studying" is on top.
+        return server == "mako" ? [later, start] : [start, later]
     }
 
     /// What an action key notify-send printed means (nil: not one of ours).

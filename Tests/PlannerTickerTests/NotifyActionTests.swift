@@ -4,16 +4,19 @@ import Testing
 
 /// Which actions a study reminder offers, by notification server (its GetServerInformation name).
 @Suite struct NotifyActionTests {
-    @Test func menuServersGetOneStartStudying() {
-        for server in ["dunst", "mako"] {
+    @Test func serversShowingTheDefaultActionGetOneStartStudying() {
+        for server in ["dunst", "Xfce Notify Daemon"] {
             #expect(NotifySink.actionArguments(server: server, snooze: "15m")
                     == ["--action=default=Start studying", "--action=later=Snooze 15m"], "\(server)")
         }
+        // makoctl menu lists the last action sent first.
+        #expect(NotifySink.actionArguments(server: "mako", snooze: "15m")
+                == ["--action=later=Snooze 15m", "--action=default=Start studying"])
     }
 
-    @Test func serversThatDrawButtonsGetAStartStudyingButtonToo() {
-        // xfce4-notifyd and GNOME Shell draw no button for "default"; an unknown or silent server is treated alike.
-        for server in ["Xfce Notify Daemon", "gnome-shell", nil] as [String?] {
+    @Test func serversThatDrawNoDefaultButtonGetAStartStudyingButton() {
+        // GNOME Shell draws no button for "default"; an unknown or silent server is treated alike.
+        for server in ["gnome-shell", "Plasma", nil] as [String?] {
             #expect(NotifySink.actionArguments(server: server, snooze: "5m")
                     == ["--action=default=Start studying", "--action=start=Start studying", "--action=later=Snooze 5m"])
         }
