@@ -122,11 +122,12 @@ public struct NotifySink: DeliverySink {
         key == snoozeKey ? .snooze : AnswerAction(rawValue: key)
     }
 
-    /// The notification server's name (GetServerInformation), or nil if it does not answer within 0.3 s.
+    /// The notification server's name (GetServerInformation), or nil if it does not answer within 0.4 s:
+    /// time for the bus to start one on demand (dunst in ~30 ms, xfce4-notifyd in ~0.25 s).
     func serverName() -> String? {
-        let call = ["dbus-send", "--session", "--print-reply", "--reply-timeout=250", "--dest=org.freedesktop.Notifications",
+        let call = ["dbus-send", "--session", "--print-reply", "--reply-timeout=400", "--dest=org.freedesktop.Notifications",
                     "/org/freedesktop/Notifications", "org.freedesktop.Notifications.GetServerInformation"]
-        guard let reply = Spawn.output(of: call, extraEnvironment: busEnvironment, timeoutMilliseconds: 300) else { return nil }
+        guard let reply = Spawn.output(of: call, extraEnvironment: busEnvironment, timeoutMilliseconds: 450) else { return nil }
         return Self.firstString(inReply: reply)
     }
 
