@@ -27,6 +27,7 @@ shown() { [[ $(dunstctl count displayed) -ge 1 ]]; }
 
 # 1. Start studying: dunstctl action 0 (the default action of the first notification shown).
 start_run start
+check_actions "default=Start studying, later=Snooze 15m"
 wait_for 5 "the reminder on screen" shown
 sleep 0.3   # drawn
 import -window root "$WORK/screen.png"
@@ -36,6 +37,7 @@ check_started default
 
 # 2. Snooze, picked from dunst's context menu: "Start studying" once and first (dmenu preselects it).
 start_run snooze 1m
+check_actions "default=Start studying, later=Snooze 1m"
 wait_for 5 "the reminder on screen" shown
 echo "#Snooze" >"$WORK/choice"
 dunstctl context

@@ -60,6 +60,7 @@ click_button() {
 }
 
 start_run start
+check_actions "default=Start studying, start=Start studying, later=Snooze 15m"
 wait_for 10 "the planner's banner" eval_js "$BANNER 1"
 hover_banner
 wait_for 5 "the banner's buttons" button_drawn "Start studying"
@@ -76,5 +77,6 @@ start_run snooze
 wait_for 10 "the planner's banner" eval_js "$BANNER 1"
 hover_banner
 wait_for 5 "the banner's buttons" button_drawn "Snooze 15m"
+sleep 0.5   # the expansion's animation: the buttons in their place
 click_button "Snooze 15m"
 check_snoozed 900000

@@ -34,9 +34,29 @@ wait_for_server() {
         if [[ $1 == --cmdline ]]; then tr '\0' ' ' </proc/"$pid"/cmdline | grep -qF -- "$2"; else [[ $pid == "$1" ]]; fi
     }
     wait_for 20 "org.freedesktop.Notifications owned by $SERVER_NAME ($*)" owns "$@"
+    monitor_notify
     local name
     name=$(bus org.freedesktop.Notifications /org/freedesktop/Notifications org.freedesktop.Notifications.GetServerInformation)
     say "on the bus as $name"
+}
+
+# Every Notify call on this bus, as dbus-monitor prints it (started by wait_for_server).
+monitor_notify() {
+    dbus-monitor --session "type='method_call',interface='org.freedesktop.Notifications',member='Notify'" >"$WORK/notify.txt" 2>&1 &
+    pids+=($!)
+    sleep 0.2
+}
+
+# check_actions "key=Label, ...": the actions of the last Notify call, in the order sent.
+check_actions() {
+    local sent
+    sent=$(awk '/member=Notify/ { n = ""; inside = 0; seen = 0 }
+                /^   array \[/ && !seen { inside = 1; seen = 1; i = 0; next }
+                inside && /^   \]/ { inside = 0; last = n }
+                inside { sub(/^ *string "/, ""); sub(/"$/, ""); n = n (i % 2 ? "=" : (i ? ", " : "")) $0; i++ }
+                END { print last }' "$WORK/notify.txt")
+    [[ $sent == "$1" ]] || fail "actions sent: '$sent', expected '$1'"
+    say "actions sent: $sent"
 }
 
 # The planner's icon where `planner setup` puts it (~/.local/share/icons), taken from the package files.

@@ -16,6 +16,7 @@ shown() { makoctl list | jq -e '.data[0] | length == 1'; }
 
 # 1. Start studying from makoctl's menu: a picker that keeps the labels offered and picks "Start studying".
 start_run start
+check_actions "later=Snooze 15m, default=Start studying"
 wait_for 5 "the reminder on screen" shown
 sleep 0.3
 grim "$WORK/screen.png"

@@ -24,6 +24,7 @@ click_button() {
 }
 
 start_run start
+check_actions "default=Start studying, later=Snooze 15m"
 wait_for 5 "the popup on screen" popup
 sleep 0.5   # drawn
 eval "$(xdotool getwindowgeometry --shell "$(popup)")"
