@@ -23,7 +23,7 @@ public enum Spawn {
     }
 
     static func start(_ arguments: [String], extraEnvironment: [String: String],
-                      captureOutput: Bool = false) -> Result<Child, SpawnFailure> {
+                      captureOutput: Bool = false, discardErrors: Bool = false) -> Result<Child, SpawnFailure> {
         var environment: [String] = []
         var p = environ
         while let entry = p.pointee {
@@ -54,6 +54,7 @@ public enum Spawn {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if discardErrors { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
         // A pipe for the child's stdout: the ticker reads it in its poll loop (notify-send prints the
         // notification's id when shown, then the action chosen).
         var pipeFDs: [Int32] = [-1, -1]
@@ -113,7 +114,9 @@ public enum Spawn {
     /// Runs a short query (e.g. one D-Bus call) and returns what it printed if it exited 0 within
     /// `timeoutMilliseconds`, else nil. The one place the ticker waits for a program: keep the bound small.
     static func output(of arguments: [String], extraEnvironment: [String: String], timeoutMilliseconds: Int32) -> String? {
-        guard case .success(let child) = start(arguments, extraEnvironment: extraEnvironment, captureOutput: true) else { return nil }
+        // Its complaints (no server, no reply) are not the ticker's to log: nil says it failed.
+        guard case .success(let child) = start(arguments, extraEnvironment: extraEnvironment, captureOutput: true,
+                                               discardErrors: true) else { return nil }
         var bytes: [UInt8] = []
         var left = timeoutMilliseconds
         while left > 0 {
