@@ -82,10 +82,8 @@ public struct NotifySink: DeliverySink {
         if actions {
             // notify-send prints the id once shown, then the key of the action chosen, and exits when the
             // bubble closes. stdbuf: line by line, not when it exits, since stdout is a pipe.
-            arguments = ["stdbuf", "-oL"] + arguments + [
-                "--print-id", "--action=default=Start studying", "--action=start=Start studying",
-                "--action=snooze=Snooze \(SettingKey.formatDuration(request.snoozeMilliseconds))",
-            ]
+            arguments = ["stdbuf", "-oL"] + arguments + ["--print-id"]
+                + Self.actionArguments(server: serverName(), snooze: SettingKey.formatDuration(request.snoozeMilliseconds))
         }
         let icon = Self.iconArgument(icon ?? request.icon, environment: environment)
         if !icon.isEmpty { arguments.append("--icon=\(icon)") }
@@ -101,6 +99,48 @@ public struct NotifySink: DeliverySink {
         case .failure(let failure): return .finished(error: "cannot run \(failure.why)")
         }
     }
+
+    /// Servers that show the "default" action (a click on the bubble) as an entry or button of its own:
+    /// dunst's context menu, `makoctl menu` and xfce4-notifyd's buttons. There it is the only "Start
+    /// studying": a `start` action too would be a second one (and makoctl, picking by label, invokes neither).
+    static let serversShowingDefault: Set<String> = ["dunst", "mako", "Xfce Notify Daemon"]
+    /// The snooze action's key. dunst lists actions in its hash table's order, not the order sent, and
+    /// dmenu preselects the first line: with this key "Start studying" comes first (with `snooze`, Snooze did).
+    static let snoozeKey = "later"
+
+    /// `--action` arguments: a click on the bubble starts studying everywhere; servers that draw no button
+    /// for "default" (GNOME Shell, and any server not known otherwise) get a "Start studying" button too.
+    static func actionArguments(server: String?, snooze: String) -> [String] {
+        let start = "--action=default=Start studying", later = "--action=\(snoozeKey)=Snooze \(snooze)"
+        guard let server, serversShowingDefault.contains(server) else { return [start, "--action=start=Start studying", later] }
+        // makoctl lists the actions last sent first: Snooze goes first so that "Start studying" is on top.
+        return server == "mako" ? [later, start] : [start, later]
+    }
+
+    /// What an action key notify-send printed means (nil: not one of ours).
+    public static func answer(forKey key: String) -> AnswerAction? {
+        key == snoozeKey ? .snooze : AnswerAction(rawValue: key)
+    }
+
+    /// The notification server's name (GetServerInformation), or nil if it does not answer within 0.4 s:
+    /// time for the bus to start one on demand (dunst in ~30 ms, xfce4-notifyd in ~0.25 s).
+    func serverName() -> String? {
+        let call = ["dbus-send", "--session", "--print-reply", "--reply-timeout=400", "--dest=org.freedesktop.Notifications",
+                    "/org/freedesktop/Notifications", "org.freedesktop.Notifications.GetServerInformation"]
+        guard let reply = Spawn.output(of: call, extraEnvironment: busEnvironment, timeoutMilliseconds: 450) else { return nil }
+        return Self.firstString(inReply: reply)
+    }
+
+    /// The first string of a reply as `dbus-send --print-reply` prints it: `   string "dunst"`.
+    static func firstString(inReply reply: String) -> String? {
+        for line in reply.split(separator: "\n") {
+            let text = line.drop { $0 == " " }
+            if text.hasPrefix("string \""), text.hasSuffix("\""), text.count >= 9 { return String(text.dropFirst(8).dropLast()) }
+        }
+        return nil
+    }
+
+    private var busEnvironment: [String: String] { busAddress.map { ["DBUS_SESSION_BUS_ADDRESS": $0] } ?? [:] }
 
     public func judge(_ outcome: Spawn.Outcome, program: String) -> String? {
         guard let error = describe(outcome, program) else { return nil }

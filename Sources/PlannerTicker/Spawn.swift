@@ -23,7 +23,7 @@ public enum Spawn {
     }
 
     static func start(_ arguments: [String], extraEnvironment: [String: String],
-                      captureOutput: Bool = false) -> Result<Child, SpawnFailure> {
+                      captureOutput: Bool = false, discardErrors: Bool = false) -> Result<Child, SpawnFailure> {
         var environment: [String] = []
         var p = environ
         while let entry = p.pointee {
@@ -54,6 +54,7 @@ public enum Spawn {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if discardErrors { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
         // A pipe for the child's stdout: the ticker reads it in its poll loop (notify-send prints the
         // notification's id when shown, then the action chosen).
         var pipeFDs: [Int32] = [-1, -1]
@@ -108,6 +109,45 @@ public enum Spawn {
         let termination = status & 0x7f
         if termination == 0 { return .exited((status >> 8) & 0xff) }
         return .signalled(termination)
+    }
+
+    /// Runs a short query (e.g. one D-Bus call) and returns what it printed if it exited 0 within
+    /// `timeoutMilliseconds`, else nil. The one place the ticker waits for a program: keep the bound small.
+    static func output(of arguments: [String], extraEnvironment: [String: String], timeoutMilliseconds: Int32) -> String? {
+        // Its complaints (no server, no reply) are not the ticker's to log: nil says it failed.
+        guard case .success(let child) = start(arguments, extraEnvironment: extraEnvironment, captureOutput: true,
+                                               discardErrors: true) else { return nil }
+        var bytes: [UInt8] = []
+        var left = timeoutMilliseconds
+        while left > 0 {
+            var ready = pollfd(fd: child.output, events: Int16(POLLIN), revents: 0)
+            let began = monotonicMilliseconds()
+            if poll(&ready, 1, left) < 0 && errno != EINTR { break }
+            left -= Int32(clamping: monotonicMilliseconds() - began)
+            guard let more = readAvailable(child.output) else {  // end of file: it has finished
+                guard case .exited(0)? = waitForExit(child) else { return nil }
+                return String(decoding: bytes, as: UTF8.self)
+            }
+            bytes += more
+        }
+        kill(child)
+        return nil
+    }
+
+    private static func monotonicMilliseconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+    }
+
+    /// Reaps a child that closed its stdout (it exits at once; a bounded wait all the same).
+    private static func waitForExit(_ child: Child) -> Outcome? {
+        for _ in 0..<50 {
+            if let outcome = reap(child) { return outcome }
+            usleep(2_000)
+        }
+        kill(child)
+        return nil
     }
 
     /// Kills the child's whole process group and reaps it (SIGKILL: it cannot linger).

@@ -162,15 +162,18 @@ public final class Ticker {
 
     // MARK: Answers
 
-    /// notify-send's id line means the reminder is on screen: delivered. Its later lines are answers.
+    /// notify-send's id line (a positive id) means the reminder is on screen: delivered. Its later lines are answers.
     private func readOutputs() {
         for i in inFlight.indices.reversed() {
             guard let child = inFlight[i].child, child.output >= 0 else { continue }
             if let bytes = Spawn.readAvailable(child.output) { inFlight[i].output += bytes }
             guard let idLine = Self.takeLine(&inFlight[i].output) else { continue }
+            // Ids start at 1: notify-send prints 0 when no server took the notification, then fails;
+            // its exit status is then the delivery's outcome.
+            guard let shownID = UInt32(idLine), shownID > 0 else { continue }
             let rest = inFlight[i].output
             inFlight[i].child = nil
-            answering.append(Answering(claimed: inFlight[i].claimed, child: child, output: rest, notificationID: UInt32(idLine),
+            answering.append(Answering(claimed: inFlight[i].claimed, child: child, output: rest, notificationID: shownID,
                                        notifier: inFlight[i].sink as? NotifySink))
             attemptEnded(i, error: nil)
         }
@@ -203,7 +206,7 @@ public final class Ticker {
     }
 
     private func answered(_ claimed: ClaimedRequest, _ key: String) {
-        guard let action = AnswerAction(rawValue: key) else {
+        guard let action = NotifySink.answer(forKey: key) else {
             log("\(claimed.identifier): ignoring an unknown answer \(TerminalText.quoted(key))")
             return
         }

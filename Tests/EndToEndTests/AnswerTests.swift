@@ -36,7 +36,7 @@ import Testing
         defer { ticker.terminate(); ticker.waitUntilExit() }
         try add(h, Self.study)
         try h.waitFor(seconds: 10) { try state(h, Self.study) == "delivered" }
-        let menu = try desktop.answer("snooze")
+        let menu = try desktop.answer("Snooze")
         #expect(menu.contains("Start studying") && menu.contains("Snooze 10m"), "dunst offered: \(menu)")
         try h.waitFor(seconds: 10) { try h.sqlite("SELECT count(*) FROM notification_actions") == "1" }
         #expect(try h.sqlite("SELECT identifier, action FROM notification_actions") == "\(Self.study)|snooze")
@@ -67,15 +67,32 @@ import Testing
         defer { ticker.terminate(); ticker.waitUntilExit() }
         try add(h, Self.study)
         try h.waitFor(seconds: 10) { try state(h, Self.study) == "delivered" }
-        try desktop.answer("start")
+        try desktop.answer("Start studying")
         try h.waitFor(seconds: 10) { FileManager.default.fileExists(atPath: marker) }
         #expect(try String(contentsOfFile: marker, encoding: .utf8) == "lesson\n")
-        #expect(try h.sqlite("SELECT action FROM notification_actions") == "start")
+        // On dunst "Start studying" is the default action (a click on the bubble): the one entry of its menu.
+        #expect(try h.sqlite("SELECT action FROM notification_actions") == "default")
         // Exactly like planner open: one open, today's study slots cancelled.
         #expect(try h.sqlite("SELECT count(*) FROM app_open") == "1")
         let today = try h.sqlite("SELECT local_date FROM app_open")
         #expect(try h.sqlite("SELECT count(*) FROM request WHERE kind = 'slot' AND state = 'pending' AND local_date = '\(today)'") == "0")
         #expect(try h.sqlite("SELECT outcome FROM notification_actions").hasPrefix("opened \(today)"))
+    }
+
+    /// dunst draws no buttons: its context menu (dmenu) is where a person answers. It lists one line per
+    /// action, and dmenu preselects the first: "Start studying" once, first, then "Snooze".
+    @Test func dunstsMenuListsStartStudyingOnceAndFirst() throws {
+        let (h, desktop) = try setUp()
+        defer { desktop.stop() }
+        let ticker = try h.startTicker(["--verbose"])
+        defer { ticker.terminate(); ticker.waitUntilExit() }
+        try add(h, Self.study)
+        try h.waitFor(seconds: 10) { try state(h, Self.study) == "delivered" }
+        let menu = try desktop.answer("Snooze")
+        let labels = menu.split(separator: "\n").map { $0.prefix { $0 != "(" }.trimmingCharacters(in: .whitespaces) }
+        #expect(labels == ["#Start studying", "#Snooze 15m"], "dunst offered: \(menu)")
+        try h.waitFor(seconds: 10) { try h.sqlite("SELECT count(*) FROM notification_actions") == "1" }
+        #expect(try h.sqlite("SELECT action FROM notification_actions") == "snooze")
     }
 
     @Test func clickingTheBubbleIsTheDefaultActionAnOpen() throws {
@@ -153,7 +170,7 @@ import Testing
         let received = try desktop.waitForNotifications(count: 1)
         #expect(first.count == 1 && received.count == 1, "\(received)")
         // Answering the bubble answers the newest reminder.
-        try desktop.answer("snooze")
+        try desktop.answer("Snooze")
         try h.waitFor(seconds: 10) { try h.sqlite("SELECT count(*) FROM notification_actions") == "1" }
         #expect(try h.sqlite("SELECT identifier FROM notification_actions") == second)
     }

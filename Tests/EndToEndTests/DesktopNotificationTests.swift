@@ -252,11 +252,11 @@ final class PrivateDesktop {
         }
     }
 
-    /// Chooses the action `key` of the notification on screen from dunst's context menu, as a user would.
-    /// Returns the menu dunst offered.
+    /// Chooses the action labelled `label` ("Snooze") of the notification on screen from dunst's context
+    /// menu, as a user would. Returns the menu dunst offered.
     @discardableResult
-    func answer(_ key: String) throws -> String {
-        try ",\(key)]".write(toFile: dir + "/choice", atomically: true, encoding: .utf8)
+    func answer(_ label: String) throws -> String {
+        try "#\(label)".write(toFile: dir + "/choice", atomically: true, encoding: .utf8)
         try? FileManager.default.removeItem(atPath: dir + "/menu.txt")
         let r = try Harness.run("/usr/bin/dunstctl", ["context"], env: ["DBUS_SESSION_BUS_ADDRESS": busAddress,
                                                                       "PATH": "/usr/bin:/bin"])
