@@ -15,6 +15,8 @@ public struct PlanSettings: Equatable, Sendable {
     public var snoozeMilliseconds: Int64
     /// A freedesktop sound name for desktop notifications (the `sound-name` hint); empty for none.
     public var sound: String
+    /// How many days from today the calendar folder holds (`calendar-days`).
+    public var calendarDays = 0
 
     /// Every key at its declared default (`SettingKey.declaration`): the defaults live there only.
     public static let standard: PlanSettings = {
@@ -93,6 +95,7 @@ public struct PlanSettings: Equatable, Sendable {
         case (.studyCommand, .words(let w)): studyCommand = w
         case (.snooze, .milliseconds(let ms)): snoozeMilliseconds = ms
         case (.sound, .text(let t)): sound = t
+        case (.calendarDays, .count(let n)): calendarDays = n
         default: break
         }
     }
@@ -150,6 +153,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case window, interval, days, title, body, icon, urgency, grace, zone
     case studyCommand = "study-command", snooze, sound
     case syncFolder = "sync-folder", deviceName = "device-name"
+    case calendarFolder = "calendar-folder", calendarDays = "calendar-days"
 
     /// Everything about a setting but its parsing, in one place: `config` and its help, the defaults of a
     /// new plan and of a key a database does not hold yet, and which settings stay on one device all
@@ -198,6 +202,12 @@ public enum SettingKey: String, CaseIterable, Sendable {
         case .deviceName: SettingDeclaration(
             "", "this device's name in planner devices on every device",
             accepts: "visible text without control characters, at most 64 characters; empty: the host name", scope: .device)
+        case .calendarFolder: SettingDeclaration(
+            "", "a calendar folder (vdir) the planner keeps as the plan: reminders, alarms and a daily task, for vdirsyncer to carry to a CalDAV server",
+            accepts: "an absolute folder path; empty: no calendar folder", scope: .device)
+        case .calendarDays: SettingDeclaration(
+            "14", "how many days from today the calendar folder holds", accepts: "a whole number of days from 1 to 60",
+            scope: .device, completions: ["7", "14", "30"])
         }
     }
 
@@ -218,7 +228,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
     }
 
     enum Value {
-        case window(Int, Int), minutes(Int), days(Weekdays), text(String), milliseconds(Int64), words([String])
+        case window(Int, Int), minutes(Int), days(Weekdays), text(String), milliseconds(Int64), words([String]), count(Int)
     }
 
     /// Why `text` is not a valid value, or nil when it is.
@@ -235,6 +245,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
         case .text(let t): return t
         case .milliseconds(let ms): return Self.formatDuration(ms)
         case .words: return text
+        case .count(let n): return String(n)
         }
     }
 
@@ -267,7 +278,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
                 ($0.value >= 0x30 && $0.value <= 0x39) || ($0.value | 0x20 >= 0x61 && $0.value | 0x20 <= 0x7A) || $0 == "-" || $0 == "_" || $0 == "."
             }) else { throw bad }
             return .text(text)
-        case .syncFolder:
+        case .syncFolder, .calendarFolder:
             try refuseHiding(text)
             guard text.isEmpty || (text.hasPrefix("/") && !TerminalText.containsControl(text) && text.utf8.count <= 1024) else { throw bad }
             return .text(text)
@@ -275,6 +286,10 @@ public enum SettingKey: String, CaseIterable, Sendable {
             try refuseHiding(text)
             guard !TerminalText.containsControl(text), text.unicodeScalars.count <= 64, text.isEmpty || !RequestText.isBlank(text) else { throw bad }
             return .text(text)
+        case .calendarDays:
+            guard (1...2).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let n = Int(text),
+                  (1...60).contains(n) else { throw bad }
+            return .count(n)
         case .grace, .snooze:
             guard let ms = parseDuration(text), (60_000...86_400_000).contains(ms) else { throw bad }
             return .milliseconds(ms)

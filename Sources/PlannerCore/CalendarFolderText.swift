@@ -1,0 +1,158 @@
+/// The calendar folder (`calendar-folder`): the plan as a vdir, one VCALENDAR per `<UID>.ics` file, for
+/// vdirsyncer to carry to a CalDAV server and a phone. A VEVENT with one alarm per study reminder of the
+/// next `calendar-days` days and per pending one-off; a "Study today" VTODO per study day, COMPLETED once
+/// the day is opened. Every UID is `planner-` and vdirsyncer's safe characters, so a file that comes back
+/// from the server keeps its name; anything else in the folder is the user's.
+public enum CalendarFolderText {
+    public static let uidPrefix = "planner-"
+    /// Files the planner writes aside and renames in: never `.ics` (vdirsyncer lists only those).
+    public static let temporaryPrefix = ".planner-"
+    public static let fileExtension = ".ics"
+    /// A larger file is not one the planner wrote, nor a phone's rewrite of one: ignored unread.
+    public static let maximumFileBytes: Int64 = 1 << 20
+    public static let taskSummary = "Study today"
+
+    // MARK: names
+
+    public static func slotUID(_ identifier: String) -> String { uidPrefix + identifier }
+    /// A one-off's identifier is free text: its UID is a digest of it.
+    public static func oneOffUID(_ identifier: String) -> String { uidPrefix + "oneoff-" + SHA256.hex(identifier.utf8).prefix(32) }
+    public static func dayUID(_ date: LocalDate) -> String { uidPrefix + "day-" + date.description }
+    public static func fileName(_ uid: String) -> String { uid + fileExtension }
+
+    /// What a planner UID names; nil for any other UID (the user's).
+    public enum UIDKind: Equatable, Sendable {
+        case slot(LocalDate), oneOff, day(LocalDate)
+    }
+
+    public static func kind(ofUID uid: String) -> UIDKind? {
+        guard uid.hasPrefix(uidPrefix) else { return nil }
+        let rest = String(uid.dropFirst(uidPrefix.count))
+        if rest.hasPrefix("day-") {
+            let text = String(rest.dropFirst(4))
+            guard let date = LocalDate(iso: text), date.description == text else { return nil }
+            return .day(date)
+        }
+        if rest.hasPrefix("oneoff-") {
+            let hex = rest.dropFirst(7).utf8
+            return hex.count == 32 && hex.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) ? .oneOff : nil
+        }
+        guard let local = SlotIdentifier.parse(rest), SlotIdentifier.format(local) == rest else { return nil }
+        return .slot(local.date)
+    }
+
+    /// The UID a file name says, when it names a planner item (`planner-….ics`); the file must still say it.
+    public static func uid(fromFileName name: String) -> String? {
+        guard name.hasSuffix(fileExtension), name.hasPrefix(uidPrefix) else { return nil }
+        let uid = String(name.dropLast(fileExtension.count))
+        return kind(ofUID: uid) == nil ? nil : uid
+    }
+
+    // MARK: the folder wanted
+
+    /// A pending one-off, with its own text.
+    public struct OneOff: Equatable, Sendable {
+        public var identifier: String
+        public var fireAt: Instant
+        public var title: String
+        public var body: String
+        public init(identifier: String, fireAt: Instant, title: String, body: String) {
+            self.identifier = identifier
+            self.fireAt = fireAt
+            self.title = title
+            self.body = body
+        }
+    }
+
+    /// One file's content. `digest` covers everything but the DTSTAMP, so an item is rewritten only when
+    /// what it says changes, not at every run.
+    public struct Item: Equatable, Sendable {
+        public var uid: String
+        /// The study day it belongs to (nil: a one-off).
+        public var day: LocalDate?
+        public var isTask: Bool
+        public var digest: String
+        let head: String
+        let tail: String
+
+        init(uid: String, day: LocalDate?, isTask: Bool, head: String, tail: String) {
+            self.uid = uid
+            self.day = day
+            self.isTask = isTask
+            self.head = head
+            self.tail = tail
+            digest = String(SHA256.hex((head + tail).utf8).prefix(32))
+        }
+
+        public var fileName: String { CalendarFolderText.fileName(uid) }
+
+        /// The file's bytes, stamped `stamp` (when it was written).
+        public func bytes(stamp: Instant) -> [UInt8] {
+            Array((head + "DTSTAMP:\(ICalendar.utcStamp(stamp))\r\n" + tail).utf8)
+        }
+    }
+
+    /// The folder as the plan wants it: `days` from `planAhead` (today first), the first open of each of
+    /// those days, the pending one-offs. Every item's text is a function of these alone.
+    public static func items(days: [PlannedDay], opens: [LocalDate: Instant], oneOffs: [OneOff], zone: Zone,
+                             settings: PlanSettings) -> [Item] {
+        var items: [Item] = []
+        for day in days {
+            for slot in day.slots {
+                items.append(event(uid: slotUID(slot.identifier), plannerID: slot.identifier, day: day.date, start: slot.local,
+                                   at: slot.fireAt, title: settings.title, body: settings.body, zone: zone))
+            }
+            let studyDay: Bool
+            switch day.noSlots {
+            case nil, .opened?, .over?: studyDay = true
+            case .notInDays?, .skipped?, .paused?: studyDay = opens[day.date] != nil
+            }
+            if studyDay { items.append(task(day.date, completed: opens[day.date], zone: zone, schedule: settings.schedule)) }
+        }
+        for oneOff in oneOffs {
+            let local = zone.local(oneOff.fireAt)
+            items.append(event(uid: oneOffUID(oneOff.identifier), plannerID: oneOff.identifier, day: nil,
+                               start: LocalDateTime(date: local.date, hour: local.hour, minute: local.minute, second: local.second),
+                               at: oneOff.fireAt, title: oneOff.title, body: oneOff.body, zone: zone))
+        }
+        return items
+    }
+
+    static func calendarHead(zone: Zone, around: Instant) -> String {
+        (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//planner//planner//EN", "CALSCALE:GREGORIAN"]
+            + ICalendar.timeZone(zone, from: around, through: around)).map(ICalendar.fold).joined()
+    }
+
+    static func event(uid: String, plannerID: String, day: LocalDate?, start: LocalDateTime, at: Instant, title: String,
+                      body: String, zone: Zone) -> Item {
+        let head = calendarHead(zone: zone, around: at) + "BEGIN:VEVENT\r\n" + ICalendar.fold("UID:\(uid)")
+        let tail = [
+            "DTSTART;TZID=\(ICalendar.parameter(zone.name)):\(ICalendar.localStamp(start))", "DURATION:PT5M",
+            "SUMMARY:\(ICalendar.text(title))", "DESCRIPTION:\(ICalendar.text(body))", "TRANSP:TRANSPARENT",
+            "X-PLANNER-ID:\(ICalendar.text(plannerID))", "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:\(ICalendar.text(title))",
+            "TRIGGER;RELATED=START:PT0S", "END:VALARM", "END:VEVENT", "END:VCALENDAR",
+        ].map(ICalendar.fold).joined()
+        return Item(uid: uid, day: day, isTask: false, head: head, tail: tail)
+    }
+
+    /// "Study today", due at the end of the day's window; COMPLETED at the day's first open.
+    static func task(_ date: LocalDate, completed: Instant?, zone: Zone, schedule: Schedule) -> Item {
+        let due = LocalDateTime(date: date, hour: schedule.endMinute / 60, minute: schedule.endMinute % 60)
+        let start = LocalDateTime(date: date, hour: schedule.startMinute / 60, minute: schedule.startMinute % 60)
+        // The VTIMEZONE must cover the due time; a wall time a DST gap skips is read an hour on.
+        let around = zone.instant(for: due) ?? Instant(milliseconds: due.epochMillisecondsAsIfUTC - Int64(zone.offset(at: Instant(milliseconds: due.epochMillisecondsAsIfUTC))) * 1000)
+        let tzid = ICalendar.parameter(zone.name)
+        let head = calendarHead(zone: zone, around: around) + "BEGIN:VTODO\r\n" + ICalendar.fold("UID:\(dayUID(date))")
+        var lines = ["SUMMARY:\(taskSummary)"]
+        // A task app hides a task until its start; DUE must come after DTSTART.
+        if start < due { lines.append("DTSTART;TZID=\(tzid):\(ICalendar.localStamp(start))") }
+        lines.append("DUE;TZID=\(tzid):\(ICalendar.localStamp(due))")
+        if let completed {
+            lines += ["STATUS:COMPLETED", "COMPLETED:\(ICalendar.utcStamp(Instant(seconds: completed.seconds)))", "PERCENT-COMPLETE:100"]
+        } else {
+            lines.append("STATUS:NEEDS-ACTION")
+        }
+        lines += ["X-PLANNER-ID:\(date)", "END:VTODO", "END:VCALENDAR"]
+        return Item(uid: dayUID(date), day: date, isTask: true, head: head, tail: lines.map(ICalendar.fold).joined())
+    }
+}

@@ -1,0 +1,132 @@
+import Testing
+@testable import PlannerCore
+
+/// The calendar folder's text: names, what the plan wants written, and reading back what a phone rewrote.
+@Suite struct CalendarFolderTextTests {
+    let seoul = Zone.fixed(name: "Asia/Seoul", offsetSeconds: 9 * 3600)
+    func at(_ text: String) -> Instant { try! parseTime(text, in: seoul) }
+
+    @Test func sha256MatchesTheStandardsVectors() {
+        // FIPS 180-4's examples, and a message longer than one block.
+        #expect(SHA256.hex("abc".utf8) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(SHA256.hex("".utf8) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(SHA256.hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)
+            == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+    }
+
+    @Test func everyUIDIsPlannerPrefixedAndVdirsyncerSafe() {
+        let safe = { (uid: String) in uid.utf8.allSatisfy { c in
+            (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) || "_.+-".utf8.contains(c) } }
+        let uids = [CalendarFolderText.slotUID("Noti_AppOpenPromotion_2026_11_23_09_30"),
+                    CalendarFolderText.oneOffUID("dentist; at 3, \"really\" / ✓"),
+                    CalendarFolderText.dayUID(LocalDate(year: 2026, month: 11, day: 23))]
+        #expect(uids[0] == "planner-Noti_AppOpenPromotion_2026_11_23_09_30")
+        #expect(uids[2] == "planner-day-2026-11-23")
+        #expect(uids[1].count == "planner-oneoff-".count + 32)
+        for uid in uids {
+            #expect(safe(uid) && CalendarFolderText.kind(ofUID: uid) != nil, "\(uid)")
+            #expect(CalendarFolderText.uid(fromFileName: uid + ".ics") == uid)
+        }
+        for foreign in ["planner-day-2026-13-01", "planner-day-2026-1-1", "planner-oneoff-XYZ", "planner-Noti_AppOpenPromotion_2026_11_23_9_30",
+                        "planner-", "abc@google.com", "planner-oneoff-" + String(repeating: "A", count: 32)] {
+            #expect(CalendarFolderText.kind(ofUID: foreign) == nil, "\(foreign)")
+        }
+        #expect(CalendarFolderText.uid(fromFileName: "planner-day-2026-11-23.ics.tmp") == nil)
+        #expect(CalendarFolderText.uid(fromFileName: ".planner-day-2026-11-23.ics") == nil)
+    }
+
+    func items(now: String, opens: [LocalDate: Instant] = [:], days: Int = 3) -> [CalendarFolderText.Item] {
+        let settings = PlanSettings()
+        let plan = planAhead(now: at(now), zone: seoul, schedule: settings.schedule,
+                             exclusions: Exclusions(openedDates: Set(opens.keys)), days: days)
+        return CalendarFolderText.items(days: plan, opens: opens, oneOffs: [], zone: seoul, settings: settings)
+    }
+
+    @Test func aDayHasItsEventsAndOneTaskCompletedOnceOpened() {
+        let monday = LocalDate(year: 2026, month: 11, day: 23)
+        let open = items(now: "2026-11-23T12:10", opens: [monday: at("2026-11-23T12:05")], days: 1)
+        #expect(open.count == 1 && open[0].isTask)
+        let text = String(decoding: open[0].bytes(stamp: at("2026-11-23T12:10")), as: UTF8.self)
+        #expect(text.contains("STATUS:COMPLETED\r\nCOMPLETED:20261123T030500Z\r\n"))
+        #expect(text.contains("DUE;TZID=Asia/Seoul:20261123T213000\r\n"))
+        let ahead = items(now: "2026-11-23T12:10", days: 1)
+        #expect(ahead.filter { !$0.isTask }.count == 19)  // 12:30 … 21:30
+        // The digest ignores the stamp: the same plan is the same files.
+        #expect(ahead == items(now: "2026-11-23T12:12", days: 1))
+        // Weekend days have neither events nor a task.
+        #expect(items(now: "2026-11-21T08:00", days: 2).isEmpty)
+    }
+
+    @Test func theTaskWrittenReadsBackAsItself() {
+        let monday = LocalDate(year: 2026, month: 11, day: 23)
+        for opened in [nil, at("2026-11-23T12:05")] {
+            let task = items(now: "2026-11-23T08:00", opens: opened.map { [monday: $0] } ?? [:], days: 1).first { $0.isTask }!
+            let reading = CalendarFolderText.read(task.bytes(stamp: at("2026-11-23T08:00")), zone: seoul)
+            #expect(reading == .task(uid: "planner-day-2026-11-23", date: monday, completed: opened != nil, completedAt: opened))
+        }
+    }
+
+    /// What a phone's task app sends back: another order, other folding, lowercase, parameters, LF only.
+    @Test func aPhonesRewriteOfTheTaskIsReadLeniently() {
+        let monday = LocalDate(year: 2026, month: 11, day: 23)
+        let rewritten = """
+            BEGIN:VCALENDAR\r
+            VERSION:2.0\r
+            PRODID:+//IDN bitfire.at//ical4android (org.tasks)\r
+            BEGIN:VTODO\r
+            DTSTAMP:20261101T000000Z\r
+            completed;VALUE=DATE-TIME:20261123T041500Z\r
+            PERCENT-COMPLETE:100\r
+            x-planner-id:2026-11-23\r
+            status:completed\r
+            DUE;TZID="Asia/Seoul";VALUE=DATE-TIME:20261123T213000\r
+            SUMMARY:Study \r
+             today\r
+            uid:planner-day-2026-11-\r
+            \t23\r
+            BEGIN:VALARM\r
+            TRIGGER:-PT5M\r
+            ACTION:DISPLAY\r
+            DESCRIPTION:x\r
+            UID:alarm-uid\r
+            END:VALARM\r
+            END:VTODO\r
+            END:VCALENDAR\r
+
+            """
+        #expect(CalendarFolderText.read(Array(rewritten.utf8), zone: seoul)
+            == .task(uid: "planner-day-2026-11-23", date: monday, completed: true, completedAt: at("2026-11-23T13:15")))
+        // Floating and TZID times are read in the plan's zone (or the TZID's); bare LF line ends too.
+        let floating = rewritten.replacingOccurrences(of: "\r", with: "")
+            .replacingOccurrences(of: "completed;VALUE=DATE-TIME:20261123T041500Z", with: "COMPLETED;TZID=Asia/Seoul:20261123T131500")
+        #expect(CalendarFolderText.read(Array(floating.utf8), zone: seoul)
+            == .task(uid: "planner-day-2026-11-23", date: monday, completed: true, completedAt: at("2026-11-23T13:15")))
+        // Completed without a time: done, when unknown.
+        let untimed = rewritten.replacingOccurrences(of: "completed;VALUE=DATE-TIME:20261123T041500Z\r\n", with: "")
+        #expect(CalendarFolderText.read(Array(untimed.utf8), zone: seoul)
+            == .task(uid: "planner-day-2026-11-23", date: monday, completed: true, completedAt: nil))
+    }
+
+    @Test(arguments: [
+        ("not ical at all", "not an iCalendar property"),
+        ("BEGIN:VCALENDAR\r\nBEGIN:VTODO\r\nUID:planner-day-2026-11-23\r\nSTATUS:COMPLETED\r\nEND:VTODO\r\n", "not a complete VCALENDAR"),
+        ("BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n", "no UID"),
+        ("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:planner-day-2026-11-23\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n", "without its one VTODO"),
+        ("BEGIN:VCALENDAR\r\nBEGIN:VTODO\r\nUID:planner-day-2026-11-23\r\nEND:VTODO\r\nBEGIN:VTODO\r\nUID:planner-day-2026-11-24\r\nEND:VTODO\r\nEND:VCALENDAR\r\n", "more than one UID"),
+        ("BEGIN:VCALENDAR\r\nBEGIN:VTODO\r\nUID:planner-day-2026-11-23\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n", "does not close"),
+        (String(repeating: "BEGIN:X\r\n", count: 20), "nested too deep"),
+    ])
+    func hostileOrBrokenFilesAreUnusableWithAReason(text: String, why: String) {
+        guard case .unusable(let reason) = CalendarFolderText.read(Array(text.utf8), zone: seoul) else {
+            Issue.record("\(text) was read as usable")
+            return
+        }
+        #expect(reason.contains(why), "\(reason)")
+    }
+
+    @Test func badUTF8AndForeignUIDsAreNotOurs() {
+        #expect(CalendarFolderText.read([0x42, 0xff, 0xfe], zone: seoul) == .unusable("not UTF-8 text (ignored)"))
+        let foreign = "BEGIN:VCALENDAR\r\nBEGIN:VTODO\r\nUID:planner-day-2026-11-23x\r\nSTATUS:COMPLETED\r\nEND:VTODO\r\nEND:VCALENDAR\r\n"
+        #expect(CalendarFolderText.read(Array(foreign.utf8), zone: seoul) == .foreign(uid: "planner-day-2026-11-23x"))
+    }
+}
