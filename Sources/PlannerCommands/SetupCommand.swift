@@ -127,7 +127,7 @@ public enum SetupCommand {
     }
 
     /// Where systemd keeps a persistent timer's last trigger time.
-    static func timerStamp(_ f: SetupFacts) -> String { f.dataHome + "/systemd/timers/stamp-planner-refill.timer" }
+    static func timerStamp(_ f: SetupFacts, timer: String = "planner-refill.timer") -> String { f.dataHome + "/systemd/timers/stamp-" + timer }
 
     /// The backups and the manifest: $XDG_STATE_HOME/planner/setup, else under the home's .local/state.
     static func stateFolder(home: String, environment: (String) -> String?) -> String {
