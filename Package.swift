@@ -31,7 +31,7 @@ let package = Package(
         // SQLite: connection, migrations (compiled in by the EmbedMigrations plugin), request store.
         .target(
             name: "PlannerStore",
-            dependencies: ["CSQLite", "PlannerCore", "PlannerSystem"],
+            dependencies: ["CSQLite", "CLinux", "PlannerCore", "PlannerSystem"],
             swiftSettings: functionSections,
             // Every migrations/*.sql compiled in as text (no list to keep: a new migration is a new file),
             // so a copied binary needs no resource bundle.

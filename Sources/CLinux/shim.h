@@ -17,6 +17,16 @@ static inline int clinux_pidfd_open(pid_t pid) {
 #endif
 }
 
+/// syncfs(2) is declared only under _GNU_SOURCE: the calendar folder makes a batch of new files durable
+/// with one call instead of one fsync each.
+static inline int clinux_syncfs(int fd) {
+#ifdef SYS_syncfs
+    return (int)syscall(SYS_syncfs, fd);
+#else
+    return fsync(fd);
+#endif
+}
+
 #include <stdio.h>
 
 /// Flushes stdout; non-zero when any of its output failed (a full disk, a closed pipe). Swift 6 cannot

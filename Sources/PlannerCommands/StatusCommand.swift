@@ -15,6 +15,9 @@ public struct StatusReport {
     /// The sync folder (nil: this device does not sync) and what keeps other devices' changes from arriving.
     public var syncFolder: String?
     public var syncProblems: [String] = []
+    /// The calendar folder (nil: none) and the files in it the planner ignores.
+    public var calendarFolder: String?
+    public var calendarProblems: [String] = []
 }
 
 /// What waits in the inbox: opens saved while the database was held are recorded by the next write, and
@@ -50,7 +53,9 @@ public enum StatusCommand {
             .map { InboxSummary($0, today: today, zone: context.zone) }
         let tz = setting.zoneForNewPlan.flatMap { $0 == context.zone.name ? nil : $0 }
         let sync = try context.database.syncProblems()
+        let calendar = try context.database.calendarProblems()
         return StatusReport(now: context.now, zone: context.zone, databasePath: context.database.path, status: status,
-                            inbox: inbox, otherEnvironmentZone: tz, syncFolder: sync.folder, syncProblems: sync.problems)
+                            inbox: inbox, otherEnvironmentZone: tz, syncFolder: sync.folder, syncProblems: sync.problems,
+                            calendarFolder: calendar.folder, calendarProblems: calendar.problems)
     }
 }

@@ -3,13 +3,16 @@ import PlannerStore
 
 /// `planner sync` and `planner devices`: the sync folder on demand, and who shares the plan through it.
 public enum SyncCommand {
-    /// Applies the other devices' new events and writes this device's; throws when this device does not sync.
-    public static func sync(_ ctx: RunContext, db: String?, now: String?) throws(PlannerError) -> SyncReport {
+    /// Applies the other devices' new events and writes this device's, reads the calendar folder's ticks
+    /// and writes it again; throws when this device has neither folder.
+    public static func sync(_ ctx: RunContext, db: String?, now: String?) throws(PlannerError) -> (sync: SyncReport?, calendar: CalendarReport?) {
         let context = try ctx.resolveSetting(db: db, now: now).open()
-        guard let report = try context.database.sync(now: context.now) else {
-            throw .usage("this device does not sync: set a folder your sync engine shares with planner config set sync-folder DIR")
+        let report = try context.database.sync(now: context.now)
+        let calendar = context.database.lastCalendar
+        guard report != nil || calendar != nil else {
+            throw .usage("this device does not sync: set a folder your sync engine shares with planner config set sync-folder DIR, or a calendar folder with planner config set calendar-folder DIR")
         }
-        return report
+        return (report, calendar)
     }
 
     /// The devices seen in the sync folder, this one first, and the plan's zone to show their times in.

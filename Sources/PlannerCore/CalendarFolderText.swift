@@ -97,35 +97,46 @@ public enum CalendarFolderText {
     public static func items(days: [PlannedDay], opens: [LocalDate: Instant], oneOffs: [OneOff], zone: Zone,
                              settings: PlanSettings) -> [Item] {
         var items: [Item] = []
+        // One VTIMEZONE per day, shared by its items (the costly part of an item's text).
+        var heads: [LocalDate: String] = [:]
+        func head(_ date: LocalDate) -> String {
+            if let known = heads[date] { return known }
+            let made = calendarHead(zone: zone, date: date)
+            heads[date] = made
+            return made
+        }
         for day in days {
             for slot in day.slots {
                 items.append(event(uid: slotUID(slot.identifier), plannerID: slot.identifier, day: day.date, start: slot.local,
-                                   at: slot.fireAt, title: settings.title, body: settings.body, zone: zone))
+                                   title: settings.title, body: settings.body, zone: zone, head: head(day.date)))
             }
             let studyDay: Bool
             switch day.noSlots {
             case nil, .opened?, .over?: studyDay = true
             case .notInDays?, .skipped?, .paused?: studyDay = opens[day.date] != nil
             }
-            if studyDay { items.append(task(day.date, completed: opens[day.date], zone: zone, schedule: settings.schedule)) }
+            if studyDay { items.append(task(day.date, completed: opens[day.date], zone: zone, schedule: settings.schedule, head: head(day.date))) }
         }
         for oneOff in oneOffs {
             let local = zone.local(oneOff.fireAt)
             items.append(event(uid: oneOffUID(oneOff.identifier), plannerID: oneOff.identifier, day: nil,
                                start: LocalDateTime(date: local.date, hour: local.hour, minute: local.minute, second: local.second),
-                               at: oneOff.fireAt, title: oneOff.title, body: oneOff.body, zone: zone))
+                               title: oneOff.title, body: oneOff.body, zone: zone, head: head(local.date)))
         }
         return items
     }
 
-    static func calendarHead(zone: Zone, around: Instant) -> String {
-        (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//planner//planner//EN", "CALSCALE:GREGORIAN"]
-            + ICalendar.timeZone(zone, from: around, through: around)).map(ICalendar.fold).joined()
+    /// The calendar's opening lines and a VTIMEZONE covering `date` whole (from a day before to a day after).
+    static func calendarHead(zone: Zone, date: LocalDate) -> String {
+        let midnight = LocalDateTime(date: date, hour: 0, minute: 0).epochMillisecondsAsIfUTC
+        let start = Instant(milliseconds: midnight - Int64(zone.offset(at: Instant(milliseconds: midnight))) * 1000)
+        return (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//planner//planner//EN", "CALSCALE:GREGORIAN"]
+            + ICalendar.timeZone(zone, from: start, through: start + 86_400_000)).map(ICalendar.fold).joined()
     }
 
-    static func event(uid: String, plannerID: String, day: LocalDate?, start: LocalDateTime, at: Instant, title: String,
-                      body: String, zone: Zone) -> Item {
-        let head = calendarHead(zone: zone, around: at) + "BEGIN:VEVENT\r\n" + ICalendar.fold("UID:\(uid)")
+    static func event(uid: String, plannerID: String, day: LocalDate?, start: LocalDateTime, title: String,
+                      body: String, zone: Zone, head calendar: String) -> Item {
+        let head = calendar + "BEGIN:VEVENT\r\n" + ICalendar.fold("UID:\(uid)")
         let tail = [
             "DTSTART;TZID=\(ICalendar.parameter(zone.name)):\(ICalendar.localStamp(start))", "DURATION:PT5M",
             "SUMMARY:\(ICalendar.text(title))", "DESCRIPTION:\(ICalendar.text(body))", "TRANSP:TRANSPARENT",
@@ -136,13 +147,11 @@ public enum CalendarFolderText {
     }
 
     /// "Study today", due at the end of the day's window; COMPLETED at the day's first open.
-    static func task(_ date: LocalDate, completed: Instant?, zone: Zone, schedule: Schedule) -> Item {
+    static func task(_ date: LocalDate, completed: Instant?, zone: Zone, schedule: Schedule, head calendar: String) -> Item {
         let due = LocalDateTime(date: date, hour: schedule.endMinute / 60, minute: schedule.endMinute % 60)
         let start = LocalDateTime(date: date, hour: schedule.startMinute / 60, minute: schedule.startMinute % 60)
-        // The VTIMEZONE must cover the due time; a wall time a DST gap skips is read an hour on.
-        let around = zone.instant(for: due) ?? Instant(milliseconds: due.epochMillisecondsAsIfUTC - Int64(zone.offset(at: Instant(milliseconds: due.epochMillisecondsAsIfUTC))) * 1000)
         let tzid = ICalendar.parameter(zone.name)
-        let head = calendarHead(zone: zone, around: around) + "BEGIN:VTODO\r\n" + ICalendar.fold("UID:\(dayUID(date))")
+        let head = calendar + "BEGIN:VTODO\r\n" + ICalendar.fold("UID:\(dayUID(date))")
         var lines = ["SUMMARY:\(taskSummary)"]
         // A task app hides a task until its start; DUE must come after DTSTART.
         if start < due { lines.append("DTSTART;TZID=\(tzid):\(ICalendar.localStamp(start))") }

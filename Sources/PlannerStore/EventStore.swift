@@ -66,6 +66,8 @@ extension PlannerDatabase {
             try set.run(.text(change.value), .integer((effect.settingTimes[change.key] ?? now).milliseconds), .text(change.key.rawValue))
         }
         if effect.settings.contains(where: { $0.key == .syncFolder }) { try forgetSyncFolder() }
+        // Another calendar folder: what was written to the old one says nothing about the new.
+        if effect.settings.contains(where: { $0.key == .calendarFolder }) { try connection.execute("DELETE FROM calendar_file") }
         let skip = try connection.prepare("""
             INSERT INTO skipped_date (local_date, reason, skipped_at_ms) VALUES (?, ?, ?)
             ON CONFLICT (local_date) DO UPDATE

@@ -21,6 +21,8 @@ public final class PlannerDatabase {
     public internal(set) var settingProblems: [UnusableSetting] = []
     /// What the last write found in the sync folder (nil: this device does not sync).
     public internal(set) var lastSync: SyncReport?
+    /// What the last write found in and wrote to the calendar folder (nil: none set, or not read: `open`).
+    public internal(set) var lastCalendar: CalendarReport?
     /// Declared settings the last read of the plan found no row for.
     var missingSettingKeys: [SettingKey] = []
 
@@ -192,16 +194,27 @@ public final class PlannerDatabase {
             // first, at their own instants.
             var spooled: Inbox.Batch?
             var publish = false
+            var calendarFolder: String?
             let result = try connection.immediateTransaction {
                 spooled = try applyInbox()
-                if let now, readsSyncFolder { lastSync = try applySyncFolder(now: now) }
+                if let now, readsSyncFolder {
+                    lastSync = try applySyncFolder(now: now)
+                    lastCalendar = try applyCalendarFolder(now: now)
+                }
                 let result = try body()
                 try addMissingSettingRows()
                 publish = try publishes && hasEventsToPublish()
+                if now != nil { calendarFolder = try calendarFolderSetting() }
                 return result
             }
             spooled?.removeApplied()
             if publish { publishToSyncFolder(now: now ?? SystemClock.now()) }
+            // The plan as a calendar: `open` (not reading outside folders) rewrites today's files alone.
+            if let now, let calendarFolder {
+                let done = reconcileCalendarFolder(calendarFolder, now: now, onlyToday: !readsSyncFolder)
+                lastCalendar?.written += done.written
+                lastCalendar?.removed += done.removed
+            }
             return result
         } catch let error as PlannerError {
             throw error

@@ -408,7 +408,7 @@ extension PlannerDatabase {
 
     /// Opens a file of the folder to read, without following a link, without blocking on a FIFO; refuses
     /// what is not a regular file of ours of a sane size.
-    static func openFile(_ dir: Int32, _ name: String) -> OpenedFile {
+    static func openFile(_ dir: Int32, _ name: String, maximumBytes: Int64 = SyncFileText.maximumFileBytes) -> OpenedFile {
         let fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ENOENT { return .gone }
@@ -421,8 +421,8 @@ extension PlannerDatabase {
             why = "not a regular file (ignored)"
         } else if info.st_uid != geteuid() {
             why = "belongs to another user (uid \(info.st_uid); ignored)"
-        } else if Int64(info.st_size) > SyncFileText.maximumFileBytes {
-            why = "larger than \(SyncFileText.maximumFileBytes >> 20) MiB (ignored)"
+        } else if Int64(info.st_size) > maximumBytes {
+            why = "larger than \(maximumBytes >> 20) MiB (ignored)"
         } else {
             why = nil
         }

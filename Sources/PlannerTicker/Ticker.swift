@@ -271,6 +271,10 @@ public final class Ticker {
             nextDue = mode == .live ? try db.database.nextFireAt() : nil
             if mode == .live {
                 wakeups.watchSyncFolder(db.database.lastSync?.folder)
+                wakeups.watchCalendarFolder(db.database.lastCalendar?.folder)
+                if let calendar = db.database.lastCalendar, !calendar.ticks.isEmpty {
+                    log("ticked off in the calendar folder, opened: " + Set(calendar.ticks).map(\.description).sorted().joined(separator: ", "))
+                }
                 if let sync = db.database.lastSync, sync.applied > 0 {
                     log("applied \(sync.applied) change\(sync.applied == 1 ? "" : "s") from other devices"
                         + (sync.openedElsewhere.isEmpty ? "" : "; opened there: " + Set(sync.openedElsewhere).map(\.description).sorted().joined(separator: ", ")))

@@ -11,10 +11,13 @@ public protocol TickerWakeups: AnyObject {
     func wait(children: [Int32], pollEvery: Int32) -> Result<Wakeups.Events, PlannerError>
     /// Watches `folder` (nil: none) for other devices' files: the sync folder setting as it is now.
     func watchSyncFolder(_ folder: String?)
+    /// Watches `folder` (nil: none) for a day ticked off on a phone: the calendar-folder setting as it is now.
+    func watchCalendarFolder(_ folder: String?)
 }
 
 extension TickerWakeups {
     public func watchSyncFolder(_ folder: String?) {}
+    public func watchCalendarFolder(_ folder: String?) {}
 }
 
 /// What the ticker sleeps on, as file descriptors waited on with poll(2) — no polling loop:
@@ -42,6 +45,8 @@ public final class Wakeups: TickerWakeups {
         public var inboxChanged = false
         /// Another device's file arrived or grew in the sync folder.
         public var syncChanged = false
+        /// A planner item in the calendar folder was written, renamed in or deleted (vdirsyncer).
+        public var calendarChanged = false
         public var ignoredSignals: [Int32] = []
 
         public init(stop: Int32? = nil, timer: Bool = false) {
@@ -61,6 +66,9 @@ public final class Wakeups: TickerWakeups {
     /// The sync folder and its watch (-1: none, or not there yet: tried again at the next wake-up).
     private var syncFolder: String?
     private var syncWatch: Int32 = -1
+    /// The calendar folder and its watch (as the sync folder's).
+    private var calendarFolder: String?
+    private var calendarWatch: Int32 = -1
 
     /// `databasePath` nil: no folder watch (`tick --once` ends before anything could change).
     /// `inbox`: a folder whose new files are changes waiting for the next write.
@@ -118,6 +126,19 @@ public final class Wakeups: TickerWakeups {
         syncWatch = inotify_add_watch(inotifyFD, folder, UInt32(IN_MOVED_TO | IN_CLOSE_WRITE) | UInt32(IN_ONLYDIR))
     }
 
+    /// Follows the `calendar-folder` setting: vdirsyncer writes a downloaded item to a temporary name and
+    /// renames it in; a deleted item is written again. Never through a link to elsewhere than the folder.
+    public func watchCalendarFolder(_ folder: String?) {
+        guard inotifyFD >= 0 else { return }
+        if folder != calendarFolder, calendarWatch >= 0 {
+            inotify_rm_watch(inotifyFD, calendarWatch)
+            calendarWatch = -1
+        }
+        calendarFolder = folder
+        guard let folder, calendarWatch < 0 else { return }
+        calendarWatch = inotify_add_watch(inotifyFD, folder, UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE) | UInt32(IN_ONLYDIR))
+    }
+
     /// Wakes at `instant`, or after a day when there is nothing to do (the armed timer still notices clock changes).
     public func arm(at instant: Instant?, now: Instant) {
         let target = instant ?? (now + 86_400_000)
@@ -151,7 +172,7 @@ public final class Wakeups: TickerWakeups {
             // Children are reaped by the caller, which checks every one of them after any wake-up.
             let childExited = fds.dropFirst(3).contains { $0.revents != 0 }
             if n == 0 || childExited || events.stop != nil || events.timer || events.clockChanged
-                || events.databaseChanged || events.inboxChanged || events.syncChanged || !events.ignoredSignals.isEmpty {
+                || events.databaseChanged || events.inboxChanged || events.syncChanged || events.calendarChanged || !events.ignoredSignals.isEmpty {
                 return .success(events)
             }
             for i in fds.indices { fds[i].revents = 0 }
@@ -191,6 +212,14 @@ public final class Wakeups: TickerWakeups {
                         syncWatch = -1
                     } else if case .events = SyncFileText.classify(name) {
                         events.syncChanged = true
+                    }
+                } else if wd == calendarWatch && calendarWatch >= 0 {
+                    // Only the planner's own names: the user's items and the planner's temporary files
+                    // (written aside, then renamed in) do not wake it.
+                    if mask & UInt32(IN_IGNORED) != 0 {
+                        calendarWatch = -1
+                    } else if CalendarFolderText.uid(fromFileName: name) != nil {
+                        events.calendarChanged = true
                     }
                 } else if wd == inboxWatch && inboxWatch >= 0 {
                     // The inbox itself was removed (its watch ends), or received a file; a name starting

@@ -40,6 +40,8 @@ struct Status: ParsableCommand {
             ("paused_until", time(s.pause?.until)),
             ("sync_folder", r.syncFolder.map(Formatting.json) ?? "null"),
             ("sync_problems", "[" + r.syncProblems.map(Formatting.json).joined(separator: ", ") + "]"),
+            ("calendar_folder", r.calendarFolder.map(Formatting.json) ?? "null"),
+            ("calendar_problems", "[" + r.calendarProblems.map(Formatting.json).joined(separator: ", ") + "]"),
         ]))
     }
 
@@ -75,6 +77,8 @@ struct Status: ParsableCommand {
         ] + (r.inbox.flatMap(inboxNote).map { [["spool", $0]] } ?? [])
           + (r.syncFolder.map { [["sync", $0 + (r.syncProblems.isEmpty ? "" : " (\(r.syncProblems.count) problem\(r.syncProblems.count == 1 ? "" : "s"): see below)")]] } ?? [])
           + r.syncProblems.map { ["sync problem", $0] }
+          + (r.calendarFolder.map { [["calendar", $0 + (r.calendarProblems.isEmpty ? "" : " (\(r.calendarProblems.count) problem\(r.calendarProblems.count == 1 ? "" : "s"): see below)")]] } ?? [])
+          + r.calendarProblems.map { ["calendar problem", $0] }
           + (tzNote.map { [["note", $0]] } ?? [])))
     }
 

@@ -7,38 +7,55 @@ import PlannerStore
 struct Sync: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
-        abstract: "Apply the other devices' changes from the sync folder now, write this device's, and say what changed.",
+        abstract: "Apply the other devices' changes from the sync folder and the calendar folder's ticks now, write both, and say what changed.",
         discussion: """
             With a sync folder set (planner config set sync-folder DIR, a folder Syncthing shares between your \
             devices), each device appends its opens, skips, pauses and settings to files of its own there and \
             applies the others'. Every command that writes does this first, and a running ticker as soon as a \
             file arrives; this command does it now. A day opened on any device is opened on all; for settings, \
             skips and pauses the latest change wins. Files in the folder that are not a planner's, or lines it \
-            refuses, are listed and changed nothing.
+            refuses, are listed and changed nothing. With a calendar folder set (planner config set calendar-folder DIR, \
+            a vdir vdirsyncer pairs with a CalDAV calendar), a day's "Study today" task ticked off there opens that \
+            day, and the folder is written again as the plan says.
             """)
 
     @OptionGroup var common: CommonOptions
-    @Flag(name: .long, help: "Print one JSON object: applied, superseded, published, opened_elsewhere, problems.") var json = false
+    @Flag(name: .long, help: "Print one JSON object: folder, applied, superseded, published, opened_elsewhere, problems, calendar_folder, calendar_ticks, calendar_written, calendar_removed, calendar_problems.") var json = false
 
     func run() throws {
-        let report = try SyncCommand.sync(.process, db: common.db, now: common.now)
-        let opened = Array(Set(report.openedElsewhere)).sorted().map(\.description)
+        let (report, calendar) = try SyncCommand.sync(.process, db: common.db, now: common.now)
+        let opened = Array(Set(report?.openedElsewhere ?? [])).sorted().map(\.description)
+        let ticks = Array(Set(calendar?.ticks ?? [])).sorted().map(\.description)
+        func list(_ items: [String]) -> String { "[" + items.map(Formatting.json).joined(separator: ", ") + "]" }
         if json {
             print(Formatting.jsonObject([
-                ("folder", Formatting.json(report.folder)),
-                ("applied", String(report.applied)),
-                ("superseded", String(report.superseded)),
-                ("published", String(report.published)),
-                ("opened_elsewhere", "[" + opened.map(Formatting.json).joined(separator: ", ") + "]"),
-                ("problems", "[" + report.problems.map(Formatting.json).joined(separator: ", ") + "]"),
+                ("folder", report.map { Formatting.json($0.folder) } ?? "null"),
+                ("applied", String(report?.applied ?? 0)),
+                ("superseded", String(report?.superseded ?? 0)),
+                ("published", String(report?.published ?? 0)),
+                ("opened_elsewhere", list(opened)),
+                ("problems", list(report?.problems ?? [])),
+                ("calendar_folder", calendar.map { Formatting.json($0.folder) } ?? "null"),
+                ("calendar_ticks", list(ticks)),
+                ("calendar_written", String(calendar?.written ?? 0)),
+                ("calendar_removed", String(calendar?.removed ?? 0)),
+                ("calendar_problems", list(calendar?.problems ?? [])),
             ]))
             return
         }
-        var lines = ["sync: \(report.applied) change\(report.applied == 1 ? "" : "s") from other devices applied"
-            + (report.superseded > 0 ? " (\(report.superseded) older than one already in force, left out)" : "")
-            + ", \(report.published) of this device's written to \(report.folder)"]
-        if !opened.isEmpty { lines.append("opened on another device: \(opened.joined(separator: ", ")) (the rest of those days is quiet here)") }
-        lines += report.problems.map { "problem: " + $0 }
+        var lines: [String] = []
+        if let report {
+            lines.append("sync: \(report.applied) change\(report.applied == 1 ? "" : "s") from other devices applied"
+                + (report.superseded > 0 ? " (\(report.superseded) older than one already in force, left out)" : "")
+                + ", \(report.published) of this device's written to \(report.folder)")
+            if !opened.isEmpty { lines.append("opened on another device: \(opened.joined(separator: ", ")) (the rest of those days is quiet here)") }
+            lines += report.problems.map { "problem: " + $0 }
+        }
+        if let calendar {
+            lines.append("calendar: \(ticks.count) day\(ticks.count == 1 ? "" : "s") ticked off applied, \(calendar.written) item\(calendar.written == 1 ? "" : "s") written and \(calendar.removed) removed in \(calendar.folder)")
+            if !ticks.isEmpty { lines.append("ticked off in the calendar: \(ticks.joined(separator: ", ")) (opened: the rest of those days is quiet)") }
+            lines += calendar.problems.map { "calendar problem: " + $0 }
+        }
         print(lines.map(TerminalText.flattened).joined(separator: "\n"))
     }
 }

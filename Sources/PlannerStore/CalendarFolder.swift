@@ -1,0 +1,138 @@
+import Glibc
+import PlannerCore
+import PlannerSystem
+
+/// What one pass over the calendar folder did, for `planner sync`, `status` and the ticker's log.
+public struct CalendarReport: Sendable {
+    public var folder: String
+    /// Days ticked off in the folder (a phone's task app), opened now.
+    public var ticks: [LocalDate] = []
+    /// Planner items written and removed after the commit.
+    public var written = 0
+    public var removed = 0
+    /// One line per file or folder the planner could not use.
+    public var problems: [String] = []
+}
+
+/// The calendar folder, read side: inside the write transaction (like the sync folder), the planner's
+/// day tasks changed since it wrote them are read, and one ticked COMPLETED opens its day with the origin
+/// `calendar`. Files that are not the planner's are never read past their UID, and never changed.
+extension PlannerDatabase {
+    /// The folder set with `config set calendar-folder`, or nil.
+    func calendarFolderSetting() throws -> String? {
+        let folder = try connection.text("SELECT value FROM setting WHERE key = 'calendar-folder'") ?? ""
+        return folder.isEmpty ? nil : folder
+    }
+
+    /// Inside the caller's write transaction: applies the ticks found in files changed since they were
+    /// written. nil when no calendar folder is set.
+    func applyCalendarFolder(now: Instant) throws -> CalendarReport? {
+        guard let folder = try calendarFolderSetting() else { return nil }
+        var report = CalendarReport(folder: folder)
+        let dir = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dir >= 0 else {
+            report.problems.append("the calendar folder \(folder) cannot be read (\(DatabaseFile.describe(errno))): ticks made on a phone wait")
+            return report
+        }
+        defer { close(dir) }
+        let (_, zone) = try readPlan()
+        var rows: [String: (digest: String?, size: Int64, mtime: Int64, problem: String?)] = [:]
+        let all = try connection.prepare("SELECT name, digest, size, mtime_ns, problem FROM calendar_file")
+        while try all.step() {
+            rows[all.text(0)] = (all.isNull(1) ? nil : all.text(1), all.int64(2), all.int64(3), all.isNull(4) ? nil : all.text(4))
+        }
+        let remember = try connection.prepare("""
+            INSERT INTO calendar_file (name, day, digest, size, mtime_ns, problem) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT (name) DO UPDATE SET day = excluded.day, digest = excluded.digest, size = excluded.size,
+                mtime_ns = excluded.mtime_ns, problem = excluded.problem
+            """)
+        var present: Set<String> = []
+        for name in Self.folderNames(dir) {
+            guard let uid = CalendarFolderText.uid(fromFileName: name) else { continue }
+            present.insert(name)
+            let previous = rows[name]
+            let file = Self.openFile(dir, name, maximumBytes: CalendarFolderText.maximumFileBytes)
+            if case .gone = file { present.remove(name); continue }
+            guard case .opened(let fd, let size, let mtime) = file else {
+                if case .refused(let why) = file { try note(name, why, previous?.problem, folder: folder, into: &report, remember) }
+                continue
+            }
+            defer { close(fd) }
+            if let previous, previous.size == size, previous.mtime == mtime {
+                if let problem = previous.problem { report.problems.append("\(folder)/\(name): \(problem)") }
+                continue
+            }
+            guard let bytes = Self.readBytes(fd, from: 0, to: size) else {
+                try note(name, "cannot be read (\(DatabaseFile.describe(errno)))", previous?.problem, folder: folder, into: &report, remember)
+                continue
+            }
+            var why: String?
+            var day: LocalDate?
+            switch CalendarFolderText.read(bytes, zone: zone, resolve: { try? SystemZone.named($0) }) {
+            case .unusable(let reason): why = reason
+            case .foreign(let other): why = "its UID \(TerminalText.quoted(other)) is not the planner's (left alone)"
+            case .plannerItem(let said) where said != uid: why = "it says the UID \(TerminalText.quoted(said)), not its name's (left alone)"
+            case .task(let said, _, _, _) where said != uid: why = "it says the UID \(TerminalText.quoted(said)), not its name's (left alone)"
+            case .plannerItem:
+                break
+            case .task(_, let date, let completed, let completedAt):
+                day = date
+                if completed { why = try applyTick(date: date, uid: uid, completedAt: completedAt, now: now, zone: zone, into: &report) }
+            }
+            if let why {
+                try note(name, why, previous?.problem, folder: folder, into: &report, remember, size: size, mtime: mtime)
+            } else {
+                // The planner's, changed since written: the write after the commit puts it back as the plan says.
+                try remember.run(.text(name), day.map { .text($0.description) } ?? .null, .text(""), .integer(size), .integer(mtime), .null)
+            }
+        }
+        // Gone from the folder (deleted on the phone, or by hand): written again if the plan still wants it.
+        let forget = try connection.prepare("DELETE FROM calendar_file WHERE name = ?")
+        for name in rows.keys.sorted() where !present.contains(name) { try forget.run(.text(name)) }
+        return report
+    }
+
+    /// A file ignored: remembered with why (as it is now, so it is read again only once it changes), and
+    /// said once, when it first appears; `status` and `sync` show it every time.
+    private func note(_ name: String, _ why: String, _ previous: String?, folder: String, into report: inout CalendarReport,
+                      _ remember: Statement, size: Int64 = -1, mtime: Int64 = -1) throws {
+        report.problems.append("\(folder)/\(name): \(why)")
+        try remember.run(.text(name), .null, .null, .integer(size), .integer(mtime), .text(why))
+        if why != previous { PlannerDatabase.warnOnce("the calendar folder's file \(folder)/\(name): \(why)") }
+    }
+
+    /// A day's task ticked off: an open of that day at its COMPLETED time (never later than now), through
+    /// the same event path as any open. Returns why it was not applied, when that is a problem.
+    private func applyTick(date: LocalDate, uid: String, completedAt: Instant?, now: Instant, zone: Zone,
+                           into report: inout CalendarReport) throws -> String? {
+        let today = zone.local(now).date
+        if date > today { return "ticked off before its day (ignored: planner skip \(date) skips a day)" }
+        // A past day has no reminders left; a day opened already stays opened.
+        if date < today { return nil }
+        if try connection.integer("SELECT EXISTS (SELECT 1 FROM app_open WHERE local_date = ?)", .text(date.description)) == 1 { return nil }
+        var at = min(completedAt ?? now, now)
+        if zone.local(at).date != date { at = now }
+        let id = String(SHA256.hex("calendar \(uid) \(at.milliseconds)".utf8).prefix(32))
+        let event = PlanEvent(id: id, at: at, origin: "calendar",
+                              change: .open(zoneName: zone.name, offsetSeconds: zone.offset(at: at), graceMilliseconds: nil))
+        if try applyEvent(event) != nil { report.ticks.append(date) }
+        return nil
+    }
+}
+
+extension PlannerDatabase {
+    /// The calendar folder's state without changing anything: its problems, for `status`.
+    public func calendarProblems() throws(PlannerError) -> (folder: String?, problems: [String]) {
+        try read {
+            guard let folder = try calendarFolderSetting() else { return (nil, []) }
+            var problems: [String] = []
+            var info = stat()
+            if stat(folder, &info) != 0 || info.st_mode & S_IFMT != S_IFDIR {
+                problems.append("the calendar folder \(folder) is missing or not a folder: the plan is written there once it exists")
+            }
+            let stmt = try connection.prepare("SELECT name, problem FROM calendar_file WHERE problem IS NOT NULL ORDER BY name")
+            while try stmt.step() { problems.append("\(folder)/\(stmt.text(0)): \(stmt.text(1))") }
+            return (folder, problems)
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+
+/// The calendar folder as other programs meet it: khal reading it as its own vdir across a DST change, a
+/// running ticker noticing a tick, and kills in the middle of a rewrite.
+@Suite struct CalendarClientTests {
+    /// khal, with its own configuration naming the folder, lists every event at its local time across
+    /// Berlin's change of 25 October 2026, shown in Berlin and in New York (whose change is a week later).
+    @Test func khalListsTheFolderAtTheRightLocalTimesAcrossADSTChange() throws {
+        var h = try Harness()
+        h.env["TZ"] = "Europe/Berlin"
+        let folder = h.dir + "/calendar"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        try h.configOK(["set", "calendar-folder", folder, "calendar-days", "7", "days", "daily", "window", "09:00-11:00", "interval", "1h"],
+                       now: "2026-10-22T12:00")
+        _ = try h.plannerOK(["refill"], now: "2026-10-22T12:00")
+        for shown in ["Europe/Berlin", "America/New_York"] {
+            let home = h.dir + "/khal-" + shown.replacingOccurrences(of: "/", with: "-")
+            try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+            try """
+                [calendars]
+                [[study]]
+                path = \(folder)
+                type = calendar
+                [locale]
+                timeformat = %H:%M
+                dateformat = %Y-%m-%d
+                longdateformat = %Y-%m-%d
+                datetimeformat = %Y-%m-%d %H:%M
+                longdatetimeformat = %Y-%m-%d %H:%M
+                local_timezone = \(shown)
+                default_timezone = \(shown)
+                """.write(toFile: home + "/config", atomically: true, encoding: .utf8)
+            let env = h.env.merging(["HOME": home, "XDG_DATA_HOME": home + "/data", "XDG_CONFIG_HOME": home]) { $1 }
+            let r = try h.run("/usr/bin/khal", ["-c", home + "/config", "list", "--day-format", "", "--format", "{start} {title}", "2026-10-22", "8d"], env: env)
+            #expect(r.status == 0, "\(r.err)")
+            let listed = r.out.split(separator: "\n").map(String.init).sorted()
+            let expected = try h.python("""
+                import sys, datetime as dt, zoneinfo
+                berlin, shown = zoneinfo.ZoneInfo("Europe/Berlin"), zoneinfo.ZoneInfo(sys.argv[1])
+                now = dt.datetime(2026, 10, 22, 12, 0, tzinfo=berlin)
+                for i in range(7):
+                    d = now.date() + dt.timedelta(days=i)
+                    for hour in (9, 10, 11):
+                        t = dt.datetime(d.year, d.month, d.day, hour, tzinfo=berlin)
+                        if t > now:
+                            print(t.astimezone(shown).strftime("%Y-%m-%d %H:%M") + " Time to study?")
+                """, [shown]).split(separator: "\n").map(String.init).sorted()
+            #expect(expected.count == 18)
+            #expect(listed == expected, "\(shown): \(r.out)")
+        }
+    }
+
+    @Test func aRunningTickerOpensADayTickedInTheFolder() throws {
+        let h = try Harness()
+        let folder = h.dir + "/calendar"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let set = try h.planner(["config", "set", "window", "00:00-23:55", "interval", "5m", "days", "daily", "calendar-folder", folder,
+                                 "calendar-days", "2", "--db", h.db])
+        #expect(set.status == 0, "\(set.err)")
+        #expect(try h.planner(["refill", "--db", h.db]).status == 0)
+        let ticker = try h.startTicker(["--sink", "stdout"])
+        defer { _ = try? h.stop(ticker) }
+        let today = try h.sqlite("SELECT date('now', '+9 hours')")
+        let name = folder + "/planner-day-\(today).ics"
+        #expect(FileManager.default.fileExists(atPath: name))
+        let stamp = try h.sqlite("SELECT strftime('%Y%m%dT%H%M%SZ', 'now')")
+        try CalendarFolderTests.deliver(CalendarFolderTests.phoneTick(day: today, completedUTC: stamp), to: name)
+        // Waits on the ticker's log only: looking into the database would wake the ticker by itself.
+        try h.waitFor(seconds: 5) { h.text("tick.err").contains("ticked off in the calendar folder") }
+        #expect(h.text("tick.err").contains("ticked off in the calendar folder, opened: \(today)"), "\(h.text("tick.err"))")
+        #expect(try h.sqlite("SELECT origin FROM app_open") == "calendar")
+        // The ticker wrote the day back as the plan says: the task COMPLETED, the day's events gone.
+        try h.waitFor(seconds: 5) {
+            (try? String(contentsOfFile: name, encoding: .utf8))?.contains("PRODID:-//planner//") == true
+        }
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder)
+        let todayEvents = left.filter { $0.hasPrefix("planner-Noti_AppOpenPromotion_" + today.replacingOccurrences(of: "-", with: "_")) }
+        #expect(todayEvents.isEmpty, "\(todayEvents)")
+        #expect(ticker.isRunning)
+    }
+
+    /// kill -9 at random moments of runs that rewrite every file: no `.ics` is ever half written, and the
+    /// next run leaves no temporary file and the folder as the plan says.
+    @Test func killsDuringARewriteLeaveNoPartialFileAndNoTemporaryAfterTheNextRun() throws {
+        let h = try Harness()
+        let folder = h.dir + "/calendar"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        try h.configOK(["set", "calendar-folder", folder, "calendar-days", "60", "days", "daily", "interval", "15m"], now: "2026-11-23T08:00")
+        var killedWithTemp = 0
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<16 {
+            // Each round changes the title: every event file is rewritten.
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: Harness.binary)
+            p.arguments = ["config", "set", "title", "Study \(round)", "--db", h.db, "--now", "2026-11-23T08:00"]
+            p.environment = h.env
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            usleep(UInt32.random(in: 200_000...2_500_000, using: &generator))
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder)
+            if names.contains(where: { $0.hasPrefix(".planner-") }) { killedWithTemp += 1 }
+            #expect(!names.contains { $0.hasSuffix(".ics") && !$0.hasPrefix("planner-") })
+            for name in names where name.hasSuffix(".ics") {
+                let text = try String(contentsOfFile: folder + "/" + name, encoding: .utf8)
+                #expect(text.hasPrefix("BEGIN:VCALENDAR\r\n") && text.hasSuffix("END:VCALENDAR\r\n"), "round \(round): \(name) is partial")
+            }
+        }
+        let r = try h.planner(["sync", "--json", "--db", h.db, "--now", "2026-11-23T08:00"])
+        #expect(r.status == 0, "\(r.err)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder)
+        #expect(!names.contains { $0.hasPrefix(".") }, "\(names.filter { $0.hasPrefix(".") })")
+        // Whichever round last committed, the folder now says its title everywhere, and every slot is there.
+        let title = try h.sqlite("SELECT value FROM setting WHERE key = 'title'")
+        let files = try CalendarFolderTests.folder(h, folder)
+        let events = files.values.filter { $0["kind"] == "VEVENT" }
+        #expect(events.count == 60 * 49)  // 09:30-21:30 every 15 m, 49 a day, today whole (from 08:00)
+        #expect(events.allSatisfy { $0["summary"] == title }, "\(title)")
+        #expect(files.values.filter { $0["kind"] == "VTODO" }.count == 60)
+        print("kills that left a temporary file behind: \(killedWithTemp) of 16")
+        #expect(killedWithTemp > 0, "no kill landed between a temporary write and its rename: the test proved nothing")
+    }
+}

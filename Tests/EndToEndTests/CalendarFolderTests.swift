@@ -1,0 +1,268 @@
+import Foundation
+import Testing
+
+/// The calendar folder (issue 22) through the binary: what it holds, read back by a real iCalendar parser
+/// (python3-icalendar) and a real client (khal); an open and a phone's tick; the user's own files; hostile
+/// files; kills in the middle of a rewrite.
+@Suite struct CalendarFolderTests {
+    /// Every `.ics` file of the folder, parsed by python3-icalendar: one JSON object per file name with its
+    /// UID, kind, start (UTC), alarm, status and completion; and every line CRLF-ended, at most 75 octets.
+    static let readFolder = #"""
+        import sys, os, json, datetime as dt, icalendar
+        folder = sys.argv[1]
+        out = {}
+        for name in sorted(os.listdir(folder)):
+            if not name.endswith(".ics"):
+                continue
+            raw = open(os.path.join(folder, name), "rb").read()
+            cal = icalendar.Calendar.from_ical(raw)
+            items = [c for c in cal.subcomponents if c.name in ("VEVENT", "VTODO")]
+            assert len(items) == 1, name
+            c = items[0]
+            info = {"uid": str(c["UID"]), "kind": c.name, "id": str(c.get("X-PLANNER-ID", ""))}
+            if not str(c["UID"]).startswith("planner-"):
+                out[name] = info
+                continue
+            assert all(len(l) <= 75 for l in raw.split(b"\r\n")), name + ": a line longer than 75 octets"
+            assert b"\n" not in raw.replace(b"\r\n", b""), name + ": a bare line feed"
+            assert "DTSTAMP" in c, name
+            def utc(prop):
+                value = c.decoded(prop)
+                assert value.tzinfo is not None, (name, prop)
+                return value.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+            if c.name == "VEVENT":
+                info["start"] = utc("DTSTART")
+                info["tzid"] = c["DTSTART"].params["TZID"]
+                assert c.decoded("DURATION") == dt.timedelta(minutes=5), name
+                alarms = [a for a in c.subcomponents if a.name == "VALARM"]
+                assert len(alarms) == 1, name
+                a = alarms[0]
+                assert str(a["ACTION"]) == "DISPLAY" and str(a["DESCRIPTION"]), name
+                assert a.decoded("TRIGGER") == dt.timedelta(0) and a["TRIGGER"].params.get("RELATED", "START") == "START", name
+                info["summary"] = str(c["SUMMARY"])
+            else:
+                info["summary"] = str(c["SUMMARY"])
+                info["due"] = utc("DUE")
+                info["status"] = str(c["STATUS"])
+                if "COMPLETED" in c:
+                    info["completed"] = utc("COMPLETED")
+            out[name] = info
+        print(json.dumps(out))
+        """#
+
+    static func folder(_ h: Harness, _ path: String) throws -> [String: [String: String]] {
+        let r = try h.run("/usr/bin/python3", ["-c", readFolder, path], env: h.env)
+        guard r.status == 0 else { throw HarnessError("python3-icalendar could not read \(path): \(r.err)") }
+        return try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: [String: String]] ?? [:]
+    }
+
+    /// Every file's bytes, by name (what a step must leave alone).
+    static func snapshot(_ path: String) throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: path) {
+            files[name] = FileManager.default.contents(atPath: path + "/" + name) ?? Data()
+        }
+        return files
+    }
+
+    static func setUp(days: Int = 3) throws -> (Harness, String) {
+        let h = try Harness()
+        let folder = h.dir + "/calendar"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        try h.configOK(["set", "calendar-folder", folder, "calendar-days", String(days)], now: "2026-11-23T12:10")
+        return (h, folder)
+    }
+
+    @Test func refillWritesEachReminderWithItsAlarmAndOneTaskPerStudyDay() throws {
+        let (h, folder) = try Self.setUp(days: 7)
+        try h.configOK(["set", "title", "공부; now, \\ really", "body", String(repeating: "Start the lesson, please; ", count: 5)], now: "2026-11-23T12:10")
+        _ = try h.planner(["add", "--db", h.db, "--now", "2026-11-23T12:10", "--at", "2026-11-28T08:00", "--title", "Dentist", "--id", "dentist / 3pm"])
+        let files = try Self.folder(h, folder)
+        // Expected from zoneinfo, not from the planner: Mon 12:30 to 21:30, then Tue-Fri whole (Sat/Sun none).
+        let expected = try h.python("""
+            import datetime as dt, zoneinfo
+            z = zoneinfo.ZoneInfo("Asia/Seoul")
+            now = dt.datetime(2026, 11, 23, 12, 10, tzinfo=z)
+            for i in range(7):
+                d = now.date() + dt.timedelta(days=i)
+                if d.isoweekday() > 5: continue
+                for k in range(25):
+                    m = 9 * 60 + 30 + 30 * k
+                    t = dt.datetime(d.year, d.month, d.day, m // 60, m % 60, tzinfo=z)
+                    if t > now:
+                        print("planner-Noti_AppOpenPromotion_" + t.strftime("%Y_%m_%d_%H_%M") + ".ics " + t.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+            """, []).split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        let events = files.filter { $0.value["kind"] == "VEVENT" && $0.key.hasPrefix("planner-Noti") }
+        #expect(events.count == expected.count && expected.count == 19 + 4 * 25)
+        for pair in expected {
+            #expect(events[pair[0]]?["start"] == pair[1], "\(pair[0])")
+            #expect(events[pair[0]]?["tzid"] == "Asia/Seoul" && events[pair[0]]?["summary"] == "공부; now, \\ really")
+            #expect(events[pair[0]]?["uid"] == String(pair[0].dropLast(4)))
+        }
+        let tasks = files.filter { $0.value["kind"] == "VTODO" }
+        #expect(tasks.keys.sorted() == ["23", "24", "25", "26", "27"].map { "planner-day-2026-11-\($0).ics" })
+        #expect(tasks["planner-day-2026-11-24.ics"]?["due"] == "2026-11-24T12:30:00Z")  // 21:30 in Seoul
+        #expect(tasks.values.allSatisfy { $0["status"] == "NEEDS-ACTION" && $0["summary"] == "Study today" })
+        // The one-off: its UID from a digest of its identifier, its own title.
+        let digest = try h.python("import hashlib; print(hashlib.sha256('dentist / 3pm'.encode()).hexdigest()[:32])", [])
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let oneOff = try #require(files["planner-oneoff-\(digest).ics"])
+        #expect(oneOff["start"] == "2026-11-27T23:00:00Z" && oneOff["summary"] == "Dentist" && oneOff["id"] == "dentist / 3pm")
+        #expect(files.count == events.count + tasks.count + 1)
+        // Nothing changed, nothing rewritten: the same bytes (DTSTAMP included) after another refill.
+        let before = try Self.snapshot(folder)
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T12:11")
+        #expect(try Self.snapshot(folder) == before)
+    }
+
+    @Test func anOpenRemovesOnlyTheRestOfTodayAndCompletesTheTask() throws {
+        let (h, folder) = try Self.setUp()
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T12:10")
+        let before = try Self.snapshot(folder)
+        _ = try h.plannerOK(["open"], now: "2026-11-23T12:15:30")
+        let after = try Self.snapshot(folder)
+        let gone = Set(before.keys).subtracting(after.keys).sorted()
+        let todayLater = (0..<19).map { k -> String in
+            let m = 12 * 60 + 30 + 30 * k
+            return "planner-Noti_AppOpenPromotion_2026_11_23_\(m / 60)_\(m % 60 == 0 ? "00" : "30").ics"
+        }
+        #expect(gone == todayLater.sorted())
+        #expect(Set(after.keys).subtracting(before.keys).isEmpty)
+        let changed = after.keys.filter { after[$0] != before[$0] }
+        #expect(changed == ["planner-day-2026-11-23.ics"])
+        let task = try #require(try Self.folder(h, folder)["planner-day-2026-11-23.ics"])
+        #expect(task["status"] == "COMPLETED" && task["completed"] == "2026-11-23T03:15:30Z", "\(task)")
+    }
+
+    /// What DAVx⁵ and a task app send back when the day is ticked: the whole object rewritten.
+    static func phoneTick(day: String, completedUTC: String) -> String {
+        let compact = day.replacingOccurrences(of: "-", with: "")
+        return "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:+//IDN bitfire.at//ical4android (org.tasks)\r\nBEGIN:VTODO\r\n"
+            + "DTSTAMP:20261101T000000Z\r\nsummary:Study today\r\ncompleted;VALUE=DATE-TIME:\(completedUTC)\r\n"
+            + "PERCENT-COMPLETE:100\r\nDUE;TZID=Asia/Seoul;VALUE=DATE-TIME:\(compact)T213000\r\nstatus:COMPLETED\r\n"
+            + "X-PLANNER-ID:\(day)\r\nUID:planner-day-\r\n \(day)\r\nLAST-MODIFIED:20261123T041500Z\r\nEND:VTODO\r\n"
+            + "BEGIN:VTIMEZONE\r\nTZID:Asia/Seoul\r\nBEGIN:STANDARD\r\nDTSTART:19700101T000000\r\nTZOFFSETFROM:+0900\r\n"
+            + "TZOFFSETTO:+0900\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\nEND:VCALENDAR\r\n"
+    }
+
+    /// vdirsyncer's way of writing: aside, then renamed in.
+    static func deliver(_ text: String, to path: String) throws {
+        let temp = (path as NSString).deletingLastPathComponent + "/.vdirsyncer-tmp"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: temp))
+        #expect(rename(temp, path) == 0)
+    }
+
+    @Test func aTaskTickedOnThePhoneOpensTheDayFromTheCalendar() throws {
+        let (h, folder) = try Self.setUp()
+        let shared = h.dir + "/shared"
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: false)
+        try h.configOK(["set", "sync-folder", shared], now: "2026-11-23T12:10")
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T12:10")
+        try Self.deliver(Self.phoneTick(day: "2026-11-23", completedUTC: "20261123T041500Z"), to: folder + "/planner-day-2026-11-23.ics")
+        // `open` does not read the folder (the login must not wait on it): the tick waits.
+        let r = try h.planner(["sync", "--json", "--db", h.db, "--now", "2026-11-23T13:20"])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.out.contains("\"calendar_ticks\": [\"2026-11-23\"]"), "\(r.out)")
+        #expect(try h.sqlite("SELECT origin || ' ' || local_time FROM app_open") == "calendar 2026-11-23T13:15:00+09:00")
+        #expect(try h.sqlite("SELECT count(*) FROM request WHERE state = 'pending' AND local_date = '2026-11-23'") == "0")
+        // An open cancels every slot of its day still pending (12:30 and 13:00 too: no ticker delivered them).
+        #expect(try h.sqlite("SELECT count(*) FROM request WHERE state = 'cancelled' AND reason = 'app opened' AND local_date = '2026-11-23'") == "19")
+        // Its events are gone, the task is the planner's again (COMPLETED at the tick's time).
+        let files = try Self.folder(h, folder)
+        #expect(!files.keys.contains { $0.hasPrefix("planner-Noti_AppOpenPromotion_2026_11_23") })
+        #expect(files["planner-day-2026-11-23.ics"]?["completed"] == "2026-11-23T04:15:00Z")
+        #expect(try String(contentsOfFile: folder + "/planner-day-2026-11-23.ics", encoding: .utf8).contains("PRODID:-//planner//"))
+        // The open reached the sync folder as any open does.
+        let published = try FileManager.default.contentsOfDirectory(atPath: shared).map { try String(contentsOfFile: shared + "/" + $0, encoding: .utf8) }.joined()
+        #expect(published.contains("origin=calendar kind=open"), "\(published)")
+        // Read again: nothing applied twice.
+        let again = try h.planner(["sync", "--json", "--db", h.db, "--now", "2026-11-23T13:30"])
+        #expect(again.out.contains("\"calendar_ticks\": []") && again.err.isEmpty, "\(again.out) \(again.err)")
+        #expect(try h.sqlite("SELECT count(*) FROM app_open") == "1")
+    }
+
+    @Test func aTickInTheFutureIsClampedToNowAndOneWithoutATimeIsNow() throws {
+        let (h, folder) = try Self.setUp()
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T12:10")
+        try Self.deliver(Self.phoneTick(day: "2026-11-23", completedUTC: "20261123T110000Z"), to: folder + "/planner-day-2026-11-23.ics")
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T12:20")
+        #expect(try h.sqlite("SELECT origin || ' ' || local_time FROM app_open") == "calendar 2026-11-23T12:20:00+09:00")
+        let untimed = Self.phoneTick(day: "2026-11-24", completedUTC: "X").replacingOccurrences(of: "completed;VALUE=DATE-TIME:X\r\n", with: "")
+        try Self.deliver(untimed, to: folder + "/planner-day-2026-11-24.ics")
+        _ = try h.plannerOK(["refill"], now: "2026-11-24T08:00")
+        #expect(try h.sqlite("SELECT local_time FROM app_open WHERE origin = 'calendar' ORDER BY 1") == "2026-11-23T12:20:00+09:00\n2026-11-24T08:00:00+09:00")
+    }
+
+    @Test func theUsersOwnItemsStayByteIdenticalThroughEveryCommand() throws {
+        let (h, folder) = try Self.setUp()
+        let own: [String: String] = [
+            "work.ics": "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:me\r\nBEGIN:VEVENT\r\nUID:work@example.org\r\nDTSTAMP:20261101T000000Z\r\nDTSTART:20261123T050000Z\r\nSUMMARY:Work\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n",
+            "notes.txt": "not a calendar\n",
+            // Named like the planner's, but its UID is someone else's: never rewritten or removed.
+            "planner-day-2026-11-24.ics": "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:me\r\nBEGIN:VTODO\r\nUID:mine-too\r\nSTATUS:COMPLETED\r\nEND:VTODO\r\nEND:VCALENDAR\r\n",
+            "planner-Noti_AppOpenPromotion_2026_11_23_12_30.ics": "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:other\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n",
+        ]
+        for (name, text) in own { try Data(text.utf8).write(to: URL(fileURLWithPath: folder + "/" + name)) }
+        let steps: [[String]] = [["refill"], ["open"], ["config", "set", "calendar-days", "5"], ["skip", "2026-11-25"], ["pause", "--for", "2h"],
+                                 ["resume"], ["config", "set", "title", "Study?"], ["sync"], ["config", "set", "calendar-days", "1"]]
+        var warnings = ""
+        for step in steps {
+            let r = step[0] == "config" ? try h.config(Array(step.dropFirst()), now: "2026-11-23T12:40")
+                : try h.planner([step[0], "--db", h.db, "--now", "2026-11-23T12:40"] + step.dropFirst())
+            #expect(r.status == 0, "\(step): \(r.err)")
+            warnings += r.err
+            for (name, text) in own {
+                #expect(FileManager.default.contents(atPath: folder + "/" + name) == Data(text.utf8), "\(step) changed \(name)")
+            }
+        }
+        // Each foreign file said once, not at every command.
+        #expect(warnings.components(separatedBy: "planner-day-2026-11-24.ics").count == 2, "\(warnings)")
+        #expect(warnings.contains("its UID 'mine-too' is not the planner's"), "\(warnings)")
+        let status = try h.planner(["status", "--db", h.db, "--now", "2026-11-23T12:40"])
+        #expect(status.out.contains("calendar problem") && status.out.contains("planner-day-2026-11-24.ics"), "\(status.out)")
+        // calendar-days 1: only today's task left of the planner's (today was opened at 12:40).
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        #expect(left == (own.keys + ["planner-day-2026-11-23.ics"]).sorted(), "\(left)")
+    }
+
+    @Test func hostileFilesAreIgnoredWithOneWarningEachAndApplyNothing() throws {
+        let (h, folder) = try Self.setUp()
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T12:10")
+        let secret = h.dir + "/secret.ics"
+        let tick = Self.phoneTick(day: "2026-11-23", completedUTC: "20261123T031500Z")
+        try Data(tick.utf8).write(to: URL(fileURLWithPath: secret))
+        let day = folder + "/planner-day-2026-11-23.ics"
+        try FileManager.default.removeItem(atPath: day)
+        try FileManager.default.createSymbolicLink(atPath: day, withDestinationPath: secret)
+        try FileManager.default.removeItem(atPath: folder + "/planner-day-2026-11-24.ics")
+        #expect(mkfifo(folder + "/planner-day-2026-11-24.ics", 0o644) == 0)
+        try FileManager.default.removeItem(atPath: folder + "/planner-day-2026-11-25.ics")
+        var big = Self.phoneTick(day: "2026-11-25", completedUTC: "20261123T031500Z")
+        big = big.replacingOccurrences(of: "END:VTODO", with: "X-PAD:" + String(repeating: "a", count: 1 << 20) + "\r\nEND:VTODO")
+        try Data(big.utf8).write(to: URL(fileURLWithPath: folder + "/planner-day-2026-11-25.ics"))
+        var badUTF8 = Data(Self.phoneTick(day: "2026-11-23", completedUTC: "20261123T031500Z").utf8)
+        badUTF8.append(contentsOf: [0xff, 0xfe])
+        let slotFile = folder + "/planner-Noti_AppOpenPromotion_2026_11_23_13_00.ics"
+        try badUTF8.write(to: URL(fileURLWithPath: slotFile))
+        let noTodo = folder + "/planner-day-2026-11-26.ics"
+        try Data("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:planner-day-2026-11-26\r\nSTATUS:COMPLETED\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n".utf8).write(to: URL(fileURLWithPath: noTodo))
+
+        let first = try h.planner(["sync", "--db", h.db, "--now", "2026-11-23T12:20"])
+        #expect(first.status == 0, "\(first.err)")
+        let warned = first.err.split(separator: "\n")
+        #expect(warned.count == 5, "\(first.err)")
+        for (name, why) in [("planner-day-2026-11-23.ics", "symbolic link"), ("planner-day-2026-11-24.ics", "not a regular file"),
+                            ("planner-day-2026-11-25.ics", "larger than 1 MiB"), ("planner-Noti_AppOpenPromotion_2026_11_23_13_00.ics", "not UTF-8"),
+                            ("planner-day-2026-11-26.ics", "without its one VTODO")] {
+            #expect(warned.contains { $0.contains(name) && $0.contains(why) }, "\(name): \(first.err)")
+        }
+        #expect(try h.sqlite("SELECT count(*) FROM app_open") == "0")
+        // Left as they are; said once only.
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: day) == secret)
+        #expect(FileManager.default.contents(atPath: secret) == Data(tick.utf8))
+        #expect(FileManager.default.contents(atPath: slotFile) == badUTF8)
+        let second = try h.planner(["refill", "--db", h.db, "--now", "2026-11-23T12:21"])
+        #expect(second.status == 0 && second.err.isEmpty, "\(second.err)")
+        #expect(try h.sqlite("SELECT count(*) FROM calendar_file WHERE problem IS NOT NULL") == "5")
+    }
+}
