@@ -1,5 +1,6 @@
 /// What `planner setup --calendar` adds to setup's plan: the job that carries the calendar folder to the
-/// CalDAV server and back (`vdirsyncer sync`, then `planner sync` to apply what the phone ticked). Never
+/// CalDAV server and back (`vdirsyncer sync`, `planner sync` to apply what the phone ticked, `vdirsyncer sync`
+/// to carry out what that changed). Never
 /// part of the login's `open`: that stays fast and offline.
 
 public struct CalendarSyncFacts: Sendable, Equatable {
@@ -31,12 +32,13 @@ extension SetupPlan {
         }
         // Warnings only: cron mails whatever a job prints, and vdirsyncer reports every sync.
         let env = c.vdirsyncerConfig.map { "VDIRSYNCER_CONFIG=\(cronQuoted($0)) " } ?? ""
-        let line = "*/15 * * * * \(env)\(cronQuoted(c.vdirsyncer)) -v warning sync && \(cronQuoted(f.binary)) sync --db \(cronQuoted(f.database)) >/dev/null"
+        let sync = "\(env)\(cronQuoted(c.vdirsyncer)) -v warning sync"
+        let line = "*/15 * * * * \(sync) && \(cronQuoted(f.binary)) sync --db \(cronQuoted(f.database)) >/dev/null && \(sync)"
         return items.map { item in
             guard item.kind == .crontab else { return item }
             var item = item
             item.content += "\n" + line
-            item.why += "; sync the calendar folder with the CalDAV server every 15 minutes (vdirsyncer, then planner sync)"
+            item.why += "; sync the calendar folder with the CalDAV server every 15 minutes (vdirsyncer, planner sync, vdirsyncer)"
             return item
         }
     }
@@ -54,12 +56,15 @@ extension SetupPlan {
 
                 [Service]
                 Type=oneshot
-                \(env)# A day ticked on the phone comes in, then `planner sync` opens that day and removes its events.
+                \(env)# A day ticked on the phone comes in, `planner sync` opens that day and removes its events, and
+                # those removals go out: the path unit does not fire again for writes made while this runs
+                # (scripts/calendar-systemd-check measured it), so the last sync is what carries them.
                 ExecStart=\(systemdQuoted(c.vdirsyncer)) -v warning sync
                 ExecStart=\(systemdQuoted(binary)) sync --db \(systemdQuoted(database))
+                ExecStart=\(systemdQuoted(c.vdirsyncer)) -v warning sync
                 \(calendarHardening.joined(separator: "\n"))
 
-                """, "vdirsyncer sync, then planner sync (run by the timer and the path unit)"),
+                """, "vdirsyncer sync, planner sync, vdirsyncer sync (run by the timer and the path unit)"),
             (calendarTimer, """
                 # Installed by 'planner setup --calendar': fetch what the phone changed every 15 minutes.
                 [Unit]
