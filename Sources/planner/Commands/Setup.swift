@@ -18,7 +18,7 @@ struct Setup: ParsableCommand {
     @Flag(name: .long, help: "Make the changes (else only print them).") var install = false
     @Flag(name: .long, help: "Revert what --install changed.") var uninstall = false
     @Flag(name: .long, help: ArgumentHelp(
-        "Also sync the calendar folder with your CalDAV server: vdirsyncer sync, then planner sync, every 15 minutes and when the folder changes.",
+        "Also sync the calendar folder with your CalDAV server (vdirsyncer sync, planner sync, vdirsyncer sync) every 15 minutes and when the folder changes; never at login.",
         discussion: "Needs calendar-folder set and vdirsyncer installed and configured (contrib/vdirsyncer.config)."))
     var calendar = false
     @Option(name: .long, help: ArgumentHelp(
