@@ -51,7 +51,11 @@ with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as tmp:
     print(f"open CPU, median of {runs} interleaved runs: without a calendar folder {p:.2f} ms, with one {c:.2f} ms: {c / p:.2f}x"
           f" (wall {med(wall['plain']):.2f} / {med(wall['calendar']):.2f} ms; each open removed {med(removed):.0f} files and rewrote 1 task)")
 
-    # A refill writing 14 days into an empty folder: the calendar's rows forgotten, the folder emptied.
+    # A refill writing 14 days into an empty folder (the default weekdays): fresh databases, the calendar's
+    # rows forgotten and the folder emptied before each.
+    plain, cal = os.path.join(tmp, "plain2.db"), os.path.join(tmp, "calendar2.db")
+    run(["config", "set", "calendar-folder", folder, "calendar-days", "14", "--db", cal, "--now", "2026-11-23T08:00"])
+    run(["refill", "--db", plain, "--now", "2026-11-23T08:00"])
     fills = {"plain": [], "calendar": []}
     counts = []
     for i in range(max(runs // 3, 10)):

@@ -195,6 +195,7 @@ public final class PlannerDatabase {
             var spooled: Inbox.Batch?
             var publish = false
             var calendarFolder: String?
+            var todaysCalendar: TodaysCalendar?
             let result = try connection.immediateTransaction {
                 spooled = try applyInbox()
                 if let now, readsSyncFolder {
@@ -205,13 +206,17 @@ public final class PlannerDatabase {
                 try addMissingSettingRows()
                 publish = try publishes && hasEventsToPublish()
                 if now != nil { calendarFolder = try calendarFolderSetting() }
+                // `open`: today's files decided here, from the rows, and the rows updated with the commit.
+                if let now, let folder = calendarFolder, !readsSyncFolder { todaysCalendar = try planTodaysCalendar(folder, now: now) }
                 return result
             }
             spooled?.removeApplied()
             if publish { publishToSyncFolder(now: now ?? SystemClock.now()) }
             // The plan as a calendar: `open` (not reading outside folders) rewrites today's files alone.
-            if let now, let calendarFolder {
-                let done = reconcileCalendarFolder(calendarFolder, now: now, onlyToday: !readsSyncFolder)
+            if let todaysCalendar {
+                applyTodaysCalendar(todaysCalendar)
+            } else if let now, let calendarFolder, readsSyncFolder {
+                let done = reconcileCalendarFolder(calendarFolder, now: now, onlyToday: false)
                 lastCalendar?.written += done.written
                 lastCalendar?.removed += done.removed
             }

@@ -134,6 +134,22 @@ import Testing
         #expect(task["status"] == "COMPLETED" && task["completed"] == "2026-11-23T03:15:30Z", "\(task)")
     }
 
+    /// An event removed by an open, touched on the phone meanwhile, comes back through vdirsyncer: the next
+    /// run that reads the folder removes it again (and never a file of the user's).
+    @Test func aRemovedEventThatComesBackIsRemovedAgain() throws {
+        let (h, folder) = try Self.setUp()
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T12:10")
+        let name = folder + "/planner-Noti_AppOpenPromotion_2026_11_23_15_00.ics"
+        let original = try String(contentsOfFile: name, encoding: .utf8)
+        _ = try h.plannerOK(["open"], now: "2026-11-23T12:15")
+        #expect(!FileManager.default.fileExists(atPath: name))
+        let touched = original.replacingOccurrences(of: "TRIGGER;RELATED=START:PT0S", with: "TRIGGER:-PT10M")
+        try Self.deliver(touched, to: name)
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T12:20")
+        #expect(!FileManager.default.fileExists(atPath: name))
+        #expect(try h.sqlite("SELECT count(*) FROM calendar_file WHERE name LIKE '%2026_11_23_15_00%'") == "0")
+    }
+
     /// What DAVx⁵ and a task app send back when the day is ticked: the whole object rewritten.
     static func phoneTick(day: String, completedUTC: String) -> String {
         let compact = day.replacingOccurrences(of: "-", with: "")
