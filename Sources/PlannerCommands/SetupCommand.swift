@@ -18,6 +18,8 @@ public enum SetupCommand {
         public var scheduler = Scheduler.auto
         /// For scripts/deb: the units, completions and manual as a package installs them, under this folder.
         public var packageFiles: String?
+        /// Also the calendar folder's sync job (vdirsyncer, then planner sync): `setup --calendar`.
+        public var calendar = false
 
         public init(db: String? = nil, now: String? = nil, install: Bool = false, uninstall: Bool = false,
                     scheduler: Scheduler = .auto, packageFiles: String? = nil) {
@@ -39,7 +41,8 @@ public enum SetupCommand {
         for (path, cron) in [(facts.home, false), (facts.binary, !facts.systemdUser), (facts.database, !facts.systemdUser)] {
             if let problem = SetupPlan.pathProblem(path, cron: cron) { throw PlannerError.usage(problem) }
         }
-        let changes = try plan(facts, extras: extras, ctx)
+        let calendar = options.calendar ? try calendarFacts(ctx, facts) : nil
+        let changes = try plan(facts, extras: extras, ctx, calendar: calendar)
         if !options.install {
             printPlan(changes, facts: facts, to: ctx.output)
             return
@@ -53,6 +56,9 @@ public enum SetupCommand {
         if manifest.entries.contains(where: { $0.path.hasSuffix("/planner-refill.timer") }) {
             enableUnits(ctx)
         }
+        if calendar != nil, manifest.entries.contains(where: { $0.path.hasSuffix("/" + SetupPlan.calendarPath) }) {
+            enableCalendarUnits(ctx)
+        }
         // The database is made now, in this shell's zone: cron and systemd may have another TZ.
         _ = try RefillCommand.run(ctx, PlanCommandOptions(db: facts.database, now: options.now))
         ctx.output.line("backups of what was changed: \(state)")
@@ -60,9 +66,11 @@ public enum SetupCommand {
     }
 
     /// Where each edit goes (a link's file) and what refuses it, settled before anything is written.
-    static func plan(_ facts: SetupFacts, extras: SetupExtras, _ ctx: RunContext) throws(PlannerError) -> [SetupChange] {
+    static func plan(_ facts: SetupFacts, extras: SetupExtras, _ ctx: RunContext,
+                     calendar: CalendarSyncFacts? = nil) throws(PlannerError) -> [SetupChange] {
         let crontab = Crontab(run: ctx.runProgram)
-        let items = SetupPlan.items(facts) + extras.items(facts, path: ctx.environment("PATH"))
+        var items = SetupPlan.items(facts) + extras.items(facts, path: ctx.environment("PATH"))
+        if let calendar { items = SetupPlan.withCalendarSync(items, facts, calendar) }
         return try items.map { item throws(PlannerError) in try SetupChange(item, crontab: crontab) }
     }
 
@@ -77,6 +85,9 @@ public enum SetupCommand {
             }
         }
         if facts.systemdUser { output.line("  run systemctl --user daemon-reload, enable --now planner-refill.timer, enable planner-tick.service") }
+        if facts.systemdUser, changes.contains(where: { $0.item.path.hasSuffix("/" + SetupPlan.calendarPath) }) {
+            output.line("  run systemctl --user enable --now \(SetupPlan.calendarTimer) \(SetupPlan.calendarPath)")
+        }
     }
 
     /// Without a running user manager (an ssh session, a container) enable still links the units; the
@@ -116,7 +127,7 @@ public enum SetupCommand {
     }
 
     /// Where systemd keeps a persistent timer's last trigger time.
-    static func timerStamp(_ f: SetupFacts) -> String { f.dataHome + "/systemd/timers/stamp-planner-refill.timer" }
+    static func timerStamp(_ f: SetupFacts, timer: String = "planner-refill.timer") -> String { f.dataHome + "/systemd/timers/stamp-" + timer }
 
     /// The backups and the manifest: $XDG_STATE_HOME/planner/setup, else under the home's .local/state.
     static func stateFolder(home: String, environment: (String) -> String?) -> String {

@@ -63,8 +63,8 @@ extension SetupCommand {
         }
         // The user manager keeps the timer's last run (Persistent=true) beside the data: made for us, so
         // --uninstall removes it with the folders it needed.
-        if changes.contains(where: { $0.item.path.hasSuffix("/planner-refill.timer") }) {
-            let stamp = Self.timerStamp(facts)
+        for timer in ["planner-refill.timer", SetupPlan.calendarTimer] where changes.contains(where: { $0.item.path.hasSuffix("/" + timer) }) {
+            let stamp = Self.timerStamp(facts, timer: timer)
             if SetupFiles.read(stamp) == nil && !manifest.leftovers.contains(stamp) {
                 manifest.leftovers.append(stamp)
                 for folder in SetupFiles.missingParents(of: stamp) where !manifest.folders.contains(folder) {

@@ -14,6 +14,9 @@ extension SetupCommand {
         if systemdUnits {
             _ = ctx.runProgram(["systemctl", "--user", "disable", "--now", "planner-refill.timer", "planner-tick.service"])
         }
+        if manifest.entries.contains(where: { $0.path.hasSuffix("/" + SetupPlan.calendarPath) }) {
+            _ = ctx.runProgram(["systemctl", "--user", "disable", "--now", SetupPlan.calendarTimer, SetupPlan.calendarPath])
+        }
         for entry in manifest.entries.reversed() {
             let current = entry.kind == .crontab ? crontab.read() : SetupFiles.read(entry.path)
             if current == entry.before && entry.before != entry.after { continue }  // never changed (a failed install)

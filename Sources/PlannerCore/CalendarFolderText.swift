@@ -85,10 +85,22 @@ public enum CalendarFolderText {
         }
 
         public var fileName: String { CalendarFolderText.fileName(uid) }
+        /// SEQUENCE, set only on an item put back after someone else changed it (see `revised(at:)`).
+        public var sequence: Int64?
 
         /// The file's bytes, stamped `stamp` (when it was written).
         public func bytes(stamp: Instant) -> [UInt8] {
-            Array((head + "DTSTAMP:\(ICalendar.utcStamp(stamp))\r\n" + tail).utf8)
+            let sequence = self.sequence.map { "SEQUENCE:\($0)\r\n" } ?? ""
+            return Array((head + "DTSTAMP:\(ICalendar.utcStamp(stamp))\r\n" + sequence + tail).utf8)
+        }
+
+        /// This item put back over a phone's edit, as a newer revision: vdirsyncer 0.19 records a download
+        /// under the hash of the copy it replaced, so a put-back equal to that copy (DTSTAMP aside, which it
+        /// ignores) would never be uploaded. SEQUENCE: minutes since 2020, rising with each put-back.
+        public func revised(at now: Instant) -> Item {
+            var item = self
+            item.sequence = max(1, (now.milliseconds / 1000 - 1_577_836_800) / 60)
+            return item
         }
     }
 

@@ -90,7 +90,8 @@ extension PlannerDatabase {
                 switch Self.unchanged(dir, name, row) {
                 case .changed: continue
                 case .gone: batch.append((item, false))
-                case .same: batch.append((item, true))
+                // Read since the planner wrote it (digest ""): someone else's edit, put back as a new revision.
+                case .same: batch.append((row.digest == "" ? item.revised(at: now) : item, true))
                 }
             } else if !listed.contains(name) {
                 // New: never over a file the planner has not read (it appeared since the read).

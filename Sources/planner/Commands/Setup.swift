@@ -17,6 +17,10 @@ struct Setup: ParsableCommand {
     @OptionGroup var common: CommonOptions
     @Flag(name: .long, help: "Make the changes (else only print them).") var install = false
     @Flag(name: .long, help: "Revert what --install changed.") var uninstall = false
+    @Flag(name: .long, help: ArgumentHelp(
+        "Also sync the calendar folder with your CalDAV server (vdirsyncer sync, planner sync, vdirsyncer sync) every 15 minutes and when the folder changes; never at login.",
+        discussion: "Needs calendar-folder set and vdirsyncer installed and configured (contrib/vdirsyncer.config)."))
+    var calendar = false
     @Option(name: .long, help: ArgumentHelp(
         "What runs refill and the ticker: systemd (user units), cron, or auto (systemd when a user manager runs).",
         valueName: "auto|systemd|cron"))
@@ -32,9 +36,10 @@ struct Setup: ParsableCommand {
     }
 
     func run() throws {
-        let options = SetupCommand.Options(db: common.db, now: common.now, install: install, uninstall: uninstall,
+        var options = SetupCommand.Options(db: common.db, now: common.now, install: install, uninstall: uninstall,
                                            scheduler: SetupCommand.Scheduler(rawValue: scheduler) ?? .auto,
                                            packageFiles: packageFiles)
+        options.calendar = calendar
         try SetupCommand.run(.process, options, extras: Self.extras)
     }
 

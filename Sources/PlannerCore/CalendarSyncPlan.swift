@@ -1,0 +1,107 @@
+/// What `planner setup --calendar` adds to setup's plan: the job that carries the calendar folder to the
+/// CalDAV server and back (`vdirsyncer sync`, `planner sync` to apply what the phone ticked, `vdirsyncer sync`
+/// to carry out what that changed). Never
+/// part of the login's `open`: that stays fast and offline.
+
+public struct CalendarSyncFacts: Sendable, Equatable {
+    /// The `calendar-folder` setting (absolute).
+    public var folder: String
+    /// vdirsyncer's absolute path, as found on PATH.
+    public var vdirsyncer: String
+    /// `$VDIRSYNCER_CONFIG` when setup ran with it: the job must read the same configuration.
+    public var vdirsyncerConfig: String?
+
+    public init(folder: String, vdirsyncer: String, vdirsyncerConfig: String? = nil) {
+        (self.folder, self.vdirsyncer, self.vdirsyncerConfig) = (folder, vdirsyncer, vdirsyncerConfig)
+    }
+}
+
+extension SetupPlan {
+    public static let calendarService = "planner-calendar.service"
+    public static let calendarTimer = "planner-calendar.timer"
+    public static let calendarPath = "planner-calendar.path"
+
+    /// Setup's items with the calendar job: three user units with a user manager, else one more line in the
+    /// planner's crontab block (one block per crontab: the line joins the existing item).
+    public static func withCalendarSync(_ items: [SetupItem], _ f: SetupFacts, _ c: CalendarSyncFacts) -> [SetupItem] {
+        if f.systemdUser {
+            let folder = f.configHome + "/systemd/user"
+            return items + calendarUnits(binary: f.binary, database: f.database, calendar: c).map {
+                SetupItem(kind: .file, path: folder + "/" + $0.name, content: $0.content, why: $0.why)
+            }
+        }
+        // Warnings only: cron mails whatever a job prints, and vdirsyncer reports every sync.
+        let env = c.vdirsyncerConfig.map { "VDIRSYNCER_CONFIG=\(cronQuoted($0)) " } ?? ""
+        let sync = "\(env)\(cronQuoted(c.vdirsyncer)) -v warning sync"
+        let line = "*/15 * * * * \(sync) && \(cronQuoted(f.binary)) sync --db \(cronQuoted(f.database)) >/dev/null && \(sync)"
+        return items.map { item in
+            guard item.kind == .crontab else { return item }
+            var item = item
+            item.content += "\n" + line
+            item.why += "; sync the calendar folder with the CalDAV server every 15 minutes (vdirsyncer, planner sync, vdirsyncer)"
+            return item
+        }
+    }
+
+    /// The sync job as systemd user units: the service, a timer (what the phone changed comes in), and a
+    /// path unit on the folder (what the planner changed goes out within seconds).
+    public static func calendarUnits(binary: String, database: String, calendar c: CalendarSyncFacts)
+        -> [(name: String, content: String, why: String)] {
+        let env = c.vdirsyncerConfig.map { "Environment=VDIRSYNCER_CONFIG=\(systemdQuoted($0))\n" } ?? ""
+        return [
+            (calendarService, """
+                # Installed by 'planner setup --calendar': the calendar folder to the CalDAV server and back.
+                [Unit]
+                Description=planner: sync the calendar folder with the CalDAV server (vdirsyncer)
+
+                [Service]
+                Type=oneshot
+                \(env)# A day ticked on the phone comes in, `planner sync` opens that day and removes its events, and
+                # those removals go out: the path unit does not fire again for writes made while this runs
+                # (scripts/calendar-systemd-check measured it), so the last sync is what carries them.
+                ExecStart=\(systemdQuoted(c.vdirsyncer)) -v warning sync
+                ExecStart=\(systemdQuoted(binary)) sync --db \(systemdQuoted(database))
+                ExecStart=\(systemdQuoted(c.vdirsyncer)) -v warning sync
+                \(calendarHardening.joined(separator: "\n"))
+
+                """, "vdirsyncer sync, planner sync, vdirsyncer sync (run by the timer and the path unit)"),
+            (calendarTimer, """
+                # Installed by 'planner setup --calendar': fetch what the phone changed every 15 minutes.
+                [Unit]
+                Description=planner: sync the calendar folder every 15 minutes
+
+                [Timer]
+                OnCalendar=*:7/15
+                Persistent=true
+
+                [Install]
+                WantedBy=timers.target
+
+                """, "the calendar sync schedule (systemd user timer)"),
+            (calendarPath, """
+                # Installed by 'planner setup --calendar': what the planner writes to the folder goes out at once.
+                [Unit]
+                Description=planner: sync the calendar folder when it changes
+
+                [Path]
+                PathChanged=\(c.folder.replacing("%", with: "%%"))
+                Unit=\(calendarService)
+
+                [Install]
+                WantedBy=default.target
+
+                """, "sync when the calendar folder changes (systemd path unit)"),
+        ]
+    }
+
+    /// The ticker's hardening minus what a network client needs: vdirsyncer reaches the server over IP.
+    static let calendarHardening = hardening.map {
+        $0 == "RestrictAddressFamilies=AF_UNIX" ? "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6" : $0
+    }
+
+    /// Why the folder cannot go into a unit or the crontab, or nil.
+    public static func calendarFolderProblem(_ folder: String) -> String? {
+        if folder.contains(where: { $0.isNewline || $0 == "\0" }) { return "a calendar-folder with a line break cannot go into a unit or crontab: \(folder)" }
+        return nil
+    }
+}

@@ -1,0 +1,138 @@
+import Glibc
+import PlannerCommands
+import PlannerCore
+import PlannerTestSupport
+import Testing
+
+/// `planner setup --calendar`: the sync job (vdirsyncer sync, then planner sync) as systemd user units or a
+/// cron line; refused with the next step when a fact is missing; never in the login's line; undone by
+/// --uninstall to the byte.
+@Suite struct SetupCalendarTests {
+    /// A fake home with a database whose calendar-folder is set (when `folder`), vdirsyncer on PATH (when
+    /// `vdirsyncer`) and its configuration (when `configured`).
+    struct Home {
+        let home: String, db: String, folder: String, bin: String
+        let process: FakeProcess
+    }
+
+    func home(folder setFolder: Bool = true, vdirsyncer: Bool = true, configured: Bool = true,
+              systemd: Bool = true) throws -> Home {
+        let home = temporaryFolder(), bin = temporaryFolder()
+        let folder = home + "/calendars/planner"
+        writeFile(home + "/.profile", "# mine\n")
+        let process = FakeProcess(environment: ["HOME": home, "PATH": bin, "TZ": "Asia/Seoul"])
+        process.currentFolder = home
+        process.answer = { arguments in
+            if arguments == ["systemctl", "--user", "is-system-running"] { return systemd ? (0, "running\n") : (1, "offline\n") }
+            if arguments.first == "systemctl" || arguments.first == "crontab" { return (0, "") }
+            return nil
+        }
+        let db = home + "/p.db"
+        if setFolder {
+            _ = try ConfigCommand.set(process.context, db: db, now: "2026-11-23T12:00", pairs: ["calendar-folder", folder])
+        }
+        if vdirsyncer { writeFile(bin + "/vdirsyncer", "#!/bin/sh\n", mode: 0o755) }
+        if configured {
+            try makeFolder(home + "/.config")
+            try makeFolder(home + "/.config/vdirsyncer")
+            writeFile(home + "/.config/vdirsyncer/config", "[general]\n")
+        }
+        return Home(home: home, db: db, folder: folder, bin: bin, process: process)
+    }
+
+    /// Every file below `folder` with its bytes.
+    func snapshot(_ folder: String) -> [String: String] {
+        Dictionary(uniqueKeysWithValues: filesBelow(folder).map { ($0, readFile(folder + "/" + $0) ?? "<folder>") })
+    }
+
+    func run(_ h: Home, install: Bool = false, uninstall: Bool = false, calendar: Bool = true) throws {
+        var options = SetupCommand.Options(db: h.db, now: "2026-11-23T12:00", install: install, uninstall: uninstall)
+        options.calendar = calendar
+        try SetupCommand.run(h.process.context, options, extras: SetupFactsTests.extras)
+    }
+
+    func refusal(_ h: Home) -> String? {
+        do {
+            try run(h, install: true)
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test func refusedWithTheNextStepWhenAFactIsMissingAndNothingWritten() throws {
+        for (h, expected) in [
+            (try home(folder: false), "calendar-folder is not set: run planner config set calendar-folder FOLDER"),
+            (try home(vdirsyncer: false), "vdirsyncer is not installed (not on PATH): install it (Debian: sudo apt install vdirsyncer)"),
+            (try home(configured: false), "vdirsyncer is not configured (no "),
+        ] {
+            let before = snapshot(h.home)
+            let error = refusal(h)
+            #expect(error?.contains(expected) == true, "\(error ?? "no error")")
+            #expect(snapshot(h.home) == before)
+            #expect(!h.process.ran.contains { $0.first == "crontab" && $0 != ["crontab", "-l"] })
+        }
+    }
+
+    @Test func theDryRunNamesTheThreeUnitsAndWritesNothing() throws {
+        let h = try home()
+        let before = snapshot(h.home)
+        try run(h)
+        let units = h.home + "/.config/systemd/user/"
+        let lines = h.process.lines
+        #expect(lines.contains("  create \(units)planner-calendar.service: vdirsyncer sync, planner sync, vdirsyncer sync (run by the timer and the path unit)"))
+        #expect(lines.contains("  create \(units)planner-calendar.timer: the calendar sync schedule (systemd user timer)"))
+        #expect(lines.contains("  create \(units)planner-calendar.path: sync when the calendar folder changes (systemd path unit)"))
+        #expect(lines.contains("  run systemctl --user enable --now planner-calendar.timer planner-calendar.path"))
+        #expect(snapshot(h.home) == before)
+    }
+
+    @Test func installWritesTheJobAndUninstallPutsEveryByteBack() throws {
+        let h = try home()
+        let before = snapshot(h.home)
+        try run(h, install: true)
+        let units = h.home + "/.config/systemd/user/"
+        let service = try #require(readFile(units + "planner-calendar.service"))
+        let exec = service.split(separator: "\n").filter { $0.hasPrefix("ExecStart=") }
+        // vdirsyncer first (the phone's ticks come in), planner sync applies them on setup's database, and
+        // vdirsyncer again carries out the day's removals (writes during the run do not re-fire the path unit).
+        #expect(exec == ["ExecStart=\"\(h.bin)/vdirsyncer\" -v warning sync",
+                         "ExecStart=\"/opt/test/bin/planner\" sync --db \"\(h.db)\"",
+                         "ExecStart=\"\(h.bin)/vdirsyncer\" -v warning sync"])
+        #expect(service.contains("RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6"))
+        let path = try #require(readFile(units + "planner-calendar.path"))
+        #expect(path.contains("\nPathChanged=\(h.folder)\n"))
+        #expect(path.contains("\nUnit=planner-calendar.service\n"))
+        #expect(try #require(readFile(units + "planner-calendar.timer")).contains("\nOnCalendar=*:7/15\n"))
+        // The login only opens: the network sync never runs inside it.
+        let profile = try #require(readFile(h.home + "/.profile"))
+        #expect(profile.contains(" open --db ") && !profile.contains("vdirsyncer") && !profile.contains(" sync"))
+        #expect(h.process.ran.contains(["systemctl", "--user", "enable", "--now", "planner-calendar.timer", "planner-calendar.path"]))
+        #expect(h.process.lines.contains("enabled planner-calendar.timer and planner-calendar.path (systemctl --user)"))
+
+        try run(h, uninstall: true, calendar: false)
+        #expect(h.process.ran.contains(["systemctl", "--user", "disable", "--now", "planner-calendar.timer", "planner-calendar.path"]))
+        // The database setup's refill made stays (as every uninstall keeps it); everything else is as before.
+        var after = snapshot(h.home)
+        after["p.db"] = before["p.db"]
+        #expect(after.keys.sorted() == before.keys.sorted())
+        #expect(after == before)
+    }
+
+    @Test func withoutAUserManagerTheJobIsOneMoreLineInThePlannersCronBlock() throws {
+        let facts = SetupFacts(home: "/home/u", binary: "/opt/p%/planner", database: "/home/u/p.db", shell: "/bin/bash",
+                               existingFiles: [], systemdUser: false, uid: 1000)
+        let calendar = CalendarSyncFacts(folder: "/home/u/cal", vdirsyncer: "/usr/bin/vdirsyncer", vdirsyncerConfig: "/home/u/v.conf")
+        let plain = SetupPlan.items(facts)
+        let items = SetupPlan.withCalendarSync(plain, facts, calendar)
+        #expect(items.count == plain.count)
+        let cron = try #require(items.first { $0.kind == .crontab })
+        let lines = cron.content.split(separator: "\n")
+        #expect(lines.dropLast() == (try #require(plain.first { $0.kind == .crontab })).content.split(separator: "\n"))
+        // cron reads % as a line break: escaped; vdirsyncer's configuration passed on; quiet unless it warns.
+        let sync = "VDIRSYNCER_CONFIG='/home/u/v.conf' '/usr/bin/vdirsyncer' -v warning sync"
+        #expect(lines.last == "*/15 * * * * \(sync) && '/opt/p\\%/planner' sync --db '/home/u/p.db' >/dev/null && \(sync)")
+        // The login item is the same as without --calendar.
+        #expect(items.first == plain.first)
+    }
+}

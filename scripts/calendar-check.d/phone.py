@@ -1,0 +1,123 @@
+#!/usr/bin/python3
+"""The phone in scripts/calendar-check: a CalDAV client (Debian's python3-caldav) on the server's calendar
+"planner", found the way a phone's account finds it (principal, then its calendars), and items read with a
+real iCalendar parser (Debian's python3-icalendar). Run with /usr/bin/python3 (Debian's modules).
+
+  phone.py URL USER items              JSON list: uid, kind, dtstart (UTC ISO), tzid, alarms, status, ...
+  phone.py URL USER complete UID WHEN  ticks a task off as a phone app does: the whole task rewritten
+                                       (STATUS, COMPLETED at WHEN (ISO with offset), PERCENT-COMPLETE,
+                                       LAST-MODIFIED; the parser's own property order and folding)
+  phone.py URL USER move UID MINUTES   moves an event's DTSTART (and keeps its duration)
+  phone.py URL USER add UID            the user's own event, made on the phone
+  phone.py URL USER raw UID            the item's text as the server holds it
+"""
+import datetime
+import json
+import sys
+
+import caldav
+import icalendar
+
+PASSWORD = "unused"  # the test server takes any password (auth none)
+
+
+def calendar(url, user):
+    client = caldav.DAVClient(url, username=user, password=PASSWORD)
+    calendars = client.principal().calendars()
+    named = [c for c in calendars if str(c.url).rstrip("/").endswith("/planner")]
+    if not named:
+        sys.exit(f"phone: no calendar 'planner' on the server (found {[str(c.url) for c in calendars]})")
+    return named[0]
+
+
+def utc(value):
+    if isinstance(value, datetime.datetime):
+        if value.tzinfo is None:
+            return value.isoformat() + " floating"
+        return value.astimezone(datetime.timezone.utc).isoformat()
+    return value.isoformat()
+
+
+def describe(obj):
+    cal = icalendar.Calendar.from_ical(obj.data)
+    zones = [str(z["TZID"]) for z in cal.walk("VTIMEZONE")]
+    out = []
+    for component in cal.walk():
+        if component.name not in ("VEVENT", "VTODO"):
+            continue
+        item = {"uid": str(component.get("UID")), "kind": component.name, "vtimezones": zones,
+                "summary": str(component.get("SUMMARY", "")), "status": str(component.get("STATUS", "")),
+                "x_planner_id": str(component.get("X-PLANNER-ID", ""))}
+        for name in ("DTSTART", "DUE", "COMPLETED"):
+            if component.get(name) is not None:
+                prop = component.get(name)
+                item[name.lower()] = utc(prop.dt)
+                item[name.lower() + "_tzid"] = str(prop.params.get("TZID", ""))
+        if component.get("DURATION") is not None:
+            item["duration_s"] = component.get("DURATION").dt.total_seconds()
+        item["alarms"] = [{"action": str(a.get("ACTION", "")), "description": str(a.get("DESCRIPTION", "")),
+                           "trigger_s": a.get("TRIGGER").dt.total_seconds() if a.get("TRIGGER") is not None
+                           and isinstance(a.get("TRIGGER").dt, datetime.timedelta) else None,
+                           "related": str(a.get("TRIGGER").params.get("RELATED", "START")) if a.get("TRIGGER") is not None else None}
+                          for a in component.walk("VALARM")]
+        out.append(item)
+    return out
+
+
+def objects(cal):
+    return list(cal.events()) + list(cal.todos(include_completed=True))
+
+
+def find(cal, uid):
+    for obj in objects(cal):
+        if any(str(c.get("UID")) == uid for c in icalendar.Calendar.from_ical(obj.data).walk() if c.get("UID")):
+            return obj
+    sys.exit(f"phone: no item {uid} on the server")
+
+
+def main():
+    url, user, command, *rest = sys.argv[1:]
+    cal = calendar(url, user)
+    if command == "items":
+        print(json.dumps([item for obj in objects(cal) for item in describe(obj)], indent=1))
+    elif command == "raw":
+        sys.stdout.write(find(cal, rest[0]).data)
+    elif command == "complete":
+        uid, when = rest
+        obj = find(cal, uid)
+        parsed = icalendar.Calendar.from_ical(obj.data)
+        at = datetime.datetime.fromisoformat(when).astimezone(datetime.timezone.utc)
+        for todo in parsed.walk("VTODO"):
+            for name in ("STATUS", "COMPLETED", "PERCENT-COMPLETE", "LAST-MODIFIED"):
+                todo.pop(name, None)
+            todo.add("STATUS", "COMPLETED")
+            todo.add("COMPLETED", at)
+            todo.add("PERCENT-COMPLETE", 100)
+            todo.add("LAST-MODIFIED", at)
+        obj.data = parsed.to_ical().decode()
+        obj.save()
+    elif command == "move":
+        uid, minutes = rest[0], int(rest[1])
+        obj = find(cal, uid)
+        parsed = icalendar.Calendar.from_ical(obj.data)
+        for event in parsed.walk("VEVENT"):
+            start = event["DTSTART"]
+            tzid = start.params.get("TZID")
+            event.pop("DTSTART")
+            event.add("DTSTART", start.dt + datetime.timedelta(minutes=minutes))
+            if tzid:
+                event["DTSTART"].params["TZID"] = tzid
+        obj.data = parsed.to_ical().decode()
+        obj.save()
+    elif command == "add":
+        uid = rest[0]
+        cal.save_event("\r\n".join([
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//phone//calendar-check//EN", "BEGIN:VEVENT",
+            f"UID:{uid}", "DTSTAMP:20261022T100000Z", "DTSTART:20261029T160000Z", "DTEND:20261029T170000Z",
+            "SUMMARY:Dentist (made on the phone)", "END:VEVENT", "END:VCALENDAR", ""]))
+    else:
+        sys.exit(f"phone: unknown command {command}")
+
+
+if __name__ == "__main__":
+    main()
