@@ -72,6 +72,12 @@ extension SetupCommand {
                 }
             }
         }
+        // The ticker's lock beside the database: made by the tickers setup starts, removed by --uninstall.
+        let lock = facts.database + ".tick.lock"
+        if changes.contains(where: { $0.item.path.hasSuffix("/planner-tick.desktop") }), !SetupFiles.exists(lock),
+           !manifest.leftovers.contains(lock) {
+            manifest.leftovers.append(lock)
+        }
         let todo = changes.filter { $0.current != $0.next }
         var done: [SetupChange] = []
         do {
