@@ -142,6 +142,28 @@ extension SetupTests {
         #expect(try Self.snapshot(h.dir) == before, "nothing written")
     }
 
+    /// Debian's crontab refuses a user in cron.deny before it reads its input: setup's write then meets a
+    /// closed pipe (always, with a table larger than a pipe holds). One error line, not death by SIGPIPE.
+    @Test func aCrontabThatRefusesBeforeReadingIsOneErrorLine() throws {
+        let (h, env) = try home()
+        let bin = h.dir + "/fake-bin"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        try """
+            #!/bin/sh
+            case "$1" in
+              -l) i=0; while [ $i -lt 2000 ]; do echo "# a long line of the user's own crontab, number $i, kept as it is"; i=$((i+1)); done ;;
+              -) echo 'You (student) are not allowed to use this program (crontab)' >&2; exit 1 ;;
+              *) exit 2 ;;
+            esac
+            """.write(toFile: bin + "/crontab", atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: bin + "/crontab")
+        let before = try Self.snapshot(h.dir)
+        let r = try h.run(h.dir + "/.local/bin/planner", ["setup", "--install", "--scheduler", "cron"],
+                          env: h.env.merging(env) { $1 }.merging(["PATH": bin + ":/usr/bin:/bin"]) { $1 })
+        Self.expectOneErrorLine(r, status: 1, mentioning: "not allowed to use this program")
+        #expect(try Self.snapshot(h.dir) == before, "nothing written")
+    }
+
     @Test func aCrontabThatRefusesLeavesEverythingAsItWas() throws {
         let (h, env) = try home()
         let bin = h.dir + "/.local/bin/planner"
