@@ -42,6 +42,8 @@ extension SetupCommand {
                 if !TickerStop.stopAndRemoveLock(leftover) {
                     output.line("left \(leftover): a ticker still holds it (stop it, then remove the file)")
                 }
+            } else if leftover.hasSuffix(".opens") {
+                rmdir(leftover)
             } else {
                 unlink(leftover)
             }
