@@ -22,10 +22,25 @@ enum SetupReport {
             out.line("warning: no desktop session here (no $DISPLAY or $WAYLAND_DISPLAY): reminders show only once you log in to a desktop\(f.systemdUser ? "" : "; until then cron's are attempted and recorded failed")")
         } else if SessionBus.reachableAddress(environment: env) == nil {
             out.line("warning: no session bus here ($DBUS_SESSION_BUS_ADDRESS, $XDG_RUNTIME_DIR/bus): the ticker cannot show notifications; install dbus-user-session (or start the desktop with dbus-run-session)")
+        } else if !notificationServer(ctx) {
+            out.line("warning: no notification server on the session bus (none runs, none can be started): install one (dunst, xfce4-notifyd, mako) or use a desktop that has its own")
         }
         if !SetupFiles.onPath("notify-send", path: env("PATH")) {
             out.line("warning: notify-send is missing: no reminder can be shown; install libnotify-bin")
         }
+    }
+
+    /// Whether org.freedesktop.Notifications has an owner on the session bus or can be started there
+    /// (D-Bus activation); true when dbus-send cannot tell.
+    static func notificationServer(_ ctx: RunContext) -> Bool {
+        var answered = false
+        for call in ["ListNames", "ListActivatableNames"] {
+            guard let r = ctx.runProgram(["dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.DBus",
+                                          "/org/freedesktop/DBus", "org.freedesktop.DBus.\(call)"]), r.status == 0 else { continue }
+            answered = true
+            if r.output.contains("\"org.freedesktop.Notifications\"") { return true }
+        }
+        return !answered
     }
 }
 

@@ -52,3 +52,21 @@ extension SetupTests {
         #expect(text.contains("\nExec=\(bin) tick --unless-running --db \(h.dir)/.local/share/planner/planner.db\n"), "\(text)")
     }
 }
+
+extension SetupTests {
+    /// The dry run says what will deliver reminders, and warns when nothing here would show one (no
+    /// desktop here). With dunst on a real user bus, no warning: scripts/systemd-check.
+    @Test func setupWarnsWhenNothingWouldShowAReminder() throws {
+        let (h, env) = try home()
+        let bin = h.dir + "/.local/bin/planner"
+        let base = h.env.merging(env) { $1 }.merging(["PATH": "/usr/bin:/bin"]) { $1 }
+            .filter { !["DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS"].contains($0.key) }
+        func warnings(_ r: Harness.Result) -> [String] {
+            #expect(r.status == 0, "\(r.err)")
+            #expect(r.out.contains("\nreminders: a live ticker starts with your desktop session"), "\(r.out)")
+            return r.out.split(separator: "\n").filter { $0.hasPrefix("warning: ") }.map(String.init)
+        }
+        let none = try h.run(bin, ["setup", "--scheduler", "systemd"], env: base)
+        #expect(warnings(none).contains { $0.hasPrefix("warning: no desktop session here") }, "\(none.out)")
+    }
+}
