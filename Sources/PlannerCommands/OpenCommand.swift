@@ -1,5 +1,6 @@
 import PlannerCore
 import PlannerStore
+import PlannerSystem
 
 /// `planner open`: the login's open, recorded now or saved for the next write (`LoginOpen`).
 public enum OpenCommand {
@@ -8,12 +9,23 @@ public enum OpenCommand {
         case applied(OpenDecision, CommandContext?)
         /// Saved in the inbox folder (a notice says so).
         case saved(String)
+        /// --login in a shell of a login that has ended (a tmux pane after logout): nothing recorded.
+        case outlived
     }
 
     public static func run(_ ctx: RunContext, _ options: PlanCommandOptions) throws(PlannerError) -> Outcome {
         let policy = try options.policy()
         let setting = try ctx.resolveSetting(db: options.db, now: options.now)
-        switch try LoginOpen.run(setting, policy: policy, origin: "open") {
+        // --login: one open per login session, recorded as the event that session always makes.
+        var id: String?, inside: [String] = []
+        if options.login {
+            switch LoginSession.decide(.current(environment: ctx.environment)) {
+            case .outlived: return .outlived
+            case .unknown: break
+            case .record(let session, let unlessRecorded): (id, inside) = (session, unlessRecorded)
+            }
+        }
+        switch try LoginOpen.run(setting, policy: policy, origin: options.login ? "login" : "open", id: id, unlessRecorded: inside) {
         case .saved(let folder):
             ctx.output.notice("the database \(setting.path) is locked by another program; this open (\(setting.zone.rfc3339(setting.now))) was saved in \(folder)/ and will be applied at its time by the next planner command that writes once the database is free", from: "open")
             return .saved(folder)

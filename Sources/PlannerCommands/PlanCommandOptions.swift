@@ -6,12 +6,15 @@ public struct PlanCommandOptions: Equatable {
     public var now: String?
     public var grace: String?
     public var verbose = false
+    /// `open --login`: once per login session (`LoginSession`).
+    public var login = false
 
-    public init(db: String? = nil, now: String? = nil, grace: String? = nil, verbose: Bool = false) {
+    public init(db: String? = nil, now: String? = nil, grace: String? = nil, verbose: Bool = false, login: Bool = false) {
         self.db = db
         self.now = now
         self.grace = grace
         self.verbose = verbose
+        self.login = login
     }
 
     /// `--grace` as a policy; nil when not given (the grace setting applies).

@@ -54,9 +54,18 @@ public struct ProgramRunner {
             return nil
         }
         // The inputs here are a crontab: far below a pipe's buffer, so writing first cannot deadlock.
+        // A program may exit before reading (Debian's crontab refusing a user): the write then fails with
+        // EPIPE, and the program's status says why, instead of SIGPIPE ending this process.
         if let input {
-            let bytes = Array(input.utf8)
-            _ = bytes.withUnsafeBytes { Glibc.write(toChild[1], $0.baseAddress, $0.count) }
+            let previous = signal(SIGPIPE, SIG_IGN)
+            var bytes = Array(input.utf8)[...]
+            while !bytes.isEmpty {
+                let n = bytes.withUnsafeBytes { Glibc.write(toChild[1], $0.baseAddress, $0.count) }
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { break }
+                bytes = bytes.dropFirst(n)
+            }
+            signal(SIGPIPE, previous)
         }
         close(toChild[1])
         var output: [UInt8] = []

@@ -16,15 +16,17 @@ public enum SetupCommand {
         public var install = false
         public var uninstall = false
         public var scheduler = Scheduler.auto
+        /// --login-hook: a login counts as starting to study (an account or machine used only for study).
+        public var loginHook = false
         /// For scripts/deb: the units, completions and manual as a package installs them, under this folder.
         public var packageFiles: String?
         /// Also the calendar folder's sync job (vdirsyncer, then planner sync): `setup --calendar`.
         public var calendar = false
 
         public init(db: String? = nil, now: String? = nil, install: Bool = false, uninstall: Bool = false,
-                    scheduler: Scheduler = .auto, packageFiles: String? = nil) {
+                    scheduler: Scheduler = .auto, packageFiles: String? = nil, loginHook: Bool = false) {
             (self.db, self.now, self.install, self.uninstall) = (db, now, install, uninstall)
-            (self.scheduler, self.packageFiles) = (scheduler, packageFiles)
+            (self.scheduler, self.packageFiles, self.loginHook) = (scheduler, packageFiles, loginHook)
         }
     }
 
@@ -32,6 +34,7 @@ public enum SetupCommand {
         if let packageFiles = options.packageFiles { return try writePackageFiles(under: packageFiles, extras: extras) }
         var facts = try facts(ctx, db: options.db)
         if options.scheduler != .auto { facts.systemdUser = options.scheduler == .systemd }
+        facts.loginHook = options.loginHook
         let state = stateFolder(home: facts.home, environment: ctx.environment)
         var manifest = SetupManifest.load(from: state)
         if options.uninstall {
@@ -45,6 +48,7 @@ public enum SetupCommand {
         let changes = try plan(facts, extras: extras, ctx, calendar: calendar)
         if !options.install {
             printPlan(changes, facts: facts, to: ctx.output)
+            SetupReport.explain(facts, ctx)
             return
         }
         // A database path that is not a usable planner database (a text file, someone else's) is refused
@@ -63,13 +67,14 @@ public enum SetupCommand {
         _ = try RefillCommand.run(ctx, PlanCommandOptions(db: facts.database, now: options.now))
         ctx.output.line("backups of what was changed: \(state)")
         ctx.output.line("database: \(facts.database)")
+        SetupReport.explain(facts, ctx)
     }
 
     /// Where each edit goes (a link's file) and what refuses it, settled before anything is written.
     static func plan(_ facts: SetupFacts, extras: SetupExtras, _ ctx: RunContext,
                      calendar: CalendarSyncFacts? = nil) throws(PlannerError) -> [SetupChange] {
         let crontab = Crontab(run: ctx.runProgram)
-        var items = SetupPlan.items(facts) + extras.items(facts, path: ctx.environment("PATH"))
+        var items = SetupPlan.items(facts) + extras.items(facts, path: ctx.environment("PATH"), packaged: packagedFiles(facts))
         if let calendar { items = SetupPlan.withCalendarSync(items, facts, calendar) }
         return try items.map { item throws(PlannerError) in try SetupChange(item, crontab: crontab) }
     }

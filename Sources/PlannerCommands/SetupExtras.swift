@@ -17,8 +17,13 @@ public struct SetupExtras: Sendable {
         self.manual = manual
     }
 
-    /// Completions for the shells installed (found on `path`, PATH), the manual, the icon and the launcher.
-    func items(_ f: SetupFacts, path: String?) -> [SetupItem] {
+    /// Completions for the shells installed (found on `path`, PATH), the manual, the icon and the launcher,
+    /// less what the Debian package put in place (`packaged`: those items' paths under ~/.local, not written).
+    func items(_ f: SetupFacts, path: String?, packaged: Set<String> = []) -> [SetupItem] {
+        all(f, path: path).filter { !packaged.contains($0.path) }
+    }
+
+    private func all(_ f: SetupFacts, path: String?) -> [SetupItem] {
         var items = [SetupItem(kind: .file, path: f.dataHome + "/bash-completion/completions/planner",
                                content: bashCompletion, why: "bash completion")]
         if SetupFiles.onPath("zsh", path: path) {

@@ -72,6 +72,12 @@ extension SetupCommand {
                 }
             }
         }
+        // The ticker's lock beside the database: made by the tickers setup starts, removed by --uninstall.
+        let lock = facts.database + ".tick.lock"
+        // So is the folder it watches for saved opens (removed only when empty: else it holds opens).
+        for made in [lock, facts.database + ".opens"] where !SetupFiles.exists(made) && !manifest.leftovers.contains(made) {
+            if changes.contains(where: { $0.item.path.hasSuffix("/planner-tick.desktop") }) { manifest.leftovers.append(made) }
+        }
         let todo = changes.filter { $0.current != $0.next }
         var done: [SetupChange] = []
         do {

@@ -40,7 +40,17 @@ extension SetupCommand {
         if systemdUnits {
             _ = ctx.runProgram(["systemctl", "--user", "daemon-reload"])
         }
-        for leftover in manifest.leftovers { unlink(leftover) }
+        for leftover in manifest.leftovers {
+            if leftover.hasSuffix(".tick.lock") {
+                if !TickerStop.stopAndRemoveLock(leftover) {
+                    output.line("left \(leftover): a ticker still holds it (stop it, then remove the file)")
+                }
+            } else if leftover.hasSuffix(".opens") {
+                rmdir(leftover)
+            } else {
+                unlink(leftover)
+            }
+        }
         try manifest.remove()
         for folder in manifest.folders.reversed() { rmdir(folder) }
         output.line("the database is kept")

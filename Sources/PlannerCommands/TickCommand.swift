@@ -20,6 +20,8 @@ public enum TickCommand {
         public var appName = "planner"
         /// --exec PROGRAM [ARG...]; empty when not given.
         public var exec: [String] = []
+        /// --unless-running: exit 0 quietly when another ticker holds the database.
+        public var unlessRunning = false
 
         public init(db: String? = nil, now: String? = nil, sink: SinkName? = nil, grace: String? = nil, once: Bool = false,
                     verbose: Bool = false, urgency: String? = nil, icon: String? = nil, appName: String = "planner",
@@ -51,7 +53,7 @@ public enum TickCommand {
         let tickerContext = TickerContext(now: ctx.clock, environment: ctx.environment,
                                           databasePath: context.database.resolvedPath)
         try TickerRun.live(database: context.database, policy: policy, sink: chosen, verbose: options.verbose,
-                           context: tickerContext)
+                           context: tickerContext, unlessRunning: options.unlessRunning)
     }
 
     /// The sink the options name: --exec, --sink, else the automatic one. The session bus is looked up

@@ -15,6 +15,8 @@ public struct SetupFacts: Sendable, Equatable {
     /// `$XDG_CONFIG_HOME`, `$XDG_DATA_HOME` when set to absolute paths, else the defaults under `home`.
     public var configHome: String
     public var dataHome: String
+    /// --login-hook: a login counts as starting to study (an account or machine used only for study).
+    public var loginHook = false
 
     public init(home: String, binary: String, database: String, shell: String, existingFiles: Set<String>,
                 systemdUser: Bool, uid: UInt32, configHome: String? = nil, dataHome: String? = nil) {
@@ -79,13 +81,15 @@ public enum SetupPlan {
     /// The login file the user's login shell really reads, and the line for it.
     public static func loginItem(_ f: SetupFacts) -> SetupItem {
         let shell = f.shell.split(separator: "/").last.map(String.init) ?? "sh"
-        let open = "\(quoted(f.binary)) open --db \(quoted(f.database))"
-        let why = "the login runs 'planner open' (the app opened)"
+        let open = "\(quoted(f.binary)) open --login --db \(quoted(f.database))"
+        let why = "a login counts as starting to study: 'planner open --login', once per login session"
+        // The first login shell's pid, exported: tmux panes, whose server left the login, find it there.
+        let sh = "[ -x \(quoted(f.binary)) ] && { [ -n \"${PLANNER_LOGIN-}\" ] || { PLANNER_LOGIN=$$; export PLANNER_LOGIN; }; \(open); }"
         switch shell {
         case "zsh":
-            return SetupItem(kind: .block, path: f.home + "/.zprofile", content: "[ -x \(quoted(f.binary)) ] && \(open)", why: why)
+            return SetupItem(kind: .block, path: f.home + "/.zprofile", content: sh, why: why)
         case "fish":
-            let fish = "if status is-login; and test -x \(quoted(f.binary)); \(open); end"
+            let fish = "if status is-login; and test -x \(quoted(f.binary)); set -q PLANNER_LOGIN; or set -gx PLANNER_LOGIN $fish_pid; \(open); end"
             return SetupItem(kind: .file, path: f.configHome + "/fish/conf.d/planner.fish", content: fish + "\n", why: why)
         default:
             // bash reads the first of these that exists, and only that one; sh and dash read ~/.profile.
@@ -93,7 +97,7 @@ public enum SetupPlan {
             if shell == "bash", let first = [".bash_profile", ".bash_login", ".profile"].first(where: { f.existingFiles.contains($0) }) {
                 file = f.home + "/" + first
             }
-            return SetupItem(kind: .block, path: file, content: "[ -x \(quoted(f.binary)) ] && \(open)", why: why)
+            return SetupItem(kind: .block, path: file, content: sh, why: why)
         }
     }
 
@@ -108,8 +112,14 @@ public enum SetupPlan {
     ]
 
     public static func items(_ f: SetupFacts) -> [SetupItem] {
-        var items = [loginItem(f)]
+        var items = f.loginHook ? [loginItem(f)] : []
         let bin = f.binary, db = f.database
+        // The live ticker starts with the desktop session however it starts: freedesktop autostart (every
+        // desktop's session, and systemd's xdg-autostart generator), and the unit below where a session
+        // reaches graphical-session.target. The tick lock lets one of them run; the other exits 0 at once.
+        items.append(SetupItem(kind: .file, path: f.configHome + "/autostart/planner-tick.desktop",
+                               content: autostartEntry(binary: bin, database: db),
+                               why: "the live ticker starts with your desktop session (freedesktop autostart)"))
         if f.systemdUser {
             let folder = f.configHome + "/systemd/user"
             items += units(binary: bin, database: db).map {
@@ -164,7 +174,7 @@ public enum SetupPlan {
                 After=graphical-session.target
 
                 [Service]
-                ExecStart=\(systemdQuoted(binary)) tick\(db)
+                ExecStart=\(systemdQuoted(binary)) tick --unless-running\(db)
                 Restart=on-failure
                 RestartSec=5
                 # 64 bad usage, 65 not a usable database, 75 another ticker: restarting cannot help.
@@ -176,6 +186,24 @@ public enum SetupPlan {
 
                 """, "the ticker, bound to the graphical session"),
         ]
+    }
+
+    /// The desktop session's autostart entry for the live ticker: `--unless-running` makes a second one
+    /// (the unit's, or a second session's) exit 0 at once, with nothing in the session's log.
+    public static func autostartEntry(binary: String, database: String) -> String {
+        let exec = [binary, "tick", "--unless-running", "--db", database].map(desktopQuoted).joined(separator: " ")
+        return """
+            [Desktop Entry]
+            Type=Application
+            Name=planner reminders
+            Comment=Shows each study reminder at its time while you are logged in
+            Exec=\(exec)
+            Icon=planner
+            Terminal=false
+            NoDisplay=true
+            X-GNOME-Autostart-enabled=true
+
+            """
     }
 
     /// The launcher "Start studying": `planner study` records the open and runs the study command.

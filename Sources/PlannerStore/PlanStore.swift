@@ -53,9 +53,15 @@ extension PlannerDatabase {
     /// recorded once whichever process applies it.
     @discardableResult
     public func recordAppOpen(now: Instant, zone: Zone? = nil, policy: PlanPolicy? = nil, origin: String = "open",
-                              id: String? = nil, takenIn: Zone? = nil) throws(PlannerError) -> OpenDecision {
+                              id: String? = nil, takenIn: Zone? = nil, unlessRecorded: [String] = []) throws(PlannerError) -> OpenDecision {
         let event = Self.openEvent(now: now, takenIn: takenIn ?? zone, policy: policy, origin: origin, id: id)
         return try write(now: now, readsSyncFolder: false) {
+            // A login inside one already recorded (`LoginSession`): nothing new.
+            let recorded = try connection.prepare("SELECT 1 FROM event WHERE id = ?")
+            for known in unlessRecorded {
+                try recorded.bind([.text(known)])
+                if try recorded.step() { return OpenDecision(date: try (zone ?? readPlan().1).local(now).date, cancelled: [], refill: RefillDecision()) }
+            }
             // Already recorded (a saved open applied by another process first): what it decided then is gone.
             guard let outcome = try applyEvent(event, zone: zone) else {
                 let (plan, planZone) = try readPlan()

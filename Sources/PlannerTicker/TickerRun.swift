@@ -18,12 +18,19 @@ public enum TickerRun {
 
     /// A live ticker, until a stop signal: one per database (its lock), woken by the clock, by other
     /// processes' writes and by files saved in the inbox.
+    /// `unlessRunning`: when another ticker holds the database, return at once, silently (autostart and the
+    /// unit may both start one: one runs).
     public static func live(database: PlannerDatabase, policy: PlanPolicy?, sink: DeliverySink, verbose: Bool,
-                            context: TickerContext) throws(PlannerError) {
+                            context: TickerContext, unlessRunning: Bool = false) throws(PlannerError) {
         // Warnings (a stored setting it cannot use, a spooled open set aside) go to the ticker's log.
         let log = context.log
         PlannerDatabase.warn = { log("warning: " + $0) }
-        let lock = try TickerLock.acquire(databasePath: context.databasePath)
+        let lock: TickerLock
+        do {
+            lock = try TickerLock.acquire(databasePath: context.databasePath)
+        } catch where unlessRunning && error.exitCode == PlannerError.busy("").exitCode {
+            return
+        }
         defer { close(lock.fd) }
         // An inbox that cannot be made or is not ours (a link planted there) is not watched: its events
         // still wait for the next claim or refill, which refuses it with a warning.

@@ -23,8 +23,8 @@ enum FastPath {
         while i < args.count {
             let name = args[i]
             guard seen.insert(name).inserted else { return nil }
-            if name == "--verbose" {
-                options.verbose = true
+            if name == "--verbose" || (name == "--login" && command == "open") {
+                if name == "--verbose" { options.verbose = true } else { options.login = true }
                 i += 1
                 continue
             }

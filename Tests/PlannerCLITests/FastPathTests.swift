@@ -15,13 +15,14 @@ import Testing
         ["open", "--now", "2026-11-23T12:00+09:00"],
         ["refill", "--grace", "nonsense"],  // accepted by both parsers; rejected later by the same code
         ["open", "--db", ""],
+        ["open", "--login", "--db", "/tmp/x.db"],  // the login hook's line: as fast as a plain open
     ]
 
     static let refused: [[String]] = [
         [], ["list"], ["status", "--json"], ["open", "--help"], ["open", "-h"], ["refill", "--version"],
         ["open", "--db"], ["open", "--db", "a", "--db", "b"], ["open", "--verbose", "--verbose"],
         ["open", "--now", "-05:00"], ["open", "--frobnicate"], ["open", "extra"], ["help", "open"],
-        ["open", "--db=/tmp/x.db"], ["Open"],
+        ["open", "--db=/tmp/x.db"], ["Open"], ["refill", "--login"], ["open", "--login", "--login"],
     ]
 
     @Test(arguments: accepted)

@@ -19,13 +19,25 @@ struct Open: ParsableCommand {
             and it exits 0: the next planner command that writes (refill, add, open, the ticker) applies it \
             at the time it was taken. Exit 75 only when it could not even be saved.
 
-            In ~/.profile:  planner open
+            --login is for a login script, on an account or machine used only for study (planner setup \
+            --login-hook installs it): it records one open per login session, and nothing for what runs inside \
+            it (tmux panes, su - to the same user, nested login shells). A session is the kernel's audit \
+            session, else logind's, else the outermost process of yours the login shell descends from \
+            ($PLANNER_LOGIN, the first login shell's pid, carries it into tmux). Each new login is recorded \
+            once; the first of the day closes the day.
+
+            In ~/.profile:  [ -n "$PLANNER_LOGIN" ] || export PLANNER_LOGIN=$$; planner open --login
             """)
 
     @OptionGroup var common: CommonOptions
     @OptionGroup var change: PlanChangeOptions
+    @Flag(name: .long, help: "Once per login session (for a login script).") var login = false
 
-    var options: PlanCommandOptions { PlanCommandOptions(common, change) }
+    var options: PlanCommandOptions {
+        var options = PlanCommandOptions(common, change)
+        options.login = login
+        return options
+    }
 
     func run() throws { try Self.execute(options) }
 

@@ -6,12 +6,20 @@ struct Setup: ParsableCommand {
         commandName: "setup",
         abstract: "Set up login open, refill schedule, ticker, completions and manual in one step.",
         discussion: """
-            Without an option, prints what it would do. --install does it, idempotently: the login line in the file \
-            your login shell really reads, a systemd user timer for refill and the ticker as a service bound to the \
-            graphical session (or, without a systemd user manager, crontab entries merged into yours), shell \
-            completions and the manual page — every path absolute, so login, cron and the ticker share one \
-            database. Each file it edits is backed up first (in $XDG_STATE_HOME/planner/setup); --uninstall \
-            puts back exactly what was there. The database itself is never removed.
+            Without an option, prints what it would do. --install does it, idempotently: the live ticker started \
+            with your desktop session (an autostart entry, and where a systemd user manager runs, a service bound \
+            to the graphical session: whichever starts second exits at once), a systemd user timer for refill (or, \
+            without a systemd user manager, crontab entries merged into yours), the Start studying launcher, shell \
+            completions and the manual page (not again when the planner package put them in place) — every path \
+            absolute, so the ticker, cron and the launcher share one database.
+
+            The day closes when you start studying: "Start studying" on a reminder, the launcher, or planner \
+            study. Logging in does not, unless --login-hook adds planner open --login to the file your login \
+            shell really reads (for an account or machine used only for study): then each login session counts \
+            once, and tmux panes, su - and nested login shells inside it do not.
+
+            Each file it edits is backed up first (in $XDG_STATE_HOME/planner/setup); --uninstall stops the \
+            ticker and puts back exactly what was there. The database itself is never removed.
             """)
 
     @OptionGroup var common: CommonOptions
@@ -21,6 +29,8 @@ struct Setup: ParsableCommand {
         "Also sync the calendar folder with your CalDAV server (vdirsyncer sync, planner sync, vdirsyncer sync) every 15 minutes and when the folder changes; never at login.",
         discussion: "Needs calendar-folder set and vdirsyncer installed and configured (contrib/vdirsyncer.config)."))
     var calendar = false
+    @Flag(name: .customLong("login-hook"), help: "Also count each login as starting to study (for an account or machine used only for study).")
+    var loginHook = false
     @Option(name: .long, help: ArgumentHelp(
         "What runs refill and the ticker: systemd (user units), cron, or auto (systemd when a user manager runs).",
         valueName: "auto|systemd|cron"))
@@ -38,7 +48,7 @@ struct Setup: ParsableCommand {
     func run() throws {
         var options = SetupCommand.Options(db: common.db, now: common.now, install: install, uninstall: uninstall,
                                            scheduler: SetupCommand.Scheduler(rawValue: scheduler) ?? .auto,
-                                           packageFiles: packageFiles)
+                                           packageFiles: packageFiles, loginHook: loginHook)
         options.calendar = calendar
         try SetupCommand.run(.process, options, extras: Self.extras)
     }

@@ -40,6 +40,8 @@ struct Tick: ParsableCommand {
     @Option(name: .long, help: "notify: the urgency (low, normal, critical; default: the urgency setting).") var urgency: String?
     @Option(name: .long, help: "notify: an icon name or path (default: the icon setting).") var icon: String?
     @Option(name: .customLong("app-name"), help: "notify: the application name shown.") var appName: String = "planner"
+    @Flag(name: .customLong("unless-running"), help: "Exit 0 quietly when another ticker already runs on this database (for autostart and the user unit: one of them runs).")
+    var unlessRunning = false
     @Option(name: .long, parsing: .remaining, help: ArgumentHelp(
         "Deliver by running PROGRAM [ARG...] directly (must come last).", valueName: "program"))
     var exec: [String] = []
@@ -51,11 +53,14 @@ struct Tick: ParsableCommand {
             throw ValidationError("invalid --urgency \(TerminalText.quoted(urgency)): expected low, normal or critical")
         }
         if common.now != nil && !once { throw ValidationError("--now applies only with --once: a live ticker follows the clock") }
+        if unlessRunning && once { throw ValidationError("--unless-running applies to a live ticker, not --once") }
     }
 
     func run() throws {
-        try TickCommand.run(.process, TickCommand.Options(
+        var options = TickCommand.Options(
             db: common.db, now: common.now, sink: sink.map { $0 == .notify ? .notify : .stdout }, grace: grace, once: once,
-            verbose: verbose, urgency: urgency, icon: icon, appName: appName, exec: exec))
+            verbose: verbose, urgency: urgency, icon: icon, appName: appName, exec: exec)
+        options.unlessRunning = unlessRunning
+        try TickCommand.run(.process, options)
     }
 }
