@@ -45,8 +45,10 @@ import Testing
         Dictionary(uniqueKeysWithValues: filesBelow(folder).map { ($0, readFile(folder + "/" + $0) ?? "<folder>") })
     }
 
-    func run(_ h: Home, install: Bool = false, uninstall: Bool = false, calendar: Bool = true) throws {
-        var options = SetupCommand.Options(db: h.db, now: "2026-11-23T12:00", install: install, uninstall: uninstall)
+    func run(_ h: Home, install: Bool = false, uninstall: Bool = false, calendar: Bool = true,
+             loginHook: Bool = false) throws {
+        var options = SetupCommand.Options(db: h.db, now: "2026-11-23T12:00", install: install, uninstall: uninstall,
+                                           loginHook: loginHook)
         options.calendar = calendar
         try SetupCommand.run(h.process.context, options, extras: SetupFactsTests.extras)
     }
@@ -90,7 +92,7 @@ import Testing
     @Test func installWritesTheJobAndUninstallPutsEveryByteBack() throws {
         let h = try home()
         let before = snapshot(h.home)
-        try run(h, install: true)
+        try run(h, install: true, loginHook: true)
         let units = h.home + "/.config/systemd/user/"
         let service = try #require(readFile(units + "planner-calendar.service"))
         let exec = service.split(separator: "\n").filter { $0.hasPrefix("ExecStart=") }
@@ -104,9 +106,9 @@ import Testing
         #expect(path.contains("\nPathChanged=\(h.folder)\n"))
         #expect(path.contains("\nUnit=planner-calendar.service\n"))
         #expect(try #require(readFile(units + "planner-calendar.timer")).contains("\nOnCalendar=*:7/15\n"))
-        // The login only opens: the network sync never runs inside it.
+        // The login hook (when asked for) only opens: the network sync never runs inside it.
         let profile = try #require(readFile(h.home + "/.profile"))
-        #expect(profile.contains(" open --db ") && !profile.contains("vdirsyncer") && !profile.contains(" sync"))
+        #expect(profile.contains(" open --login --db ") && !profile.contains("vdirsyncer") && !profile.contains(" sync"))
         #expect(h.process.ran.contains(["systemctl", "--user", "enable", "--now", "planner-calendar.timer", "planner-calendar.path"]))
         #expect(h.process.lines.contains("enabled planner-calendar.timer and planner-calendar.path (systemctl --user)"))
 
