@@ -87,9 +87,17 @@ import Testing
         let folder = h.dir + "/calendar"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         try h.configOK(["set", "calendar-folder", folder, "calendar-days", "60", "days", "daily", "interval", "15m"], now: "2026-11-23T08:00")
+        // Kill times follow how long a whole rewrite takes on this machine (a fast, idle machine finishes
+        // before a fixed delay): one timed run first, then kills spread over that run's span.
+        let started = Date()
+        try h.configOK(["set", "title", "Study warm-up"], now: "2026-11-23T08:00")
+        let span = max(Date().timeIntervalSince(started), 0.05)
         var killedWithTemp = 0
+        var rounds = 0
         var generator = SystemRandomNumberGenerator()
-        for round in 0..<16 {
+        // 16 rounds, more (up to 48) until one kill has landed while a temporary file existed.
+        for round in 0..<48 where round < 16 || killedWithTemp == 0 {
+            rounds += 1
             // Each round changes the title: every event file is rewritten.
             let p = Process()
             p.executableURL = URL(fileURLWithPath: Harness.binary)
@@ -98,7 +106,7 @@ import Testing
             p.standardOutput = FileHandle.nullDevice
             p.standardError = FileHandle.nullDevice
             try p.run()
-            usleep(UInt32.random(in: 200_000...2_500_000, using: &generator))
+            usleep(UInt32(Double.random(in: 0.1...0.95, using: &generator) * span * 1_000_000))
             kill(p.processIdentifier, SIGKILL)
             p.waitUntilExit()
             let names = try FileManager.default.contentsOfDirectory(atPath: folder)
@@ -120,7 +128,7 @@ import Testing
         #expect(events.count == 60 * 49)  // 09:30-21:30 every 15 m, 49 a day, today whole (from 08:00)
         #expect(events.allSatisfy { $0["summary"] == title }, "\(title)")
         #expect(files.values.filter { $0["kind"] == "VTODO" }.count == 60)
-        print("kills that left a temporary file behind: \(killedWithTemp) of 16")
+        print("kills that left a temporary file behind: \(killedWithTemp) of \(rounds) (a whole rewrite: \(span) s)")
         #expect(killedWithTemp > 0, "no kill landed between a temporary write and its rename: the test proved nothing")
     }
 }
