@@ -8,6 +8,9 @@ public struct PlanFacts: Sendable {
     public var state: PlanState
     /// The stamp of the last change each register took (absent: none recorded yet).
     public var stamps: [Register: Stamp]
+    /// Each open's study day by event id, as the settings in force at its stamp give it (the store folds
+    /// the history: `DayRuleHistory`); an open without one takes the day the settings after the batch give.
+    public var openDays: [String: (date: LocalDate, zone: Zone)] = [:]
 
     public init(settingValues: [String: String], settingDefaults: [String: String] = [:], state: PlanState,
                 stamps: [Register: Stamp] = [:]) {
@@ -126,6 +129,8 @@ public func decideEvents(_ events: [PlanEvent], facts: PlanFacts, now: Instant, 
             effect.pauses.append(PauseChange(at: event.at, starts: nil))
             state.exclusions.pause = nil
         case .settings(let set, let reset):
+            // The plan's shared zone is settled by the store before the batch is decided (`SharedZone`).
+            if event.isPlanZoneClaim { continue }
             let changes = set.map { ($0.key, $0.value) }
                 + reset.map { ($0, facts.settingDefaults[$0.rawValue] ?? $0.defaultValue) }
             for (key, value) in changes where wins(.setting(key), event) {
@@ -146,7 +151,7 @@ public func decideEvents(_ events: [PlanEvent], facts: PlanFacts, now: Instant, 
     // An open cancels its day's study slots still pending (past ones not yet delivered too), on the plan's
     // day: the same day on every device that shares the plan's zone.
     for event in opens {
-        let date = plan.schedule.studyDay(at: event.at, in: zone)
+        let date = facts.openDays[event.id]?.date ?? plan.schedule.studyDay(at: event.at, in: zone)
         let cancelled = state.pending.filter { $0.kind == .slot && $0.localDate == date }
         let ids = Set(cancelled.map(\.rowID))
         state.pending.removeAll { ids.contains($0.rowID) }

@@ -22,6 +22,16 @@ public struct PlanEvent: Equatable, Sendable {
         self.stamp = stamp
     }
 
+    /// The origin of a device's claim of the plan's zone (a `settings` event setting `zone`): made once,
+    /// when a device first shares, from the zone its plan was made in. The earliest claim is the plan's
+    /// zone on every device until someone sets one (`SharedZone`).
+    public static let planZoneOrigin = "plan-zone"
+
+    public var isPlanZoneClaim: Bool {
+        guard origin == Self.planZoneOrigin, case .settings(let set, let reset) = change else { return false }
+        return reset.isEmpty && set.count == 1 && set[0].key == .zone
+    }
+
     /// A device's id (and an event's made here): 32 lowercase hex digits.
     public static func isDeviceID(_ text: String) -> Bool {
         text.utf8.count == 32 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }

@@ -19,12 +19,38 @@ public struct Stamp: Comparable, Hashable, Sendable, CustomStringConvertible {
         (a.milliseconds, a.counter, a.device) < (b.milliseconds, b.counter, b.device)
     }
 
-    /// The stamp of a change made here at `now`, after `latest` (the greatest stamp this device has seen).
-    public static func next(after latest: Stamp?, now: Instant, device: String) -> Stamp {
-        guard let latest, latest.milliseconds >= now.milliseconds else {
-            return Stamp(milliseconds: now.milliseconds, counter: 0, device: device)
+    /// How far ahead of this device's clock a stamp may be for the clock to adopt it (the hybrid logical
+    /// clock paper's ε): half the day a reader accepts (`SyncFileText.maximumAheadMilliseconds`), so a device
+    /// never publishes a stamp that a peer whose clock is within 12 hours of its own would have to wait on,
+    /// and a change made after seeing another still comes after it when the clocks are up to 12 hours apart.
+    /// A stamp further ahead (a peer's clock a day fast, an inbox file dated 2030, a
+    /// `--now` months ahead) still takes its place among changes, but this device's later changes do not
+    /// inherit its lead: one clock ahead can never make every later change of a device carry that lead.
+    public static let maximumLeadMilliseconds: Int64 = 12 * 3_600_000
+    /// The largest counter a stamp may carry (lines with a larger one are refused by every reader).
+    public static let maximumCounter: Int64 = (1 << 32) - 1
+
+    /// The physical part of this device's clock for a change at `at`: `at`, but never further ahead of
+    /// the real clock `real` than `maximumLeadMilliseconds` (a `--now` in the future moves when a change
+    /// happened, not the clock every later change is stamped by).
+    public static func clock(at: Instant, real: Instant) -> Int64 {
+        min(at.milliseconds, real.milliseconds + maximumLeadMilliseconds)
+    }
+
+    /// The stamp of a change made here when the clock reads `clock` (milliseconds), after `latest` (the
+    /// greatest stamp this device has seen that is not more than `maximumLeadMilliseconds` ahead of
+    /// `clock`: the caller leaves further ones out). A counter at its limit moves to the next millisecond.
+    public static func next(after latest: Stamp?, clock: Int64, device: String) -> Stamp {
+        guard let latest, latest.milliseconds >= clock else {
+            return Stamp(milliseconds: clock, counter: 0, device: device)
         }
+        if latest.counter >= maximumCounter { return Stamp(milliseconds: latest.milliseconds + 1, counter: 0, device: device) }
         return Stamp(milliseconds: latest.milliseconds, counter: latest.counter + 1, device: device)
+    }
+
+    /// The stamp of a change made here at `now`, after `latest` (tests; the store bounds `latest` first).
+    public static func next(after latest: Stamp?, now: Instant, device: String) -> Stamp {
+        next(after: latest, clock: now.milliseconds, device: device)
     }
 
     /// `<ms>.<counter>`: the device is a field of its own where stamps travel.
@@ -58,6 +84,8 @@ public enum Register: Hashable, Sendable {
     case setting(SettingKey)
     case skip(LocalDate)
     case pause
+    /// The plan's shared zone when nobody set one: the first device's (the earliest claim wins).
+    case planZone
 
     /// The `register` table's name.
     public var name: String {
@@ -65,6 +93,7 @@ public enum Register: Hashable, Sendable {
         case .setting(let key): "setting:" + key.rawValue
         case .skip(let date): "skip:" + date.description
         case .pause: "pause"
+        case .planZone: "plan-zone"
         }
     }
 }

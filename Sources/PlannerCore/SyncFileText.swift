@@ -74,6 +74,10 @@ public enum SyncFileText {
         public var consumed = 0
         /// Why lines were refused, in order.
         public var refused: [String] = []
+        /// Lines dated too far ahead of this device's clock: never consumed (the read stops counting
+        /// bytes at the first), they are read again from this instant on, when they are no longer ahead.
+        public var waiting = 0
+        public var waitingUntil: Instant?
     }
 
     /// Reads whole lines of `bytes`, a file of `device`, at `now`. A line from another device than the
@@ -81,36 +85,62 @@ public enum SyncFileText {
     public static func read(_ bytes: ArraySlice<UInt8>, device: String, now: Instant) -> Read {
         var result = Read()
         var start = bytes.startIndex
+        var firstWaiting: Int?
         while let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
             let line = bytes[start...end]
+            if let why = readLine(line, device: device, now: now, into: &result) {
+                if case .waiting(let until) = why {
+                    result.waiting += 1
+                    result.waitingUntil = min(result.waitingUntil ?? until, until)
+                    if firstWaiting == nil { firstWaiting = start }
+                } else if case .refused(let text) = why {
+                    result.refused.append(text)
+                }
+            }
             start = end + 1
-            if let why = readLine(line, device: device, now: now, into: &result) { result.refused.append(why) }
         }
-        result.consumed = start - bytes.startIndex
+        result.consumed = (firstWaiting ?? start) - bytes.startIndex
         return result
     }
 
-    static func readLine(_ bytes: ArraySlice<UInt8>, device: String, now: Instant, into result: inout Read) -> String? {
-        guard bytes.count <= PlanEventText.maximumLineBytes else { return "a line longer than \(PlanEventText.maximumLineBytes) bytes" }
+    /// Why a line was not taken.
+    enum LineProblem {
+        case refused(String)
+        /// Dated too far ahead of this clock: taken once the clock reaches `until`.
+        case waiting(until: Instant)
+    }
+
+    /// One whole line: nil when taken. A line dated more than `maximumAheadMilliseconds` ahead of `now`
+    /// waits (a clock ahead delays a change, it never loses it); anything a planner could not have written
+    /// is refused.
+    static func readLine(_ bytes: ArraySlice<UInt8>, device: String, now: Instant, into result: inout Read) -> LineProblem? {
+        readOneLine(bytes, device: device, now: now, into: &result) { milliseconds in
+            milliseconds > now.milliseconds + maximumAheadMilliseconds
+                ? .waiting(until: Instant(milliseconds: milliseconds - maximumAheadMilliseconds)) : nil
+        }
+    }
+
+    private static func readOneLine(_ bytes: ArraySlice<UInt8>, device: String, now: Instant, into result: inout Read,
+                                    ahead: (Int64) -> LineProblem?) -> LineProblem? {
+        guard bytes.count <= PlanEventText.maximumLineBytes else { return .refused("a line longer than \(PlanEventText.maximumLineBytes) bytes") }
         if bytes.starts(with: deviceHeaderBytes) {
-            guard let line = String(validating: bytes, as: UTF8.self) else { return "a line that is not UTF-8" }
-            guard let name = deviceName(line) else { return "a device line that is not one" }
-            guard name.id == device else { return "a device line for another device than its file's" }
-            guard name.at.milliseconds <= now.milliseconds + maximumAheadMilliseconds else { return "a device line dated ahead of this device's clock by more than a day" }
+            guard let line = String(validating: bytes, as: UTF8.self) else { return .refused("a line that is not UTF-8") }
+            guard let name = deviceName(line) else { return .refused("a device line that is not one") }
+            guard name.id == device else { return .refused("a device line for another device than its file's") }
+            if let waiting = ahead(name.at.milliseconds) { return waiting }
             result.names.append(name)
             return nil
         }
-        guard var event = PlanEvent(bytes: bytes) else { return "a line that is not a planner event" }
-        guard let stamp = event.stamp else { return "an event without its device and stamp" }
-        if let why = event.problem { return "an event refused: \(why)" }
-        guard stamp.device == device else { return "an event of another device than its file's" }
-        let ahead = max(event.at.milliseconds, stamp.milliseconds) - now.milliseconds
-        guard ahead <= maximumAheadMilliseconds else { return "an event dated ahead of this device's clock by more than a day" }
+        guard var event = PlanEvent(bytes: bytes) else { return .refused("a line that is not a planner event") }
+        guard let stamp = event.stamp else { return .refused("an event without its device and stamp") }
+        if let why = event.problem { return .refused("an event refused: \(why)") }
+        guard stamp.device == device else { return .refused("an event of another device than its file's") }
+        if let waiting = ahead(max(event.at.milliseconds, stamp.milliseconds)) { return waiting }
         if case .settings(let set, let reset) = event.change {
             // Each device keeps its own: another's folder, name or study program is not this one's.
             let shared = set.filter { $0.key.declaration.scope == .user }
             let sharedReset = reset.filter { $0.declaration.scope == .user }
-            guard !shared.isEmpty || !sharedReset.isEmpty else { return "a change of another device's own settings" }
+            guard !shared.isEmpty || !sharedReset.isEmpty else { return .refused("a change of another device's own settings") }
             event.change = .settings(set: shared, reset: sharedReset)
         }
         result.events.append(event)

@@ -22,19 +22,80 @@ extension PlannerDatabase {
 
     /// Inside the caller's transaction: records the event (stamped as this device's latest change), lets
     /// `decideEvent` decide from the plan as it is, writes what it decided, at the event's own instant.
-    /// `zone` overrides the plan's (tests).
+    /// A change that would change nothing (a resume with nothing paused, removing a skip that is not there,
+    /// a setting set to the value it has) is not recorded and travels nowhere: the plan is refilled and the
+    /// outcome has no fresh event. `zone` overrides the plan's (tests).
     func applyEvent(_ event: PlanEvent, zone override: Zone? = nil) throws -> EventOutcome? {
         var event = event
         if event.stamp == nil {
-            let (latest, selfID) = try latestStampAndSelf()
-            event.stamp = Stamp.next(after: latest, now: event.at, device: selfID ?? "")
+            // The clock never adopts a stamp further ahead than the bound (one `--now` in the future, an
+            // inbox file dated 2030 or a peer a day fast would otherwise lead every later change).
+            let clock = Stamp.clock(at: event.at, real: SystemClock.now())
+            let (latest, selfID) = try latestStampAndSelf(notAfter: clock + Stamp.maximumLeadMilliseconds)
+            event.stamp = Stamp.next(after: latest, clock: clock, device: selfID ?? "")
         }
+        // Recorded before (an inbox file read twice): nothing to do.
+        if try connection.integer("SELECT count(*) FROM event WHERE id = ?", .text(event.id)) == 1 { return nil }
+        guard let change = try withoutNoOps(event.change, now: event.at) else {
+            return try applyNothing(now: event.at, zone: override)
+        }
+        event.change = change
         return try applyEvents([event], now: event.at, receivedAt: nil, zone: override)
+    }
+
+    /// `change` without the parts that would change nothing here now; nil when nothing is left.
+    func withoutNoOps(_ change: PlanChange, now: Instant) throws -> PlanChange? {
+        switch change {
+        case .open, .pause:
+            return change
+        case .resume:
+            let stmt = try connection.prepare(HotQueries.pause)
+            try stmt.bind([.integer(now.milliseconds)])
+            return try stmt.step() ? change : nil
+        case .skip(let dates, let reason):
+            let stmt = try connection.prepare("SELECT 1 FROM skipped_date WHERE local_date = ? AND removed_at_ms IS NULL AND reason IS ?")
+            var left: [LocalDate] = []
+            for date in dates {
+                try stmt.bind([.text(date.description), reason.map { .text($0) } ?? .null])
+                if try !stmt.step() { left.append(date) }
+            }
+            return left.isEmpty ? nil : change
+        case .unskip(let dates):
+            let stmt = try connection.prepare("SELECT 1 FROM skipped_date WHERE local_date = ? AND removed_at_ms IS NULL")
+            var left: [LocalDate] = []
+            for date in dates {
+                try stmt.bind([.text(date.description)])
+                if try stmt.step() { left.append(date) }
+            }
+            return left.isEmpty ? nil : .unskip(dates: left)
+        case .settings(let set, let reset):
+            let rows = try readSettingRows()
+            let changed = set.filter { rows.values[$0.key.rawValue] ?? $0.key.defaultValue != $0.value }
+            let resets = reset.filter { key in
+                let value = rows.values[key.rawValue] ?? key.defaultValue
+                return value != rows.defaults[key.rawValue] ?? key.defaultValue
+            }
+            return changed.isEmpty && resets.isEmpty ? nil : .settings(set: changed, reset: resets)
+        }
+    }
+
+    /// A command whose change was a no-op still plans again (as `refill` would).
+    private func applyNothing(now: Instant, zone override: Zone?) throws -> EventOutcome {
+        let rows = try readSettingRows()
+        let (_, planZone) = try plan(from: rows.values)
+        try addMissingSettingRows()
+        let facts = PlanFacts(settingValues: rows.values, settingDefaults: rows.defaults,
+                              state: try readPlanState(now: now, zone: override ?? planZone))
+        let effect = decideEvents([], facts: facts, now: now) { name in override ?? Self.usableZone(named: name) }
+        try apply(effect.refill, now: now, zone: override ?? planZone, plan: effect.plan)
+        return EventOutcome(effect: effect, fresh: [])
     }
 
     /// Inside the caller's transaction: records each event not recorded yet, decides them together
     /// (`decideEvents`) and plans again at `now`. `receivedAt`: another device's events, applied here then.
-    /// nil when none of them was new.
+    /// nil when none of them was new. What depends on the order of the history is derived from the history
+    /// (`SharedHistoryStore`): each open's study day from the settings in force at its stamp, the pause
+    /// history, the plan's shared zone; an event arriving out of order re-derives what it changes.
     func applyEvents(_ events: [PlanEvent], now: Instant, receivedAt: Instant?, zone override: Zone? = nil) throws -> EventOutcome? {
         // Recorded first: a row already there means it was applied before, and nothing else is done.
         let record = try connection.prepare("""
@@ -42,22 +103,33 @@ extension PlannerDatabase {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING
             """)
         var fresh: [PlanEvent] = []
+        var replaced: [(old: PlanEvent, new: PlanEvent)] = []
         for event in events {
             let stamp = event.stamp ?? Stamp(milliseconds: event.at.milliseconds)
             try record.run(.text(event.id), .integer(event.at.milliseconds), .text(event.origin), .text(event.change.kind),
                            .text(PlanEventText.fields(PlanEventText.payload(event.change))), .text(stamp.device),
                            .integer(stamp.milliseconds), .integer(stamp.counter), receivedAt.map { .integer($0.milliseconds) } ?? .null)
-            if sqlite3Changes() == 1 { fresh.append(event) }
+            if sqlite3Changes() == 1 {
+                fresh.append(event)
+            } else if receivedAt != nil, let old = try settleTwoPayloads(event) {
+                replaced.append((old, event))
+                if case .open = event.change { fresh.append(event) }
+            }
         }
-        guard !fresh.isEmpty else { return nil }
+        guard !fresh.isEmpty || !replaced.isEmpty else { return nil }
+        // Claims of the plan's zone first: what a reset of the zone returns to, and the day of every open.
+        let zoneSettled = try settleZoneClaims(fresh.filter(\.isPlanZoneClaim))
+        let deciding = fresh.filter { !$0.isPlanZoneClaim }
         let rows = try readSettingRows()
         let (_, planZone) = try plan(from: rows.values)
         // A declared key without a row gets one first, so a settings change has a row to change.
         try addMissingSettingRows()
-        let facts = PlanFacts(settingValues: rows.values, settingDefaults: rows.defaults,
+        var facts = PlanFacts(settingValues: rows.values, settingDefaults: rows.defaults,
                               state: try readPlanState(now: now, zone: override ?? planZone),
-                              stamps: try readStamps(Self.registers(of: fresh)))
-        let effect = decideEvents(fresh, facts: facts, now: now) { name in override ?? Self.usableZone(named: name) }
+                              stamps: try readStamps(Self.registers(of: deciding)))
+        let opens = deciding.filter { if case .open = $0.change { true } else { false } }
+        facts.openDays = try openDays(opens, values: rows.values, defaults: rows.defaults, zone: override)
+        let effect = decideEvents(deciding, facts: facts, now: now) { name in override ?? Self.usableZone(named: name) }
         let zone = override ?? Self.usableZone(named: effect.plan.zone)
 
         var outcome = EventOutcome(effect: effect, fresh: fresh)
@@ -83,16 +155,9 @@ extension PlannerDatabase {
                 outcome.removedSkips += sqlite3Changes()
             }
         }
-        let endPause = try connection.prepare("""
-            UPDATE pause SET ended_at_ms = ?
-            WHERE ended_at_ms IS NULL AND (until_ms IS NULL OR until_ms > ?)
-            """)
-        let startPause = try connection.prepare("INSERT INTO pause (since_ms, until_ms) VALUES (?, ?)")
-        for change in effect.pauses {
-            try endPause.run(.integer(change.at.milliseconds), .integer(change.at.milliseconds))
-            if let pause = change.starts {
-                try startPause.run(.integer(pause.since.milliseconds), pause.until.map { .integer($0.milliseconds) } ?? .null)
-            }
+        // The pause history is the pause and resume events in stamp order, whatever order they came in.
+        if deciding.contains(where: { if case .pause = $0.change { true } else if case .resume = $0.change { true } else { false } }) {
+            try rebuildPauses()
         }
         let stamp = try connection.prepare("""
             INSERT INTO register (name, stamp_ms, stamp_counter, stamp_device, event_id) VALUES (?, ?, ?, ?, ?)
@@ -109,11 +174,30 @@ extension PlannerDatabase {
             """)
         for open in effect.opens {
             let at = open.event.at
-            try recordOpen.run(.integer(at.milliseconds), .text(open.date.description), .text(zone.rfc3339(at)),
-                         .text(zone.name), .integer(Int64(open.cancelled.count)), .text(open.event.id), .text(open.event.origin))
+            let openZone = facts.openDays[open.event.id]?.zone ?? zone
+            if replaced.contains(where: { $0.new.id == open.event.id }) {
+                try connection.prepare("DELETE FROM app_open WHERE event_id = ?").run(.text(open.event.id))
+            }
+            try recordOpen.run(.integer(at.milliseconds), .text(open.date.description), .text(openZone.rfc3339(at)),
+                         .text(openZone.name), .integer(Int64(open.cancelled.count)), .text(open.event.id), .text(open.event.origin))
             try transition(open.cancelled, to: .cancelled, reason: receivedAt == nil ? "app opened" : "app opened on another device", now: now)
         }
-        try apply(effect.refill, now: now, zone: zone, plan: effect.plan)
+        // What an event that arrived out of stamp order changes, derived again: the opens stamped after a
+        // change of the day rule (every open when the plan's shared zone was settled), and what replaced
+        // a payload held before.
+        var moved = false
+        if zoneSettled {
+            moved = try rederiveOpens(after: nil, now: now)
+        } else if let earliest = deciding.filter({ SettingsStep(stamp: $0.stamp ?? Stamp(milliseconds: $0.at.milliseconds), change: $0.change) != nil })
+                    .compactMap(\.stamp).min() {
+            moved = try rederiveOpens(after: earliest, now: now)
+        }
+        if try refold(replaced) { moved = true }
+        if moved {
+            _ = try replan(now: now, zone: override)
+        } else {
+            try apply(effect.refill, now: now, zone: zone, plan: effect.plan)
+        }
         return outcome
     }
 
@@ -125,6 +209,7 @@ extension PlannerDatabase {
             case .open: break
             case .skip(let dates, _), .unskip(let dates): registers.formUnion(dates.map(Register.skip))
             case .pause, .resume: registers.insert(.pause)
+            case .settings where event.isPlanZoneClaim: registers.insert(.planZone)
             case .settings(let set, let reset): registers.formUnion(set.map { .setting($0.key) } + reset.map(Register.setting))
             }
         }
@@ -144,15 +229,17 @@ extension PlannerDatabase {
         return stamps
     }
 
-    /// The greatest stamp this database has seen, from any device, and this device's id: one statement,
-    /// since every change made here (a login's `open` too) reads both.
-    func latestStampAndSelf() throws -> (Stamp?, String?) {
+    /// The greatest stamp this database has seen, from any device, not after `bound` (a stamp further ahead
+    /// is never adopted by this device's clock), and this device's id: one statement, since every change
+    /// made here (a login's `open` too) reads both.
+    func latestStampAndSelf(notAfter bound: Int64 = Int64.max) throws -> (Stamp?, String?) {
         let stmt = try connection.prepare("""
             SELECT (SELECT id FROM device WHERE is_self = 1), e.stamp_ms, e.stamp_counter, e.device,
-                   (SELECT max(stamp_ms) FROM register)
-            FROM (SELECT 1) LEFT JOIN (SELECT stamp_ms, stamp_counter, device FROM event WHERE stamp_ms IS NOT NULL
+                   (SELECT max(stamp_ms) FROM register WHERE stamp_ms <= ?1)
+            FROM (SELECT 1) LEFT JOIN (SELECT stamp_ms, stamp_counter, device FROM event WHERE stamp_ms <= ?1
                                        ORDER BY stamp_ms DESC, stamp_counter DESC LIMIT 1) e
             """)
+        try stmt.bind([.integer(bound)])
         _ = try stmt.step()
         let selfID = stmt.isNull(0) ? nil : stmt.text(0)
         var latest = stmt.isNull(1) ? nil : Stamp(milliseconds: stmt.int64(1), counter: stmt.int64(2), device: stmt.text(3))

@@ -53,11 +53,11 @@ extension PlannerDatabase {
         var events: [PlanEvent] = []
         var names: [SyncFileText.DeviceName] = []
         var problemsByFile: [String: String] = [:]
-        let known = try connection.prepare("SELECT size, mtime_ns, consumed, problem FROM sync_file WHERE name = ?")
+        let known = try connection.prepare("SELECT size, mtime_ns, consumed, problem, waiting_ms FROM sync_file WHERE name = ?")
         let remember = try connection.prepare("""
-            INSERT INTO sync_file (name, size, mtime_ns, consumed, problem) VALUES (?, ?, ?, ?, ?)
+            INSERT INTO sync_file (name, size, mtime_ns, consumed, problem, waiting_ms) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT (name) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns,
-                consumed = excluded.consumed, problem = excluded.problem
+                consumed = excluded.consumed, problem = excluded.problem, waiting_ms = excluded.waiting_ms
             """)
         var impostor = false
         for name in Self.folderNames(dir) {
@@ -67,7 +67,8 @@ extension PlannerDatabase {
             }
             try known.bind([.text(name)])
             let previous = try known.step() ? (size: known.int64(0), mtime: known.int64(1), consumed: known.int64(2),
-                                                 problem: known.isNull(3) ? nil : known.text(3)) : nil
+                                                 problem: known.isNull(3) ? nil : known.text(3),
+                                                 waiting: known.isNull(4) ? nil : Optional(known.int64(4))) : nil
             let file = Self.openFile(dir, name)
             // Syncthing replaces a file by deleting its name, then renaming the new one in: gone for a moment
             // is not a problem (the rename that follows wakes the ticker, and the next write reads it).
@@ -77,7 +78,8 @@ extension PlannerDatabase {
                 continue
             }
             defer { close(fd) }
-            if let previous, previous.size == size, previous.mtime == mtime {
+            // Unchanged, and nothing in it waiting for this clock to catch up: nothing new to read.
+            if let previous, previous.size == size, previous.mtime == mtime, previous.waiting.map({ now.milliseconds < $0 }) ?? true {
                 if let problem = previous.problem { report.problems.append("\(folder)/\(name): \(problem)") }
                 continue
             }
@@ -101,8 +103,13 @@ extension PlannerDatabase {
             if let first = read.refused.first {
                 problem = read.refused.count == 1 ? "1 line refused: \(first)" : "\(read.refused.count) lines refused (first: \(first))"
             }
+            if let until = read.waitingUntil {
+                let waits = "\(read.waiting) line\(read.waiting == 1 ? "" : "s") dated more than a day ahead of this device's clock, read again from \(Self.utcText(until)) (a clock ahead delays a change, never loses it)"
+                problem = problem.map { $0 + "; " + waits } ?? waits
+            }
             if let problem { problemsByFile[name] = problem }
-            try remember.run(.text(name), .integer(size), .integer(mtime), .integer(from + Int64(read.consumed)), problem.map { .text($0) } ?? .null)
+            try remember.run(.text(name), .integer(size), .integer(mtime), .integer(from + Int64(read.consumed)), problem.map { .text($0) } ?? .null,
+                             read.waitingUntil.map { .integer($0.milliseconds) } ?? .null)
             // Said once, when it first appears; `status` shows it every time.
             if let problem, problem != previous?.problem { PlannerDatabase.warnOnce("the sync folder's file \(folder)/\(name) \(problem)") }
         }
@@ -116,7 +123,20 @@ extension PlannerDatabase {
         }
         try recordDeviceNames(names, now: now)
         try applyForeign(events, now: now, into: &report)
+        try noticeStaleOwnFile(dir)
         return report
+    }
+
+    /// This device's file as another program left it: gone, or shorter than this device wrote it (a restore,
+    /// a rolled-back sync). Its events are written again (to a new file) by this same command, whichever
+    /// command it is: `refill` from cron too. A file only longer is being appended to by another process.
+    private func noticeStaleOwnFile(_ dir: Int32) throws {
+        let stmt = try connection.prepare("SELECT id, out_seq, out_size FROM device WHERE is_self = 1 AND out_size > 0")
+        guard try stmt.step() else { return }
+        let name = SyncFileText.fileName(device: stmt.text(0), sequence: stmt.int64(1))
+        var info = stat()
+        guard fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) != 0 || Int64(info.st_size) < stmt.int64(2) else { return }
+        try connection.execute("UPDATE event SET published_ms = NULL WHERE received_ms IS NULL AND published_ms IS NOT NULL")
     }
 
     /// Applies other devices' events as one batch; one the schema refuses is left out alone.
@@ -239,6 +259,8 @@ extension PlannerDatabase {
                 .run(.text(id), .text(name), .integer(now.milliseconds))
             // Changes made before this device had an id are its own.
             try connection.prepare("UPDATE event SET device = ? WHERE device = '' AND received_ms IS NULL").run(.text(id))
+            // Sharing starts: the zone this plan was made in is its claim to be every device's plan zone.
+            try claimPlanZone(device: id, now: now)
             return id
         }
         let dir = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -350,6 +372,10 @@ extension PlannerDatabase {
             }
             let stmt = try connection.prepare("SELECT name, problem FROM sync_file WHERE problem IS NOT NULL ORDER BY name")
             while try stmt.step() { problems.append("\(folder)/\(stmt.text(0)): \(stmt.text(1))") }
+            let conflicts = try connection.integer("SELECT count(*) FROM event_conflict") ?? 0
+            if conflicts > 0 {
+                problems.append("\(conflicts) event\(conflicts == 1 ? "" : "s") arrived with two different contents (a conflict copy edited by hand?): every device keeps the same version, the one with the greater hash")
+            }
             if let waiting = try connection.integer("SELECT count(*) FROM event WHERE received_ms IS NULL AND published_ms IS NULL"), waiting > 0 {
                 problems.append("\(waiting) change\(waiting == 1 ? "" : "s") of this device not yet written to the sync folder")
             }
@@ -374,6 +400,13 @@ extension PlannerDatabase {
     }
 
     // MARK: files
+
+    /// An instant as UTC text for messages: `2026-11-24T09:00:00Z`.
+    static func utcText(_ instant: Instant) -> String {
+        let t = LocalDateTime(epochMillisecondsAsIfUTC: instant.milliseconds)
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(t.date)T\(two(t.hour)):\(two(t.minute)):\(two(t.second))Z"
+    }
 
     static func hostName() -> String {
         var buffer = [CChar](repeating: 0, count: 256)

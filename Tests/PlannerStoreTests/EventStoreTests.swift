@@ -35,7 +35,8 @@ import PlannerTestSupport
         try db.refill(now: at("2026-11-23T08:00"))
         try db.skip([LocalDate(iso: "2026-11-24")!], reason: nil, now: at("2026-11-23T08:00"))
         try db.configure(set: [(.title, "x")], reset: [], now: at("2026-11-23T08:00"))
-        try db.pause(now: at("2026-11-23T08:00"), until: at("2026-11-23T09:00"))
+        // Still paused at 10:10, so a resume then has something to end (one that would not is not recorded).
+        try db.pause(now: at("2026-11-23T08:00"), until: at("2026-11-23T11:00"))
         let event = PlanEvent(id: PlannerDatabase.newEventID(), at: at("2026-11-23T10:10"), origin: "open", change: change)
         #expect(try db.apply(event) != nil)
         let after = try everything(db)
@@ -64,7 +65,8 @@ import PlannerTestSupport
             "skip | unskip | dates=2026-12-24 | \(ms("2026-11-23T10:12")) | 32",
             "pause | pause |  | \(ms("2026-11-23T10:13")) | 32",
             "resume | resume |  | \(ms("2026-11-23T10:14")) | 32",
-            "config | settings | set.interval=45m reset=zone | \(ms("2026-11-23T10:15")) | 32",
+            // The zone was at its default: resetting it changes nothing, so that part is not recorded.
+            "config | settings | set.interval=45m | \(ms("2026-11-23T10:15")) | 32",
         ])
         #expect(try db.connection.text("SELECT origin || ' ' || (event_id = (SELECT id FROM event WHERE kind = 'open')) FROM app_open") == "study 1")
     }

@@ -1,0 +1,110 @@
+/// What devices share is a function of the shared history: the set of events, ordered by stamp. An open's
+/// study day is the one the settings in force *at its stamp* give (not those the device applying it held
+/// then), and the pause history is the pause and resume events in stamp order. These are the pure folds;
+/// the store feeds them the events and writes what they derive.
+
+/// One settings event, as far as the study day is concerned: the keys it set (a value) or reset (nil).
+public struct SettingsStep: Sendable, Equatable {
+    public var stamp: Stamp
+    public var values: [SettingKey: String?]
+
+    public init(stamp: Stamp, values: [SettingKey: String?]) {
+        self.stamp = stamp
+        self.values = values
+    }
+
+    /// The day-rule part of a settings change (nil when it touches none of those keys).
+    public init?(stamp: Stamp, change: PlanChange) {
+        guard case .settings(let set, let reset) = change else { return nil }
+        var values: [SettingKey: String?] = [:]
+        for key in reset where DayRuleHistory.keys.contains(key) { values[key] = .some(nil) }
+        for change in set where DayRuleHistory.keys.contains(change.key) { values[change.key] = .some(change.value) }
+        guard !values.isEmpty else { return nil }
+        self.init(stamp: stamp, values: values)
+    }
+}
+
+/// The settings that decide which study day an instant belongs to (`Schedule.studyDay`: the zone, the
+/// window and the interval), as they stood at any stamp of the history.
+public struct DayRuleHistory: Sendable {
+    /// The keys `Schedule.studyDay` depends on.
+    public static let keys: Set<SettingKey> = [.zone, .window, .interval]
+
+    /// Settings changes touching those keys, in stamp order.
+    public private(set) var steps: [SettingsStep]
+    /// Each key's value before any change of it in `steps`.
+    public var base: [SettingKey: String]
+    /// What a reset returns a key to (the zone: the plan's shared zone).
+    public var defaults: [SettingKey: String]
+
+    public init(steps: [SettingsStep], base: [SettingKey: String], defaults: [SettingKey: String]) {
+        self.steps = steps.sorted { $0.stamp < $1.stamp }
+        self.base = base
+        self.defaults = defaults
+    }
+
+    /// The day-rule values in force just before `stamp` (the last change of each key with a smaller stamp).
+    public func values(before stamp: Stamp) -> [SettingKey: String] {
+        var values = base
+        for step in steps {
+            guard step.stamp < stamp else { break }
+            for (key, value) in step.values { values[key] = value ?? defaults[key] ?? key.defaultValue }
+        }
+        return values
+    }
+
+    /// The study day of an open at `at`, stamped `stamp`: `settings` (the plan as it is now) with the day
+    /// rule in force at the stamp. `resolve` turns a zone setting into a zone (the tz database is the caller's).
+    public func studyDay(at: Instant, stamp: Stamp, settings: [String: String],
+                         zone resolve: (String) -> Zone) -> (date: LocalDate, zone: Zone) {
+        var values = settings
+        for (key, value) in self.values(before: stamp) { values[key.rawValue] = value }
+        let plan = PlanSettings.reading(values).settings
+        let zone = resolve(plan.zone)
+        return (plan.schedule.studyDay(at: at, in: zone), zone)
+    }
+}
+
+/// One event of the pause register: a pause (until nil: until a resume) or a resume.
+public struct PauseStep: Sendable, Equatable {
+    public var eventID: String
+    public var stamp: Stamp
+    public var at: Instant
+    /// nil: a resume.
+    public var pause: Pause?
+
+    public init(eventID: String, stamp: Stamp, at: Instant, pause: Pause?) {
+        self.eventID = eventID
+        self.stamp = stamp
+        self.at = at
+        self.pause = pause
+    }
+}
+
+/// One row of the pause history as the events give it.
+public struct PauseRow: Sendable, Equatable {
+    public var eventID: String
+    public var since: Instant
+    public var until: Instant?
+    /// When the next pause or resume (in stamp order) ended it early; nil: it ran (or runs) its course.
+    public var endedAt: Instant?
+}
+
+/// The pause history: every pause event is a row, ended early by the next pause or resume in stamp order
+/// when that came before its end. The same on every device that holds the same events, whatever order
+/// they arrived in.
+public func pauseHistory(_ steps: [PauseStep]) -> [PauseRow] {
+    let ordered = steps.sorted { $0.stamp < $1.stamp }
+    var rows: [PauseRow] = []
+    for (index, step) in ordered.enumerated() {
+        guard let pause = step.pause else { continue }
+        var row = PauseRow(eventID: step.eventID, since: pause.since, until: pause.until, endedAt: nil)
+        if index + 1 < ordered.count {
+            let next = ordered[index + 1].at
+            // As `resume` ends a pause: only one not over yet (a clock behind never ends it before it began).
+            if pause.until.map({ $0 > next }) ?? true { row.endedAt = max(next, pause.since) }
+        }
+        rows.append(row)
+    }
+    return rows
+}

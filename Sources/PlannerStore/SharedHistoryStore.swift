@@ -1,0 +1,301 @@
+import PlannerCore
+import PlannerSystem
+
+/// The shared state as a function of the shared history (`SharedHistory.swift` holds the pure folds): what
+/// an event that arrives out of stamp order changes is derived again here, inside the transaction that
+/// applies it, and only that: the opens stamped after a settings change of the day rule, the pause history
+/// when a pause or resume arrives, every open when the plan's shared zone is settled.
+extension PlannerDatabase {
+    /// An event as the `event` table holds it (columns id, at_ms, origin, kind, payload, stamp_ms,
+    /// stamp_counter, device from `first`); nil for a row no planner could have written.
+    func storedEvent(_ stmt: Statement, from first: Int32 = 0) -> PlanEvent? {
+        let payload = stmt.text(first + 4)
+        let line = PlanEventText.header + " " + PlanEventText.fields([("id", stmt.text(first)), ("at", String(stmt.int64(first + 1))),
+                                                                      ("origin", stmt.text(first + 2)), ("kind", stmt.text(first + 3))])
+            + (payload.isEmpty ? "" : " " + payload) + "\n"
+        guard var event = PlanEvent(line: line) else { return nil }
+        event.stamp = Stamp(milliseconds: stmt.int64(first + 5), counter: stmt.int64(first + 6), device: stmt.text(first + 7))
+        return event
+    }
+
+    static let eventColumns = "id, at_ms, origin, kind, payload, coalesce(stamp_ms, at_ms), stamp_counter, device"
+
+    // MARK: The study day of an open
+
+    /// The settings changes of the day rule, oldest stamp first, with what each key was before them.
+    func dayRuleHistory(values: [String: String], defaults: [String: String]) throws -> DayRuleHistory {
+        let stmt = try connection.prepare("""
+            SELECT id, at_ms, origin, kind, payload, coalesce(stamp_ms, at_ms), stamp_counter, device FROM event
+            WHERE kind = 'settings' AND origin <> 'plan-zone' ORDER BY stamp_ms, stamp_counter
+            """)
+        var steps: [SettingsStep] = []
+        var touched: Set<SettingKey> = []
+        while try stmt.step() {
+            guard let event = storedEvent(stmt), let stamp = event.stamp,
+                  let step = SettingsStep(stamp: stamp, change: event.change) else { continue }
+            touched.formUnion(step.values.keys)
+            steps.append(step)
+        }
+        var base: [SettingKey: String] = [:], resets: [SettingKey: String] = [:]
+        for key in DayRuleHistory.keys {
+            let reset = defaults[key.rawValue] ?? key.defaultValue
+            resets[key] = reset
+            // A key no event ever changed holds what it was set to before events existed (or its default).
+            base[key] = touched.contains(key) ? reset : values[key.rawValue] ?? reset
+        }
+        return DayRuleHistory(steps: steps, base: base, defaults: resets)
+    }
+
+    /// Each open's study day, by the settings in force at its stamp. The common case (no settings change
+    /// stamped at or after the open: a login's `open`) reads one index entry and uses the plan as it is.
+    func openDays(_ opens: [PlanEvent], values: [String: String], defaults: [String: String],
+                  zone override: Zone?) throws -> [String: (date: LocalDate, zone: Zone)] {
+        let stamped = opens.filter { $0.stamp != nil }
+        guard let earliest = stamped.compactMap(\.stamp).min() else { return [:] }
+        let later = try connection.integer("""
+            SELECT EXISTS (SELECT 1 FROM event WHERE kind = 'settings' AND stamp_ms >= ? AND origin <> 'plan-zone')
+            """, .integer(earliest.milliseconds)) == 1
+        guard later, override == nil else { return [:] }
+        let history = try dayRuleHistory(values: values, defaults: defaults)
+        var days: [String: (date: LocalDate, zone: Zone)] = [:]
+        for open in stamped {
+            days[open.id] = history.studyDay(at: open.at, stamp: open.stamp!, settings: values, zone: Self.usableZone(named:))
+        }
+        return days
+    }
+
+    /// Derives again the study day of every open stamped after `stamp` (nil: every open), from the history
+    /// as it is now. An open that moves closes its new day (cancels its pending slots) and no longer closes
+    /// the old one, whose future slots it cancelled are planned again when no other open holds that day.
+    /// True when an open moved.
+    func rederiveOpens(after stamp: Stamp?, now: Instant) throws -> Bool {
+        let rows = try readSettingRows()
+        let history = try dayRuleHistory(values: rows.values, defaults: rows.defaults)
+        let stmt = try connection.prepare("""
+            SELECT e.id, e.at_ms, e.origin, e.kind, e.payload, coalesce(e.stamp_ms, e.at_ms), e.stamp_counter, e.device, o.local_date
+            FROM event e JOIN app_open o ON o.event_id = e.id
+            WHERE e.kind = 'open' AND (?1 IS NULL OR e.stamp_ms >= ?1)
+            """)
+        try stmt.bind([stamp.map { .integer($0.milliseconds) } ?? .null])
+        var moves: [(event: PlanEvent, from: LocalDate, to: LocalDate, zone: Zone)] = []
+        while try stmt.step() {
+            guard let event = storedEvent(stmt), let eventStamp = event.stamp, let from = LocalDate(iso: stmt.text(8)) else { continue }
+            if let stamp, eventStamp <= stamp { continue }
+            let day = history.studyDay(at: event.at, stamp: eventStamp, settings: rows.values, zone: Self.usableZone(named:))
+            if day.date != from { moves.append((event, from, day.date, day.zone)) }
+        }
+        guard !moves.isEmpty else { return false }
+        let move = try connection.prepare("UPDATE app_open SET local_date = ?, local_time = ?, zone = ? WHERE event_id = ?")
+        let cancel = try connection.prepare("""
+            UPDATE request SET state = 'cancelled', reason = 'app opened', changed_at_ms = ?
+            WHERE kind = 'slot' AND local_date = ? AND state IN ('pending', 'displaced')
+            """)
+        let reopen = try connection.prepare("""
+            UPDATE request SET state = 'retired', reason = ?, changed_at_ms = ?
+            WHERE kind = 'slot' AND local_date = ? AND state = 'cancelled' AND fire_at_ms > ?
+              AND NOT EXISTS (SELECT 1 FROM app_open WHERE local_date = ?)
+            """)
+        for moved in moves {
+            try move.run(.text(moved.to.description), .text(moved.zone.rfc3339(moved.event.at)), .text(moved.zone.name), .text(moved.event.id))
+        }
+        for moved in moves {
+            try cancel.run(.integer(now.milliseconds), .text(moved.to.description))
+            try reopen.run(.text("the open of this day belongs to \(moved.to) by the settings in force when it was made"),
+                           .integer(now.milliseconds), .text(moved.from.description), .integer(now.milliseconds), .text(moved.from.description))
+        }
+        return true
+    }
+
+    // MARK: The pause history
+
+    /// Rebuilds the pause rows events made from every pause and resume event, in stamp order
+    /// (`pauseHistory`). Rows made before events existed stay; one still running ends at the first event.
+    func rebuildPauses() throws {
+        let stmt = try connection.prepare("""
+            SELECT id, at_ms, origin, kind, payload, coalesce(stamp_ms, at_ms), stamp_counter, device FROM event
+            WHERE kind IN ('pause', 'resume') ORDER BY stamp_ms, stamp_counter
+            """)
+        var steps: [PauseStep] = []
+        while try stmt.step() {
+            guard let event = storedEvent(stmt), let stamp = event.stamp else { continue }
+            switch event.change {
+            case .pause(let until): steps.append(PauseStep(eventID: event.id, stamp: stamp, at: event.at, pause: Pause(since: event.at, until: until)))
+            case .resume: steps.append(PauseStep(eventID: event.id, stamp: stamp, at: event.at, pause: nil))
+            default: continue
+            }
+        }
+        try connection.execute("DELETE FROM pause WHERE event_id IS NOT NULL")
+        if let first = steps.min(by: { $0.stamp < $1.stamp }) {
+            try connection.prepare("""
+                UPDATE pause SET ended_at_ms = ?1 WHERE event_id IS NULL AND ended_at_ms IS NULL AND (until_ms IS NULL OR until_ms > ?1)
+                """).run(.integer(first.at.milliseconds))
+        }
+        let insert = try connection.prepare("INSERT INTO pause (since_ms, until_ms, ended_at_ms, event_id) VALUES (?, ?, ?, ?)")
+        for row in pauseHistory(steps) {
+            try insert.run(.integer(row.since.milliseconds), row.until.map { .integer($0.milliseconds) } ?? .null,
+                           row.endedAt.map { .integer($0.milliseconds) } ?? .null, .text(row.eventID))
+        }
+    }
+
+    // MARK: The plan's shared zone
+
+    /// Settles claims of the plan's zone (`PlanEvent.planZoneOrigin`): the earliest stamp wins, so the
+    /// first device's zone is every device's until someone sets one. The winner becomes the zone's default
+    /// (what `config reset zone` returns to) and the zone itself when nobody set it or its last change was
+    /// a reset. True when the plan's zone default changed (every open's day is then derived again).
+    func settleZoneClaims(_ claims: [PlanEvent]) throws -> Bool {
+        let held = try readStamps([.planZone])[.planZone]
+        guard let winner = claims.filter({ $0.stamp != nil }).min(by: { $0.stamp! < $1.stamp! }),
+              held.map({ winner.stamp! < $0 }) ?? true,
+              case .settings(let set, _) = winner.change, let zone = set.first?.value else { return false }
+        let stamp = winner.stamp!
+        try connection.prepare("""
+            INSERT INTO register (name, stamp_ms, stamp_counter, stamp_device, event_id) VALUES ('plan-zone', ?, ?, ?, ?)
+            ON CONFLICT (name) DO UPDATE SET stamp_ms = excluded.stamp_ms, stamp_counter = excluded.stamp_counter,
+                stamp_device = excluded.stamp_device, event_id = excluded.event_id
+            """).run(.integer(stamp.milliseconds), .integer(stamp.counter), .text(stamp.device), .text(winner.id))
+        try connection.prepare("UPDATE setting SET default_value = ? WHERE key = 'zone'").run(.text(zone))
+        if try !zoneWasSet() {
+            try connection.prepare("UPDATE setting SET value = ? WHERE key = 'zone'").run(.text(zone))
+        }
+        return true
+    }
+
+    /// Whether the zone holds a value someone set (not a default, nor a reset to it).
+    private func zoneWasSet() throws -> Bool {
+        let stmt = try connection.prepare("""
+            SELECT r.event_id, e.id, e.at_ms, e.origin, e.kind, e.payload, coalesce(e.stamp_ms, e.at_ms), e.stamp_counter, e.device
+            FROM register r LEFT JOIN event e ON e.id = r.event_id WHERE r.name = 'setting:zone'
+            """)
+        guard try stmt.step() else { return false }
+        // A change made before events had stamps: set by hand, kept.
+        guard !stmt.isNull(0), !stmt.isNull(1), let event = storedEvent(stmt, from: 1) else { return true }
+        if case .settings(_, let reset) = event.change, reset.contains(.zone) { return false }
+        return true
+    }
+
+    /// This device's claim of the plan's zone, made when it first shares (it has just taken its device id):
+    /// the zone its plan was made in, stamped when the plan was made (its first change or refill), so the
+    /// oldest plan's zone wins wherever the claims meet. Published with this device's other events.
+    func claimPlanZone(device: String, now: Instant) throws {
+        guard try connection.integer("SELECT count(*) FROM event WHERE origin = 'plan-zone' AND received_ms IS NULL") == 0,
+              let zone = try connection.text("SELECT default_value FROM setting WHERE key = 'zone'"),
+              (try? SettingKey.zone.canonical(zone)) == zone else { return }
+        let made = [try connection.integer("SELECT min(stamp_ms) FROM event WHERE received_ms IS NULL"),
+                    try connection.integer("SELECT created_at_ms FROM request ORDER BY id LIMIT 1"), now.milliseconds]
+            .compactMap { $0 }.min() ?? now.milliseconds
+        let claim = PlanEvent(id: Self.newEventID(), at: Instant(milliseconds: made), origin: PlanEvent.planZoneOrigin,
+                              change: .settings(set: [SettingChange(.zone, zone)], reset: []),
+                              stamp: Stamp(milliseconds: made, counter: 0, device: device))
+        _ = try applyEvents([claim], now: now, receivedAt: nil)
+    }
+
+    // MARK: One id, two payloads
+
+    /// `event` arrived with an id already recorded: when its content differs (a conflict copy edited, a
+    /// forged line), the version whose published line has the greater SHA-256 is kept, the same choice on
+    /// every device whatever the order. Said once, and counted in `event_conflict` for `status`. Returns the
+    /// version held before when `event` replaced it (the caller derives again what it changed).
+    func settleTwoPayloads(_ event: PlanEvent) throws -> PlanEvent? {
+        let stmt = try connection.prepare("""
+            SELECT id, at_ms, origin, kind, payload, coalesce(stamp_ms, at_ms), stamp_counter, device FROM event WHERE id = ?
+            """)
+        try stmt.bind([.text(event.id)])
+        guard try stmt.step(), var stored = storedEvent(stmt) else { return nil }
+        if stored.stamp?.device == "" { stored.stamp?.device = event.stamp?.device ?? "" }
+        // Compared as published: a device's own settings never travel.
+        let held = SyncFileText.publishedLine(stored) ?? "", arrived = SyncFileText.publishedLine(event) ?? ""
+        guard held != arrived else { return nil }
+        let wins = SHA256.digest(Array(arrived.utf8)).lexicographicallyPrecedes(SHA256.digest(Array(held.utf8))) == false
+        let known = try connection.integer("SELECT count(*) FROM event_conflict WHERE id = ?", .text(event.id)) ?? 0
+        if known == 0 {
+            try connection.prepare("INSERT INTO event_conflict (id, first_seen_ms) VALUES (?, ?)")
+                .run(.text(event.id), .integer(SystemClock.now().milliseconds))
+            PlannerDatabase.warnOnce("the event \(event.id) of device \(event.stamp?.device ?? "?") arrived with two different contents: every device keeps the same one (the greater hash); see planner status")
+        }
+        guard wins else { return nil }
+        let stamp = event.stamp ?? Stamp(milliseconds: event.at.milliseconds)
+        try connection.prepare("""
+            UPDATE event SET at_ms = ?, origin = ?, kind = ?, payload = ?, stamp_ms = ?, stamp_counter = ? WHERE id = ?
+            """).run(.integer(event.at.milliseconds), .text(event.origin), .text(event.change.kind),
+                     .text(PlanEventText.fields(PlanEventText.payload(event.change))), .integer(stamp.milliseconds),
+                     .integer(stamp.counter), .text(event.id))
+        return stored
+    }
+
+    /// Derives again, from every event, the registers the replaced versions touched. True when any.
+    func refold(_ replaced: [(old: PlanEvent, new: PlanEvent)]) throws -> Bool {
+        guard !replaced.isEmpty else { return false }
+        var registers: Set<Register> = []
+        for pair in replaced { registers.formUnion(Self.registers(of: [pair.old, pair.new])) }
+        for register in registers {
+            switch register {
+            case .setting(let key): try refoldSetting(key)
+            case .skip(let date): try refoldSkip(date)
+            case .pause: try rebuildPauses(); try refoldRegister(.pause, kinds: ["pause", "resume"]) { _ in true }
+            case .planZone: break
+            }
+        }
+        return true
+    }
+
+    /// Events of `kinds`, the latest stamp first.
+    private func latestFirst(_ kinds: [String]) throws -> [PlanEvent] {
+        let stmt = try connection.prepare("""
+            SELECT id, at_ms, origin, kind, payload, coalesce(stamp_ms, at_ms), stamp_counter, device FROM event
+            WHERE kind IN (?, ?) AND origin <> 'plan-zone'
+            """)
+        try stmt.bind([.text(kinds[0]), .text(kinds.count > 1 ? kinds[1] : kinds[0])])
+        var events: [PlanEvent] = []
+        while try stmt.step() { if let event = storedEvent(stmt) { events.append(event) } }
+        return events.sorted { ($0.stamp ?? Stamp(milliseconds: 0)) > ($1.stamp ?? Stamp(milliseconds: 0)) }
+    }
+
+    @discardableResult
+    private func refoldRegister(_ register: Register, kinds: [String], _ touches: (PlanEvent) -> Bool) throws -> PlanEvent? {
+        guard let winner = try latestFirst(kinds).first(where: touches), let stamp = winner.stamp else { return nil }
+        try connection.prepare("""
+            INSERT INTO register (name, stamp_ms, stamp_counter, stamp_device, event_id) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (name) DO UPDATE SET stamp_ms = excluded.stamp_ms, stamp_counter = excluded.stamp_counter,
+                stamp_device = excluded.stamp_device, event_id = excluded.event_id
+            """).run(.text(register.name), .integer(stamp.milliseconds), .integer(stamp.counter), .text(stamp.device), .text(winner.id))
+        return winner
+    }
+
+    private func refoldSetting(_ key: SettingKey) throws {
+        let winner = try refoldRegister(.setting(key), kinds: ["settings"]) { event in
+            guard case .settings(let set, let reset) = event.change else { return false }
+            return reset.contains(key) || set.contains { $0.key == key }
+        }
+        guard let winner, case .settings(let set, _) = winner.change else { return }
+        var value = set.first(where: { $0.key == key })?.value
+        if value == nil {
+            let stmt = try connection.prepare("SELECT default_value FROM setting WHERE key = ?")
+            try stmt.bind([.text(key.rawValue)])
+            value = try stmt.step() ? stmt.text(0) : key.defaultValue
+        }
+        try connection.prepare("UPDATE setting SET value = ?, changed_at_ms = ? WHERE key = ?")
+            .run(.text(value ?? key.defaultValue), .integer(winner.at.milliseconds), .text(key.rawValue))
+    }
+
+    private func refoldSkip(_ date: LocalDate) throws {
+        let winner = try refoldRegister(.skip(date), kinds: ["skip", "unskip"]) { event in
+            switch event.change {
+            case .skip(let dates, _), .unskip(let dates): dates.contains(date)
+            default: false
+            }
+        }
+        switch winner?.change {
+        case .skip(_, let reason):
+            try connection.prepare("""
+                INSERT INTO skipped_date (local_date, reason, skipped_at_ms) VALUES (?, ?, ?)
+                ON CONFLICT (local_date) DO UPDATE SET reason = excluded.reason, skipped_at_ms = excluded.skipped_at_ms, removed_at_ms = NULL
+                """).run(.text(date.description), reason.map { .text($0) } ?? .null, .integer(winner!.at.milliseconds))
+        case .unskip:
+            try connection.prepare("UPDATE skipped_date SET removed_at_ms = ? WHERE local_date = ? AND removed_at_ms IS NULL")
+                .run(.integer(winner!.at.milliseconds), .text(date.description))
+        default:
+            break
+        }
+    }
+}

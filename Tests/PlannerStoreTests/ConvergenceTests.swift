@@ -1,0 +1,202 @@
+import Foundation
+import Testing
+import PlannerCore
+import PlannerSystem
+import PlannerTestSupport
+@testable import PlannerStore
+
+/// "Any arrival order ends in the same state on every device", as a property: N devices made in different
+/// zones, clocks hours apart, random opens, answers' opens, settings of the day rule (zone, a window across
+/// midnight, interval), titles, skips, pauses and resumes; each device hears the others' files in its own
+/// random order, cut mid-line, twice, as conflict copies, late. After everything reached everyone, every
+/// shared view is the same on every device, each open's study day is the one the settings in force at its
+/// stamp give (computed here from the `events` view alone), and no device has a pending slot of a day
+/// opened anywhere.
+///
+/// CI runs the fixed seeds below; many more: `PLANNER_PROPERTY_SEEDS=500 swift test --filter ConvergenceTests`.
+@Suite struct ConvergenceTests {
+    static let seeds: [UInt64] = {
+        let count = ProcessInfo.processInfo.environment["PLANNER_PROPERTY_SEEDS"].flatMap { UInt64($0) } ?? 24
+        return Array(1...max(1, count))
+    }()
+    static let zones = ["Europe/Berlin", "America/New_York", "Asia/Seoul", "Pacific/Auckland", "UTC", "America/Los_Angeles"]
+    static let windows = ["09:30-21:30", "20:00-01:30", "08:00-23:00", "22:00-02:00"]
+
+    func folder() -> String {
+        let path = temporaryDatabasePath() + ".sync"
+        mkdir(path, 0o700)
+        return path
+    }
+
+    @Test(arguments: seeds) func everyArrivalOrderGivesOnePlan(seed: UInt64) throws {
+        var random = SeededGenerator(seed: seed &* 7919)
+        let count = 3
+        let folders = (0..<count).map { _ in folder() }
+        let skew: [Int64] = (0..<count).map { _ in Int64.random(in: -6 * 3_600_000...6 * 3_600_000, using: &random) }
+        var clock = Instant(milliseconds: 1_795_370_400_000).milliseconds  // 2026-11-23T06:00Z, a Monday
+        var devices: [PlannerDatabase] = []
+        for i in 0..<count {
+            let zone = Self.zones.randomElement(using: &random)!
+            let db = try PlannerDatabase(path: temporaryDatabasePath(), zoneForNewPlan: zone)
+            let made = Instant(milliseconds: clock + skew[i] + Int64(i) * 60_000)
+            try db.refill(now: made)
+            try db.configure(set: [(.syncFolder, folders[i]), (.deviceName, "d\(i)"), (.days, try SettingKey.days.canonical("daily"))], reset: [], now: made)
+            devices.append(db)
+        }
+        func now(_ i: Int) -> Instant { Instant(milliseconds: clock + skew[i]) }
+        func hear(_ to: Int) throws {
+            let from = Int.random(in: 0..<count, using: &random)
+            guard from != to else { return }
+            try carry(from: folders[from], to: folders[to], own: try devices[to].selfDeviceID(), random: &random)
+            _ = try devices[to].sync(now: now(to))
+        }
+        for _ in 0..<40 {
+            clock += Int64.random(in: 60_000...(90 * 60_000), using: &random)
+            let i = Int.random(in: 0..<count, using: &random)
+            let db = devices[i]
+            let dayOffset = Int.random(in: -1...2, using: &random)
+            let someDate = Self.utcDate(now(i)).adding(days: dayOffset)
+            switch Int.random(in: 0..<12, using: &random) {
+            case 0, 1, 2: try db.recordAppOpen(now: now(i), origin: Bool.random(using: &random) ? "open" : "answer")
+            case 3: try db.configure(set: [(.window, try SettingKey.window.canonical(Self.windows.randomElement(using: &random)!))], reset: [], now: now(i))
+            case 4: try db.configure(set: [(.zone, Self.zones.randomElement(using: &random)!)], reset: [], now: now(i))
+            case 5: try db.configure(set: [(.interval, try SettingKey.interval.canonical(["30m", "45m", "60m"].randomElement(using: &random)!))], reset: [], now: now(i))
+            case 6: try db.configure(set: [(.title, "t\(Int.random(in: 0..<4, using: &random))")], reset: [], now: now(i))
+            case 7: try db.configure(set: [], reset: [[SettingKey.window, .zone, .interval, .title].randomElement(using: &random)!], now: now(i))
+            case 8: try db.skip([someDate], reason: Bool.random(using: &random) ? nil : "r\(dayOffset)", now: now(i))
+            case 9: _ = try db.unskip([someDate], now: now(i))
+            case 10: try db.pause(now: now(i), until: Bool.random(using: &random) ? nil : now(i) + Int64.random(in: 1...12, using: &random) * 3_600_000)
+            default: _ = try db.resume(now: now(i))
+            }
+            if Int.random(in: 0..<2, using: &random) == 0 { try hear(Int.random(in: 0..<count, using: &random)) }
+        }
+        // Everything reaches everyone (whole files, in a random order), then clocks are sane again.
+        clock += 2 * 86_400_000
+        for _ in 0..<2 {
+            for to in (0..<count).shuffled(using: &random) {
+                for from in (0..<count).shuffled(using: &random) where from != to {
+                    try carry(from: folders[from], to: folders[to], own: try devices[to].selfDeviceID(), whole: true, random: &random)
+                }
+                let report = try devices[to].sync(now: Instant(milliseconds: clock))
+                if ProcessInfo.processInfo.environment["PLANNER_PROPERTY_DEBUG"] != nil { print("d\(to) final:", report?.problems ?? []) }
+            }
+        }
+        let views = try devices.map { try shared($0, now: Instant(milliseconds: clock)) }
+        if ProcessInfo.processInfo.environment["PLANNER_PROPERTY_DEBUG"] != nil {
+            for (i, db) in devices.enumerated() {
+                print("d\(i) self", try db.selfDeviceID() ?? "-", "folder", folders[i])
+                let stmt = try db.connection.prepare("SELECT name, size, consumed, coalesce(problem, ''), coalesce(waiting_ms, 0) FROM sync_file")
+                while try stmt.step() { print("  ", (0..<5).map { stmt.text($0) }.joined(separator: " ")) }
+                for name in try FileManager.default.contentsOfDirectory(atPath: folders[i]).sorted() {
+                    let size = (try? FileManager.default.attributesOfItem(atPath: folders[i] + "/" + name)[.size] as? Int) ?? -1
+                    print("   file", name, size)
+                }
+            }
+        }
+        for i in 1..<count {
+            for (name, view) in views[0] where view != views[i][name] {
+                let other = views[i][name] ?? []
+                Issue.record("seed \(seed): \(name) differs between d0 and d\(i): only d0 \(view.filter { !other.contains($0) }), only d\(i) \(other.filter { !view.contains($0) })")
+            }
+        }
+        for (i, db) in devices.enumerated() {
+            for problem in try studyDaysAgainstTheHistory(db) { Issue.record("seed \(seed), d\(i): \(problem)") }
+            let opened = try db.connection.integer("""
+                SELECT count(*) FROM request r WHERE r.state = 'pending' AND r.kind = 'slot'
+                  AND r.local_date IN (SELECT local_date FROM app_open)
+                """)
+            #expect(opened == 0, "seed \(seed), d\(i): a pending slot of a day opened")
+        }
+    }
+
+    /// Each view every device must agree on.
+    func shared(_ db: PlannerDatabase, now: Instant) throws -> [String: [String]] {
+        var views: [String: [String]] = [:]
+        for (name, sql) in [
+            ("settings", "SELECT key || '=' || value FROM setting WHERE key NOT IN ('sync-folder', 'device-name', 'calendar-folder', 'calendar-days', 'study-command') ORDER BY key"),
+            ("opens", "SELECT event_id || ' ' || local_date FROM app_open ORDER BY event_id"),
+            ("skips", "SELECT local_date || ' ' || coalesce(reason, '') FROM skipped_dates ORDER BY local_date"),
+            ("pauses", "SELECT coalesce(since, '') || ' ' || coalesce(until, '') || ' ' || coalesce(ended_at, '') FROM pauses"),
+            // Each device's own setup (its folder, its name, the days) is not compared: only part of it travels.
+            ("events", "SELECT id || ' ' || kind || ' ' || payload || ' ' || stamp || ' ' || device_id FROM events WHERE payload NOT LIKE '%days=%' ORDER BY id"),
+        ] {
+            let stmt = try db.connection.prepare(sql)
+            var rows: [String] = []
+            while try stmt.step() { rows.append(stmt.text(0)) }
+            views[name] = rows
+        }
+        let input = try db.planAheadInput(now: now)
+        views["plan"] = planAhead(now: now, zone: input.zone, schedule: input.settings.schedule, exclusions: input.exclusions, days: 14)
+            .map { "\($0.date) \($0.slots.map(\.fireAt.milliseconds)) \($0.noSlots.map { "\($0)" } ?? "")" }
+        return views
+    }
+
+    /// The oracle: each open's study day from the `events` rows alone (settings in stamp order, the earliest
+    /// plan-zone claim as the zone's base), with the day rule `Schedule.studyDay` states, read through
+    /// `Zone.local` (itself checked against Python's zoneinfo elsewhere).
+    func studyDaysAgainstTheHistory(_ db: PlannerDatabase) throws -> [String] {
+        struct Row { var stamp: Stamp; var event: PlanEvent }
+        let stmt = try db.connection.prepare("""
+            SELECT id, at_ms, origin, kind, payload, coalesce(stamp_ms, at_ms), stamp_counter, device FROM event
+            """)
+        var rows: [Row] = []
+        while try stmt.step() {
+            guard let event = db.storedEvent(stmt), let stamp = event.stamp else { continue }
+            rows.append(Row(stamp: stamp, event: event))
+        }
+        rows.sort { $0.stamp < $1.stamp }
+        let claims = rows.filter { $0.event.isPlanZoneClaim }
+        var baseZone = try db.connection.text("SELECT default_value FROM setting WHERE key = 'zone'") ?? "UTC"
+        if let first = claims.first, case .settings(let set, _) = first.event.change { baseZone = set[0].value }
+        var values: [SettingKey: String] = [.zone: baseZone, .window: SettingKey.window.defaultValue, .interval: SettingKey.interval.defaultValue]
+        var problems: [String] = []
+        let recorded = try db.connection.prepare("SELECT local_date FROM app_open WHERE event_id = ?")
+        for row in rows {
+            switch row.event.change {
+            case .settings(let set, let reset) where !row.event.isPlanZoneClaim:
+                for key in reset where values[key] != nil { values[key] = key == .zone ? baseZone : key.defaultValue }
+                for change in set where values[change.key] != nil { values[change.key] = change.value }
+            case .open:
+                let zone = try SystemZone.named(values[.zone]!)
+                let plan = PlanSettings.reading(["window": values[.window]!, "interval": values[.interval]!]).settings
+                let local = zone.local(row.event.at)
+                // Schedule.studyDay, stated again: before the next day's start, a window across midnight
+                // still belongs to the day before.
+                let s = plan.schedule
+                let minute = local.hour * 60 + local.minute
+                let crosses = s.endMinute < s.startMinute
+                let expected = crosses && minute < min(s.endMinute + s.intervalMinutes, s.startMinute) ? local.date.adding(days: -1) : local.date
+                try recorded.bind([.text(row.event.id)])
+                let got = try recorded.step() ? recorded.text(0) : "none"
+                if got != expected.description { problems.append("open \(row.event.id) at \(row.event.at.milliseconds) recorded on \(got), the history says \(expected)") }
+            default:
+                continue
+            }
+        }
+        return problems
+    }
+
+    static func utcDate(_ instant: Instant) -> LocalDate { LocalDateTime(epochMillisecondsAsIfUTC: instant.milliseconds).date }
+
+    /// Copies `from`'s planner files into `to` as a sync engine would (a temporary name renamed into place),
+    /// except `to`'s own: now and then cut mid-line (the rest comes later), or also as a conflict copy.
+    func carry(from: String, to: String, own: String?, whole: Bool = false, random: inout SeededGenerator) throws {
+        for name in try FileManager.default.contentsOfDirectory(atPath: from) where name.hasPrefix("planner-") && !name.contains("sync-conflict") {
+            if let own, name.hasPrefix("planner-\(own)-") { continue }
+            var data = try Data(contentsOf: URL(fileURLWithPath: from + "/" + name))
+            if !whole, !data.isEmpty, Int.random(in: 0..<4, using: &random) == 0 {
+                data = data.prefix(Int.random(in: 0..<data.count, using: &random))
+            }
+            let target = to + "/" + name
+            // Files are append-only: like a sync engine's version vectors, a copy never goes back to an
+            // older (shorter) version of a file another device relays (a stale copy of this device's own is
+            // a test of its own).
+            if let held = try? FileManager.default.attributesOfItem(atPath: target)[.size] as? Int, held > data.count { continue }
+            try data.write(to: URL(fileURLWithPath: to + "/.syncthing." + name + ".tmp"))
+            rename(to + "/.syncthing." + name + ".tmp", target)
+            if !whole, Int.random(in: 0..<5, using: &random) == 0 {
+                try data.write(to: URL(fileURLWithPath: target.replacingOccurrences(of: ".events", with: ".sync-conflict-20261125-000000-XXXXXXX.events")))
+            }
+        }
+    }
+}

@@ -1,0 +1,32 @@
+-- 0011_history.sql: the shared plan as a function of the shared history (issue 28). Never edit once shipped.
+--
+-- What devices share is derived from the set of events ordered by stamp, not from the order they arrived
+-- in: an open's study day is the one the settings in force at its stamp give, the pause history is the
+-- pause and resume events in stamp order. These columns let an event that arrives late re-derive what it
+-- changes (and only that).
+
+-- Which event started each pause (NULL: a pause made before events existed, never re-derived).
+ALTER TABLE pause ADD COLUMN event_id TEXT REFERENCES event (id);
+UPDATE pause SET event_id = (SELECT e.id FROM event e WHERE e.kind = 'pause' AND e.at_ms = pause.since_ms
+                             ORDER BY e.stamp_ms, e.stamp_counter LIMIT 1);
+
+-- Events of one kind in stamp order (settings, pauses): what an out-of-order event re-derives from.
+CREATE INDEX event_kind_stamp ON event (kind, stamp_ms, stamp_counter);
+
+-- An open that moved to another study day (a settings change that happened before it arrived late) no
+-- longer closes the day it was first recorded on: that day's slots it cancelled are planned again.
+INSERT INTO request_transition (from_state, to_state) VALUES ('cancelled', 'retired');
+
+-- A file whose lines are dated too far ahead of this device's clock is read again from them once the clock
+-- has caught up (NULL: nothing waits). Such lines are never consumed: a clock ahead delays, never loses.
+ALTER TABLE sync_file ADD COLUMN waiting_ms INTEGER;
+
+-- Event ids that arrived with two different contents (a conflict copy edited, a forged line): every device
+-- keeps the same version (the greater hash of its line); `status` lists them.
+CREATE TABLE event_conflict (
+    id            TEXT    PRIMARY KEY,
+    first_seen_ms INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- The open an event made: an open whose day is derived again is found from its event.
+CREATE INDEX app_open_event ON app_open (event_id);
