@@ -160,7 +160,9 @@ public enum CalendarFolderText {
 
     /// "Study today", due at the end of the day's window; COMPLETED at the day's first open.
     static func task(_ date: LocalDate, completed: Instant?, zone: Zone, schedule: Schedule, head calendar: String) -> Item {
-        let due = LocalDateTime(date: date, hour: schedule.endMinute / 60, minute: schedule.endMinute % 60)
+        // A window across midnight ends on the next date, still in this study day (`Schedule.studyDay`).
+        let due = LocalDateTime(date: schedule.crossesMidnight ? date.adding(days: 1) : date,
+                                hour: schedule.endMinute / 60, minute: schedule.endMinute % 60)
         let start = LocalDateTime(date: date, hour: schedule.startMinute / 60, minute: schedule.startMinute % 60)
         let tzid = ICalendar.parameter(zone.name)
         let head = calendar + "BEGIN:VTODO\r\n" + ICalendar.fold("UID:\(dayUID(date))")

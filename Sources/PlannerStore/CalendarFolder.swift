@@ -105,13 +105,15 @@ extension PlannerDatabase {
     /// the same event path as any open. Returns why it was not applied, when that is a problem.
     private func applyTick(date: LocalDate, uid: String, completedAt: Instant?, now: Instant, zone: Zone,
                            into report: inout CalendarReport) throws -> String? {
-        let today = zone.local(now).date
+        // The study day, not the local date: with a window across midnight a tick at 00:45 is yesterday's.
+        let schedule = try readPlan().0.schedule
+        let today = schedule.studyDay(at: now, in: zone)
         if date > today { return "ticked off before its day (ignored: planner skip \(date) skips a day)" }
         // A past day has no reminders left; a day opened already stays opened.
         if date < today { return nil }
         if try connection.integer("SELECT EXISTS (SELECT 1 FROM app_open WHERE local_date = ?)", .text(date.description)) == 1 { return nil }
         var at = min(completedAt ?? now, now)
-        if zone.local(at).date != date { at = now }
+        if schedule.studyDay(at: at, in: zone) != date { at = now }
         let id = String(SHA256.hex("calendar \(uid) \(at.milliseconds)".utf8).prefix(32))
         let event = PlanEvent(id: id, at: at, origin: "calendar",
                               change: .open(zoneName: zone.name, offsetSeconds: zone.offset(at: at), graceMilliseconds: nil))

@@ -24,7 +24,7 @@ extension PlannerDatabase {
         }
         defer { close(dir) }
         let (settings, zone) = try readPlan()
-        let today = zone.local(now).date
+        let today = settings.schedule.studyDay(at: now, in: zone)
         var exclusions = Exclusions()
         let opened = try connection.prepare("SELECT min(opened_at_ms) FROM app_open WHERE local_date = ?")
         try opened.bind([.text(today.description)])

@@ -41,7 +41,7 @@ extension PlannerDatabase {
         while flock(dir, LOCK_EX) != 0 && errno == EINTR {}
         let (items, rows) = try read { () throws -> ([CalendarFolderText.Item], [String: CalendarRow]) in
             let (settings, zone) = try readPlan()
-            let today = zone.local(now).date
+            let today = settings.schedule.studyDay(at: now, in: zone)
             let state = try readPlanState(now: now, zone: zone)
             let days = planAhead(now: now, zone: zone, schedule: settings.schedule, exclusions: state.exclusions,
                                  days: settings.calendarDays)

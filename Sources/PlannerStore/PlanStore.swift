@@ -60,7 +60,10 @@ extension PlannerDatabase {
             let recorded = try connection.prepare("SELECT 1 FROM event WHERE id = ?")
             for known in unlessRecorded {
                 try recorded.bind([.text(known)])
-                if try recorded.step() { return OpenDecision(date: try (zone ?? readPlan().1).local(now).date, cancelled: [], refill: RefillDecision()) }
+                if try recorded.step() {
+                    let (plan, planZone) = try readPlan()
+                    return OpenDecision(date: plan.schedule.studyDay(at: now, in: zone ?? planZone), cancelled: [], refill: RefillDecision())
+                }
             }
             // Already recorded (a saved open applied by another process first): what it decided then is gone.
             guard let outcome = try applyEvent(event, zone: zone) else {

@@ -8,7 +8,7 @@ struct CommonOptions: ParsableArguments {
     var db: String?
 
     @Option(name: .long, help: ArgumentHelp(
-        "Act as if it were TIME (default: $PLANNER_NOW, else the clock). ISO 8601 YYYY-MM-DDTHH:MM[:SS[.fff]] (a fraction of 1 to 9 digits, cut to the millisecond), local wall time in TZ (else the system zone) or with Z, +HH:MM or -HH:MM[:SS].",
+        "Act as if it were TIME (default: $PLANNER_NOW, else the clock). ISO 8601 YYYY-MM-DDTHH:MM[:SS[.fff]] (a fraction of 1 to 9 digits, cut to the millisecond), local wall time in TZ (else the system zone) or with Z, +HH:MM or -HH:MM[:SS]. For tests: a change made with a TIME more than 12 hours ahead of the real clock is ordered among other devices' changes as if made 12 hours ahead, and later changes never inherit that lead.",
         valueName: "time"))
     var now: String?
 }
