@@ -7,8 +7,8 @@ public enum SyncCommand {
     /// and writes it again; throws when this device has neither folder.
     public static func sync(_ ctx: RunContext, db: String?, now: String?) throws(PlannerError) -> (sync: SyncReport?, calendar: CalendarReport?) {
         let context = try ctx.resolveSetting(db: db, now: now).open()
-        let report = try context.database.sync(now: context.now)
-        let calendar = context.database.lastCalendar
+        let found = try context.database.sync(now: context.now)
+        let (report, calendar) = (found.sync, found.calendar)
         guard report != nil || calendar != nil else {
             throw .usage("this device does not sync: set a folder your sync engine shares with planner config set sync-folder DIR, or a calendar folder with planner config set calendar-folder DIR")
         }

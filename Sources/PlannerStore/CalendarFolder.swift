@@ -24,15 +24,16 @@ extension PlannerDatabase {
         return folder.isEmpty ? nil : folder
     }
 
-    /// Inside the caller's write transaction: applies the ticks found in files changed since they were
-    /// written. nil when no calendar folder is set.
-    func applyCalendarFolder(now: Instant) throws -> CalendarReport? {
+    /// Inside the caller's write transaction: the ticks found in files changed since they were written, as
+    /// opens of their days (applied by the caller, `CalendarFolderSource`). nil when no calendar folder is set.
+    func readCalendarFolder(now: Instant) throws -> (report: CalendarReport, ticks: [(event: PlanEvent, date: LocalDate)])? {
         guard let folder = try calendarFolderSetting() else { return nil }
         var report = CalendarReport(folder: folder)
+        var ticks: [(event: PlanEvent, date: LocalDate)] = []
         let dir = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard dir >= 0 else {
             report.problems.append("the calendar folder \(folder) cannot be read (\(DatabaseFile.describe(errno))): ticks made on a phone wait")
-            return report
+            return (report, [])
         }
         defer { close(dir) }
         let (_, zone) = try readPlan()
@@ -77,7 +78,12 @@ extension PlannerDatabase {
                 break
             case .task(_, let date, let completed, let completedAt):
                 day = date
-                if completed { why = try applyTick(date: date, uid: uid, completedAt: completedAt, now: now, zone: zone, into: &report) }
+                if completed {
+                    switch try tick(date: date, uid: uid, completedAt: completedAt, now: now, zone: zone) {
+                    case .open(let event): ticks.append((event, date))
+                    case .ignored(let problem): why = problem
+                    }
+                }
             }
             if let why {
                 try note(name, why, previous?.problem, folder: folder, into: &report, remember, size: size, mtime: mtime)
@@ -89,7 +95,7 @@ extension PlannerDatabase {
         // Gone from the folder (deleted on the phone, or by hand): written again if the plan still wants it.
         let forget = try connection.prepare("DELETE FROM calendar_file WHERE name = ?")
         for name in rows.keys.sorted() where !present.contains(name) { try forget.run(.text(name)) }
-        return report
+        return (report, ticks)
     }
 
     /// A file ignored: remembered with why (as it is now, so it is read again only once it changes), and
@@ -101,24 +107,28 @@ extension PlannerDatabase {
         if why != previous { PlannerDatabase.warnOnce("the calendar folder's file \(folder)/\(name): \(why)") }
     }
 
-    /// A day's task ticked off: an open of that day at its COMPLETED time (never later than now), through
-    /// the same event path as any open. Returns why it was not applied, when that is a problem.
-    private func applyTick(date: LocalDate, uid: String, completedAt: Instant?, now: Instant, zone: Zone,
-                           into report: inout CalendarReport) throws -> String? {
+    enum Tick {
+        case open(PlanEvent)
+        /// nil: nothing to do and nothing wrong (a past day, a day already opened).
+        case ignored(String?)
+    }
+
+    /// A day's task ticked off: an open of that day at its COMPLETED time (never later than now), applied
+    /// through the same event path as any open; or why it is not one, when that is a problem.
+    private func tick(date: LocalDate, uid: String, completedAt: Instant?, now: Instant, zone: Zone) throws -> Tick {
         // The study day, not the local date: with a window across midnight a tick at 00:45 is yesterday's.
         let schedule = try readPlan().0.schedule
         let today = schedule.studyDay(at: now, in: zone)
-        if date > today { return "ticked off before its day (ignored: planner skip \(date) skips a day)" }
+        if date > today { return .ignored("ticked off before its day (ignored: planner skip \(date) skips a day)") }
         // A past day has no reminders left; a day opened already stays opened.
-        if date < today { return nil }
-        if try connection.integer("SELECT EXISTS (SELECT 1 FROM app_open WHERE local_date = ?)", .text(date.description)) == 1 { return nil }
+        if date < today { return .ignored(nil) }
+        if try connection.integer("SELECT EXISTS (SELECT 1 FROM app_open WHERE local_date = ?)", .text(date.description)) == 1 { return .ignored(nil) }
         var at = min(completedAt ?? now, now)
         if schedule.studyDay(at: at, in: zone) != date { at = now }
         let id = String(SHA256.hex("calendar \(uid) \(at.milliseconds)".utf8).prefix(32))
         let event = PlanEvent(id: id, at: at, origin: "calendar",
                               change: .open(zoneName: zone.name, offsetSeconds: zone.offset(at: at), graceMilliseconds: nil))
-        if try applyEvent(event) != nil { report.ticks.append(date) }
-        return nil
+        return .open(event)
     }
 }
 
@@ -136,5 +146,50 @@ extension PlannerDatabase {
             while try stmt.step() { problems.append("\(folder)/\(stmt.text(0)): \(stmt.text(1))") }
             return (folder, problems)
         }
+    }
+}
+
+/// The calendar folder as an event source: a day ticked on the phone read inside the change's transaction
+/// as an open of that day (unless `whole` is false: a login's `open` reads no folder), and the folder made
+/// what the plan says after the commit (`open`: today's files alone, decided from the rows).
+final class CalendarFolderSource: EventSource {
+    let whole: Bool
+    private var found: CalendarReport?
+    private var ticks: [String: LocalDate] = [:]
+    private var folder: String?
+    private var today: PlannerDatabase.TodaysCalendar?
+
+    init(whole: Bool) { self.whole = whole }
+
+    func collect(_ db: PlannerDatabase, now: Instant) throws -> [SourcedEvent] {
+        guard whole, let (report, found) = try db.readCalendarFolder(now: now) else { return [] }
+        self.found = report
+        for tick in found { ticks[tick.event.id] = tick.date }
+        return found.map { SourcedEvent(event: $0.event, fromAnotherDevice: false) }
+    }
+
+    func applied(_ outcome: SourcedOutcome, _ db: PlannerDatabase, now: Instant) throws {
+        for applied in outcome.outcomes {
+            for event in applied.fresh { if let date = ticks[event.id] { found?.ticks.append(date) } }
+        }
+    }
+
+    func seal(_ db: PlannerDatabase, now: Instant) throws {
+        folder = try db.calendarFolderSetting()
+        if !whole, let folder { today = try db.planTodaysCalendar(folder, now: now) }
+    }
+
+    func finish(_ db: PlannerDatabase, now: Instant) {
+        if let today {
+            db.applyTodaysCalendar(today)
+        } else if whole, let folder {
+            let done = db.reconcileCalendarFolder(folder, now: now)
+            found?.written += done.written
+            found?.removed += done.removed
+        }
+    }
+
+    func report(into report: inout SourcesReport) {
+        report.calendar = found
     }
 }

@@ -109,7 +109,7 @@ extension PlannerDatabase {
         }
         guard !written.isEmpty || !removed.isEmpty || !forgotten.isEmpty else { return (0, 0) }
         if !written.isEmpty || !removed.isEmpty { fsync(dir) }
-        try write(publishes: false) {
+        try write {
             let upsert = try connection.prepare("""
                 INSERT INTO calendar_file (name, day, digest, size, mtime_ns, problem) VALUES (?, ?, ?, ?, ?, NULL)
                 ON CONFLICT (name) DO UPDATE SET day = excluded.day, digest = excluded.digest, size = excluded.size,

@@ -72,7 +72,7 @@ extension PlannerDatabase {
     @discardableResult
     public func add(_ request: NewRequest, makeUnique: Bool = false, now: Instant, zone: Zone,
                     policy: PlanPolicy = PlanPolicy()) throws(PlannerError) -> (identifier: String, decision: AddDecision) {
-        try write(now: now) { try insertOneOff(request, makeUnique: makeUnique, now: now, zone: zone, policy: policy) }
+        try change(at: now, from: .all) { try insertOneOff(request, makeUnique: makeUnique, now: now, zone: zone, policy: policy) }.0
     }
 
     /// The work of `add` inside the caller's transaction (a snooze adds its one-off with its action's row).
@@ -132,7 +132,7 @@ extension PlannerDatabase {
     /// after the `snooze` setting, unless the day was opened meanwhile. Returns what it did and the
     /// study command to launch (for start).
     public func recordAnswer(to request: ClaimedRequest, action: AnswerAction, now: Instant) throws(PlannerError) -> Answer {
-        try write(now: now) {
+        try change(at: now, from: .all) { () throws -> Answer in
             let (plan, zone) = try readPlan()
             var answer = Answer(outcome: "", studyCommand: [])
             switch action {
@@ -168,7 +168,7 @@ extension PlannerDatabase {
                 """).run(.integer(request.rowID), .text(request.identifier), .text(action.rawValue),
                          .integer(now.milliseconds), .text(answer.outcome))
             return answer
-        }
+        }.0
     }
 
     public static let snoozedSuffix = PlannerCore.snoozedSuffix
@@ -177,8 +177,10 @@ extension PlannerDatabase {
     /// missed, let waiting one-offs into the places that freed, and claim every request to deliver now.
     /// A claim is `UPDATE … WHERE state = 'pending'`, so a request cancelled by `open` a moment earlier
     /// is never claimed.
-    public func claimDue(now: Instant, policy: PlanPolicy? = nil) throws(PlannerError) -> (decision: DueDecision, claimed: [ClaimedRequest], zone: Zone) {
-        try write(now: now) {
+    /// `sources`: what the outside sources found meanwhile (the ticker logs it and watches their folders).
+    public func claimDue(now: Instant, policy: PlanPolicy? = nil) throws(PlannerError)
+        -> (decision: DueDecision, claimed: [ClaimedRequest], zone: Zone, sources: SourcesReport) {
+        let (claim, sources) = try change(at: now, from: .all) { () throws -> (DueDecision, [ClaimedRequest], Zone) in
             let (plan, zone) = try readPlan()
             let policy = policy ?? PlanPolicy(graceMilliseconds: plan.graceMilliseconds)
             try connection.prepare("""
@@ -216,6 +218,7 @@ extension PlannerDatabase {
             }
             return (decision, claimed, zone)
         }
+        return (claim.0, claim.1, claim.2, sources)
     }
 
     /// Waiting one-offs (pushed out of the 64 earlier) that are still ahead come back, soonest first,

@@ -17,7 +17,7 @@ extension PlannerDatabase {
     /// Applies `event` in one IMMEDIATE transaction; nil when it was applied before (its id is recorded).
     @discardableResult
     public func apply(_ event: PlanEvent) throws(PlannerError) -> EventOutcome? {
-        try write(now: event.at) { try applyEvent(event) }
+        try change(at: event.at, from: .all) { try applyEvent(event) }.0
     }
 
     /// Inside the caller's transaction: records the event (stamped as this device's latest change), lets

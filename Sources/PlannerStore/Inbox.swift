@@ -292,36 +292,41 @@ public enum Inbox {
     }
 }
 
-extension PlannerDatabase {
-    /// Applies, inside the caller's write transaction, the events waiting in the inbox, each at its own
-    /// instant and in order. One already recorded (applied before a crash kept its file) changes nothing.
-    func applyInbox() throws -> Inbox.Batch? {
-        guard let batch = Inbox.pending(resolvedPath: resolvedPath) else { return nil }
-        var applied: [Inbox.Item] = []
+/// The inbox as an event source: events saved by other processes of this device, applied at their own
+/// instants; their files removed once the change committed, those the schema refused set aside.
+final class InboxSource: EventSource {
+    private var batch: Inbox.Batch?
+
+    func collect(_ db: PlannerDatabase, now: Instant) throws -> [SourcedEvent] {
+        guard let batch = Inbox.pending(resolvedPath: db.resolvedPath) else { return [] }
+        self.batch = batch
+        var events: [SourcedEvent] = []
         for item in batch.items {
-            // Saved by a planner before events: recorded already if an open at its instant is.
-            if item.legacy, try connection.integer(
-                "SELECT count(*) FROM app_open WHERE opened_at_ms = ?", .integer(item.event.at.milliseconds)) ?? 0 > 0 {
-                applied.append(item)
-                continue
-            }
-            // Each event in a savepoint: one the schema refuses is undone whole and set aside; the
-            // command and the other events go on. Busy, full or I/O errors still end the transaction.
-            try connection.execute("SAVEPOINT inbox_event")
-            do {
-                _ = try applyEvent(item.event)
-                try connection.execute("RELEASE inbox_event")
-                applied.append(item)
-            } catch let error as SQLiteError where error.primaryCode == SQLITE_CONSTRAINT {
-                try connection.execute("ROLLBACK TO inbox_event")
-                try connection.execute("RELEASE inbox_event")
-                batch.rejected.append((item.name, "the database refused it (\(error.message))", item.event.noun))
-            }
+            // Saved by a planner before events: recorded already if an open at its instant is (its file
+            // is removed with the others).
+            if item.legacy, try db.connection.integer(
+                "SELECT count(*) FROM app_open WHERE opened_at_ms = ?", .integer(item.event.at.milliseconds)) ?? 0 > 0 { continue }
+            events.append(SourcedEvent(event: item.event, fromAnotherDevice: false))
         }
-        batch.items = applied
-        return batch
+        return events
     }
 
+    func applied(_ outcome: SourcedOutcome, _ db: PlannerDatabase, now: Instant) throws {
+        guard let batch else { return }
+        for (event, why) in outcome.refused {
+            guard let item = batch.items.first(where: { $0.event.id == event.id }) else { continue }
+            batch.rejected.append((item.name, "the database refused it (\(why))", event.noun))
+            batch.items.removeAll { $0.event.id == event.id }
+        }
+    }
+
+    /// A crash before this leaves files already applied: applying one again is a no-op.
+    func finish(_ db: PlannerDatabase, now: Instant) {
+        batch?.removeApplied()
+    }
+}
+
+extension PlannerDatabase {
     /// This database's inbox, made if missing: a ticker watches it for events saved by other processes.
     public func inboxFolder() throws(PlannerError) -> String {
         try Inbox.prepare(resolvedPath: resolvedPath)

@@ -34,7 +34,7 @@ extension PlannerDatabase {
     /// applies it. `zone` and `policy` override the settings' (tests; `--grace`).
     @discardableResult
     public func refill(now: Instant, zone: Zone? = nil, policy: PlanPolicy? = nil) throws(PlannerError) -> RefillDecision {
-        try write(now: now) { try replan(now: now, zone: zone, policy: policy) }
+        try change(at: now, from: .all) { try replan(now: now, zone: zone, policy: policy) }.0
     }
 
     /// Refill inside the caller's transaction, with the settings as they are now in it.
@@ -55,7 +55,7 @@ extension PlannerDatabase {
     public func recordAppOpen(now: Instant, zone: Zone? = nil, policy: PlanPolicy? = nil, origin: String = "open",
                               id: String? = nil, takenIn: Zone? = nil, unlessRecorded: [String] = []) throws(PlannerError) -> OpenDecision {
         let event = Self.openEvent(now: now, takenIn: takenIn ?? zone, policy: policy, origin: origin, id: id)
-        return try write(now: now, readsSyncFolder: false) {
+        return try change(at: now, from: .login) { () throws -> OpenDecision in
             // A login inside one already recorded (`LoginSession`): nothing new.
             let recorded = try connection.prepare("SELECT 1 FROM event WHERE id = ?")
             for known in unlessRecorded {
@@ -71,7 +71,7 @@ extension PlannerDatabase {
                 return OpenDecision(date: plan.schedule.studyDay(at: now, in: zone ?? planZone), cancelled: [], refill: RefillDecision())
             }
             return outcome.effect.open!
-        }
+        }.0
     }
 
     /// An open taken now in `takenIn` (the environment's zone, a record: the day closed is the plan's).

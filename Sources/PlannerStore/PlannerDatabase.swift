@@ -19,10 +19,6 @@ public final class PlannerDatabase {
     let connection: Connection
     /// Stored settings the last read of the plan could not use (each runs as its default).
     public internal(set) var settingProblems: [UnusableSetting] = []
-    /// What the last write found in the sync folder (nil: this device does not sync).
-    public internal(set) var lastSync: SyncReport?
-    /// What the last write found in and wrote to the calendar folder (nil: none set, or not read: `open`).
-    public internal(set) var lastCalendar: CalendarReport?
     /// Declared settings the last read of the plan found no row for.
     var missingSettingKeys: [SettingKey] = []
 
@@ -184,43 +180,11 @@ public final class PlannerDatabase {
         return (UInt64(info.st_dev), UInt64(info.st_ino))
     }
 
-    /// Runs `body` in one IMMEDIATE transaction, turning SQLite failures into user-facing errors.
-    /// With `now`, the other devices' new events in the sync folder are applied first (`open` passes
-    /// `readsSyncFolder: false`: the login must not wait on a folder); after the commit, this device's new
-    /// events are written to it unless `publishes` is false.
-    func write<T>(now: Instant? = nil, readsSyncFolder: Bool = true, publishes: Bool = true, _ body: () throws -> T) throws(PlannerError) -> T {
+    /// Runs `body` in one IMMEDIATE transaction, turning SQLite failures into user-facing errors. Nothing
+    /// else: a change that reads the outside sources first goes through `change(at:from:)`.
+    func write<T>(_ body: () throws -> T) throws(PlannerError) -> T {
         do {
-            // Events saved by other processes (opens made while another program held the database) come
-            // first, at their own instants.
-            var spooled: Inbox.Batch?
-            var publish = false
-            var calendarFolder: String?
-            var todaysCalendar: TodaysCalendar?
-            let result = try connection.immediateTransaction {
-                spooled = try applyInbox()
-                if let now, readsSyncFolder {
-                    lastSync = try applySyncFolder(now: now)
-                    lastCalendar = try applyCalendarFolder(now: now)
-                }
-                let result = try body()
-                try addMissingSettingRows()
-                publish = try publishes && hasEventsToPublish()
-                if now != nil { calendarFolder = try calendarFolderSetting() }
-                // `open`: today's files decided here, from the rows, and the rows updated with the commit.
-                if let now, let folder = calendarFolder, !readsSyncFolder { todaysCalendar = try planTodaysCalendar(folder, now: now) }
-                return result
-            }
-            spooled?.removeApplied()
-            if publish { publishToSyncFolder(now: now ?? SystemClock.now()) }
-            // The plan as a calendar: `open` (not reading outside folders) rewrites today's files alone.
-            if let todaysCalendar {
-                applyTodaysCalendar(todaysCalendar)
-            } else if let now, let calendarFolder, readsSyncFolder {
-                let done = reconcileCalendarFolder(calendarFolder, now: now)
-                lastCalendar?.written += done.written
-                lastCalendar?.removed += done.removed
-            }
-            return result
+            return try connection.immediateTransaction(body)
         } catch let error as PlannerError {
             throw error
         } catch let error as SQLiteError {

@@ -39,14 +39,15 @@ extension PlannerDatabase {
     }
 
     /// Inside the caller's write transaction: reads what the other devices appended since the last read
-    /// and applies it at `now`. nil when this device does not sync.
-    func applySyncFolder(now: Instant) throws -> SyncReport? {
+    /// (what was read of each file is remembered here); the events are applied by the caller
+    /// (`SyncFolderSource`). nil when this device does not sync.
+    func readSyncFolder(now: Instant) throws -> (report: SyncReport, events: [PlanEvent])? {
         guard let folder = try syncFolderSetting() else { return nil }
         var report = SyncReport(folder: folder)
         let dir = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard dir >= 0 else {
             report.problems.append("the sync folder \(folder) cannot be read (\(DatabaseFile.describe(errno))): other devices' changes wait; is it mounted?")
-            return report
+            return (report, [])
         }
         defer { close(dir) }
         let selfID = try selfDeviceID()
@@ -122,9 +123,8 @@ extension PlannerDatabase {
             PlannerDatabase.warnOnce("another device writes to the sync folder as this device (\(selfID); a copied database?): this device takes a new id")
         }
         try recordDeviceNames(names, now: now)
-        try applyForeign(events, now: now, into: &report)
         try noticeStaleOwnFile(dir)
-        return report
+        return (report, events)
     }
 
     /// This device's file as another program left it: gone, or shorter than this device wrote it (a restore,
@@ -137,40 +137,6 @@ extension PlannerDatabase {
         var info = stat()
         guard fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) != 0 || Int64(info.st_size) < stmt.int64(2) else { return }
         try connection.execute("UPDATE event SET published_ms = NULL WHERE received_ms IS NULL AND published_ms IS NOT NULL")
-    }
-
-    /// Applies other devices' events as one batch; one the schema refuses is left out alone.
-    private func applyForeign(_ events: [PlanEvent], now: Instant, into report: inout SyncReport) throws {
-        var seen: Set<String> = []
-        let unique = events.filter { seen.insert($0.id).inserted }
-        guard !unique.isEmpty else { return }
-        var applied: [EventOutcome] = []
-        try connection.execute("SAVEPOINT sync_batch")
-        do {
-            if let outcome = try applyEvents(unique, now: now, receivedAt: now) { applied.append(outcome) }
-            try connection.execute("RELEASE sync_batch")
-        } catch let error as SQLiteError where error.primaryCode == SQLITE_CONSTRAINT {
-            try connection.execute("ROLLBACK TO sync_batch")
-            try connection.execute("RELEASE sync_batch")
-            // One at a time: the others still apply.
-            for event in unique {
-                try connection.execute("SAVEPOINT sync_event")
-                do {
-                    if let outcome = try applyEvents([event], now: now, receivedAt: now) { applied.append(outcome) }
-                    try connection.execute("RELEASE sync_event")
-                } catch let error as SQLiteError where error.primaryCode == SQLITE_CONSTRAINT {
-                    try connection.execute("ROLLBACK TO sync_event")
-                    try connection.execute("RELEASE sync_event")
-                    report.problems.append("an event \(event.id) from device \(event.stamp?.device ?? "?") was refused by the database (\(error.message))")
-                }
-            }
-        }
-        for outcome in applied {
-            report.applied += outcome.fresh.count
-            report.superseded += outcome.effect.superseded
-            report.openedElsewhere += outcome.effect.opens.map(\.date)
-            try noteDevices(outcome.fresh, now: now)
-        }
     }
 
     /// Names devices said, the latest saying of each.
@@ -189,7 +155,7 @@ extension PlannerDatabase {
 
     /// Each device's latest event and apparent clock offset: its events' own time minus when they arrived
     /// here is its clock's lead plus the carriage; the greatest (the least carriage) is the best estimate.
-    private func noteDevices(_ events: [PlanEvent], now: Instant) throws {
+    func noteDevices(_ events: [PlanEvent], now: Instant) throws {
         var seen: [String: (last: Int64, offset: Int64, count: Int64)] = [:]
         for event in events {
             guard let device = event.stamp?.device else { continue }
@@ -215,10 +181,12 @@ extension PlannerDatabase {
     }
 
     /// Inside a write transaction: whether this device has events to write to its sync folder.
+    /// (Or has no id yet: its first publish makes one, says its name and claims the plan's zone.)
     func hasEventsToPublish() throws -> Bool {
         try connection.integer("""
             SELECT EXISTS (SELECT 1 FROM setting WHERE key = 'sync-folder' AND value <> '')
-               AND EXISTS (SELECT 1 FROM event WHERE received_ms IS NULL AND published_ms IS NULL)
+               AND (EXISTS (SELECT 1 FROM event WHERE received_ms IS NULL AND published_ms IS NULL)
+                    OR NOT EXISTS (SELECT 1 FROM device WHERE is_self = 1))
             """) == 1
     }
 
@@ -252,7 +220,7 @@ extension PlannerDatabase {
         }
         guard let folder = start.folder else { return 0 }
         let name = start.wanted.isEmpty ? Self.hostName() : start.wanted
-        let selfID = try start.selfID ?? write(publishes: false) { () throws -> String in
+        let selfID = try start.selfID ?? write { () throws -> String in
             if let id = try selfDeviceID() { return id }
             let id = Self.newEventID()
             try connection.prepare("INSERT INTO device (id, name, is_self, first_seen_ms) VALUES (?, ?, 1, ?)")
@@ -295,7 +263,7 @@ extension PlannerDatabase {
             if size != expected || size >= SyncFileText.rotateBytes {
                 // Not as this device left it (deleted, cut, replaced, written by another): a new file, and
                 // everything again (readers skip what they have). Or simply full: a new file.
-                try write(publishes: false) {
+                try write {
                     if size != expected { try connection.execute("UPDATE event SET published_ms = NULL WHERE received_ms IS NULL") }
                     try connection.execute("UPDATE device SET out_seq = out_seq + 1, out_size = 0 WHERE is_self = 1")
                 }
@@ -318,7 +286,7 @@ extension PlannerDatabase {
             }
             var after = stat()
             fstat(fd, &after)
-            try write(publishes: false) {
+            try write {
                 let mark = try connection.prepare("UPDATE event SET published_ms = ? WHERE id = ?")
                 for event in events { try mark.run(.integer(now.milliseconds), .text(event.id)) }
                 try connection.prepare("UPDATE device SET out_size = ?, name = ? WHERE is_self = 1")
@@ -352,13 +320,10 @@ extension PlannerDatabase {
         return events
     }
 
-    /// `planner sync`: applies the other devices' new events now and writes this device's.
-    public func sync(now: Instant) throws(PlannerError) -> SyncReport? {
-        // The write applies the folder first; what it found is the report.
-        try write(now: now, publishes: false) {}
-        var report = lastSync
-        report?.published = publishToSyncFolder(now: now)
-        return report
+    /// `planner sync`: applies the other devices' new events and the calendar's ticks now, writes this
+    /// device's events and the calendar folder, and says what it found.
+    public func sync(now: Instant) throws(PlannerError) -> SourcesReport {
+        try change(at: now, from: .all) {}.1
     }
 
     /// The sync folder's state without changing anything: its problems, for `status`.
@@ -491,5 +456,48 @@ extension PlannerDatabase {
             }
             bytes = bytes.dropFirst(n)
         }
+    }
+}
+
+/// The sync folder as an event source: other devices' files read and applied inside the change's
+/// transaction (unless `reading` is false: a login's `open` never waits on a folder), this device's new
+/// events appended to its own file after the commit.
+final class SyncFolderSource: EventSource {
+    let reading: Bool
+    private var found: SyncReport?
+    private var publishes = false
+    private var published = 0
+
+    init(reading: Bool) { self.reading = reading }
+
+    func collect(_ db: PlannerDatabase, now: Instant) throws -> [SourcedEvent] {
+        guard reading, let (report, events) = try db.readSyncFolder(now: now) else { return [] }
+        found = report
+        return events.map { SourcedEvent(event: $0, fromAnotherDevice: true) }
+    }
+
+    func applied(_ outcome: SourcedOutcome, _ db: PlannerDatabase, now: Instant) throws {
+        for applied in outcome.outcomes {
+            found?.applied += applied.fresh.count
+            found?.superseded += applied.effect.superseded
+            found?.openedElsewhere += applied.effect.opens.map(\.date)
+            try db.noteDevices(applied.fresh, now: now)
+        }
+        for (event, why) in outcome.refused {
+            found?.problems.append("an event \(event.id) from device \(event.stamp?.device ?? "?") was refused by the database (\(why))")
+        }
+    }
+
+    func seal(_ db: PlannerDatabase, now: Instant) throws {
+        publishes = try db.hasEventsToPublish()
+    }
+
+    func finish(_ db: PlannerDatabase, now: Instant) {
+        if publishes { published = db.publishToSyncFolder(now: now) }
+    }
+
+    func report(into report: inout SourcesReport) {
+        report.sync = found
+        report.sync?.published = published
     }
 }

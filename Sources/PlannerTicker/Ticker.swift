@@ -263,7 +263,7 @@ public final class Ticker {
         do {
             try db.check()
             // The plan's zone as it is now (a `config set zone` since the ticker started counts).
-            let (decision, claimed, zone) = try db.database.claimDue(now: t, policy: policy)
+            let (decision, claimed, zone, sources) = try db.database.claimDue(now: t, policy: policy)
             for (request, reason) in decision.missed {
                 log("missed \(request.identifier) (due \(zone.rfc3339(request.fireAt))): \(reason)")
             }
@@ -273,12 +273,12 @@ public final class Ticker {
             }
             nextDue = mode == .live ? try db.database.nextFireAt() : nil
             if mode == .live {
-                wakeups.watchSyncFolder(db.database.lastSync?.folder)
-                wakeups.watchCalendarFolder(db.database.lastCalendar?.folder)
-                if let calendar = db.database.lastCalendar, !calendar.ticks.isEmpty {
+                wakeups.watchSyncFolder(sources.sync?.folder)
+                wakeups.watchCalendarFolder(sources.calendar?.folder)
+                if let calendar = sources.calendar, !calendar.ticks.isEmpty {
                     log("ticked off in the calendar folder, opened: " + Set(calendar.ticks).map(\.description).sorted().joined(separator: ", "))
                 }
-                if let sync = db.database.lastSync, sync.applied > 0 {
+                if let sync = sources.sync, sync.applied > 0 {
                     log("applied \(sync.applied) change\(sync.applied == 1 ? "" : "s") from other devices"
                         + (sync.openedElsewhere.isEmpty ? "" : "; opened there: " + Set(sync.openedElsewhere).map(\.description).sorted().joined(separator: ", ")))
                 }

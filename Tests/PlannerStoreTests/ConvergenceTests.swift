@@ -78,7 +78,7 @@ import PlannerTestSupport
                     try carry(from: folders[from], to: folders[to], own: try devices[to].selfDeviceID(), whole: true, random: &random)
                 }
                 let report = try devices[to].sync(now: Instant(milliseconds: clock))
-                if ProcessInfo.processInfo.environment["PLANNER_PROPERTY_DEBUG"] != nil { print("d\(to) final:", report?.problems ?? []) }
+                if ProcessInfo.processInfo.environment["PLANNER_PROPERTY_DEBUG"] != nil { print("d\(to) final:", report.sync?.problems ?? []) }
             }
         }
         let views = try devices.map { try shared($0, now: Instant(milliseconds: clock)) }

@@ -13,7 +13,7 @@ import PlannerTestSupport
         let db = try PlannerDatabase(path: temporaryDatabasePath())
         try db.refill(now: at("2026-11-23T12:00"), zone: seoul)
         try db.recordAppOpen(now: at("2026-11-23T12:29:59"), zone: seoul)
-        let (decision, claimed, _) = try db.claimDue(now: at("2026-11-23T12:30"))
+        let (decision, claimed, _, _) = try db.claimDue(now: at("2026-11-23T12:30"))
         #expect(claimed.isEmpty)
         #expect(decision.deliver.isEmpty)
     }
@@ -200,7 +200,7 @@ import PlannerTestSupport
         try db.refill(now: at("2026-11-23T12:00"), zone: seoul)
         let next = try db.status(now: at("2026-11-23T14:05"), zone: seoul).next
         #expect(next?.identifier == "Noti_AppOpenPromotion_2026_11_23_14_00")
-        let (decision, _, _) = try db.claimDue(now: at("2026-11-23T14:05"))
+        let (decision, _, _, _) = try db.claimDue(now: at("2026-11-23T14:05"))
         #expect(decision.deliver.map(\.identifier) == ["Noti_AppOpenPromotion_2026_11_23_14_00"])
     }
 }

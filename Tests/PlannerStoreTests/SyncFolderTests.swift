@@ -49,7 +49,7 @@ import PlannerTestSupport
         #expect(try b.pendingRequests().contains { $0.identifier.contains("2026_11_25") })
 
         try a.recordAppOpen(now: at("2026-11-25T10:03"))
-        let report = try #require(try b.sync(now: at("2026-11-25T10:03:02")))
+        let report = try #require(try b.sync(now: at("2026-11-25T10:03:02")).sync)
         #expect(report.applied >= 1)
         #expect(report.openedElsewhere == [date("2026-11-25")])
         #expect(try !b.pendingRequests().contains { $0.identifier.contains("2026_11_25") }, "the day opened on the laptop is quiet on the desktop")
@@ -59,7 +59,7 @@ import PlannerTestSupport
         #expect(devices.map(\.name) == ["desktop", "laptop"] && devices[0].isSelf && !devices[1].isSelf)
         // The laptop's open is the desktop's record too: once.
         #expect(try b.connection.integer("SELECT count(*) FROM app_open_events WHERE device = 'laptop'") == 1)
-        let again = try #require(try b.sync(now: at("2026-11-25T10:04")))
+        let again = try #require(try b.sync(now: at("2026-11-25T10:04")).sync)
         #expect(again.applied == 0)
     }
 
@@ -153,7 +153,7 @@ import PlannerTestSupport
         FileManager.default.createFile(atPath: huge, contents: nil)
         truncate(huge, off_t(SyncFileText.maximumFileBytes + 1))
 
-        let report = try #require(try b.sync(now: at("2026-11-25T09:10")))
+        let report = try #require(try b.sync(now: at("2026-11-25T09:10")).sync)
         #expect(try b.planSettings().settings.title == "Good")
         #expect(try agreed(b).contains("skipped:2026-11-30"))
         #expect(try !agreed(b).contains("skipped:2026-12-01"), "dated a month ahead")

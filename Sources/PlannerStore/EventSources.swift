@@ -1,0 +1,139 @@
+import CSQLite
+import PlannerCore
+
+/// What the outside sources found and did during one change: returned by the change that applied them
+/// (`PlannerDatabase.change`), never kept on the database.
+public struct SourcesReport: Sendable {
+    /// nil: this device does not sync, or the change did not read the folder (`open`).
+    public var sync: SyncReport?
+    /// nil: no calendar folder, or the change did not read it (`open`).
+    public var calendar: CalendarReport?
+
+    public init(sync: SyncReport? = nil, calendar: CalendarReport? = nil) {
+        self.sync = sync
+        self.calendar = calendar
+    }
+}
+
+/// An event a source found.
+struct SourcedEvent {
+    var event: PlanEvent
+    /// Another device's: applied as it came, its stamp kept. Otherwise this device's own (saved by another
+    /// process, ticked on the phone): stamped here when applied.
+    var fromAnotherDevice: Bool
+}
+
+/// What applying a source's events did: each one applied (nil: recorded before) and each refused by the
+/// schema, with why (the others still applied).
+struct SourcedOutcome {
+    var outcomes: [EventOutcome] = []
+    var refused: [(event: PlanEvent, why: String)] = []
+}
+
+/// A place changes made outside this process come from: the inbox (opens saved while another program held
+/// the database), the sync folder (other devices' files), the calendar folder (a day ticked on a phone).
+/// Each turns what it reads into events, which `PlannerDatabase.change` applies in one place, and after
+/// the commit brings its folder in line (publishes this device's events, rewrites the calendar, removes
+/// applied inbox files). A new source is one type conforming here and one entry in `EventSources`.
+protocol EventSource: AnyObject {
+    /// Inside the write transaction, before the command's own change: the events it holds now (its own
+    /// bookkeeping rows, such as what was read of each file, are written here too).
+    func collect(_ db: PlannerDatabase, now: Instant) throws -> [SourcedEvent]
+    /// Inside the transaction: what applying them did.
+    func applied(_ outcome: SourcedOutcome, _ db: PlannerDatabase, now: Instant) throws
+    /// Inside the transaction, after the command's change: what the step after the commit will need.
+    func seal(_ db: PlannerDatabase, now: Instant) throws
+    /// After the commit, outside the database's lock. Never throws: a folder that cannot be written is a
+    /// warning, and the next change tries again.
+    func finish(_ db: PlannerDatabase, now: Instant)
+    /// What it found and did, into the change's report.
+    func report(into report: inout SourcesReport)
+}
+
+extension EventSource {
+    func applied(_ outcome: SourcedOutcome, _ db: PlannerDatabase, now: Instant) throws {}
+    func seal(_ db: PlannerDatabase, now: Instant) throws {}
+    func finish(_ db: PlannerDatabase, now: Instant) {}
+    func report(into report: inout SourcesReport) {}
+}
+
+/// Which sources a change reads and writes.
+public enum EventSources: Sendable {
+    /// Every command that writes: the inbox, the other devices' files, the calendar's ticks read first;
+    /// this device's events published and the calendar rewritten after.
+    case all
+    /// A login's `open`: nothing outside is read but the inbox (a login must never wait on a folder);
+    /// its event is published and today's calendar files rewritten from the rows.
+    case login
+    /// Bookkeeping of the store itself (a claim, a delivery's end): the inbox, and this device's events
+    /// published.
+    case inboxOnly
+
+    func make() -> [EventSource] {
+        switch self {
+        case .all: [InboxSource(), SyncFolderSource(reading: true), CalendarFolderSource(whole: true)]
+        case .login: [InboxSource(), SyncFolderSource(reading: false), CalendarFolderSource(whole: false)]
+        case .inboxOnly: [InboxSource(), SyncFolderSource(reading: false)]
+        }
+    }
+}
+
+extension PlannerDatabase {
+    /// The one way a change happens: in one IMMEDIATE transaction, the events `sources` hold are applied
+    /// (each source in turn, through `applySourced`), then `body` (the command's own change, itself an
+    /// event through `applyEvent`, or the store's bookkeeping); after the commit each source brings its
+    /// folder in line. Returns `body`'s value and what the sources found.
+    func change<T>(at now: Instant, from sources: EventSources, _ body: () throws -> T) throws(PlannerError) -> (T, SourcesReport) {
+        let active = sources.make()
+        let result = try write { () throws -> T in
+            for source in active {
+                let events = try source.collect(self, now: now)
+                try source.applied(try applySourced(events, now: now), self, now: now)
+            }
+            let result = try body()
+            try addMissingSettingRows()
+            for source in active { try source.seal(self, now: now) }
+            return result
+        }
+        var report = SourcesReport()
+        for source in active {
+            source.finish(self, now: now)
+            source.report(into: &report)
+        }
+        return (result, report)
+    }
+
+    /// Applies what a source found, inside the caller's transaction: this device's own events one by one
+    /// (each at its own instant, stamped here), another device's as one batch (decided together, planned
+    /// once). An event the schema refuses is undone alone and reported; the others still apply.
+    func applySourced(_ events: [SourcedEvent], now: Instant) throws -> SourcedOutcome {
+        var result = SourcedOutcome()
+        guard !events.isEmpty else { return result }
+        func alone(_ item: SourcedEvent) throws {
+            try connection.execute("SAVEPOINT sourced_event")
+            do {
+                let outcome = item.fromAnotherDevice ? try applyEvents([item.event], now: now, receivedAt: now) : try applyEvent(item.event)
+                if let outcome { result.outcomes.append(outcome) }
+                try connection.execute("RELEASE sourced_event")
+            } catch let error as SQLiteError where error.primaryCode == SQLITE_CONSTRAINT {
+                try connection.execute("ROLLBACK TO sourced_event")
+                try connection.execute("RELEASE sourced_event")
+                result.refused.append((item.event, error.message))
+            }
+        }
+        var seen: Set<String> = []
+        let foreign = events.filter { $0.fromAnotherDevice && seen.insert($0.event.id).inserted }
+        for item in events where !item.fromAnotherDevice { try alone(item) }
+        guard !foreign.isEmpty else { return result }
+        try connection.execute("SAVEPOINT sourced_batch")
+        do {
+            if let outcome = try applyEvents(foreign.map(\.event), now: now, receivedAt: now) { result.outcomes.append(outcome) }
+            try connection.execute("RELEASE sourced_batch")
+        } catch let error as SQLiteError where error.primaryCode == SQLITE_CONSTRAINT {
+            try connection.execute("ROLLBACK TO sourced_batch")
+            try connection.execute("RELEASE sourced_batch")
+            for item in foreign { try alone(item) }
+        }
+        return result
+    }
+}
