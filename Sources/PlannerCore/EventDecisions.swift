@@ -51,6 +51,8 @@ public struct EventEffect: Sendable {
     public var skips: [SkipChange] = []
     public var pauses: [PauseChange] = []
     public var opens: [AppliedOpen] = []
+    /// Snoozes to add as one-offs (the store leaves out one of a day opened by then).
+    public var snoozes: [PlanEvent] = []
     /// Registers a change won, with the stamp and event that won it.
     public var stamped: [Register: (stamp: Stamp, event: String)] = [:]
     /// Changes left out because the register already holds a later one (another device's).
@@ -123,6 +125,8 @@ public func decideEvents(_ events: [PlanEvent], facts: PlanFacts, now: Instant, 
             if state.exclusions.pause != nil { effect.endsPause = true }
             effect.pauses.append(PauseChange(at: event.at, starts: pause))
             state.exclusions.pause = pause
+        case .snooze:
+            effect.snoozes.append(event)
         case .resume:
             guard wins(.pause, event) else { continue }
             if state.exclusions.pause != nil { effect.endsPause = true }

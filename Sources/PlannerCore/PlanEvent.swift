@@ -60,6 +60,10 @@ public enum PlanChange: Equatable, Sendable {
     /// From the event's instant until `until` (nil: until a resume); replaces a pause in force.
     case pause(until: Instant?)
     case resume
+    /// A study reminder answered "Snooze": it comes back at `until` as `<identifier>_snoozed`, on every
+    /// device (a reminder shown on two screens and snoozed on one is closed on the other), unless its study
+    /// day `day` is opened by then.
+    case snooze(identifier: String, day: LocalDate, until: Instant)
     /// Canonical values (already checked by `SettingKey.canonical`) and keys back to their defaults.
     case settings(set: [SettingChange], reset: [SettingKey])
 
@@ -71,6 +75,7 @@ public enum PlanChange: Equatable, Sendable {
         case .unskip: "unskip"
         case .pause: "pause"
         case .resume: "resume"
+        case .snooze: "snooze"
         case .settings: "settings"
         }
     }

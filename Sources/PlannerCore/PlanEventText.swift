@@ -26,6 +26,8 @@ public enum PlanEventText {
             return until.map { [("until", String($0.milliseconds))] } ?? []
         case .resume:
             return []
+        case .snooze(let identifier, let day, let until):
+            return [("identifier", identifier), ("day", day.description), ("until", String(until.milliseconds))]
         case .settings(let set, let reset):
             return set.map { ("set." + $0.key.rawValue, $0.value) }
                 + (reset.isEmpty ? [] : [("reset", reset.map(\.rawValue).joined(separator: ","))])
@@ -163,6 +165,10 @@ extension PlanEvent {
             change = .pause(until: until)
         case "resume":
             change = .resume
+        case "snooze":
+            guard let identifier = take("identifier"), let day = take("day").flatMap({ LocalDate(iso: $0) }),
+                  let untilText = take("until"), let until = Int64(untilText) else { return nil }
+            change = .snooze(identifier: identifier, day: day, until: Instant(milliseconds: until))
         case "settings":
             var set: [SettingChange] = []
             for (name, value) in fields where name.hasPrefix("set.") {
@@ -218,6 +224,14 @@ extension PlanEvent {
             if let until, outOfRange(until) || until <= at { return "it ends before it starts" }
         case .resume:
             break
+        case .snooze(let identifier, let day, let until):
+            // Only a study reminder is answered, and a snooze is at most a day (the `snooze` setting: 12 h).
+            guard identifier.hasPrefix(SlotIdentifier.prefix), identifier.utf8.count <= 200,
+                  identifier.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x5F })
+            else { return "its reminder is not a study reminder" }
+            guard supportedYears.contains(day.year), until > at, until.milliseconds - at.milliseconds <= 86_400_000 else {
+                return "its snooze is out of range"
+            }
         case .settings(let set, let reset):
             guard !set.isEmpty || !reset.isEmpty else { return "it changes nothing" }
             for change in set {

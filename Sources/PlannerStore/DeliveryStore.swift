@@ -142,25 +142,20 @@ extension PlannerDatabase {
                 answer.outcome = "opened \(decision.date): cancelled \(decision.cancelled.count) of its reminders"
                 answer.studyCommand = plan.studyCommand
             case .snooze:
-                let opened = try connection.integer(
-                    "SELECT count(*) FROM request r JOIN app_open a ON a.local_date = r.local_date WHERE r.id = ?",
-                    .integer(request.rowID)) ?? 0 > 0
-                if opened {
-                    answer.outcome = "ignored: that day was already opened"
-                } else {
-                    let base = request.identifier.hasSuffix(Self.snoozedSuffix) ? request.identifier : request.identifier + Self.snoozedSuffix
-                    let fireAt = now + plan.snoozeMilliseconds
-                    // Its study day stays the reminder's: a 23:50 reminder snoozed past midnight is still that
-                    // evening's, closed by that day's open.
-                    let day = try connection.prepare("SELECT local_date FROM request WHERE id = ?")
-                    try day.bind([.integer(request.rowID)])
-                    let studyDay = try day.step() ? LocalDate(iso: day.text(0)) : nil
-                    let (identifier, decision) = try insertOneOff(
-                        NewRequest(identifier: base, fireAt: fireAt, title: request.title, body: request.body),
-                        makeUnique: false, now: now, zone: zone, policy: PlanPolicy(graceMilliseconds: plan.graceMilliseconds),
-                        day: studyDay)
+                // Its study day stays the reminder's: a 23:50 reminder snoozed past midnight is still that
+                // evening's, closed by that day's open.
+                let day = try connection.prepare("SELECT local_date FROM request WHERE id = ?")
+                try day.bind([.integer(request.rowID)])
+                let studyDay = try day.step() ? LocalDate(iso: day.text(0)) : nil
+                let fireAt = now + plan.snoozeMilliseconds
+                // An event like any change: the other devices showing the same reminder close it and snooze it too.
+                let event = PlanEvent(id: Self.newEventID(), at: now, origin: "answer",
+                                      change: .snooze(identifier: request.identifier, day: studyDay ?? zone.local(now).date, until: fireAt))
+                if let (identifier, decision) = try applyEvent(event)?.snoozed.first {
                     answer.outcome = "snoozed as \(identifier) for \(zone.rfc3339(fireAt))" + (decision.pending ? "" : " (waits: 64 sooner are pending)")
                     answer.snoozedAs = identifier
+                } else {
+                    answer.outcome = "ignored: that day was already opened"
                 }
             }
             try connection.prepare("""
@@ -172,6 +167,36 @@ extension PlannerDatabase {
     }
 
     public static let snoozedSuffix = PlannerCore.snoozedSuffix
+
+    /// A snooze, made here or on another device, inside the caller's transaction: unless its study day is
+    /// opened, `<identifier>_snoozed` at `until` with the reminder's text. The same reminder still waiting
+    /// here when another device snoozed it is cancelled (it was answered). nil: the day is opened.
+    func applySnooze(_ identifier: String, day: LocalDate, until: Instant, now: Instant, zone: Zone, plan: PlanSettings,
+                     elsewhere: Bool) throws -> (identifier: String, decision: AddDecision)? {
+        if try connection.integer("SELECT EXISTS (SELECT 1 FROM app_open WHERE local_date = ?)", .text(day.description)) == 1 { return nil }
+        if elsewhere {
+            try connection.prepare("""
+                UPDATE request SET state = 'cancelled', reason = 'snoozed on another device', changed_at_ms = ?
+                WHERE identifier = ? AND state IN ('pending', 'displaced')
+                """).run(.integer(now.milliseconds), .text(identifier))
+        }
+        let text = try connection.prepare("SELECT title, body FROM request WHERE identifier = ? ORDER BY id DESC LIMIT 1")
+        try text.bind([.text(identifier)])
+        let (title, body) = try text.step() ? (text.text(0), text.text(1)) : (plan.title, plan.body)
+        let base = identifier.hasSuffix(Self.snoozedSuffix) ? identifier : identifier + Self.snoozedSuffix
+        return try insertOneOff(NewRequest(identifier: base, fireAt: until, title: title, body: body), makeUnique: false,
+                                now: now, zone: zone, policy: PlanPolicy(graceMilliseconds: plan.graceMilliseconds), day: day)
+    }
+
+    /// Whether `claimed` (shown here) was snoozed on another device since it was due: its bubble is closed.
+    public func snoozedElsewhere(_ claimed: ClaimedRequest) throws(PlannerError) -> Bool {
+        try read {
+            try connection.integer("""
+                SELECT EXISTS (SELECT 1 FROM event WHERE kind = 'snooze' AND received_ms IS NOT NULL AND at_ms >= ?1
+                                                   AND substr(payload, 1, length(?2)) = ?2)
+                """, .integer(claimed.fireAt.milliseconds), .text("identifier=\(claimed.identifier) ")) == 1
+        }
+    }
 
     /// In one transaction: fail orphaned claims, mark due requests that will not be delivered as
     /// missed, let waiting one-offs into the places that freed, and claim every request to deliver now.

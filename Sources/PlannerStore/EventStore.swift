@@ -9,6 +9,8 @@ public struct EventOutcome: Sendable {
     public var removedSkips = 0
     /// The events applied (those not recorded before).
     public var fresh: [PlanEvent] = []
+    /// The one-offs snoozes added (a snooze of a day opened by then adds none).
+    public var snoozed: [(identifier: String, decision: AddDecision)] = []
 }
 
 /// The one place a change to the plan is applied: every command that changes what the user owns (open,
@@ -46,7 +48,7 @@ extension PlannerDatabase {
     /// `change` without the parts that would change nothing here now; nil when nothing is left.
     func withoutNoOps(_ change: PlanChange, now: Instant) throws -> PlanChange? {
         switch change {
-        case .open, .pause:
+        case .open, .pause, .snooze:
             return change
         case .resume:
             let stmt = try connection.prepare(HotQueries.pause)
@@ -198,6 +200,14 @@ extension PlannerDatabase {
         } else {
             try apply(effect.refill, now: now, zone: zone, plan: effect.plan)
         }
+        // After the plan is made again: a snooze's one-off takes its place among the 64 as `add` does.
+        for snooze in effect.snoozes {
+            guard case .snooze(let identifier, let day, let until) = snooze.change else { continue }
+            if let added = try applySnooze(identifier, day: day, until: until, now: now, zone: zone, plan: effect.plan,
+                                           elsewhere: receivedAt != nil) {
+                outcome.snoozed.append(added)
+            }
+        }
         return outcome
     }
 
@@ -206,7 +216,7 @@ extension PlannerDatabase {
         var registers: Set<Register> = []
         for event in events {
             switch event.change {
-            case .open: break
+            case .open, .snooze: break
             case .skip(let dates, _), .unskip(let dates): registers.formUnion(dates.map(Register.skip))
             case .pause, .resume: registers.insert(.pause)
             case .settings where event.isPlanZoneClaim: registers.insert(.planZone)

@@ -184,13 +184,21 @@ public final class Ticker {
     }
 
     /// Study reminders still on screen for a day since opened (a login, `planner study`, "Start studying")
-    /// are taken off the screen: the day's nudging is over.
+    /// are taken off the screen: the day's nudging is over. So is one snoozed on another device: it was
+    /// answered there, and comes back here too when the snooze ends.
     private func closeOpenedDays() {
         for j in answering.indices.reversed() where answering[j].claimed.isStudyReminder {
-            guard (try? db.database.dayOpened(answering[j].claimed)) == true else { continue }
+            let why: String
+            if (try? db.database.dayOpened(answering[j].claimed)) == true {
+                why = "its day was opened"
+            } else if (try? db.database.snoozedElsewhere(answering[j].claimed)) == true {
+                why = "snoozed on another device"
+            } else {
+                continue
+            }
             Spawn.kill(answering[j].child)
             if let id = answering[j].notificationID, let child = answering[j].notifier?.close(id) { launched.append(child) }
-            log("\(answering[j].claimed.identifier): closed on screen (its day was opened)")
+            log("\(answering[j].claimed.identifier): closed on screen (\(why))")
             answering.remove(at: j)
         }
     }

@@ -153,6 +153,32 @@ import Testing
         #expect(try h.sqlite("SELECT count(*) FROM notification_actions") == "0")
     }
 
+    /// The same reminder on two screens, snoozed on the other computer: its snooze arrives through the sync
+    /// folder, the bubble here closes, and the reminder comes back here too when the snooze ends.
+    @Test func aSnoozeOnAnotherDeviceClosesTheReminderHereAndSnoozesItToo() throws {
+        let (h, desktop) = try setUp()
+        defer { desktop.stop() }
+        let folder = h.dir + "/sync"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        #expect(try h.planner(["config", "set", "sync-folder", folder, "device-name", "desktop", "--db", h.db]).status == 0)
+        let ticker = try h.startTicker(["--verbose"])
+        defer { ticker.terminate(); ticker.waitUntilExit() }
+        try add(h, Self.study)
+        try h.waitFor(seconds: 10) { try state(h, Self.study) == "delivered" }
+        try h.waitFor(seconds: 5) { try displayed(desktop) == "1" }
+        // The laptop's planner answered "Snooze" on its own bubble of the same reminder: its line arrives.
+        let laptop = String(repeating: "a", count: 32)
+        let now = Int64(Date().timeIntervalSince1970 * 1000), until = now + 600_000
+        let line = "planner-event 2 id=\(String(repeating: "b", count: 32)) at=\(now) origin=answer kind=snooze device=\(laptop) "
+            + "stamp=\(now).0 identifier=\(Self.study) day=2026-11-23 until=\(until)\n"
+        try line.write(toFile: folder + "/.syncthing.tmp", atomically: false, encoding: .utf8)
+        rename(folder + "/.syncthing.tmp", folder + "/planner-\(laptop)-000001.events")
+        try h.waitFor(seconds: 5) { try displayed(desktop) == "0" }
+        #expect(h.text("tick.err").contains("\(Self.study): closed on screen (snoozed on another device)"), "\(h.text("tick.err"))")
+        #expect(try h.sqlite("SELECT fire_at_ms FROM request WHERE identifier = '\(Self.study)' AND state = 'pending'") == String(until))
+        #expect(try h.sqlite("SELECT count(*) FROM notification_actions") == "0", "answered there, not here")
+    }
+
     @Test func aNewStudyReminderReplacesTheOneOnScreen() throws {
         let (h, desktop) = try setUp()
         defer { desktop.stop() }

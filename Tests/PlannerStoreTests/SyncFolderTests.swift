@@ -114,6 +114,31 @@ import PlannerTestSupport
         #expect(try !agreed(a).contains("skipped:2026-11-27") && agreed(a).contains("pause:none"))
     }
 
+    /// "Snooze" answered on one device snoozes the same reminder on the other: the copy there still waiting
+    /// is cancelled (answered), and both have the snoozed one-off at the same instant.
+    @Test func aSnoozeTravelsAndReplacesTheSameReminderElsewhere() throws {
+        let shared = folder()
+        let a = try device(shared, name: "a", at: "2026-11-25T08:00")
+        let b = try device(shared, name: "b", at: "2026-11-25T08:00")
+        try b.refill(now: at("2026-11-25T09:00"))
+        let slot = "Noti_AppOpenPromotion_2026_11_25_09_30"
+        let until = at("2026-11-25T09:45")
+        let event = PlanEvent(id: PlannerDatabase.newEventID(), at: at("2026-11-25T09:30:05"), origin: "answer",
+                              change: .snooze(identifier: slot, day: date("2026-11-25"), until: until))
+        let outcome = try #require(try a.apply(event))
+        #expect(outcome.snoozed.map(\.identifier) == [slot + "_snoozed"])
+        _ = try b.sync(now: at("2026-11-25T09:30:06"))
+        #expect(try b.connection.text("SELECT state || ' ' || reason FROM request WHERE identifier = '\(slot)' ORDER BY id DESC LIMIT 1")
+                == "cancelled snoozed on another device")
+        #expect(try b.connection.integer("SELECT fire_at_ms FROM request WHERE identifier = '\(slot)_snoozed' AND state = 'pending'")
+                == until.milliseconds)
+        // A snooze of a day opened by then adds nothing.
+        try a.recordAppOpen(now: at("2026-11-25T09:40"))
+        let late = PlanEvent(id: PlannerDatabase.newEventID(), at: at("2026-11-25T09:41"), origin: "answer",
+                             change: .snooze(identifier: slot + "_snoozed", day: date("2026-11-25"), until: at("2026-11-25T09:56")))
+        #expect(try a.apply(late)?.snoozed.isEmpty == true)
+    }
+
     @Test func thisDevicesOwnSettingsStayOnIt() throws {
         let shared = folder()
         let a = try device(shared, name: "a", at: "2026-11-25T08:00")
