@@ -96,7 +96,7 @@ public enum PlanEventText {
     }
 
     /// `name=value` words separated by single spaces, each name once; nil for anything else.
-    static func fields(of body: ArraySlice<UInt8>) -> [(String, String)]? {
+    public static func fields(of body: ArraySlice<UInt8>) -> [(String, String)]? {
         var fields: [(String, String)] = []
         for word in body.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false) {
             guard let equals = word.firstIndex(of: UInt8(ascii: "=")), equals > word.startIndex,

@@ -31,37 +31,73 @@ public struct DayRuleHistory: Sendable {
     public static let keys: Set<SettingKey> = [.zone, .window, .interval]
 
     /// Settings changes touching those keys, in stamp order.
-    public private(set) var steps: [SettingsStep]
-    /// Each key's value before any change of it in `steps`.
-    public var base: [SettingKey: String]
-    /// What a reset returns a key to (the zone: the plan's shared zone).
-    public var defaults: [SettingKey: String]
+    public let steps: [SettingsStep]
+    /// The values in force after each step (`states[0]`: before any), so a stamp's values are one binary
+    /// search away: re-deriving a year of opens stays linear in the opens.
+    let states: [[SettingKey: String]]
 
+    /// `base`: each key's value before any change of it in `steps`; `defaults`: what a reset returns a key
+    /// to (the zone: the plan's shared zone).
     public init(steps: [SettingsStep], base: [SettingKey: String], defaults: [SettingKey: String]) {
         self.steps = steps.sorted { $0.stamp < $1.stamp }
-        self.base = base
-        self.defaults = defaults
+        var states = [base]
+        states.reserveCapacity(self.steps.count + 1)
+        var values = base
+        for step in self.steps {
+            for (key, value) in step.values { values[key] = value ?? defaults[key] ?? key.defaultValue }
+            states.append(values)
+        }
+        self.states = states
+    }
+
+    /// Which state is in force just before `stamp`: the number of steps with a smaller stamp.
+    func stateIndex(before stamp: Stamp) -> Int {
+        var low = 0, high = steps.count
+        while low < high {
+            let middle = (low + high) / 2
+            if steps[middle].stamp < stamp { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     /// The day-rule values in force just before `stamp` (the last change of each key with a smaller stamp).
-    public func values(before stamp: Stamp) -> [SettingKey: String] {
-        var values = base
-        for step in steps {
-            guard step.stamp < stamp else { break }
-            for (key, value) in step.values { values[key] = value ?? defaults[key] ?? key.defaultValue }
-        }
-        return values
-    }
+    public func values(before stamp: Stamp) -> [SettingKey: String] { states[stateIndex(before: stamp)] }
 
-    /// The study day of an open at `at`, stamped `stamp`: `settings` (the plan as it is now) with the day
-    /// rule in force at the stamp. `resolve` turns a zone setting into a zone (the tz database is the caller's).
-    public func studyDay(at: Instant, stamp: Stamp, settings: [String: String],
-                         zone resolve: (String) -> Zone) -> (date: LocalDate, zone: Zone) {
-        var values = settings
-        for (key, value) in self.values(before: stamp) { values[key.rawValue] = value }
-        let plan = PlanSettings.reading(values).settings
-        let zone = resolve(plan.zone)
-        return (plan.schedule.studyDay(at: at, in: zone), zone)
+    /// Study days of many opens, each state's schedule and zone made once.
+    public struct StudyDays {
+        let history: DayRuleHistory
+        let resolve: (String) -> Zone
+        var rules: [Int: (Schedule, Zone)] = [:]
+        /// By the rule's text: a history switching between a few windows and zones parses each once.
+        var parsed: [String: (Schedule, Zone)] = [:]
+
+        public init(_ history: DayRuleHistory, resolve: @escaping (String) -> Zone) {
+            self.history = history
+            self.resolve = resolve
+        }
+
+        public mutating func of(at: Instant, stamp: Stamp) -> (date: LocalDate, zone: Zone) {
+            let index = history.stateIndex(before: stamp)
+            let (schedule, zone): (Schedule, Zone)
+            if let known = rules[index] {
+                (schedule, zone) = known
+            } else {
+                let values = history.states[index]
+                // Only the keys the rule needs are read: the rest of the settings do not move a day.
+                var text: [String: String] = [:]
+                for key in DayRuleHistory.keys { text[key.rawValue] = values[key] ?? key.defaultValue }
+                let name = (text["zone"] ?? "") + " " + (text["window"] ?? "") + " " + (text["interval"] ?? "")
+                if let known = parsed[name] {
+                    (schedule, zone) = known
+                } else {
+                    let plan = PlanSettings.reading(text).settings
+                    (schedule, zone) = (plan.schedule, resolve(plan.zone))
+                    parsed[name] = (schedule, zone)
+                }
+                rules[index] = (schedule, zone)
+            }
+            return (schedule.studyDay(at: at, in: zone), zone)
+        }
     }
 }
 

@@ -130,7 +130,8 @@ extension PlannerDatabase {
                               state: try readPlanState(now: now, zone: override ?? planZone),
                               stamps: try readStamps(Self.registers(of: deciding)))
         let opens = deciding.filter { if case .open = $0.change { true } else { false } }
-        facts.openDays = try openDays(opens, values: rows.values, defaults: rows.defaults, zone: override)
+        var rule: DayRuleHistory.StudyDays?
+        facts.openDays = try openDays(opens, values: rows.values, defaults: rows.defaults, zone: override, rule: &rule)
         let effect = decideEvents(deciding, facts: facts, now: now) { name in override ?? Self.usableZone(named: name) }
         let zone = override ?? Self.usableZone(named: effect.plan.zone)
 
@@ -192,7 +193,7 @@ extension PlannerDatabase {
             moved = try rederiveOpens(after: nil, now: now)
         } else if let earliest = deciding.filter({ SettingsStep(stamp: $0.stamp ?? Stamp(milliseconds: $0.at.milliseconds), change: $0.change) != nil })
                     .compactMap(\.stamp).min() {
-            moved = try rederiveOpens(after: earliest, now: now)
+            moved = try rederiveOpens(after: earliest, now: now, rule: rule)
         }
         if try refold(replaced) { moved = true }
         if moved {

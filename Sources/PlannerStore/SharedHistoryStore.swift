@@ -24,17 +24,32 @@ extension PlannerDatabase {
 
     /// The settings changes of the day rule, oldest stamp first, with what each key was before them.
     func dayRuleHistory(values: [String: String], defaults: [String: String]) throws -> DayRuleHistory {
+        // Only the changes that touch the day rule are read and parsed (a year of title changes is not).
         let stmt = try connection.prepare("""
-            SELECT id, at_ms, origin, kind, payload, coalesce(stamp_ms, at_ms), stamp_counter, device FROM event
-            WHERE kind = 'settings' AND origin <> 'plan-zone' ORDER BY stamp_ms, stamp_counter
+            SELECT payload, coalesce(stamp_ms, at_ms), stamp_counter, device FROM event
+            WHERE kind = 'settings' AND origin <> 'plan-zone'
+              AND (instr(payload, 'set.zone=') OR instr(payload, 'set.window=') OR instr(payload, 'set.interval=')
+                   OR instr(payload, 'reset='))
+            ORDER BY stamp_ms, stamp_counter
             """)
         var steps: [SettingsStep] = []
         var touched: Set<SettingKey> = []
         while try stmt.step() {
-            guard let event = storedEvent(stmt), let stamp = event.stamp,
-                  let step = SettingsStep(stamp: stamp, change: event.change) else { continue }
-            touched.formUnion(step.values.keys)
-            steps.append(step)
+            // The payload alone (`set.window=… reset=zone`): a year of history is read without making events.
+            guard let fields = PlanEventText.fields(of: Array(stmt.text(0).utf8)[...]) else { continue }
+            var values: [SettingKey: String?] = [:]
+            for (name, value) in fields {
+                if name == "reset" {
+                    for word in value.split(separator: ",") {
+                        if let key = SettingKey(rawValue: String(word)), DayRuleHistory.keys.contains(key) { values[key] = .some(nil) }
+                    }
+                } else if name.hasPrefix("set."), let key = SettingKey(rawValue: String(name.dropFirst(4))), DayRuleHistory.keys.contains(key) {
+                    values[key] = .some(value)
+                }
+            }
+            guard !values.isEmpty else { continue }
+            touched.formUnion(values.keys)
+            steps.append(SettingsStep(stamp: Stamp(milliseconds: stmt.int64(1), counter: stmt.int64(2), device: stmt.text(3)), values: values))
         }
         var base: [SettingKey: String] = [:], resets: [SettingKey: String] = [:]
         for key in DayRuleHistory.keys {
@@ -49,18 +64,17 @@ extension PlannerDatabase {
     /// Each open's study day, by the settings in force at its stamp. The common case (no settings change
     /// stamped at or after the open: a login's `open`) reads one index entry and uses the plan as it is.
     func openDays(_ opens: [PlanEvent], values: [String: String], defaults: [String: String],
-                  zone override: Zone?) throws -> [String: (date: LocalDate, zone: Zone)] {
+                  zone override: Zone?, rule: inout DayRuleHistory.StudyDays?) throws -> [String: (date: LocalDate, zone: Zone)] {
         let stamped = opens.filter { $0.stamp != nil }
         guard let earliest = stamped.compactMap(\.stamp).min() else { return [:] }
         let later = try connection.integer("""
             SELECT EXISTS (SELECT 1 FROM event WHERE kind = 'settings' AND stamp_ms >= ? AND origin <> 'plan-zone')
             """, .integer(earliest.milliseconds)) == 1
         guard later, override == nil else { return [:] }
-        let history = try dayRuleHistory(values: values, defaults: defaults)
         var days: [String: (date: LocalDate, zone: Zone)] = [:]
-        for open in stamped {
-            days[open.id] = history.studyDay(at: open.at, stamp: open.stamp!, settings: values, zone: Self.usableZone(named:))
-        }
+        var loaded = try rule ?? DayRuleHistory.StudyDays(dayRuleHistory(values: values, defaults: defaults), resolve: Self.usableZone(named:))
+        for open in stamped { days[open.id] = loaded.of(at: open.at, stamp: open.stamp!) }
+        rule = loaded
         return days
     }
 
@@ -68,21 +82,29 @@ extension PlannerDatabase {
     /// as it is now. An open that moves closes its new day (cancels its pending slots) and no longer closes
     /// the old one, whose future slots it cancelled are planned again when no other open holds that day.
     /// True when an open moved.
-    func rederiveOpens(after stamp: Stamp?, now: Instant) throws -> Bool {
-        let rows = try readSettingRows()
-        let history = try dayRuleHistory(values: rows.values, defaults: rows.defaults)
+    /// `rule`: the history as this transaction already loaded it, if it did (it is loaded once).
+    func rederiveOpens(after stamp: Stamp?, now: Instant, rule known: DayRuleHistory.StudyDays? = nil) throws -> Bool {
+        // A change in order (the common case) has no open after it: one index entry, nothing loaded.
+        if let stamp, try connection.integer("SELECT EXISTS (SELECT 1 FROM event WHERE kind = 'open' AND stamp_ms >= ?)",
+                                             .integer(stamp.milliseconds)) == 0 { return false }
+        var rule = try known ?? {
+            let rows = try readSettingRows()
+            return DayRuleHistory.StudyDays(try dayRuleHistory(values: rows.values, defaults: rows.defaults), resolve: Self.usableZone(named:))
+        }()
         let stmt = try connection.prepare("""
-            SELECT e.id, e.at_ms, e.origin, e.kind, e.payload, coalesce(e.stamp_ms, e.at_ms), e.stamp_counter, e.device, o.local_date
+            SELECT e.id, e.at_ms, coalesce(e.stamp_ms, e.at_ms), e.stamp_counter, e.device, o.local_date
             FROM event e JOIN app_open o ON o.event_id = e.id
             WHERE e.kind = 'open' AND (?1 IS NULL OR e.stamp_ms >= ?1)
             """)
         try stmt.bind([stamp.map { .integer($0.milliseconds) } ?? .null])
-        var moves: [(event: PlanEvent, from: LocalDate, to: LocalDate, zone: Zone)] = []
+        var moves: [(id: String, at: Instant, from: LocalDate, to: LocalDate, zone: Zone)] = []
         while try stmt.step() {
-            guard let event = storedEvent(stmt), let eventStamp = event.stamp, let from = LocalDate(iso: stmt.text(8)) else { continue }
+            let eventStamp = Stamp(milliseconds: stmt.int64(2), counter: stmt.int64(3), device: stmt.text(4))
+            guard let from = LocalDate(iso: stmt.text(5)) else { continue }
             if let stamp, eventStamp <= stamp { continue }
-            let day = history.studyDay(at: event.at, stamp: eventStamp, settings: rows.values, zone: Self.usableZone(named:))
-            if day.date != from { moves.append((event, from, day.date, day.zone)) }
+            let at = Instant(milliseconds: stmt.int64(1))
+            let day = rule.of(at: at, stamp: eventStamp)
+            if day.date != from { moves.append((stmt.text(0), at, from, day.date, day.zone)) }
         }
         guard !moves.isEmpty else { return false }
         let move = try connection.prepare("UPDATE app_open SET local_date = ?, local_time = ?, zone = ? WHERE event_id = ?")
@@ -96,7 +118,7 @@ extension PlannerDatabase {
               AND NOT EXISTS (SELECT 1 FROM app_open WHERE local_date = ?)
             """)
         for moved in moves {
-            try move.run(.text(moved.to.description), .text(moved.zone.rfc3339(moved.event.at)), .text(moved.zone.name), .text(moved.event.id))
+            try move.run(.text(moved.to.description), .text(moved.zone.rfc3339(moved.at)), .text(moved.zone.name), .text(moved.id))
         }
         for moved in moves {
             try cancel.run(.integer(now.milliseconds), .text(moved.to.description))
@@ -112,17 +134,21 @@ extension PlannerDatabase {
     /// (`pauseHistory`). Rows made before events existed stay; one still running ends at the first event.
     func rebuildPauses() throws {
         let stmt = try connection.prepare("""
-            SELECT id, at_ms, origin, kind, payload, coalesce(stamp_ms, at_ms), stamp_counter, device FROM event
+            SELECT id, at_ms, kind, payload, coalesce(stamp_ms, at_ms), stamp_counter, device FROM event
             WHERE kind IN ('pause', 'resume') ORDER BY stamp_ms, stamp_counter
             """)
         var steps: [PauseStep] = []
         while try stmt.step() {
-            guard let event = storedEvent(stmt), let stamp = event.stamp else { continue }
-            switch event.change {
-            case .pause(let until): steps.append(PauseStep(eventID: event.id, stamp: stamp, at: event.at, pause: Pause(since: event.at, until: until)))
-            case .resume: steps.append(PauseStep(eventID: event.id, stamp: stamp, at: event.at, pause: nil))
-            default: continue
+            let at = Instant(milliseconds: stmt.int64(1))
+            let stamp = Stamp(milliseconds: stmt.int64(4), counter: stmt.int64(5), device: stmt.text(6))
+            guard stmt.text(2) == "pause" else {
+                steps.append(PauseStep(eventID: stmt.text(0), stamp: stamp, at: at, pause: nil))
+                continue
             }
+            // The payload is `until=<ms>` or empty (until a resume).
+            let payload = stmt.text(3)
+            let until = payload.hasPrefix("until=") ? Int64(payload.dropFirst(6)).map { Instant(milliseconds: $0) } : nil
+            steps.append(PauseStep(eventID: stmt.text(0), stamp: stamp, at: at, pause: Pause(since: at, until: until)))
         }
         try connection.execute("DELETE FROM pause WHERE event_id IS NOT NULL")
         if let first = steps.min(by: { $0.stamp < $1.stamp }) {
@@ -144,6 +170,7 @@ extension PlannerDatabase {
     /// (what `config reset zone` returns to) and the zone itself when nobody set it or its last change was
     /// a reset. True when the plan's zone default changed (every open's day is then derived again).
     func settleZoneClaims(_ claims: [PlanEvent]) throws -> Bool {
+        guard !claims.isEmpty else { return false }
         let held = try readStamps([.planZone])[.planZone]
         guard let winner = claims.filter({ $0.stamp != nil }).min(by: { $0.stamp! < $1.stamp! }),
               held.map({ winner.stamp! < $0 }) ?? true,
