@@ -30,3 +30,13 @@ CREATE TABLE event_conflict (
 
 -- The open an event made: an open whose day is derived again is found from its event.
 CREATE INDEX app_open_event ON app_open (event_id);
+
+-- The settings changes that decide a study day (zone, window, interval, or a reset), in stamp order: what
+-- an open's day is derived from, read without scanning a year of other settings changes. The queries
+-- that use it repeat this WHERE clause word for word (SQLite uses a partial index only then).
+CREATE INDEX event_day_rule ON event (stamp_ms, stamp_counter)
+WHERE kind = 'settings' AND (instr(payload, 'set.zone=') OR instr(payload, 'set.window=') OR instr(payload, 'set.interval=')
+                             OR instr(payload, 'reset='));
+
+-- A study day's slots by state: an open moved to another day cancels that day's and gives back the old one's.
+CREATE INDEX request_slot_day ON request (local_date, state) WHERE kind = 'slot';

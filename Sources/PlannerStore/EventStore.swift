@@ -36,7 +36,11 @@ extension PlannerDatabase {
             let (latest, selfID) = try latestStampAndSelf(notAfter: clock + Stamp.maximumLeadMilliseconds)
             event.stamp = Stamp.next(after: latest, clock: clock, device: selfID ?? "")
         }
-        // Recorded before (an inbox file read twice): nothing to do.
+        // An open is never a no-op (its record is the point); anything else recorded before (an inbox file
+        // read twice) must not be judged a no-op against the state it made itself.
+        if case .open = event.change {
+            return try applyEvents([event], now: event.at, receivedAt: nil, zone: override)
+        }
         if try connection.integer("SELECT count(*) FROM event WHERE id = ?", .text(event.id)) == 1 { return nil }
         guard let change = try withoutNoOps(event.change, now: event.at) else {
             return try applyNothing(now: event.at, zone: override)

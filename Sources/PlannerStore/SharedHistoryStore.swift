@@ -26,10 +26,10 @@ extension PlannerDatabase {
     func dayRuleHistory(values: [String: String], defaults: [String: String]) throws -> DayRuleHistory {
         // Only the changes that touch the day rule are read and parsed (a year of title changes is not).
         let stmt = try connection.prepare("""
-            SELECT payload, coalesce(stamp_ms, at_ms), stamp_counter, device FROM event
-            WHERE kind = 'settings' AND origin <> 'plan-zone'
-              AND (instr(payload, 'set.zone=') OR instr(payload, 'set.window=') OR instr(payload, 'set.interval=')
-                   OR instr(payload, 'reset='))
+            SELECT payload, coalesce(stamp_ms, at_ms), stamp_counter, device FROM event INDEXED BY event_day_rule
+            WHERE kind = 'settings' AND (instr(payload, 'set.zone=') OR instr(payload, 'set.window=') OR instr(payload, 'set.interval=')
+                             OR instr(payload, 'reset='))
+              AND origin <> 'plan-zone'
             ORDER BY stamp_ms, stamp_counter
             """)
         var steps: [SettingsStep] = []
@@ -94,9 +94,14 @@ extension PlannerDatabase {
         let stmt = try connection.prepare("""
             SELECT e.id, e.at_ms, coalesce(e.stamp_ms, e.at_ms), e.stamp_counter, e.device, o.local_date
             FROM event e JOIN app_open o ON o.event_id = e.id
-            WHERE e.kind = 'open' AND (?1 IS NULL OR e.stamp_ms >= ?1)
+            WHERE e.kind = 'open' AND e.stamp_ms >= ?1
+            UNION ALL
+            SELECT e.id, e.at_ms, e.at_ms, e.stamp_counter, e.device, o.local_date
+            FROM event e JOIN app_open o ON o.event_id = e.id
+            WHERE ?2 AND e.kind = 'open' AND e.stamp_ms IS NULL
             """)
-        try stmt.bind([stamp.map { .integer($0.milliseconds) } ?? .null])
+        // Every open (the plan's zone settled), else those stamped from `stamp` on: one index range.
+        try stmt.bind([.integer(stamp?.milliseconds ?? Int64.min), .integer(stamp == nil ? 1 : 0)])
         var moves: [(id: String, at: Instant, from: LocalDate, to: LocalDate, zone: Zone)] = []
         while try stmt.step() {
             let eventStamp = Stamp(milliseconds: stmt.int64(2), counter: stmt.int64(3), device: stmt.text(4))
