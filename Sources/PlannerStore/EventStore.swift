@@ -197,7 +197,7 @@ extension PlannerDatabase {
             moved = try rederiveOpens(after: nil, now: now)
         } else if let earliest = deciding.filter({ SettingsStep(stamp: $0.stamp ?? Stamp(milliseconds: $0.at.milliseconds), change: $0.change) != nil })
                     .compactMap(\.stamp).min() {
-            moved = try rederiveOpens(after: earliest, now: now, rule: rule)
+            moved = try rederiveOpens(after: earliest, now: now, rule: rule, decided: Set(facts.openDays.keys))
         }
         if try refold(replaced) { moved = true }
         if moved {

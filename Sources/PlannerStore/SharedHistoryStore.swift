@@ -83,7 +83,9 @@ extension PlannerDatabase {
     /// the old one, whose future slots it cancelled are planned again when no other open holds that day.
     /// True when an open moved.
     /// `rule`: the history as this transaction already loaded it, if it did (it is loaded once).
-    func rederiveOpens(after stamp: Stamp?, now: Instant, rule known: DayRuleHistory.StudyDays? = nil) throws -> Bool {
+    /// `decided`: opens of this same batch, whose day was just derived from the same history.
+    func rederiveOpens(after stamp: Stamp?, now: Instant, rule known: DayRuleHistory.StudyDays? = nil,
+                       decided: Set<String> = []) throws -> Bool {
         // A change in order (the common case) has no open after it: one index entry, nothing loaded.
         if let stamp, try connection.integer("SELECT EXISTS (SELECT 1 FROM event WHERE kind = 'open' AND stamp_ms >= ?)",
                                              .integer(stamp.milliseconds)) == 0 { return false }
@@ -107,6 +109,7 @@ extension PlannerDatabase {
             let eventStamp = Stamp(milliseconds: stmt.int64(2), counter: stmt.int64(3), device: stmt.text(4))
             guard let from = LocalDate(iso: stmt.text(5)) else { continue }
             if let stamp, eventStamp <= stamp { continue }
+            if decided.contains(stmt.text(0)) { continue }
             let at = Instant(milliseconds: stmt.int64(1))
             let day = rule.of(at: at, stamp: eventStamp)
             if day.date != from { moves.append((stmt.text(0), at, from, day.date, day.zone)) }
