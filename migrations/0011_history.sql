@@ -5,6 +5,10 @@
 -- pause and resume events in stamp order. These columns let an event that arrives late re-derive what it
 -- changes (and only that).
 
+-- Events made before stamps existed are stamped with their own time, as they were published
+-- (`coalesce(stamp_ms, at_ms)`): every device then orders them the same way, and one index range finds them.
+UPDATE event SET stamp_ms = at_ms WHERE stamp_ms IS NULL;
+
 -- Which event started each pause (NULL: a pause made before events existed, never re-derived).
 ALTER TABLE pause ADD COLUMN event_id TEXT REFERENCES event (id);
 UPDATE pause SET event_id = (SELECT e.id FROM event e WHERE e.kind = 'pause' AND e.at_ms = pause.since_ms
@@ -27,6 +31,9 @@ CREATE TABLE event_conflict (
     id            TEXT    PRIMARY KEY,
     first_seen_ms INTEGER NOT NULL
 ) WITHOUT ROWID;
+
+-- Each device's claim of the plan's zone (at most one each): whether this device has made its own.
+CREATE INDEX event_plan_zone ON event (device) WHERE origin = 'plan-zone';
 
 -- The open an event made: an open whose day is derived again is found from its event.
 CREATE INDEX app_open_event ON app_open (event_id);

@@ -210,6 +210,7 @@ extension PlanEvent {
             guard stamp.milliseconds >= 0, !outOfRange(Instant(milliseconds: stamp.milliseconds)), stamp.counter >= 0,
                   stamp.counter < 1 << 32 else { return "its stamp is out of range" }
         }
+        if origin == PlanEvent.planZoneOrigin, !isPlanZoneClaim { return "a claim of the plan's zone that is not one" }
         switch change {
         case .open(let zone, let offset, let grace):
             guard abs(offset) <= 26 * 3600 else { return "its UTC offset is not one any zone has" }
@@ -225,7 +226,7 @@ extension PlanEvent {
         case .resume:
             break
         case .snooze(let identifier, let day, let until):
-            // Only a study reminder is answered, and a snooze is at most a day (the `snooze` setting: 12 h).
+            // Only a study reminder is answered, and a snooze is at most a day (the `snooze` setting's limit).
             guard identifier.hasPrefix(SlotIdentifier.prefix), identifier.utf8.count <= 200,
                   identifier.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x5F })
             else { return "its reminder is not a study reminder" }

@@ -180,6 +180,9 @@ extension PlannerDatabase {
                 WHERE identifier = ? AND state IN ('pending', 'displaced')
                 """).run(.integer(now.milliseconds), .text(identifier))
         }
+        // Over before it arrived (a snooze read late, a new device reading the whole history): the reminder
+        // was answered, and nothing comes back.
+        if until.milliseconds + plan.graceMilliseconds <= now.milliseconds { return nil }
         let text = try connection.prepare("SELECT title, body FROM request WHERE identifier = ? ORDER BY id DESC LIMIT 1")
         try text.bind([.text(identifier)])
         let (title, body) = try text.step() ? (text.text(0), text.text(1)) : (plan.title, plan.body)

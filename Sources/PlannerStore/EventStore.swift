@@ -76,10 +76,12 @@ extension PlannerDatabase {
             return left.isEmpty ? nil : .unskip(dates: left)
         case .settings(let set, let reset):
             let rows = try readSettingRows()
-            let changed = set.filter { rows.values[$0.key.rawValue] ?? $0.key.defaultValue != $0.value }
+            // The zone is never a no-op: the value here may only be this device's claim of it, not yet the
+            // plan's (a set makes it the user's choice, whatever the other devices claim).
+            let changed = set.filter { $0.key == .zone || rows.values[$0.key.rawValue] ?? $0.key.defaultValue != $0.value }
             let resets = reset.filter { key in
                 let value = rows.values[key.rawValue] ?? key.defaultValue
-                return value != rows.defaults[key.rawValue] ?? key.defaultValue
+                return key == .zone || value != rows.defaults[key.rawValue] ?? key.defaultValue
             }
             return changed.isEmpty && resets.isEmpty ? nil : .settings(set: changed, reset: resets)
         }
@@ -200,13 +202,25 @@ extension PlannerDatabase {
             moved = try rederiveOpens(after: earliest, now: now, rule: rule, decided: Set(facts.openDays.keys))
         }
         if try refold(replaced) { moved = true }
+        for pair in replaced {
+            // An open whose winning version is not one (or a different one) no longer stands as it was.
+            if case .open = pair.old.change, !fresh.contains(where: { $0.id == pair.new.id }) {
+                try connection.prepare("DELETE FROM app_open WHERE event_id = ?").run(.text(pair.new.id))
+                moved = true
+            }
+            // Either version touching the day rule: the opens after the earlier of the two are derived again.
+            let touching = [pair.old, pair.new].filter { SettingsStep(stamp: $0.stamp ?? Stamp(milliseconds: 0), change: $0.change) != nil }
+            if let earliest = touching.compactMap(\.stamp).min(), try rederiveOpens(after: Stamp(milliseconds: earliest.milliseconds - 1), now: now) {
+                moved = true
+            }
+        }
         if moved {
             _ = try replan(now: now, zone: override)
         } else {
             try apply(effect.refill, now: now, zone: zone, plan: effect.plan)
         }
         // After the plan is made again: a snooze's one-off takes its place among the 64 as `add` does.
-        for snooze in effect.snoozes {
+        for snooze in effect.snoozes.sorted(by: { ($0.stamp ?? Stamp(milliseconds: 0)) < ($1.stamp ?? Stamp(milliseconds: 0)) }) {
             guard case .snooze(let identifier, let day, let until) = snooze.change else { continue }
             if let added = try applySnooze(identifier, day: day, until: until, now: now, zone: zone, plan: effect.plan,
                                            elsewhere: receivedAt != nil) {

@@ -3,13 +3,13 @@ extension PlannerDatabase {
     static let plannerObjects = [
         "app_open", "app_open_event", "app_open_events", "app_open_local_date", "calendar_file", "calendar_file_day",
         "delivered_notifications", "device", "device_self", "devices", "event", "event_at", "event_conflict",
-        "event_day_rule", "event_kind_stamp", "event_stamp", "event_unpublished", "events", "notification_action",
-        "notification_actions", "pause", "pause_open", "pauses", "pending_requests", "plan", "register", "request",
-        "request_cap_on_insert", "request_cap_on_update", "request_changed_at", "request_delivering",
-        "request_fire_at", "request_history", "request_pending_fire_at", "request_pending_identifier",
-        "request_record", "request_slot_day", "request_state", "request_state_known_on_insert",
-        "request_state_known_on_update", "request_state_transition", "request_states", "request_transition",
-        "setting", "settings", "skipped_date", "skipped_dates", "sync_file",
+        "event_day_rule", "event_kind_stamp", "event_plan_zone", "event_stamp", "event_unpublished", "events",
+        "notification_action", "notification_actions", "pause", "pause_open", "pauses", "pending_requests", "plan",
+        "register", "request", "request_cap_on_insert", "request_cap_on_update", "request_changed_at",
+        "request_delivering", "request_fire_at", "request_history", "request_pending_fire_at",
+        "request_pending_identifier", "request_record", "request_slot_day", "request_state",
+        "request_state_known_on_insert", "request_state_known_on_update", "request_state_transition",
+        "request_states", "request_transition", "setting", "settings", "skipped_date", "skipped_dates", "sync_file",
     ]
 
     static let schemaFingerprints: [Int32: UInt64] = [
@@ -24,6 +24,6 @@ extension PlannerDatabase {
         8: 0xB629_37D0_96F7_37A9,
         9: 0x700F_1D84_DA2B_B35E,
         10: 0xDDDB_2A99_5004_A1F8,
-        11: 0xD695_74A4_2F38_2EF3,
+        11: 0x3F4B_14B8_771E_DF5F,
     ]
 }

@@ -122,7 +122,7 @@ extension PlannerDatabase {
             """)
         let reopen = try connection.prepare("""
             UPDATE request SET state = 'retired', reason = ?, changed_at_ms = ?
-            WHERE kind = 'slot' AND local_date = ? AND state = 'cancelled' AND fire_at_ms > ?
+            WHERE kind = 'slot' AND local_date = ? AND state = 'cancelled' AND reason LIKE 'app opened%' AND fire_at_ms > ?
               AND NOT EXISTS (SELECT 1 FROM app_open WHERE local_date = ?)
             """)
         for moved in moves {
@@ -161,7 +161,7 @@ extension PlannerDatabase {
         try connection.execute("DELETE FROM pause WHERE event_id IS NOT NULL")
         if let first = steps.min(by: { $0.stamp < $1.stamp }) {
             try connection.prepare("""
-                UPDATE pause SET ended_at_ms = ?1 WHERE event_id IS NULL AND ended_at_ms IS NULL AND (until_ms IS NULL OR until_ms > ?1)
+                UPDATE pause SET ended_at_ms = max(?1, since_ms) WHERE event_id IS NULL AND ended_at_ms IS NULL AND (until_ms IS NULL OR until_ms > ?1)
                 """).run(.integer(first.at.milliseconds))
         }
         let insert = try connection.prepare("INSERT INTO pause (since_ms, until_ms, ended_at_ms, event_id) VALUES (?, ?, ?, ?)")
@@ -209,13 +209,16 @@ extension PlannerDatabase {
         return true
     }
 
-    /// This device's claim of the plan's zone, made when it first shares (it has just taken its device id):
-    /// the zone its plan was made in, stamped when the plan was made (its first change or refill), so the
-    /// oldest plan's zone wins wherever the claims meet. Published with this device's other events.
+    /// This device's claim of the plan's zone, made once it shares (when it takes its device id, or at the
+    /// first change after an upgrade from a planner that shared without claims): the zone its plan was made
+    /// in, stamped when the plan was made (its first change or refill), so the oldest plan's zone wins
+    /// wherever the claims meet. `system` is claimed as the zone it names here (on another device
+    /// `system` would be that device's own). Published with this device's other events.
     func claimPlanZone(device: String, now: Instant) throws {
-        guard try connection.integer("SELECT count(*) FROM event WHERE origin = 'plan-zone' AND received_ms IS NULL") == 0,
-              let zone = try connection.text("SELECT default_value FROM setting WHERE key = 'zone'"),
-              (try? SettingKey.zone.canonical(zone)) == zone else { return }
+        guard try connection.integer("SELECT EXISTS (SELECT 1 FROM event WHERE origin = 'plan-zone' AND device = ?)", .text(device)) == 0,
+              var zone = try connection.text("SELECT default_value FROM setting WHERE key = 'zone'") else { return }
+        if zone == "system" { zone = SystemZone.systemDefault().name }
+        guard (try? SettingKey.zone.canonical(zone)) == zone, zone != "system" else { return }
         let made = [try connection.integer("SELECT min(stamp_ms) FROM event WHERE received_ms IS NULL"),
                     try connection.integer("SELECT created_at_ms FROM request ORDER BY id LIMIT 1"), now.milliseconds]
             .compactMap { $0 }.min() ?? now.milliseconds
@@ -251,10 +254,10 @@ extension PlannerDatabase {
         guard wins else { return nil }
         let stamp = event.stamp ?? Stamp(milliseconds: event.at.milliseconds)
         try connection.prepare("""
-            UPDATE event SET at_ms = ?, origin = ?, kind = ?, payload = ?, stamp_ms = ?, stamp_counter = ? WHERE id = ?
+            UPDATE event SET at_ms = ?, origin = ?, kind = ?, payload = ?, stamp_ms = ?, stamp_counter = ?, device = ? WHERE id = ?
             """).run(.integer(event.at.milliseconds), .text(event.origin), .text(event.change.kind),
                      .text(PlanEventText.fields(PlanEventText.payload(event.change))), .integer(stamp.milliseconds),
-                     .integer(stamp.counter), .text(event.id))
+                     .integer(stamp.counter), .text(stamp.device), .text(event.id))
         return stored
     }
 
@@ -286,9 +289,13 @@ extension PlannerDatabase {
         return events.sorted { ($0.stamp ?? Stamp(milliseconds: 0)) > ($1.stamp ?? Stamp(milliseconds: 0)) }
     }
 
+    /// The latest event of `kinds` that `touches` the register, now its winner; none left: the register row goes.
     @discardableResult
     private func refoldRegister(_ register: Register, kinds: [String], _ touches: (PlanEvent) -> Bool) throws -> PlanEvent? {
-        guard let winner = try latestFirst(kinds).first(where: touches), let stamp = winner.stamp else { return nil }
+        guard let winner = try latestFirst(kinds).first(where: touches), let stamp = winner.stamp else {
+            try connection.prepare("DELETE FROM register WHERE name = ?").run(.text(register.name))
+            return nil
+        }
         try connection.prepare("""
             INSERT INTO register (name, stamp_ms, stamp_counter, stamp_device, event_id) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT (name) DO UPDATE SET stamp_ms = excluded.stamp_ms, stamp_counter = excluded.stamp_counter,
@@ -302,7 +309,11 @@ extension PlannerDatabase {
             guard case .settings(let set, let reset) = event.change else { return false }
             return reset.contains(key) || set.contains { $0.key == key }
         }
-        guard let winner, case .settings(let set, _) = winner.change else { return }
+        guard let winner, case .settings(let set, _) = winner.change else {
+            // No change of it left: back to its default (the zone: the plan's shared one).
+            try connection.prepare("UPDATE setting SET value = default_value WHERE key = ?").run(.text(key.rawValue))
+            return
+        }
         var value = set.first(where: { $0.key == key })?.value
         if value == nil {
             let stmt = try connection.prepare("SELECT default_value FROM setting WHERE key = ?")
@@ -330,7 +341,8 @@ extension PlannerDatabase {
             try connection.prepare("UPDATE skipped_date SET removed_at_ms = ? WHERE local_date = ? AND removed_at_ms IS NULL")
                 .run(.integer(winner!.at.milliseconds), .text(date.description))
         default:
-            break
+            // No skip or unskip of that date left: it was never skipped.
+            try connection.prepare("DELETE FROM skipped_date WHERE local_date = ?").run(.text(date.description))
         }
     }
 }

@@ -489,6 +489,8 @@ final class SyncFolderSource: EventSource {
     }
 
     func seal(_ db: PlannerDatabase, now: Instant) throws {
+        // A device that shared before claims existed claims the plan's zone at its first change since.
+        if reading, let selfID = try db.selfDeviceID() { try db.claimPlanZone(device: selfID, now: now) }
         publishes = try db.hasEventsToPublish()
     }
 

@@ -65,8 +65,8 @@ import PlannerTestSupport
             "skip | unskip | dates=2026-12-24 | \(ms("2026-11-23T10:12")) | 32",
             "pause | pause |  | \(ms("2026-11-23T10:13")) | 32",
             "resume | resume |  | \(ms("2026-11-23T10:14")) | 32",
-            // The zone was at its default: resetting it changes nothing, so that part is not recorded.
-            "config | settings | set.interval=45m | \(ms("2026-11-23T10:15")) | 32",
+            // Resetting the zone is recorded even at its default (the default may be this device's claim alone).
+            "config | settings | set.interval=45m reset=zone | \(ms("2026-11-23T10:15")) | 32",
         ])
         #expect(try db.connection.text("SELECT origin || ' ' || (event_id = (SELECT id FROM event WHERE kind = 'open')) FROM app_open") == "study 1")
     }
