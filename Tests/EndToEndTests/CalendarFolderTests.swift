@@ -197,6 +197,20 @@ import Testing
         #expect(try h.sqlite("SELECT count(*) FROM app_open") == "1")
     }
 
+    /// A window across midnight: Monday's study day lasts until Tuesday 02:00 (`Schedule.studyDay`), so its
+    /// task is due Tuesday 01:30, and a tick at Tuesday 00:45 closes Monday (its 01:00 and 01:30 too).
+    @Test func aWindowAcrossMidnightKeepsTheTaskInItsStudyDay() throws {
+        let (h, folder) = try Self.setUp()
+        try h.configOK(["set", "window", "20:00-01:30", "days", "daily"], now: "2026-11-23T21:00")
+        let monday = try String(contentsOfFile: folder + "/planner-day-2026-11-23.ics", encoding: .utf8)
+        #expect(monday.contains("DUE;TZID=Asia/Seoul:20261124T013000") && monday.contains("DTSTART;TZID=Asia/Seoul:20261123T200000"), "\(monday)")
+        try Self.deliver(Self.phoneTick(day: "2026-11-23", completedUTC: "20261123T154500Z"), to: folder + "/planner-day-2026-11-23.ics")
+        let r = try h.planner(["sync", "--json", "--db", h.db, "--now", "2026-11-24T00:46"])
+        #expect(r.out.contains("\"calendar_ticks\": [\"2026-11-23\"]"), "\(r.out) \(r.err)")
+        #expect(try h.sqlite("SELECT local_date || ' ' || local_time FROM app_open") == "2026-11-23 2026-11-24T00:45:00+09:00")
+        #expect(try h.sqlite("SELECT count(*) FROM pending_requests WHERE identifier LIKE '%2026_11_24_01_%'") == "0")
+    }
+
     @Test func aTickInTheFutureIsClampedToNowAndOneWithoutATimeIsNow() throws {
         let (h, folder) = try Self.setUp()
         _ = try h.plannerOK(["refill"], now: "2026-11-23T12:10")
