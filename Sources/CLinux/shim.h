@@ -4,6 +4,7 @@
 #include <sys/inotify.h>
 #include <malloc.h>  // malloc_trim: an idle ticker gives freed heap back
 #include <sys/syscall.h>
+#include <errno.h>
 #include <unistd.h>
 
 /// pidfd_open(2) has no glibc wrapper before 2.36 and `syscall` is variadic, which Swift cannot call.
@@ -33,4 +34,17 @@ static inline int clinux_syncfs(int fd) {
 /// name C's `stdout` global without a concurrency warning-as-error.
 static inline int clinux_stdout_failed(void) {
     return fflush(stdout) != 0 || ferror(stdout) != 0;
+}
+
+/// renameat2(2) with RENAME_EXCHANGE through the raw syscall (glibc declares it only under _GNU_SOURCE):
+/// the calendar folder swaps its new file in and looks at what came out, so a tick renamed in by
+/// vdirsyncer a moment earlier is put back, never overwritten. -1 with EINVAL where a file system
+/// cannot exchange.
+static inline int clinux_rename_exchange(int olddirfd, const char *oldpath, int newdirfd, const char *newpath) {
+#ifdef SYS_renameat2
+    return (int)syscall(SYS_renameat2, olddirfd, oldpath, newdirfd, newpath, 2 /* RENAME_EXCHANGE */);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
 }

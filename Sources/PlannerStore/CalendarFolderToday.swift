@@ -11,8 +11,8 @@ import PlannerSystem
 extension PlannerDatabase {
     struct TodaysCalendar {
         var folder: String
-        var writes: [(item: CalendarFolderText.Item, bytes: [UInt8], mtime: Int64, replacing: Bool)] = []
-        var removals: [String] = []
+        var writes: [CalendarFiles.Placement] = []
+        var removals: [CalendarFiles.Removal] = []
     }
 
     /// Inside the write transaction: what today's files must become, with the rows already saying so.
@@ -70,7 +70,8 @@ extension PlannerDatabase {
             // A file changed since the planner wrote it is the next full run's to read first.
             guard state != .changed else { continue }
             let bytes = item.bytes(stamp: now)
-            plan.writes.append((item, bytes, mtime, state == .same))
+            let expected = state == .same ? rows[item.fileName].map { (size: $0.size, mtime: $0.mtime) } : nil
+            plan.writes.append(.init(name: item.fileName, bytes: bytes, mtime: mtime, expected: expected))
             try upsert.run(.text(item.fileName), .text(today.description), .text(item.digest), .integer(Int64(bytes.count)), .integer(mtime))
         }
         let forget = try connection.prepare("DELETE FROM calendar_file WHERE name = ?")
@@ -79,54 +80,38 @@ extension PlannerDatabase {
             case .changed: continue
             case .gone: try forget.run(.text(name))
             case .same:
-                plan.removals.append(name)
+                plan.removals.append(.init(name: name, size: row.size, mtime: row.mtime))
                 try forget.run(.text(name))
             }
         }
         return plan
     }
 
-    /// After the commit: the files as the rows now say. Never throws (a warning; the next run repairs).
+    /// After the commit: the files as the rows now say, by the folder child (a frozen folder costs the
+    /// login at most the child's deadline). Never throws (a warning; the next run repairs).
     func applyTodaysCalendar(_ plan: TodaysCalendar) {
         guard !plan.writes.isEmpty || !plan.removals.isEmpty else { return }
-        let dir = open(plan.folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard dir >= 0 else { return }
-        defer { close(dir) }
-        while flock(dir, LOCK_EX) != 0 && errno == EINTR {}
-        for write in plan.writes {
-            if let problem = Self.place(dir, write.bytes, as: write.item.fileName, mtime: write.mtime, replacing: write.replacing) {
-                PlannerDatabase.warnOnce("cannot write \(plan.folder)/\(write.item.fileName) (\(problem)): it is written again by the next planner command once it can")
+        var dir: Int32 = -1  // the child's
+        // No fsync of the folder needed for safety: a rename or removal a power cut undoes leaves files that
+        // do not match their rows, and the next full run reads and repairs them.
+        let job = CalendarFiles.job(plan.writes, removals: plan.removals, cleanTemporaries: false)
+        let outcome = try? FolderChild.run(observe: {
+            CalendarFiles.lockAndList(plan.folder, dir: &dir, listing: false)
+        }, decide: { observed in
+            guard case .listed = CalendarFiles.listed(observed) else { return nil }
+            return job
+        }, act: { job in CalendarFiles.act(job, dir: dir) })
+        switch outcome {
+        case .done(_, let acted?):
+            if let failure = CalendarFiles.done(acted)?.failure {
+                PlannerDatabase.warnOnce("cannot write \(plan.folder)/\(failure.name) (\(DatabaseFile.describe(failure.code))): it is written again by the next planner command once it can")
             }
+        case .timedOut:
+            PlannerDatabase.warnOnce("the calendar folder \(plan.folder) did not answer within \(FolderChild.deadlineMilliseconds) ms (a stalled or frozen file system?): it is written again by the next planner command once it can")
+        case .failed(let why):
+            PlannerDatabase.warnOnce("cannot write the calendar folder \(plan.folder) (\(why)): it is written again by the next planner command once it can")
+        case .done(_, nil), nil:
+            PlannerDatabase.warnOnce("the calendar folder \(plan.folder) cannot be written now (busy or missing): it is written again by the next planner command once it can")
         }
-        // No fsync of the folder: a rename or removal a power cut undoes leaves files that do not match
-        // their rows, and the next full run reads and repairs them; the login's open does not wait for it.
-        for name in plan.removals { unlinkat(dir, name, 0) }
-    }
-
-    /// One file written aside with the given mtime, fsynced, renamed (or linked, if the name is free) in.
-    static func place(_ dir: Int32, _ bytes: [UInt8], as name: String, mtime: Int64, replacing: Bool) -> String? {
-        let temp = CalendarFolderText.temporaryPrefix + newEventID() + ".tmp"
-        let fd = openat(dir, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return DatabaseFile.describe(errno) }
-        var failure: String?
-        var rest = bytes[...]
-        while !rest.isEmpty && failure == nil {
-            let n = rest.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { failure = DatabaseFile.describe(n < 0 ? errno : EIO) } else { rest = rest.dropFirst(n) }
-        }
-        // The access time left as it is (UTIME_OMIT), the modification time the row says.
-        var times = [timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2), timespec(tv_sec: Int(mtime / 1_000_000_000), tv_nsec: Int(mtime % 1_000_000_000))]
-        if failure == nil, futimens(fd, &times) != 0 || fsync(fd) != 0 { failure = DatabaseFile.describe(errno) }
-        close(fd)
-        if failure == nil {
-            if replacing {
-                if renameat(dir, temp, dir, name) != 0 { failure = DatabaseFile.describe(errno) }
-            } else if linkat(dir, temp, dir, name, 0) != 0, errno != EEXIST {
-                failure = DatabaseFile.describe(errno)
-            }
-        }
-        if failure != nil || !replacing { unlinkat(dir, temp, 0) }
-        return failure
     }
 }

@@ -190,120 +190,8 @@ extension PlannerDatabase {
             """) == 1
     }
 
-    /// After the commit, outside the database's lock: appends this device's unpublished events to its own
-    /// file (then fsync of file and folder) and marks them published. Never throws: a folder that cannot
-    /// be written leaves the events waiting, and the next command that writes tries again.
-    @discardableResult
-    func publishToSyncFolder(now: Instant) -> Int {
-        do {
-            return try publish(now: now)
-        } catch let error as PlannerError {
-            PlannerDatabase.warnOnce(error.message)
-        } catch {
-            PlannerDatabase.warnOnce("could not write to the sync folder: \(error)")
-        }
-        return 0
-    }
-
-    private func publish(now: Instant) throws -> Int {
-        // One read for what `open` needs on its fast path: the folder, the name, this device's id and file.
-        struct Start { var folder: String?; var wanted = ""; var selfID: String?; var sequence: Int64 = 0; var size: Int64 = 0; var name = "" }
-        let start = try read { () throws -> Start in
-            let stmt = try connection.prepare("""
-                SELECT (SELECT value FROM setting WHERE key = 'sync-folder'), (SELECT value FROM setting WHERE key = 'device-name'),
-                       d.id, d.out_seq, d.out_size, d.name
-                FROM (SELECT 1) LEFT JOIN device d ON d.is_self = 1
-                """)
-            _ = try stmt.step()
-            return Start(folder: stmt.isNull(0) || stmt.text(0).isEmpty ? nil : stmt.text(0), wanted: stmt.text(1),
-                         selfID: stmt.isNull(2) ? nil : stmt.text(2), sequence: stmt.int64(3), size: stmt.int64(4), name: stmt.text(5))
-        }
-        guard let folder = start.folder else { return 0 }
-        let name = start.wanted.isEmpty ? Self.hostName() : start.wanted
-        let selfID = try start.selfID ?? write { () throws -> String in
-            if let id = try selfDeviceID() { return id }
-            let id = Self.newEventID()
-            try connection.prepare("INSERT INTO device (id, name, is_self, first_seen_ms) VALUES (?, ?, 1, ?)")
-                .run(.text(id), .text(name), .integer(now.milliseconds))
-            // Changes made before this device had an id are its own.
-            try connection.prepare("UPDATE event SET device = ? WHERE device = '' AND received_ms IS NULL").run(.text(id))
-            // Sharing starts: the zone this plan was made in is its claim to be every device's plan zone.
-            try claimPlanZone(device: id, now: now)
-            return id
-        }
-        let dir = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard dir >= 0 else {
-            throw PlannerError.io("cannot write to the sync folder \(folder) (\(DatabaseFile.describe(errno))): this device's changes wait in the database and are written by the next planner command once it can")
-        }
-        defer { close(dir) }
-        var (sequence, expected, publishedName) = (start.sequence, start.size, start.name)
-        for _ in 0..<4 {
-            let fileName = SyncFileText.fileName(device: selfID, sequence: sequence)
-            let fd = openat(dir, fileName, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
-            guard fd >= 0 else {
-                throw PlannerError.io("cannot write \(folder)/\(fileName) (\(DatabaseFile.describe(errno))): this device's changes wait in the database")
-            }
-            defer { close(fd) }
-            // Two planner commands of this device publishing at once take turns.
-            while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
-            var info = stat()
-            guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-                throw PlannerError.io("\(folder)/\(fileName) is not a regular file: move it away")
-            }
-            // Re-read under the lock: another process may have appended meanwhile.
-            var events: [PlanEvent] = []
-            (sequence, expected, publishedName) = try read { () throws -> (Int64, Int64, String) in
-                let stmt = try connection.prepare("SELECT out_seq, out_size, name FROM device WHERE is_self = 1")
-                _ = try stmt.step()
-                events = try unpublishedEvents()
-                return (stmt.int64(0), stmt.int64(1), stmt.text(2))
-            }
-            if SyncFileText.fileName(device: selfID, sequence: sequence) != fileName { continue }
-            let size = Int64(info.st_size)
-            if size != expected || size >= SyncFileText.rotateBytes {
-                // Not as this device left it (deleted, cut, replaced, written by another): a new file, and
-                // everything again (readers skip what they have). Or simply full: a new file.
-                try write {
-                    if size != expected { try connection.execute("UPDATE event SET published_ms = NULL WHERE received_ms IS NULL") }
-                    try connection.execute("UPDATE device SET out_seq = out_seq + 1, out_size = 0 WHERE is_self = 1")
-                }
-                continue
-            }
-            var text = ""
-            if info.st_size == 0 || publishedName != name {
-                text += SyncFileText.deviceLine(id: selfID, name: name, at: now)
-            }
-            for event in events {
-                var event = event
-                event.stamp?.device = selfID
-                if let line = SyncFileText.publishedLine(event) { text += line }
-            }
-            if !text.isEmpty {
-                try Self.append(fd, text, to: "\(folder)/\(fileName)")
-                guard fsync(fd) == 0, fsync(dir) == 0 else {
-                    throw PlannerError.io("cannot write \(folder)/\(fileName) (\(DatabaseFile.describe(errno))): this device's changes wait in the database")
-                }
-            }
-            var after = stat()
-            fstat(fd, &after)
-            try write {
-                let mark = try connection.prepare("UPDATE event SET published_ms = ? WHERE id = ?")
-                for event in events { try mark.run(.integer(now.milliseconds), .text(event.id)) }
-                try connection.prepare("UPDATE device SET out_size = ?, name = ? WHERE is_self = 1")
-                    .run(.integer(Int64(after.st_size)), .text(name))
-                // Our own file as we left it: the next read of the folder need not read it.
-                try connection.prepare("""
-                    INSERT INTO sync_file (name, size, mtime_ns, consumed) VALUES (?1, ?2, ?3, ?2)
-                    ON CONFLICT (name) DO UPDATE SET size = ?2, mtime_ns = ?3, consumed = ?2, problem = NULL
-                    """).run(.text(fileName), .integer(Int64(after.st_size)), .integer(Self.mtimeNanoseconds(after)))
-            }
-            return events.count
-        }
-        throw PlannerError.io("the sync folder \(folder) kept changing under this device's file: try planner sync again")
-    }
-
     /// This device's events not yet written to the folder, in stamp order.
-    private func unpublishedEvents() throws -> [PlanEvent] {
+    func unpublishedEvents() throws -> [PlanEvent] {
         let stmt = try connection.prepare("""
             SELECT id, at_ms, origin, kind, payload, coalesce(stamp_ms, at_ms), stamp_counter, device FROM event
             WHERE received_ms IS NULL AND published_ms IS NULL ORDER BY coalesce(stamp_ms, at_ms), stamp_counter, id
@@ -387,6 +275,8 @@ extension PlannerDatabase {
             return []
         }
         defer { closedir(stream) }
+        // A dup shares the offset: a second listing of the same descriptor starts from the top.
+        rewinddir(stream)
         var names: [String] = []
         while let entry = readdir(stream) {
             let name = withUnsafePointer(to: &entry.pointee.d_name) {
@@ -444,18 +334,6 @@ extension PlannerDatabase {
             done += n
         }
         return Array(bytes[..<done])
-    }
-
-    static func append(_ fd: Int32, _ text: String, to path: String) throws {
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
-                throw PlannerError.io("cannot write \(path) (\(DatabaseFile.describe(n < 0 ? errno : EIO))): this device's changes wait in the database")
-            }
-            bytes = bytes.dropFirst(n)
-        }
     }
 }
 

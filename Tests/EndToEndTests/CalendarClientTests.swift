@@ -107,8 +107,13 @@ import Testing
             p.standardError = FileHandle.nullDevice
             try p.run()
             usleep(UInt32(Double.random(in: 0.1...0.95, using: &generator) * span * 1_000_000))
-            kill(p.processIdentifier, SIGKILL)
+            // The folder work is done by a child process (FolderChild): kill it too, or the rewrite completes.
+            let pid = p.processIdentifier
+            let children = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+            for child in children.split(separator: " ").compactMap({ Int32($0) }) { kill(child, SIGKILL) }
+            kill(pid, SIGKILL)
             p.waitUntilExit()
+            usleep(20_000)  // a killed child's last rename has landed
             let names = try FileManager.default.contentsOfDirectory(atPath: folder)
             if names.contains(where: { $0.hasPrefix(".planner-") }) { killedWithTemp += 1 }
             #expect(!names.contains { $0.hasSuffix(".ics") && !$0.hasPrefix("planner-") })
@@ -120,7 +125,7 @@ import Testing
         let r = try h.planner(["sync", "--json", "--db", h.db, "--now", "2026-11-23T08:00"])
         #expect(r.status == 0, "\(r.err)")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder)
-        #expect(!names.contains { $0.hasPrefix(".") }, "\(names.filter { $0.hasPrefix(".") })")
+        #expect(!names.contains { $0.hasPrefix(".") }, "\(names.filter { $0.hasPrefix(".") }) \(r.err)")
         // Whichever round last committed, the folder now says its title everywhere, and every slot is there.
         let title = try h.sqlite("SELECT value FROM setting WHERE key = 'title'")
         let files = try CalendarFolderTests.folder(h, folder)

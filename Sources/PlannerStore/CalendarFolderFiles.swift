@@ -1,0 +1,296 @@
+import CLinux
+import Glibc
+import PlannerCore
+import PlannerSystem
+
+/// The calendar folder's system calls, made by the folder child (`FolderChild`): no database, no output.
+/// The child takes the folder's lock and lists it; the planner decides from that listing and its rows;
+/// the child writes, replaces and removes, each replacement checked at the moment it happens.
+enum CalendarFiles {
+    /// A name in the folder as the child saw it (no link followed).
+    struct Seen {
+        var regular: Bool
+        var size: Int64
+        var mtime: Int64
+    }
+
+    /// A file to place: written aside, made durable, then put in. `expected`: replace only a file still as
+    /// the planner wrote or read it (size, mtime); nil: link in only if the name is free.
+    struct Placement {
+        var name: String
+        var bytes: [UInt8]
+        var mtime: Int64?
+        var expected: (size: Int64, mtime: Int64)?
+    }
+
+    /// A file to remove, only if still as the planner wrote it.
+    struct Removal {
+        var name: String
+        var size: Int64
+        var mtime: Int64
+    }
+
+    struct Done {
+        var placed: [(name: String, size: Int64, mtime: Int64)] = []
+        var removed: [String] = []
+        /// Names changed since the planner looked (a tick renamed in at that moment): left as they are.
+        var changed: [String] = []
+        var failure: (name: String, code: Int32)?
+    }
+
+    // MARK: the first step: lock and look
+
+    /// In the child: the folder opened and locked (two planner processes take turns; a lock held longer
+    /// is a busy folder); every name with what it is. [status: 0 listed, 1 cannot open (errno), 2 busy].
+    static func lockAndList(_ folder: String, dir: inout Int32, listing: Bool) -> [UInt8] {
+        var out = Wire.Writer()
+        dir = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dir >= 0 else { out.int(1); out.int(Int64(errno)); return out.bytes }
+        var locked = false
+        for attempt in 0..<OwnFile.lockAttempts {
+            if flock(dir, LOCK_EX | LOCK_NB) == 0 { locked = true; break }
+            guard errno == EWOULDBLOCK || errno == EINTR else { break }
+            if attempt + 1 < OwnFile.lockAttempts { usleep(OwnFile.lockPause) }
+        }
+        guard locked else { out.int(2); return out.bytes }
+        out.int(0)
+        guard listing else { return out.bytes }
+        for name in PlannerDatabase.folderNames(dir) {
+            var info = stat()
+            guard fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+            out.text(name)
+            out.int(info.st_mode & S_IFMT == S_IFREG && info.st_uid == geteuid() ? 1 : 0)
+            out.int(Int64(info.st_size))
+            out.int(PlannerDatabase.mtimeNanoseconds(info))
+        }
+        return out.bytes
+    }
+
+    enum Listed {
+        case listed([String: Seen])
+        case cannotOpen(Int32)
+        case busy
+        case unreadable
+    }
+
+    static func listed(_ bytes: [UInt8]) -> Listed {
+        var r = Wire.Reader(bytes)
+        switch r.int() {
+        case 0:
+            var seen: [String: Seen] = [:]
+            while !r.atEnd {
+                guard let name = r.text(), let regular = r.int(), let size = r.int(), let mtime = r.int() else { return .unreadable }
+                seen[name] = Seen(regular: regular == 1, size: size, mtime: mtime)
+            }
+            return .listed(seen)
+        case 1: return r.int().map { .cannotOpen(Int32($0)) } ?? .unreadable
+        case 2: return .busy
+        default: return .unreadable
+        }
+    }
+
+    // MARK: the second step: the job
+
+    static func job(_ placements: [Placement], removals: [Removal], cleanTemporaries: Bool) -> [UInt8] {
+        var w = Wire.Writer()
+        w.int(cleanTemporaries ? 1 : 0)
+        w.int(Int64(placements.count))
+        for p in placements {
+            w.text(p.name)
+            w.data(p.bytes)
+            w.int(p.mtime ?? -1)
+            w.int(p.expected?.size ?? -1)
+            w.int(p.expected?.mtime ?? -1)
+        }
+        w.int(Int64(removals.count))
+        for r in removals { w.text(r.name); w.int(r.size); w.int(r.mtime) }
+        return w.bytes
+    }
+
+    /// In the child: does the job; what was done, as bytes.
+    static func act(_ job: [UInt8], dir: Int32) -> [UInt8] {
+        var r = Wire.Reader(job)
+        var placements: [Placement] = []
+        var removals: [Removal] = []
+        let clean = r.int() == 1
+        for _ in 0..<(r.int() ?? 0) {
+            guard let name = r.text(), let bytes = r.data(), let mtime = r.int(), let size = r.int(), let expectedMtime = r.int() else { break }
+            placements.append(Placement(name: name, bytes: bytes, mtime: mtime < 0 ? nil : mtime,
+                                        expected: size < 0 ? nil : (size, expectedMtime)))
+        }
+        for _ in 0..<(r.int() ?? 0) {
+            guard let name = r.text(), let size = r.int(), let mtime = r.int() else { break }
+            removals.append(Removal(name: name, size: size, mtime: mtime))
+        }
+        if clean { removeTemporaries(dir) }
+        var done = place(placements, dir: dir)
+        if done.failure == nil { remove(removals, dir: dir, into: &done) }
+        if !done.placed.isEmpty || !done.removed.isEmpty { fsync(dir) }
+        var w = Wire.Writer()
+        w.int(Int64(done.placed.count))
+        for p in done.placed { w.text(p.name); w.int(p.size); w.int(p.mtime) }
+        w.int(Int64(done.removed.count))
+        for name in done.removed { w.text(name) }
+        w.int(Int64(done.changed.count))
+        for name in done.changed { w.text(name) }
+        w.text(done.failure?.name ?? "")
+        w.int(Int64(done.failure?.code ?? 0))
+        return w.bytes
+    }
+
+    static func done(_ bytes: [UInt8]) -> Done? {
+        var r = Wire.Reader(bytes)
+        var done = Done()
+        for _ in 0..<(r.int() ?? -1) {
+            guard let name = r.text(), let size = r.int(), let mtime = r.int() else { return nil }
+            done.placed.append((name, size, mtime))
+        }
+        for _ in 0..<(r.int() ?? -1) { guard let name = r.text() else { return nil }; done.removed.append(name) }
+        for _ in 0..<(r.int() ?? -1) { guard let name = r.text() else { return nil }; done.changed.append(name) }
+        guard let failed = r.text(), let code = r.int() else { return nil }
+        if !failed.isEmpty { done.failure = (failed, Int32(code)) }
+        return done
+    }
+
+    /// A temporary file left by a killed run (the lock says no run is writing now).
+    private static func removeTemporaries(_ dir: Int32) {
+        for name in PlannerDatabase.folderNames(dir)
+        where name.hasPrefix(CalendarFolderText.temporaryPrefix) && !name.hasSuffix(CalendarFolderText.fileExtension) {
+            var info = stat()
+            if fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid() {
+                unlinkat(dir, name, 0)
+            }
+        }
+    }
+
+    /// Writes each file beside its name, makes them durable (one fsync for one file, one syncfs for a
+    /// batch: a refill writes hundreds), then puts each in.
+    private static func place(_ placements: [Placement], dir: Int32) -> Done {
+        var done = Done()
+        guard !placements.isEmpty else { return done }
+        var temps: [(temp: String, ino: UInt, size: Int64, mtime: Int64)] = []
+        var next = 0
+        // A failure leaves no temporary file behind (a kill does: the next full run removes it).
+        defer { for t in temps[next...] { unlinkat(dir, t.temp, 0) } }
+        for p in placements {
+            let temp = CalendarFolderText.temporaryPrefix + PlannerDatabase.newEventID() + ".tmp"
+            let fd = openat(dir, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { done.failure = (p.name, errno); return done }
+            defer { close(fd) }
+            temps.append((temp, 0, 0, 0))
+            var rest = p.bytes[...]
+            while !rest.isEmpty {
+                let n = rest.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { done.failure = (p.name, n < 0 ? errno : EIO); return done }
+                rest = rest.dropFirst(n)
+            }
+            if let mtime = p.mtime {
+                // The access time left as it is (UTIME_OMIT), the modification time the row says.
+                var times = [timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2), timespec(tv_sec: Int(mtime / 1_000_000_000), tv_nsec: Int(mtime % 1_000_000_000))]
+                guard futimens(fd, &times) == 0 else { done.failure = (p.name, errno); return done }
+            }
+            var info = stat()
+            guard placements.count > 1 || fsync(fd) == 0, fstat(fd, &info) == 0 else { done.failure = (p.name, errno); return done }
+            temps[temps.count - 1] = (temp, UInt(info.st_ino), Int64(info.st_size), PlannerDatabase.mtimeNanoseconds(info))
+            FolderChild.progress()
+        }
+        if placements.count > 1, clinux_syncfs(dir) != 0 { done.failure = (placements[0].name, errno); return done }
+        for (p, t) in zip(placements, temps) {
+            next += 1
+            FolderChild.progress()
+            let result = p.expected.map { replace(dir, t.temp, ours: t.ino, over: p.name, expected: $0) } ?? link(dir, t.temp, as: p.name)
+            switch result {
+            case .placed: done.placed.append((p.name, t.size, t.mtime))
+            case .changed: done.changed.append(p.name)
+            case .failed(let code): done.failure = (p.name, code); return done
+            }
+        }
+        return done
+    }
+
+    enum Placed { case placed, changed, failed(Int32) }
+
+    /// Puts the new file in only if the name is free (a new item; or one gone since the planner looked).
+    private static func link(_ dir: Int32, _ temp: String, as name: String) -> Placed {
+        var linked = linkat(dir, temp, dir, name, 0) == 0
+        var code = errno
+        // A file system without hard links (vfat, some FUSE): renamed in once the name is seen free.
+        if !linked, code == EPERM || code == EOPNOTSUPP || code == ENOSYS {
+            var info = stat()
+            if fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0 { code = EEXIST } else {
+                linked = renameat(dir, temp, dir, name) == 0
+                code = errno
+            }
+        }
+        unlinkat(dir, temp, 0)
+        if linked { return .placed }
+        return code == EEXIST ? .changed : .failed(code)
+    }
+
+    /// Replaces a file still as expected. The new file is swapped in (RENAME_EXCHANGE) and what came out is
+    /// looked at: if it is not the file the planner read (vdirsyncer renamed a tick in since), it is swapped
+    /// back, so the tick stays at its name for the next read to apply. Never a moment where a file renamed
+    /// in by another program is overwritten unseen.
+    private static func replace(_ dir: Int32, _ temp: String, ours: UInt, over name: String, expected: (size: Int64, mtime: Int64)) -> Placed {
+        func isExpected() -> Bool {
+            var info = stat()
+            return fstatat(dir, temp, &info, AT_SYMLINK_NOFOLLOW) == 0 && info.st_mode & S_IFMT == S_IFREG
+                && Int64(info.st_size) == expected.size && PlannerDatabase.mtimeNanoseconds(info) == expected.mtime
+        }
+        func isOurs() -> Bool {
+            var info = stat()
+            return fstatat(dir, temp, &info, AT_SYMLINK_NOFOLLOW) == 0 && UInt(info.st_ino) == ours
+        }
+        guard clinux_rename_exchange(dir, temp, dir, name) == 0 else {
+            let code = errno
+            if code == ENOENT { return link(dir, temp, as: name) }
+            guard code == EINVAL || code == ENOSYS || code == EOPNOTSUPP else { unlinkat(dir, temp, 0); return .failed(code) }
+            // No exchange on this file system: look, then rename over (the moment between is not covered).
+            var info = stat()
+            guard fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG,
+                  Int64(info.st_size) == expected.size, PlannerDatabase.mtimeNanoseconds(info) == expected.mtime else {
+                unlinkat(dir, temp, 0)
+                return .changed
+            }
+            if renameat(dir, temp, dir, name) == 0 { return .placed }
+            let failed = errno
+            unlinkat(dir, temp, 0)
+            return .failed(failed)
+        }
+        if isExpected() { unlinkat(dir, temp, 0); return .placed }
+        // Changed since the planner looked: theirs back at the name. If yet another file was renamed in
+        // between, the newest of theirs ends at the name and ours is what is removed.
+        for _ in 0..<3 {
+            _ = clinux_rename_exchange(dir, temp, dir, name)
+            if isOurs() { break }
+        }
+        if isOurs() { unlinkat(dir, temp, 0) } else {
+            // Three renames in a few microseconds: theirs kept aside under a name nothing removes.
+            _ = renameat(dir, temp, dir, CalendarFolderText.temporaryPrefix + PlannerDatabase.newEventID() + CalendarFolderText.fileExtension)
+        }
+        return .changed
+    }
+
+    /// Removes files still as the planner wrote them: moved aside first and looked at, put back if changed.
+    private static func remove(_ removals: [Removal], dir: Int32, into done: inout Done) {
+        for r in removals {
+            FolderChild.progress()
+            let aside = CalendarFolderText.temporaryPrefix + PlannerDatabase.newEventID() + ".tmp"
+            guard renameat(dir, r.name, dir, aside) == 0 else {
+                if errno == ENOENT { done.removed.append(r.name) } else { done.changed.append(r.name) }
+                continue
+            }
+            var info = stat()
+            if fstatat(dir, aside, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG,
+               Int64(info.st_size) == r.size, PlannerDatabase.mtimeNanoseconds(info) == r.mtime {
+                unlinkat(dir, aside, 0)
+                done.removed.append(r.name)
+            } else {
+                // Not as written: back under its name, unless a newer one took the name meanwhile.
+                if linkat(dir, aside, dir, r.name, 0) == 0 { unlinkat(dir, aside, 0) }
+                done.changed.append(r.name)
+            }
+        }
+    }
+}

@@ -1,0 +1,248 @@
+import Glibc
+import PlannerCore
+import PlannerSystem
+
+/// Publishing: this device's new events appended to its own file in the sync folder, after the commit,
+/// outside the database's lock. The file's system calls are made by a child (`FolderChild`): a FIFO, a
+/// lock held by another process or a frozen file system costs a warning, never a wait longer than the
+/// deadline; the events stay unpublished and the next command that writes tries again.
+extension PlannerDatabase {
+    /// Never throws: a folder that cannot be written leaves the events waiting.
+    @discardableResult
+    func publishToSyncFolder(now: Instant) -> Int {
+        do {
+            return try publish(now: now)
+        } catch let error as PlannerError {
+            PlannerDatabase.warnOnce(error.message)
+        } catch {
+            PlannerDatabase.warnOnce("could not write to the sync folder: \(error)")
+        }
+        return 0
+    }
+
+    private func publish(now: Instant) throws -> Int {
+        // One read for what `open` needs on its fast path: the folder, the name, this device's id and file.
+        struct Start { var folder: String?; var wanted = ""; var selfID: String?; var sequence: Int64 = 0 }
+        let start = try read { () throws -> Start in
+            let stmt = try connection.prepare("""
+                SELECT (SELECT value FROM setting WHERE key = 'sync-folder'), (SELECT value FROM setting WHERE key = 'device-name'),
+                       d.id, d.out_seq
+                FROM (SELECT 1) LEFT JOIN device d ON d.is_self = 1
+                """)
+            _ = try stmt.step()
+            return Start(folder: stmt.isNull(0) || stmt.text(0).isEmpty ? nil : stmt.text(0), wanted: stmt.text(1),
+                         selfID: stmt.isNull(2) ? nil : stmt.text(2), sequence: stmt.int64(3))
+        }
+        guard let folder = start.folder else { return 0 }
+        let name = start.wanted.isEmpty ? Self.hostName() : start.wanted
+        let selfID = try start.selfID ?? write { () throws -> String in
+            if let id = try selfDeviceID() { return id }
+            let id = Self.newEventID()
+            try connection.prepare("INSERT INTO device (id, name, is_self, first_seen_ms) VALUES (?, ?, 1, ?)")
+                .run(.text(id), .text(name), .integer(now.milliseconds))
+            // Changes made before this device had an id are its own.
+            try connection.prepare("UPDATE event SET device = ? WHERE device = '' AND received_ms IS NULL").run(.text(id))
+            // Sharing starts: the zone this plan was made in is its claim to be every device's plan zone.
+            try claimPlanZone(device: id, now: now)
+            return id
+        }
+        var sequence = start.sequence
+        var refusals: [String] = []
+        // Each turn: the child opens this device's file and takes its lock; this process reads, under that
+        // lock, what to append (another process may have appended meanwhile); the child appends.
+        for _ in 0..<8 {
+            let fileName = SyncFileText.fileName(device: selfID, sequence: sequence)
+            var events: [PlanEvent] = []
+            var next: Int64?
+            var failure: PlannerError?
+            var dir: Int32 = -1, fd: Int32 = -1  // the child's
+            let outcome = try FolderChild.run(observe: {
+                OwnFile.open(folder: folder, name: fileName, dir: &dir, fd: &fd)
+            }, decide: { observed throws -> [UInt8]? in
+                switch OwnFile.Opened(observed) {
+                case .folderMissing(let code):
+                    failure = .io("cannot write to the sync folder \(folder) (\(DatabaseFile.describe(code))): this device's changes wait in the database and are written by the next planner command once it can")
+                case .failed(let code):
+                    failure = .io("cannot write \(folder)/\(fileName) (\(DatabaseFile.describe(code))): this device's changes wait in the database")
+                case .busy:
+                    failure = .io("\(folder)/\(fileName) is locked by another process: this device's changes wait in the database and are written by the next planner command")
+                case .refused(let why):
+                    // Not this device's own file (a FIFO, a link, another user's, other hard links): never
+                    // written; this device moves on to a new file and writes everything there.
+                    refusals.append(fileName)
+                    next = try write { () throws -> Int64 in
+                        try connection.execute("UPDATE event SET published_ms = NULL WHERE received_ms IS NULL")
+                        try connection.execute("UPDATE device SET out_seq = out_seq + 1, out_size = 0 WHERE is_self = 1")
+                        let moved = try connection.integer("SELECT out_seq FROM device WHERE is_self = 1") ?? sequence + 1
+                        try connection.prepare("""
+                            INSERT INTO sync_file (name, size, mtime_ns, consumed, problem) VALUES (?1, -1, -1, 0, ?2)
+                            ON CONFLICT (name) DO UPDATE SET size = -1, mtime_ns = -1, problem = ?2
+                            """).run(.text(fileName), .text("\(why): not this device's own file, never written; this device writes to \(SyncFileText.fileName(device: selfID, sequence: moved)) instead"))
+                        return moved
+                    }
+                    PlannerDatabase.warnOnce("the sync folder's file \(folder)/\(fileName) \(why): it is never written; this device writes to a new file (is the folder writable by others?)")
+                case .opened(let size):
+                    // Re-read under the lock: another process may have appended meanwhile.
+                    let (seq, expected, publishedName) = try read { () throws -> (Int64, Int64, String) in
+                        let stmt = try connection.prepare("SELECT out_seq, out_size, name FROM device WHERE is_self = 1")
+                        _ = try stmt.step()
+                        events = try unpublishedEvents()
+                        return (stmt.int64(0), stmt.int64(1), stmt.text(2))
+                    }
+                    if SyncFileText.fileName(device: selfID, sequence: seq) != fileName { next = seq; return nil }
+                    if size != expected || size >= SyncFileText.rotateBytes {
+                        // Not as this device left it (deleted, cut, replaced, written by another): a new file, and
+                        // everything again (readers skip what they have). Or simply full: a new file.
+                        next = try write { () throws -> Int64 in
+                            if size != expected { try connection.execute("UPDATE event SET published_ms = NULL WHERE received_ms IS NULL") }
+                            try connection.execute("UPDATE device SET out_seq = out_seq + 1, out_size = 0 WHERE is_self = 1")
+                            return seq + 1
+                        }
+                        return nil
+                    }
+                    var text = ""
+                    if size == 0 || publishedName != name { text += SyncFileText.deviceLine(id: selfID, name: name, at: now) }
+                    for event in events {
+                        var event = event
+                        event.stamp?.device = selfID
+                        if let line = SyncFileText.publishedLine(event) { text += line }
+                    }
+                    return Array(text.utf8)
+                case .unreadable:
+                    failure = .io("the sync folder's child said nothing usable: this device's changes wait in the database")
+                }
+                return nil
+            }, act: { text in OwnFile.append(text, fd: fd, dir: dir) })
+            if let failure { throw failure }
+            switch outcome {
+            case .timedOut:
+                throw PlannerError.io("the sync folder \(folder) did not answer within \(FolderChild.deadlineMilliseconds) ms (a stalled or frozen file system?): this device's changes wait in the database and are written by the next planner command once it can")
+            case .failed(let why):
+                throw PlannerError.io("cannot write to the sync folder \(folder) (\(why)): this device's changes wait in the database")
+            case .done(_, nil):
+                guard let next else { throw PlannerError.io("cannot write to the sync folder \(folder): this device's changes wait in the database") }
+                sequence = next
+                continue
+            case .done(_, let acted?):
+                guard case .appended(let size, let mtime) = OwnFile.Appended(acted) else {
+                    let code: Int32 = if case .failed(let c) = OwnFile.Appended(acted) { c } else { EIO }
+                    throw PlannerError.io("cannot write \(folder)/\(fileName) (\(DatabaseFile.describe(code))): this device's changes wait in the database")
+                }
+                try write {
+                    let mark = try connection.prepare("UPDATE event SET published_ms = ? WHERE id = ?")
+                    for event in events { try mark.run(.integer(now.milliseconds), .text(event.id)) }
+                    try connection.prepare("UPDATE device SET out_size = ?, name = ? WHERE is_self = 1").run(.integer(size), .text(name))
+                    // Our own file as we left it: the next read of the folder need not read it.
+                    try connection.prepare("""
+                        INSERT INTO sync_file (name, size, mtime_ns, consumed) VALUES (?1, ?2, ?3, ?2)
+                        ON CONFLICT (name) DO UPDATE SET size = ?2, mtime_ns = ?3, consumed = ?2, problem = NULL
+                        """).run(.text(fileName), .integer(size), .integer(mtime))
+                }
+                return events.count
+            }
+        }
+        throw PlannerError.io(refusals.count > 1
+            ? "the sync folder \(folder) holds files under this device's names that are not its own (\(refusals.prefix(3).joined(separator: ", "))…): remove them, and make the folder writable by you alone; this device's changes wait in the database"
+            : "the sync folder \(folder) kept changing under this device's file: try planner sync again")
+    }
+}
+
+/// This device's own file, as the folder child sees it: the system calls only (no database, no output).
+enum OwnFile {
+    enum Opened {
+        case opened(size: Int64)
+        case folderMissing(Int32)
+        case failed(Int32)
+        case refused(String)
+        case busy
+        case unreadable
+
+        init(_ bytes: [UInt8]) {
+            var r = Wire.Reader(bytes)
+            switch r.int() {
+            case 0: self = r.int().map { .opened(size: $0) } ?? .unreadable
+            case 1: self = r.int().map { .folderMissing(Int32($0)) } ?? .unreadable
+            case 2: self = r.int().map { .failed(Int32($0)) } ?? .unreadable
+            case 3: self = r.text().map { .refused($0) } ?? .unreadable
+            case 4: self = .busy
+            default: self = .unreadable
+            }
+        }
+    }
+
+    /// How long the child waits for another process of this user to let go of the file's lock.
+    static let lockAttempts = 30, lockPause: UInt32 = 10_000
+
+    /// In the child: opens (never blocking on a FIFO, never following a link) and locks the file; refuses
+    /// what is not a regular file of this user with no other name.
+    static func open(folder: String, name: String, dir: inout Int32, fd: inout Int32) -> [UInt8] {
+        var out = Wire.Writer()
+        dir = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dir >= 0 else { out.int(1); out.int(Int64(errno)); return out.bytes }
+        fd = openat(dir, name, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            let code = errno
+            switch code {
+            case ENXIO: out.int(3); out.text("is a FIFO")
+            case ELOOP: out.int(3); out.text("is a symbolic link")
+            case EACCES, EPERM: out.int(3); out.text("cannot be opened (\(DatabaseFile.describe(code)); another user's?)")
+            case EISDIR: out.int(3); out.text("is a folder")
+            default: out.int(2); out.int(Int64(code))
+            }
+            return out.bytes
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { out.int(2); out.int(Int64(errno)); return out.bytes }
+        if info.st_mode & S_IFMT != S_IFREG { out.int(3); out.text("is not a regular file"); return out.bytes }
+        if info.st_uid != geteuid() { out.int(3); out.text("belongs to another user (uid \(info.st_uid))"); return out.bytes }
+        if info.st_nlink != 1 { out.int(3); out.text("has other hard links (\(info.st_nlink) names)"); return out.bytes }
+        // Two planner commands of this device publishing at once take turns; a lock held longer by another
+        // program is a busy folder, not a wait.
+        var locked = false
+        for attempt in 0..<lockAttempts {
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 { locked = true; break }
+            guard errno == EWOULDBLOCK || errno == EINTR else { break }
+            if attempt + 1 < lockAttempts { usleep(lockPause) }
+        }
+        guard locked else { out.int(4); return out.bytes }
+        // The lock may have been waited for: the size as it is now.
+        guard fstat(fd, &info) == 0 else { out.int(2); out.int(Int64(errno)); return out.bytes }
+        out.int(0)
+        out.int(Int64(info.st_size))
+        return out.bytes
+    }
+
+    enum Appended {
+        case appended(size: Int64, mtime: Int64)
+        case failed(Int32)
+
+        init(_ bytes: [UInt8]) {
+            var r = Wire.Reader(bytes)
+            switch r.int() {
+            case 0:
+                if let size = r.int(), let mtime = r.int() { self = .appended(size: size, mtime: mtime) } else { self = .failed(EIO) }
+            default: self = .failed(r.int().map { Int32($0) } ?? EIO)
+            }
+        }
+    }
+
+    /// In the child: appends, makes it durable (file and folder), says the file's size and mtime after.
+    static func append(_ text: [UInt8], fd: Int32, dir: Int32) -> [UInt8] {
+        var out = Wire.Writer()
+        var rest = text[...]
+        while !rest.isEmpty {
+            let n = rest.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            guard n > 0 else { out.int(1); out.int(Int64(n < 0 ? errno : EIO)); return out.bytes }
+            rest = rest.dropFirst(n)
+        }
+        var info = stat()
+        guard text.isEmpty || (fsync(fd) == 0 && fsync(dir) == 0), fstat(fd, &info) == 0 else {
+            out.int(1); out.int(Int64(errno)); return out.bytes
+        }
+        out.int(0)
+        out.int(Int64(info.st_size))
+        out.int(PlannerDatabase.mtimeNanoseconds(info))
+        return out.bytes
+    }
+}

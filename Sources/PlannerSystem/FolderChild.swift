@@ -1,0 +1,187 @@
+import Glibc
+
+/// Folder work done by a child process, so that a folder can never hold up the planner itself.
+///
+/// Why a process and not a thread: a write on a frozen or stalled file system sleeps uninterruptibly (D
+/// state), and a process with such a thread cannot exit (the login's shell would wait on it) nor be ended
+/// by SIGTERM. A child can be left behind: this process goes on, and exits, at the deadline.
+///
+/// Why two steps: the child first takes the folder's lock and looks (`observe`); the parent then reads the
+/// database and decides what to write, knowing what the child saw (`decide`); the child does it (`act`).
+/// Two planner processes thus still take turns, each deciding only once it holds the folder.
+///
+/// The child never touches SQLite (a connection must not cross a fork) and never prints: it does system
+/// calls on the folder and says what happened as bytes (`Wire`). It is forked from a single-threaded
+/// process, so what it runs is ordinary Swift.
+public enum FolderChild {
+    public enum Outcome {
+        /// What `act` returned; or nil when `decide` chose to do nothing (after `observe`'s bytes).
+        case done(observed: [UInt8], acted: [UInt8]?)
+        /// The child did not answer in time (a stalled file system, a lock held elsewhere): left behind.
+        case timedOut
+        /// No child could be made (fork or socketpair failed).
+        case failed(String)
+    }
+
+    /// How long a command waits for a folder that makes no progress: a login returns within a second
+    /// whatever the folder does. A long job (a calendar of 60 days) says it is still moving (`progress`),
+    /// and each sign of life gives it this long again; a frozen file system gives none.
+    public static let deadlineMilliseconds: Int64 = 600
+
+    /// In the child: its end of the socket, for `progress`.
+    nonisolated(unsafe) private static var childSocket: Int32 = -1
+    nonisolated(unsafe) private static var lastProgress: Int64 = 0
+
+    /// In the child, during long work: tells the parent it is moving (at most every 50 ms). A no-op in the parent.
+    public static func progress() {
+        guard childSocket >= 0 else { return }
+        let now = monotonicMilliseconds()
+        guard now - lastProgress >= 50 else { return }
+        lastProgress = now
+        var frame = Wire.Writer()
+        frame.int(-1)
+        _ = frame.bytes.withUnsafeBytes { Glibc.send(childSocket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Children that outlived their deadline: reaped when they end (WNOHANG, at the next run).
+    nonisolated(unsafe) private static var abandoned: [pid_t] = []
+
+    public static func run(deadlineMilliseconds: Int64 = deadlineMilliseconds,
+                           observe: () -> [UInt8],
+                           decide: ([UInt8]) throws -> [UInt8]?,
+                           act: ([UInt8]) -> [UInt8]) throws -> Outcome {
+        reapAbandoned()
+        let limit = deadlineMilliseconds
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            return .failed("socketpair: \(String(cString: strerror(errno)))")
+        }
+        let pid = fork()
+        if pid < 0 {
+            let why = String(cString: strerror(errno))
+            close(pair[0]); close(pair[1])
+            return .failed("fork: \(why)")
+        }
+        if pid == 0 {
+            // The child: nothing of the parent's signal handling (a signalfd's blocked set, an ignored
+            // SIGPIPE) is wanted; a parent gone ends it at its next message.
+            close(pair[0])
+            childSocket = pair[1]
+            lastProgress = monotonicMilliseconds()
+            var none = sigset_t()
+            sigemptyset(&none)
+            sigprocmask(SIG_SETMASK, &none, nil)
+            signal(SIGPIPE, SIG_DFL)
+            guard send(pair[1], observe()), let job = receive(pair[1], within: nil) else { _exit(0) }
+            _ = send(pair[1], act(job))
+            _exit(0)
+        }
+        close(pair[1])
+        let socket = pair[0]
+        defer {
+            close(socket)
+            if waitpid(pid, nil, WNOHANG) == 0 { abandoned.append(pid) }
+        }
+        guard let observed = receive(socket, within: limit) else { return .timedOut }
+        guard let job = try decide(observed) else { return .done(observed: observed, acted: nil) }
+        guard send(socket, job), let acted = receive(socket, within: limit) else { return .timedOut }
+        // The child exits right after its answer: give it that moment, so no zombie waits for the next run.
+        var tries = 0
+        while tries < 50, waitpid(pid, nil, WNOHANG) == 0 { usleep(100); tries += 1 }
+        return .done(observed: observed, acted: acted)
+    }
+
+    private static func reapAbandoned() {
+        abandoned.removeAll { waitpid($0, nil, WNOHANG) != 0 }
+    }
+
+    static func monotonicMilliseconds() -> Int64 {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Int64(t.tv_sec) * 1000 + Int64(t.tv_nsec) / 1_000_000
+    }
+
+    /// One message: its length (8 bytes, little-endian), then its bytes.
+    private static func send(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var message = Wire.Writer()
+        message.int(Int64(bytes.count))
+        var rest = (message.bytes + bytes)[...]
+        while !rest.isEmpty {
+            let n = rest.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return false }
+            rest = rest.dropFirst(n)
+        }
+        return true
+    }
+
+    /// One message, or nil when `limit` milliseconds pass with no sign of life (nil: wait as long as it
+    /// takes) or when the other side is gone. A progress frame (length -1) restarts the wait.
+    private static func receive(_ fd: Int32, within limit: Int64?) -> [UInt8]? {
+        var end = limit.map { monotonicMilliseconds() + $0 }
+        var buffer: [UInt8] = []
+        var wanted: Int?
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            if wanted == nil, buffer.count >= 8 {
+                var reader = Wire.Reader(Array(buffer[..<8]))
+                guard let n = reader.int(), n >= -1 else { return nil }
+                buffer.removeFirst(8)
+                if n == -1 {
+                    end = limit.map { monotonicMilliseconds() + $0 }
+                    continue
+                }
+                wanted = Int(n)
+            }
+            if let wanted, buffer.count >= wanted { return Array(buffer[..<wanted]) }
+            if let end {
+                let left = end - monotonicMilliseconds()
+                guard left > 0 else { return nil }
+                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                let r = poll(&p, 1, Int32(min(left, 60_000)))
+                if r < 0 && errno == EINTR { continue }
+                guard r > 0 else { continue }
+            }
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return nil }
+            buffer += chunk[..<n]
+        }
+    }
+}
+
+/// A small binary form for what crosses between the planner and its folder child: integers and byte strings.
+public enum Wire {
+    public struct Writer {
+        public var bytes: [UInt8] = []
+        public init() {}
+        public mutating func int(_ value: Int64) {
+            withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
+        }
+        public mutating func data(_ value: [UInt8]) {
+            int(Int64(value.count))
+            bytes += value
+        }
+        public mutating func text(_ value: String) { data(Array(value.utf8)) }
+    }
+
+    public struct Reader {
+        let bytes: [UInt8]
+        var at = 0
+        public init(_ bytes: [UInt8]) { self.bytes = bytes }
+        public var atEnd: Bool { at >= bytes.count }
+        public mutating func int() -> Int64? {
+            guard at + 8 <= bytes.count else { return nil }
+            var value: Int64 = 0
+            for i in 0..<8 { value |= Int64(bytes[at + i]) << (8 * i) }
+            at += 8
+            return value
+        }
+        public mutating func data() -> [UInt8]? {
+            guard let n = int(), n >= 0, at + Int(n) <= bytes.count else { return nil }
+            defer { at += Int(n) }
+            return Array(bytes[at..<at + Int(n)])
+        }
+        public mutating func text() -> String? { data().map { String(decoding: $0, as: UTF8.self) } }
+    }
+}
