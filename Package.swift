@@ -27,7 +27,7 @@ let package = Package(
         // Pure rules: slots, identifiers, time arithmetic, what refill/open must change. No I/O.
         .target(name: "PlannerCore", swiftSettings: functionSections),
         // The edges the core must not touch: the tz database, the clock, the environment.
-        .target(name: "PlannerSystem", dependencies: ["PlannerCore"], swiftSettings: functionSections),
+        .target(name: "PlannerSystem", dependencies: ["CLinux", "PlannerCore"], swiftSettings: functionSections),
         // SQLite: connection, migrations (compiled in by the EmbedMigrations plugin), request store.
         .target(
             name: "PlannerStore",

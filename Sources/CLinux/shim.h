@@ -48,3 +48,13 @@ static inline int clinux_rename_exchange(int olddirfd, const char *oldpath, int 
     return -1;
 #endif
 }
+
+/// Closes every descriptor from `first` up: close_range(2) where the kernel has it (5.9), else one by one
+/// up to the limit. The folder child keeps nothing of its parent's open.
+static inline void clinux_close_from(int first) {
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, (unsigned)first, ~0U, 0) == 0) return;
+#endif
+    long limit = sysconf(_SC_OPEN_MAX);
+    for (long fd = first; fd < (limit > 0 && limit < 65536 ? limit : 65536); fd++) close((int)fd);
+}

@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 
 /// Folder work done by a child process, so that a folder can never hold up the planner itself.
@@ -66,14 +67,21 @@ public enum FolderChild {
             // The child: nothing of the parent's signal handling (a signalfd's blocked set, an ignored
             // SIGPIPE) is wanted; a parent gone ends it at its next message.
             close(pair[0])
-            childSocket = pair[1]
+            // Nothing of the parent's is kept open: its stdout and stderr (a `$(planner open)` or a test
+            // reading them to their end would wait for this child), the ticker's lock (a new ticker could
+            // not start while a child is stuck), the database. Only the socket, as descriptor 3.
+            let null = Glibc.open("/dev/null", O_RDWR)
+            if null >= 0 { for fd: Int32 in 0...2 { dup2(null, fd) } }
+            if pair[1] != 3 { dup2(pair[1], 3) }
+            clinux_close_from(4)
+            childSocket = 3
             lastProgress = monotonicMilliseconds()
             var none = sigset_t()
             sigemptyset(&none)
             sigprocmask(SIG_SETMASK, &none, nil)
             signal(SIGPIPE, SIG_DFL)
-            guard send(pair[1], observe()), let job = receive(pair[1], within: nil) else { _exit(0) }
-            _ = send(pair[1], act(job))
+            guard send(3, observe()), let job = receive(3, within: nil) else { _exit(0) }
+            _ = send(3, act(job))
             _exit(0)
         }
         close(pair[1])

@@ -1,0 +1,217 @@
+import Foundation
+import Testing
+
+/// Outside folders can never hang a login or stop a reminder (issue 29): a FIFO or a lock held by another
+/// process on this device's own file, another user's file or a hard link under its name, a frozen file
+/// system under the sync folder or the calendar folder. Each of these hung `open --login` (or wrote into
+/// a file that is not this device's) on the previous main.
+@Suite(.serialized) struct StuckFolderTests {
+    /// Another program of the user holding `flock` on a file or folder (one process: killing it lets go).
+    static let lockHolder = "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); time.sleep(30)"
+
+    /// A sync folder with this device's first file in it; returns the folder and that file's path.
+    func syncing(_ h: Harness, folder: String? = nil) throws -> (folder: String, own: String) {
+        let folder = folder ?? h.dir + "/shared"
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let set = try h.planner(["config", "set", "sync-folder", folder, "device-name", "laptop", "--db", h.db, "--now", "2026-11-23T08:00"])
+        #expect(set.status == 0, "\(set.err)")
+        let own = try #require(try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasSuffix(".events") })
+        return (folder, folder + "/" + own)
+    }
+
+    /// `open --login` at a study time, bounded by `timeout -s KILL` (124 or 137: it hung); with how long it took.
+    func login(_ h: Harness, now: String = "2026-11-24T10:00") throws -> (r: Harness.Result, seconds: Double) {
+        let start = Date()
+        let r = try h.run("/usr/bin/timeout", ["-s", "KILL", "10", Harness.binary, "open", "--login", "--db", h.db, "--now", now], env: h.env)
+        return (r, Date().timeIntervalSince(start))
+    }
+
+    func ownFiles(_ folder: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".events") }.sorted()
+    }
+
+    @Test func aFIFOAsThisDevicesFileNeverHoldsALoginAndIsRotatedPast() throws {
+        let h = try Harness()
+        let (folder, own) = try syncing(h)
+        unlink(own)
+        #expect(mkfifo(own, 0o600) == 0)
+        let (r, seconds) = try login(h)
+        #expect(r.status == 0 && seconds < 1.5, "status \(r.status) after \(seconds) s: \(r.err)")
+        #expect(try h.sqlite("SELECT local_date FROM app_open") == "2026-11-24")
+        // Everything went to the next file; the FIFO is left as it is, and said.
+        let files = ownFiles(folder)
+        #expect(files.count == 2, "\(files)")
+        let next = String(decoding: FileManager.default.contents(atPath: folder + "/" + files[1]) ?? Data(), as: UTF8.self)
+        #expect(next.contains("kind=open"), "\(next)")
+        var info = stat()
+        #expect(lstat(own, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+        let status = try h.planner(["status", "--db", h.db, "--now", "2026-11-24T10:01"])
+        #expect(status.out.contains("is a FIFO") || status.err.contains("is a FIFO"), "\(status.out)\(status.err)")
+    }
+
+    @Test func aLockHeldOnThisDevicesFileIsABusyFolderNotAWait() throws {
+        let h = try Harness()
+        let (_, own) = try syncing(h)
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        holder.arguments = ["-c", Self.lockHolder, own]
+        try holder.run()
+        defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() } }
+        usleep(300_000)
+        let (r, seconds) = try login(h)
+        #expect(r.status == 0 && seconds < 1.5, "status \(r.status) after \(seconds) s: \(r.err)")
+        #expect(r.err.contains("locked by another process"), "\(r.err)")
+        #expect(try h.sqlite("SELECT count(*) FROM event WHERE kind = 'open' AND published_ms IS NULL") == "1")
+        kill(holder.processIdentifier, SIGKILL)
+        holder.waitUntilExit()
+        // Once the lock is let go, the next command writes it.
+        let sync = try h.planner(["sync", "--db", h.db, "--now", "2026-11-24T10:01"])
+        #expect(sync.status == 0, "\(sync.err)")
+        #expect(try h.sqlite("SELECT count(*) FROM event WHERE published_ms IS NULL") == "0")
+        #expect(String(decoding: FileManager.default.contents(atPath: own) ?? Data(), as: UTF8.self).contains("kind=open"))
+    }
+
+    @Test func aHardLinkToThisDevicesFileIsNeverWrittenAgain() throws {
+        let h = try Harness()
+        let (folder, own) = try syncing(h)
+        #expect(link(own, h.dir + "/elsewhere") == 0)
+        let before = FileManager.default.contents(atPath: own)
+        let (r, _) = try login(h)
+        #expect(r.status == 0 && r.err.contains("other hard links"), "\(r.err)")
+        #expect(FileManager.default.contents(atPath: own) == before)
+        #expect(ownFiles(folder).count == 2)
+    }
+
+    @Test(.enabled(if: getuid() == 0, "needs a second user")) func anotherUsersFileUnderThisDevicesNameIsNeverWritten() throws {
+        let h = try Harness()
+        let (folder, own) = try syncing(h)
+        chmod(folder, 0o1777)
+        // Another user swaps in a world-writable file of theirs under this device's name.
+        let planted = Data("planner-device 1 id=x name=mallory at=0\n".utf8)
+        unlink(own)
+        try planted.write(to: URL(fileURLWithPath: own))
+        chown(own, 65534, 65534)
+        chmod(own, 0o666)
+        let (r, _) = try login(h)
+        #expect(r.status == 0 && r.err.contains("belongs to another user"), "\(r.err)")
+        #expect(FileManager.default.contents(atPath: own) == planted, "nothing of this device's was written into it")
+        #expect(ownFiles(folder).count == 2)
+        let sync = try h.planner(["sync", "--db", h.db, "--now", "2026-11-24T10:01"])
+        #expect(sync.out.contains("another user") || sync.err.contains("another user"), "\(sync.out)\(sync.err)")
+    }
+
+    @Test func aCalendarFolderLockedByAnotherProcessNeverHoldsALogin() throws {
+        let h = try Harness()
+        let folder = h.dir + "/calendar"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        #expect(try h.planner(["config", "set", "calendar-folder", folder, "--db", h.db, "--now", "2026-11-24T08:00"]).status == 0)
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        holder.arguments = ["-c", Self.lockHolder, folder]
+        try holder.run()
+        defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() } }
+        usleep(300_000)
+        let (r, seconds) = try login(h)
+        #expect(r.status == 0 && seconds < 1.5, "status \(r.status) after \(seconds) s: \(r.err)")
+        #expect(try h.sqlite("SELECT local_date FROM app_open") == "2026-11-24")
+    }
+}
+
+/// A frozen file system (fsfreeze on a loop-mounted ext4, standing in for a stalled network mount) under
+/// the sync folder or the calendar folder: a login returns within a second with its open recorded, a live
+/// ticker delivers on time and exits on SIGTERM; once thawed, the next command writes what waited.
+@Suite(.serialized) struct FrozenFolderTests {
+    static let usable: Bool = {
+        guard getuid() == 0 else { return false }
+        return ["/usr/sbin/fsfreeze", "/usr/sbin/mkfs.ext4", "/usr/bin/mount"].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
+
+    /// An ext4 image mounted at `point`, frozen and thawed by the test; thawed and unmounted at the end.
+    final class Mount {
+        let point: String
+        init(_ h: Harness) throws {
+            point = h.dir + "/mnt"
+            let image = h.dir + "/fs.img"
+            try FileManager.default.createDirectory(atPath: point, withIntermediateDirectories: false)
+            FileManager.default.createFile(atPath: image, contents: nil)
+            truncate(image, 32 << 20)
+            for (tool, args) in [("/usr/sbin/mkfs.ext4", ["-q", "-F", image]), ("/usr/bin/mount", ["-o", "loop", image, point])] {
+                let r = try Harness.run(tool, args, env: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"])
+                guard r.status == 0 else { throw HarnessError("\(tool) \(args): \(r.err)") }
+            }
+            chmod(point, 0o755)
+        }
+        func freeze() throws { _ = try Harness.run("/usr/sbin/fsfreeze", ["-f", point], env: [:]) }
+        func thaw() { _ = try? Harness.run("/usr/sbin/fsfreeze", ["-u", point], env: [:]) }
+        deinit {
+            thaw()
+            usleep(200_000)  // children left behind finish once thawed
+            _ = try? Harness.run("/usr/bin/umount", ["-l", point], env: [:])
+        }
+    }
+
+    @Test(.enabled(if: usable, "needs root, fsfreeze and a loop mount")) func aFrozenSyncFolderCostsALoginUnderASecond() throws {
+        let h = try Harness()
+        let mount = try Mount(h)
+        let folder = mount.point + "/shared"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        #expect(try h.planner(["config", "set", "sync-folder", folder, "device-name", "laptop", "--db", h.db, "--now", "2026-11-23T08:00"]).status == 0)
+        try mount.freeze()
+        let start = Date()
+        let r = try h.run("/usr/bin/timeout", ["-s", "KILL", "10", Harness.binary, "open", "--login", "--db", h.db, "--now", "2026-11-24T10:00"], env: h.env)
+        let seconds = Date().timeIntervalSince(start)
+        #expect(r.status == 0 && seconds < 1.5, "status \(r.status) after \(seconds) s: \(r.err)")
+        #expect(r.err.contains("did not answer"), "\(r.err)")
+        #expect(try h.sqlite("SELECT local_date FROM app_open") == "2026-11-24")
+        mount.thaw()
+        usleep(300_000)
+        // What waited is written by the next command (the child left behind may have written it already:
+        // then this device starts a new file and writes everything again; readers skip what they have).
+        let sync = try h.planner(["sync", "--db", h.db, "--now", "2026-11-24T10:01"])
+        #expect(sync.status == 0, "\(sync.err)")
+        #expect(try h.sqlite("SELECT count(*) FROM event WHERE published_ms IS NULL") == "0")
+    }
+
+    @Test(.enabled(if: usable, "needs root, fsfreeze and a loop mount")) func aFrozenCalendarFolderCostsALoginUnderASecond() throws {
+        let h = try Harness()
+        let mount = try Mount(h)
+        let folder = mount.point + "/calendar"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        #expect(try h.planner(["config", "set", "calendar-folder", folder, "--db", h.db, "--now", "2026-11-24T08:00"]).status == 0)
+        try mount.freeze()
+        let start = Date()
+        let r = try h.run("/usr/bin/timeout", ["-s", "KILL", "10", Harness.binary, "open", "--login", "--db", h.db, "--now", "2026-11-24T10:00"], env: h.env)
+        let seconds = Date().timeIntervalSince(start)
+        #expect(r.status == 0 && seconds < 1.5, "status \(r.status) after \(seconds) s: \(r.err)")
+        #expect(try h.sqlite("SELECT local_date FROM app_open") == "2026-11-24")
+        mount.thaw()
+        usleep(300_000)
+        let sync = try h.planner(["sync", "--db", h.db, "--now", "2026-11-24T10:01"])
+        #expect(sync.status == 0, "\(sync.err)")
+        let task = String(decoding: FileManager.default.contents(atPath: folder + "/planner-day-2026-11-24.ics") ?? Data(), as: UTF8.self)
+        #expect(task.contains("STATUS:COMPLETED"), "\(task)")
+    }
+
+    /// A live ticker whose sync folder freezes: each delivery's bookkeeping tries to publish and is left to
+    /// a child; the next reminder is still on time, and SIGTERM ends the ticker at once.
+    @Test(.enabled(if: usable, "needs root, fsfreeze and a loop mount")) func aFrozenSyncFolderNeverDelaysTheTicker() throws {
+        let h = try Harness()
+        let mount = try Mount(h)
+        let folder = mount.point + "/shared"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        #expect(try h.planner(["config", "set", "sync-folder", folder, "device-name", "laptop", "--db", h.db]).status == 0)
+        let ticker = try h.startTicker(["--sink", "stdout"])
+        defer { if !Harness.hasExited(ticker.processIdentifier) { kill(ticker.processIdentifier, SIGKILL) } }
+        try mount.freeze()
+        // A change that waits to be written: every later change of the ticker tries to write it.
+        _ = try h.planner(["skip", "2030-01-02", "--db", h.db])
+        for (id, delay) in [("first", "2s"), ("second", "3s"), ("third", "4s")] {
+            _ = try h.planner(["add", "--db", h.db, "--in", delay, "--title", "t", "--id", id])
+        }
+        try h.waitFor(seconds: 10) { try h.sqlite("SELECT count(*) FROM delivered_notifications") == "3" }
+        let lateness = try h.sqlite("SELECT max(lateness_ms) FROM delivered_notifications")
+        #expect((Int(lateness) ?? .max) < 1000, "a reminder was \(lateness) ms late; \(h.text("tick.err"))")
+        let stop = try h.stop(ticker)
+        #expect(stop.seconds < 1 && stop.status == 0, "\(stop)")
+    }
+}
