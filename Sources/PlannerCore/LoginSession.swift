@@ -67,7 +67,16 @@ public enum LoginSession {
         let chain: [LoginSessionFacts.Process]
         switch f.hint {
         case .ended: return .outlived
-        case .alive(let hinted): chain = hinted
+        case .alive(let hinted):
+            // A pid is reused once its process ends: the login shell `$PLANNER_LOGIN` names is either one of
+            // this shell's own ancestors, or started before the outermost of them (a tmux server is started
+            // from inside the login). A process that started later only took the number: that login ended.
+            if let hintedLogin = hinted.first, !f.ancestors.contains(hintedLogin),
+               let top = f.ancestors.prefix(while: { $0.uid == f.uid }).last ?? f.ancestors.first,
+               hintedLogin.start > top.start || hintedLogin.uid != f.uid {
+                return .outlived
+            }
+            chain = hinted
         case .none: chain = f.ancestors
         }
         guard let nearest = chain.first else { return .unknown }

@@ -5,6 +5,9 @@ import PlannerSystem
 
 /// The planner's SQLite database: opened, checked and migrated before any command uses it.
 public final class PlannerDatabase {
+    /// At most this many bytes of the sync folder read by one change (nil: all of it). The ticker sets it:
+    /// a huge peer file is applied in passes between deliveries; `SyncReport.more` says what is left.
+    public var syncReadBudgetBytes: Int64?
     /// PRAGMA application_id of every planner database: "PLNR" in ASCII.
     public static let applicationID: Int32 = 0x504C_4E52
     public static var schemaVersion: Int32 { Migrations.latestVersion }

@@ -16,6 +16,8 @@ public struct SyncReport: Sendable {
     public var published = 0
     /// One line per file or folder the planner could not use.
     public var problems: [String] = []
+    /// The read stopped at `PlannerDatabase.syncReadBudgetBytes`: more is waiting in the folder.
+    public var more = false
 }
 
 /// One row of `planner devices`.
@@ -61,6 +63,7 @@ extension PlannerDatabase {
                 consumed = excluded.consumed, problem = excluded.problem, waiting_ms = excluded.waiting_ms
             """)
         var impostor = false
+        var budget = syncReadBudgetBytes ?? .max
         for name in Self.folderNames(dir) {
             guard case .events(let device) = SyncFileText.classify(name) else {
                 if SyncFileText.classify(name) == .unknown { problemsByFile[name] = "not a planner file (ignored)" }
@@ -87,11 +90,24 @@ extension PlannerDatabase {
             // Appended since: read from where the last read stopped. A file that shrank was replaced: again
             // from its start (every event applied is recorded by id, so nothing applies twice).
             let from = previous.map { size >= $0.consumed ? $0.consumed : 0 } ?? 0
-            guard let bytes = Self.readBytes(fd, from: from, to: size) else {
+            // Within the pass's budget (the ticker's): the rest is read by the next pass. Remembered as read
+            // up to where this pass stopped, so the next one reads on.
+            guard budget > 0 else { report.more = true; continue }
+            var to = size - from > budget ? from + budget : size
+            guard var bytes = Self.readBytes(fd, from: from, to: to) else {
                 problemsByFile[name] = "cannot be read (\(DatabaseFile.describe(errno)))"
                 continue
             }
-            let read = SyncFileText.read(bytes[...], device: device, now: now)
+            var read = SyncFileText.read(bytes[...], device: device, now: now)
+            if to < size, read.consumed == 0 {
+                // One line longer than the budget: that file whole, or it would never move on.
+                to = size
+                guard let all = Self.readBytes(fd, from: from, to: size) else { continue }
+                bytes = all
+                read = SyncFileText.read(bytes[...], device: device, now: now)
+            }
+            budget -= to - from
+            if to < size { report.more = true }
             if device == selfID {
                 // Our own file holding events this database never made: another writer uses this id.
                 for event in read.events where try connection.integer("SELECT count(*) FROM event WHERE id = ?", .text(event.id)) == 0 {
@@ -109,7 +125,7 @@ extension PlannerDatabase {
                 problem = problem.map { $0 + "; " + waits } ?? waits
             }
             if let problem { problemsByFile[name] = problem }
-            try remember.run(.text(name), .integer(size), .integer(mtime), .integer(from + Int64(read.consumed)), problem.map { .text($0) } ?? .null,
+            try remember.run(.text(name), .integer(to), .integer(to < size ? -1 : mtime), .integer(from + Int64(read.consumed)), problem.map { .text($0) } ?? .null,
                              read.waitingUntil.map { .integer($0.milliseconds) } ?? .null)
             // Said once, when it first appears; `status` shows it every time.
             if let problem, problem != previous?.problem { PlannerDatabase.warnOnce("the sync folder's file \(folder)/\(name) \(problem)") }

@@ -87,6 +87,9 @@ public final class Ticker {
     private var launched: [Spawn.Child] = []
     /// When the database may be tried again after it was busy or the disk full.
     private var databaseRetryAt: Instant?
+    /// The last pass read the sync folder only in part (a huge peer file, `TickerDatabase.syncReadBudgetBytes`):
+    /// the next pass comes at once, after what is due now has been claimed and started.
+    private var folderBacklogAt: Instant?
     private var nextDue: Instant?
     private var stopDeadline: Instant?
     private let onceEnds: Instant
@@ -280,6 +283,7 @@ public final class Ticker {
                 startAttempt(inFlight.count - 1)
             }
             nextDue = mode == .live ? try db.database.nextFireAt() : nil
+            folderBacklogAt = mode == .live && sources.sync?.more == true ? t + 10 : nil
             if mode == .live {
                 wakeups.watchSyncFolder(sources.sync?.folder)
                 wakeups.watchCalendarFolder(sources.calendar?.folder)
@@ -465,6 +469,7 @@ public final class Ticker {
         var times: [Instant] = []
         if stopDeadline == nil, mode == .live, let nextDue { times.append(nextDue) }
         if let databaseRetryAt { times.append(databaseRetryAt) }
+        if stopDeadline == nil, let folderBacklogAt { times.append(folderBacklogAt) }
         if let stopDeadline { times.append(stopDeadline) }
         for item in inFlight {
             if let r = item.retryAt { times.append(r) }

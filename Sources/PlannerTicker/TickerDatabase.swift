@@ -7,12 +7,16 @@ import PlannerStore
 /// ticker on its own private copies, and its next write would overwrite other processes' commits.
 public final class TickerDatabase {
     public private(set) var database: PlannerDatabase
+    /// What the ticker reads of the sync folder per pass: a 64 MiB peer file is applied 256 KiB at a time,
+    /// reminders due meanwhile claimed between the passes (`Ticker.folderBacklog`).
+    static let syncReadBudgetBytes: Int64 = 256 << 10
     private let identity: FileIdentity?
     private var walFiles: PlannerDatabase.WALFiles
     private let log: (String) -> Void
 
     public init(_ database: PlannerDatabase, log: @escaping (String) -> Void) {
         self.database = database
+        database.syncReadBudgetBytes = Self.syncReadBudgetBytes
         identity = FileIdentity(path: database.resolvedPath)
         walFiles = database.walFiles()
         self.log = log
@@ -34,6 +38,7 @@ public final class TickerDatabase {
         log("SQLite's files beside \(database.path) were deleted or replaced; reopening the database")
         database.closeWithoutCheckpoint()
         database = try PlannerDatabase(path: database.path)
+        database.syncReadBudgetBytes = Self.syncReadBudgetBytes
         database.setBusyTimeout(milliseconds: busyTimeout)
         walFiles = database.walFiles()
     }

@@ -115,6 +115,42 @@ import Testing
         #expect(r.status == 0 && seconds < 1.5, "status \(r.status) after \(seconds) s: \(r.err)")
         #expect(try h.sqlite("SELECT local_date FROM app_open") == "2026-11-24")
     }
+
+    /// A huge peer file (24 MiB of valid lines: a long history, or a hostile device) arriving under a live
+    /// ticker with reminders due: applied 256 KiB per pass, the reminders claimed between passes, on time.
+    /// On the previous main the whole file was applied in one pass before anything due was claimed.
+    @Test func aHugePeerFileIsAppliedInPassesBetweenDeliveries() throws {
+        let h = try Harness()
+        let folder = h.dir + "/shared"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        #expect(try h.planner(["config", "set", "sync-folder", folder, "device-name", "laptop", "--db", h.db]).status == 0)
+        let ticker = try h.startTicker(["--sink", "stdout"])
+        defer { if !Harness.hasExited(ticker.processIdentifier) { kill(ticker.processIdentifier, SIGKILL) } }
+        for (id, delay) in [("first", "3s"), ("second", "4s"), ("third", "5s")] {
+            _ = try h.planner(["add", "--db", h.db, "--in", delay, "--title", "t", "--id", id])
+        }
+        // Valid lines from another device, written aside and renamed in (as Syncthing does).
+        let peer = String(repeating: "e", count: 32)
+        let base = Int64(Date().timeIntervalSince1970 * 1000) - 86_400_000
+        var text = "planner-device 1 id=\(peer) name=desktop at=\(base)\n"
+        text.reserveCapacity(25 << 20)
+        var n = 0
+        while text.utf8.count < 24 << 20 {
+            let ms = base + Int64(n)
+            let id = String(format: "%032x", n + 1)
+            text += "planner-event 2 id=\(id) at=\(ms) origin=config kind=settings device=\(peer) stamp=\(ms).0 set.body=" + String(repeating: "x", count: 120) + "\n"
+            n += 1
+        }
+        let temp = h.dir + "/peer.tmp"
+        try text.write(toFile: temp, atomically: false, encoding: .utf8)
+        usleep(1_500_000)
+        #expect(rename(temp, folder + "/planner-\(peer)-000000.events") == 0)
+        try h.waitFor(seconds: 20) { try h.sqlite("SELECT count(*) FROM delivered_notifications") == "3" }
+        let lateness = try h.sqlite("SELECT max(lateness_ms) FROM delivered_notifications")
+        #expect((Int(lateness) ?? .max) < 1000, "a reminder was \(lateness) ms late; \(h.text("tick.err"))")
+        try h.waitFor(seconds: 120) { try h.sqlite("SELECT count(*) FROM event WHERE device = '\(peer)'") == "\(n)" }
+        #expect(try h.stop(ticker).status == 0)
+    }
 }
 
 /// A frozen file system (fsfreeze on a loop-mounted ext4, standing in for a stalled network mount) under

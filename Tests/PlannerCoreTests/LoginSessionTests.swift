@@ -40,6 +40,13 @@ import Testing
         #expect(id(LoginSession.decide(facts([pane, server], hint: .alive([login, sshd])))) == outer)
         #expect(id(LoginSession.decide(facts([pane, server]))) != outer, "a tmux pane without the hint is another login")
         #expect(LoginSession.decide(facts([pane, server], hint: .ended)) == .outlived, "a pane of a login that ended")
+        // That login ended and its pid was taken by a process started after the tmux server (issue 29): not a
+        // new login that cancels the rest of the day.
+        let reused = P(pid: login.pid, start: 9950, uid: me)
+        #expect(LoginSession.decide(facts([pane, server], hint: .alive([reused, sshd]))) == .outlived, "a pid reused")
+        #expect(LoginSession.decide(facts([pane, server], hint: .alive([P(pid: login.pid, start: 100, uid: 1001)]))) == .outlived,
+                "another user's process under that pid")
+        #expect(id(LoginSession.decide(facts([login, sshd], hint: .alive([login, sshd])))) == outer, "the login shell itself")
         #expect(id(LoginSession.decide(facts([P(pid: 520, start: 9999, uid: me), sshd]))) != outer, "the next login")
     }
 
