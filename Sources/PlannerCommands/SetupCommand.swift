@@ -37,6 +37,20 @@ public enum SetupCommand {
         facts.loginHook = options.loginHook
         let state = stateFolder(home: facts.home, environment: ctx.environment)
         var manifest = SetupManifest.load(from: state)
+        // A run killed between writing a file aside and renaming it in left `*.planner-setup.tmp` beside
+        // the user's file (in a dotfiles folder, maybe under version control): every run removes them first.
+        var every = facts
+        every.loginHook = true
+        var items = extras.items(facts, path: ctx.environment("PATH"), packaged: [])
+        for systemd in [true, false] {
+            every.systemdUser = systemd
+            items += SetupPlan.items(every)
+        }
+        let paths = manifest.entries.map(\.path) + items.filter { $0.kind != .crontab }.map(\.path)
+            + [SetupPlan.calendarService, SetupPlan.calendarTimer, SetupPlan.calendarPath].map { facts.configHome + "/systemd/user/" + $0 }
+        for removed in SetupFiles.removeTemporaries(besides: paths) {
+            ctx.output.line("removed \(removed), left by an interrupted planner setup")
+        }
         if options.uninstall {
             try uninstall(&manifest, ctx)
             return

@@ -77,13 +77,33 @@ enum SetupFiles {
         }
     }
 
+    static let temporarySuffix = ".planner-setup.tmp"
+
+    /// Removes the temporary files `write` leaves when killed, beside each path and beside the file a link
+    /// names: only regular files of this user. What was removed.
+    static func removeTemporaries(besides paths: [String]) -> [String] {
+        var removed: [String] = []
+        var seen: Set<String> = []
+        for path in paths {
+            var candidates = [path]
+            if let resolved = realpath(path, nil) { candidates.append(String(cString: resolved)); free(resolved) }
+            for candidate in candidates where seen.insert(candidate).inserted {
+                let temporary = candidate + temporarySuffix
+                var info = stat()
+                guard lstat(temporary, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid() else { continue }
+                if unlink(temporary) == 0 { removed.append(temporary) }
+            }
+        }
+        return removed
+    }
+
     /// Writes `content` through a temporary file and a rename: a crash leaves the old file or the new one.
     /// An existing file keeps its mode; a new one gets `mode`.
     static func write(_ path: String, _ content: String, mode: mode_t = 0o644) throws(PlannerError) {
         try makeParent(of: path)
         var info = stat()
         let finalMode = stat(path, &info) == 0 ? info.st_mode & 0o7777 : mode
-        let temporary = path + ".planner-setup.tmp"
+        let temporary = path + temporarySuffix
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, finalMode)
         guard fd >= 0 else { throw .io("cannot write \(path): \(String(cString: strerror(errno)))") }
         let bytes = Array(content.utf8)

@@ -66,6 +66,30 @@ extension SetupTests {
         #expect(after == before.filter { $0.key != "home/.local/share" })
     }
 
+    /// Issue 29: an install killed between writing a file aside and renaming it in left `*.planner-setup.tmp`
+    /// in the dotfiles repository, and `--uninstall` said "nothing to uninstall" and left it. Every run
+    /// removes what setup itself left (only regular files of the user's own; never anything else).
+    @Test func temporariesLeftByAKilledSetupAreRemovedByTheNextRun() throws {
+        let (h, _) = try home()
+        let home = h.dir + "/home", repo = h.dir + "/dotfiles"
+        try FileManager.default.createDirectory(atPath: home + "/.local/bin", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: repo, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Harness.binary, toPath: home + "/.local/bin/planner")
+        try "export EDITOR=vi\n".write(toFile: repo + "/profile", atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: home + "/.profile", withDestinationPath: "../dotfiles/profile")
+        let left = [repo + "/profile.planner-setup.tmp", home + "/.config/autostart/planner-tick.desktop.planner-setup.tmp"]
+        try FileManager.default.createDirectory(atPath: home + "/.config/autostart", withIntermediateDirectories: true)
+        for path in left { try "half".write(toFile: path, atomically: false, encoding: .utf8) }
+        let env = h.env.merging(["HOME": home, "SHELL": "/bin/bash"]) { $1 }
+        let undo = try h.run(home + "/.local/bin/planner", ["setup", "--uninstall"], env: env)
+        #expect(undo.status == 0, "\(undo.err)")
+        for path in left {
+            #expect(!FileManager.default.fileExists(atPath: path), "\(path) is still there: \(undo.out)")
+            #expect(undo.out.contains("removed \(path), left by an interrupted planner setup"), "\(undo.out)")
+        }
+        #expect(try String(contentsOfFile: repo + "/profile", encoding: .utf8) == "export EDITOR=vi\n")
+    }
+
     /// A link to nothing would become a regular file (and --uninstall then deleted it): refused, link kept.
     @Test func aDanglingLinkedLoginFileIsRefused() throws {
         let (h, env) = try home()
