@@ -100,7 +100,7 @@ extension PlannerDatabase {
         }, decide: { observed in
             guard case .listed = CalendarFiles.listed(observed) else { return nil }
             return job
-        }, act: { job in CalendarFiles.act(job, dir: dir) })
+        }, act: { job in CalendarFiles.act(job, dir: dir) }, release: { if dir >= 0 { close(dir) } })
         switch outcome {
         case .done(_, let acted?):
             if let failure = CalendarFiles.done(acted)?.failure {

@@ -34,7 +34,6 @@ extension PlannerDatabase {
 
     private func reconcile(_ folder: String, now: Instant) throws -> (written: Int, removed: Int) {
         var dir: Int32 = -1  // the child's
-        defer { if dir >= 0 { close(dir) } }
         var failure: PlannerError?
         var placedItems: [String: CalendarFolderText.Item] = [:]
         var forgotten: [String] = []
@@ -95,7 +94,7 @@ extension PlannerDatabase {
                 }
             }
             return CalendarFiles.job(placements, removals: removals, cleanTemporaries: true)
-        }, act: { job in CalendarFiles.act(job, dir: dir) })
+        }, act: { job in CalendarFiles.act(job, dir: dir) }, release: { if dir >= 0 { close(dir) } })
         if let failure { throw failure }
         let done: CalendarFiles.Done
         switch outcome {

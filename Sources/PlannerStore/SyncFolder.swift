@@ -46,87 +46,123 @@ extension PlannerDatabase {
     func readSyncFolder(now: Instant) throws -> (report: SyncReport, events: [PlanEvent])? {
         guard let folder = try syncFolderSetting() else { return nil }
         var report = SyncReport(folder: folder)
-        let dir = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard dir >= 0 else {
-            report.problems.append("the sync folder \(folder) cannot be read (\(DatabaseFile.describe(errno))): other devices' changes wait; is it mounted?")
+        let selfID = try selfDeviceID()
+        var known: [String: (size: Int64, mtime: Int64, consumed: Int64, problem: String?, waiting: Int64?)] = [:]
+        let rows = try connection.prepare("SELECT name, size, mtime_ns, consumed, problem, waiting_ms FROM sync_file")
+        while try rows.step() {
+            known[rows.text(0)] = (rows.int64(1), rows.int64(2), rows.int64(3), rows.isNull(4) ? nil : rows.text(4),
+                                   rows.isNull(5) ? nil : rows.int64(5))
+        }
+        let own = try connection.prepare("SELECT id, out_seq, out_size FROM device WHERE is_self = 1 AND out_size > 0")
+        let ownFile = try own.step() ? (name: SyncFileText.fileName(device: own.text(0), sequence: own.int64(1)), size: own.int64(2)) : nil
+        // The folder's system calls are the folder child's (PeerFiles): a stalled mount costs a warning and
+        // the other devices' changes wait; this transaction waits at most the child's deadline.
+        var fds: [String: Int32] = [:]  // the child's
+        var listing: PeerFiles.Listing?
+        var ranges: [String: (from: Int64, size: Int64, mtime: Int64)] = [:]
+        var budget = syncReadBudgetBytes ?? .max
+        let outcome = try FolderChild.run(observe: {
+            PeerFiles.list(folder, own: ownFile?.name, fds: &fds)
+        }, decide: { observed throws -> [UInt8]? in
+            guard let seen = PeerFiles.Listing(observed) else { return nil }
+            listing = seen
+            var job: [(name: String, from: Int64, to: Int64)] = []
+            for file in seen.files {
+                guard case .opened(let size, let mtime, _) = file.state, case .events = SyncFileText.classify(file.name) else { continue }
+                let previous = known[file.name]
+                // Unchanged, and nothing in it waiting for this clock to catch up: nothing new to read.
+                if let previous, previous.size == size, previous.mtime == mtime, previous.waiting.map({ now.milliseconds < $0 }) ?? true { continue }
+                // Appended since: read from where the last read stopped. A file that shrank was replaced: again
+                // from its start (every event applied is recorded by id, so nothing applies twice).
+                let from = previous.map { size >= $0.consumed ? $0.consumed : 0 } ?? 0
+                // Within the pass's budget (the ticker's): the rest is read by the next pass.
+                guard budget > 0 else { report.more = true; continue }
+                let to = size - from > budget ? from + budget : size
+                budget -= to - from
+                ranges[file.name] = (from, size, mtime)
+                job.append((file.name, from, to))
+            }
+            return job.isEmpty ? nil : PeerFiles.job(job)
+        }, act: { job in PeerFiles.read(job, fds: fds) }, release: { for fd in fds.values { close(fd) } })
+        let read: [String: PeerFiles.Read]
+        switch outcome {
+        case .timedOut:
+            report.problems.append("the sync folder \(folder) did not answer within \(FolderChild.deadlineMilliseconds) ms (a stalled or frozen mount?): other devices' changes wait")
+            return (report, [])
+        case .failed(let why):
+            report.problems.append("the sync folder \(folder) cannot be read (\(why)): other devices' changes wait")
+            return (report, [])
+        case .done(_, let acted):
+            read = acted.flatMap(PeerFiles.results) ?? [:]
+        }
+        guard let listing else {
+            report.problems.append("the sync folder's child said nothing usable: other devices' changes wait")
             return (report, [])
         }
-        defer { close(dir) }
-        let selfID = try selfDeviceID()
+        if let code = listing.folderError {
+            report.problems.append("the sync folder \(folder) cannot be read (\(DatabaseFile.describe(code))): other devices' changes wait; is it mounted?")
+            return (report, [])
+        }
         var events: [PlanEvent] = []
         var names: [SyncFileText.DeviceName] = []
         var problemsByFile: [String: String] = [:]
-        let known = try connection.prepare("SELECT size, mtime_ns, consumed, problem, waiting_ms FROM sync_file WHERE name = ?")
         let remember = try connection.prepare("""
             INSERT INTO sync_file (name, size, mtime_ns, consumed, problem, waiting_ms) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT (name) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns,
                 consumed = excluded.consumed, problem = excluded.problem, waiting_ms = excluded.waiting_ms
             """)
         var impostor = false
-        var budget = syncReadBudgetBytes ?? .max
-        for name in Self.folderNames(dir) {
+        for file in listing.files {
+            let name = file.name
             guard case .events(let device) = SyncFileText.classify(name) else {
                 if SyncFileText.classify(name) == .unknown { problemsByFile[name] = "not a planner file (ignored)" }
                 continue
             }
-            try known.bind([.text(name)])
-            let previous = try known.step() ? (size: known.int64(0), mtime: known.int64(1), consumed: known.int64(2),
-                                                 problem: known.isNull(3) ? nil : known.text(3),
-                                                 waiting: known.isNull(4) ? nil : Optional(known.int64(4))) : nil
-            let file = Self.openFile(dir, name)
+            let previous = known[name]
+            switch file.state {
             // Syncthing replaces a file by deleting its name, then renaming the new one in: gone for a moment
             // is not a problem (the rename that follows wakes the ticker, and the next write reads it).
-            if case .gone = file { continue }
-            guard case .opened(let fd, let size, let mtime) = file else {
-                if case .refused(let why) = file { problemsByFile[name] = why }
+            case .gone: continue
+            case .refused(let why): problemsByFile[name] = why; continue
+            case .opened(_, _, let links):
+                if device == selfID, links > 1 {
+                    problemsByFile[name] = "has other hard links (\(links) names): this device no longer writes to it"
+                }
+            }
+            guard let range = ranges[name] else {
+                if let problem = previous?.problem { report.problems.append("\(folder)/\(name): \(problem)") }
                 continue
             }
-            defer { close(fd) }
-            // Unchanged, and nothing in it waiting for this clock to catch up: nothing new to read.
-            if let previous, previous.size == size, previous.mtime == mtime, previous.waiting.map({ now.milliseconds < $0 }) ?? true {
-                if let problem = previous.problem { report.problems.append("\(folder)/\(name): \(problem)") }
-                continue
+            let bytes: [UInt8]
+            switch read[name] {
+            case .bytes(let b)?: bytes = b
+            case .failed(let code)?: problemsByFile[name] = "cannot be read (\(DatabaseFile.describe(code)))"; continue
+            case nil: continue
             }
-            // Appended since: read from where the last read stopped. A file that shrank was replaced: again
-            // from its start (every event applied is recorded by id, so nothing applies twice).
-            let from = previous.map { size >= $0.consumed ? $0.consumed : 0 } ?? 0
-            // Within the pass's budget (the ticker's): the rest is read by the next pass. Remembered as read
-            // up to where this pass stopped, so the next one reads on.
-            guard budget > 0 else { report.more = true; continue }
-            var to = size - from > budget ? from + budget : size
-            guard var bytes = Self.readBytes(fd, from: from, to: to) else {
-                problemsByFile[name] = "cannot be read (\(DatabaseFile.describe(errno)))"
-                continue
-            }
-            var read = SyncFileText.read(bytes[...], device: device, now: now)
-            if to < size, read.consumed == 0 {
-                // One line longer than the budget: that file whole, or it would never move on.
-                to = size
-                guard let all = Self.readBytes(fd, from: from, to: size) else { continue }
-                bytes = all
-                read = SyncFileText.read(bytes[...], device: device, now: now)
-            }
-            budget -= to - from
+            let from = range.from, size = range.size
+            let to = min(size, from + Int64(bytes.count))
+            let text = SyncFileText.read(bytes[...], device: device, now: now)
             if to < size { report.more = true }
             if device == selfID {
                 // Our own file holding events this database never made: another writer uses this id.
-                for event in read.events where try connection.integer("SELECT count(*) FROM event WHERE id = ?", .text(event.id)) == 0 {
+                for event in text.events where try connection.integer("SELECT count(*) FROM event WHERE id = ?", .text(event.id)) == 0 {
                     impostor = true
                 }
             }
-            events += read.events
-            names += read.names
+            events += text.events
+            names += text.names
             var problem: String?
-            if let first = read.refused.first {
-                problem = read.refused.count == 1 ? "1 line refused: \(first)" : "\(read.refused.count) lines refused (first: \(first))"
+            if let first = text.refused.first {
+                problem = text.refused.count == 1 ? "1 line refused: \(first)" : "\(text.refused.count) lines refused (first: \(first))"
             }
-            if let until = read.waitingUntil {
-                let waits = "\(read.waiting) line\(read.waiting == 1 ? "" : "s") dated more than a day ahead of this device's clock, read again from \(Self.utcText(until)) (a clock ahead delays a change, never loses it)"
+            if let until = text.waitingUntil {
+                let waits = "\(text.waiting) line\(text.waiting == 1 ? "" : "s") dated more than a day ahead of this device's clock, read again from \(Self.utcText(until)) (a clock ahead delays a change, never loses it)"
                 problem = problem.map { $0 + "; " + waits } ?? waits
             }
             if let problem { problemsByFile[name] = problem }
-            try remember.run(.text(name), .integer(to), .integer(to < size ? -1 : mtime), .integer(from + Int64(read.consumed)), problem.map { .text($0) } ?? .null,
-                             read.waitingUntil.map { .integer($0.milliseconds) } ?? .null)
+            // Read only in part (the ticker's budget): remembered as read up to there, so the next pass reads on.
+            try remember.run(.text(name), .integer(to), .integer(to < size ? -1 : range.mtime), .integer(from + Int64(text.consumed)),
+                             problem.map { .text($0) } ?? .null, text.waitingUntil.map { .integer($0.milliseconds) } ?? .null)
             // Said once, when it first appears; `status` shows it every time.
             if let problem, problem != previous?.problem { PlannerDatabase.warnOnce("the sync folder's file \(folder)/\(name) \(problem)") }
         }
@@ -139,20 +175,14 @@ extension PlannerDatabase {
             PlannerDatabase.warnOnce("another device writes to the sync folder as this device (\(selfID); a copied database?): this device takes a new id")
         }
         try recordDeviceNames(names, now: now)
-        try noticeStaleOwnFile(dir)
+        // This device's file as another program left it: gone, or shorter than this device wrote it (a
+        // restore, a rolled-back sync). Its events are written again (to a new file) by this same command,
+        // whichever command it is: `refill` from cron too. A file only longer is being appended to by another
+        // process.
+        if let ownFile, (listing.ownSize.map { $0 < ownFile.size } ?? true) {
+            try connection.execute("UPDATE event SET published_ms = NULL WHERE received_ms IS NULL AND published_ms IS NOT NULL")
+        }
         return (report, events)
-    }
-
-    /// This device's file as another program left it: gone, or shorter than this device wrote it (a restore,
-    /// a rolled-back sync). Its events are written again (to a new file) by this same command, whichever
-    /// command it is: `refill` from cron too. A file only longer is being appended to by another process.
-    private func noticeStaleOwnFile(_ dir: Int32) throws {
-        let stmt = try connection.prepare("SELECT id, out_seq, out_size FROM device WHERE is_self = 1 AND out_size > 0")
-        guard try stmt.step() else { return }
-        let name = SyncFileText.fileName(device: stmt.text(0), sequence: stmt.int64(1))
-        var info = stat()
-        guard fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) != 0 || Int64(info.st_size) < stmt.int64(2) else { return }
-        try connection.execute("UPDATE event SET published_ms = NULL WHERE received_ms IS NULL AND published_ms IS NOT NULL")
     }
 
     /// Names devices said, the latest saying of each.

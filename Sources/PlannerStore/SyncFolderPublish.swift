@@ -112,7 +112,10 @@ extension PlannerDatabase {
                     failure = .io("the sync folder's child said nothing usable: this device's changes wait in the database")
                 }
                 return nil
-            }, act: { text in OwnFile.append(text, fd: fd, dir: dir) })
+            }, act: { text in OwnFile.append(text, fd: fd, dir: dir) }, release: {
+                if fd >= 0 { close(fd) }
+                if dir >= 0 { close(dir) }
+            })
             if let failure { throw failure }
             switch outcome {
             case .timedOut:

@@ -50,7 +50,18 @@ public enum FolderChild {
     public static func run(deadlineMilliseconds: Int64 = deadlineMilliseconds,
                            observe: () -> [UInt8],
                            decide: ([UInt8]) throws -> [UInt8]?,
-                           act: ([UInt8]) -> [UInt8]) throws -> Outcome {
+                           act: ([UInt8]) -> [UInt8],
+                           release: () -> Void = {}) throws -> Outcome {
+        // fork() is safe only in a single-threaded process (the planner and its ticker are): a process with
+        // other threads (the test runner, in-process tests in parallel) could fork while one of them holds a
+        // runtime lock the child then waits on forever. There the steps run here, unprotected.
+        if !singleThreaded() {
+            // What the steps opened (and locked) is closed here; a child's ends with it.
+            defer { release() }
+            let observed = observe()
+            guard let job = try decide(observed) else { return .done(observed: observed, acted: nil) }
+            return .done(observed: observed, acted: act(job))
+        }
         reapAbandoned()
         let limit = deadlineMilliseconds
         var pair: [Int32] = [-1, -1]
@@ -97,6 +108,19 @@ public enum FolderChild {
         var tries = 0
         while tries < 50, waitpid(pid, nil, WNOHANG) == 0 { usleep(100); tries += 1 }
         return .done(observed: observed, acted: acted)
+    }
+
+    /// One thread in this process (/proc/self/status "Threads:").
+    static func singleThreaded() -> Bool {
+        let fd = Glibc.open("/proc/self/status", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let n = Glibc.read(fd, &buffer, buffer.count)
+        guard n > 0 else { return false }
+        let text = String(decoding: buffer[..<n], as: UTF8.self)
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Threads:") }) else { return false }
+        return line.dropFirst("Threads:".count).filter { !$0.isWhitespace } == "1"
     }
 
     private static func reapAbandoned() {
