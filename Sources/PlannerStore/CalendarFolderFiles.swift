@@ -259,16 +259,14 @@ enum CalendarFiles {
             return .failed(failed)
         }
         if isExpected() { unlinkat(dir, temp, 0); return .placed }
-        // Changed since the planner looked: theirs back at the name. If yet another file was renamed in
-        // between, the newest of theirs ends at the name and ours is what is removed.
-        for _ in 0..<3 {
+        // Changed since the planner looked: theirs back at the name, ours out.
+        _ = clinux_rename_exchange(dir, temp, dir, name)
+        if !isOurs() {
+            // Yet another file was renamed over ours in between: the name now holds the earlier of theirs,
+            // the aside name the later one. The later one goes to the name; the earlier, superseded, goes.
             _ = clinux_rename_exchange(dir, temp, dir, name)
-            if isOurs() { break }
         }
-        if isOurs() { unlinkat(dir, temp, 0) } else {
-            // Three renames in a few microseconds: theirs kept aside under a name nothing removes.
-            _ = renameat(dir, temp, dir, CalendarFolderText.temporaryPrefix + PlannerDatabase.newEventID() + CalendarFolderText.fileExtension)
-        }
+        unlinkat(dir, temp, 0)
         return .changed
     }
 
@@ -287,8 +285,17 @@ enum CalendarFiles {
                 unlinkat(dir, aside, 0)
                 done.removed.append(r.name)
             } else {
-                // Not as written: back under its name, unless a newer one took the name meanwhile.
-                if linkat(dir, aside, dir, r.name, 0) == 0 { unlinkat(dir, aside, 0) }
+                // Not as written: back under its name, unless a newer one took the name meanwhile (then this
+                // one is superseded). Without hard links (vfat, some FUSE): renamed back once the name is free.
+                if linkat(dir, aside, dir, r.name, 0) == 0 {
+                    unlinkat(dir, aside, 0)
+                } else if errno == EEXIST {
+                    unlinkat(dir, aside, 0)
+                } else if fstatat(dir, r.name, &info, AT_SYMLINK_NOFOLLOW) != 0 {
+                    renameat(dir, aside, dir, r.name)
+                } else {
+                    unlinkat(dir, aside, 0)
+                }
                 done.changed.append(r.name)
             }
         }

@@ -49,6 +49,7 @@ extension PlannerDatabase {
                 failure = .io("cannot write the calendar folder \(folder) (\(DatabaseFile.describe(code))): it is written again by the next planner command once it can")
                 return nil
             case .busy:
+                FolderChild.stalled()
                 failure = .io("the calendar folder \(folder) is locked by another process: it is written again by the next planner command")
                 return nil
             case .unreadable:
@@ -94,21 +95,10 @@ extension PlannerDatabase {
                 }
             }
             return CalendarFiles.job(placements, removals: removals, cleanTemporaries: true)
-        }, act: { job in CalendarFiles.act(job, dir: dir) }, release: { if dir >= 0 { close(dir) } })
-        if let failure { throw failure }
-        let done: CalendarFiles.Done
-        switch outcome {
-        case .timedOut:
-            throw PlannerError.io("the calendar folder \(folder) did not answer within \(FolderChild.deadlineMilliseconds) ms (a stalled or frozen file system?): it is written again by the next planner command once it can")
-        case .failed(let why):
-            throw PlannerError.io("cannot write the calendar folder \(folder) (\(why)): it is written again by the next planner command once it can")
-        case .done(_, nil):
-            return (0, 0)
-        case .done(_, let acted?):
-            guard let decoded = CalendarFiles.done(acted) else { throw PlannerError.io("the calendar folder's child said nothing usable") }
-            done = decoded
-        }
-        if !done.placed.isEmpty || !done.removed.isEmpty || !forgotten.isEmpty {
+        }, act: { job in CalendarFiles.act(job, dir: dir) }, settle: { acted in
+            // Recorded while the child still holds the folder's lock: the next process finds it as recorded.
+            guard let done = CalendarFiles.done(acted) else { return }
+            guard !done.placed.isEmpty || !done.removed.isEmpty || !forgotten.isEmpty else { return }
             try write {
                 let upsert = try connection.prepare("""
                     INSERT INTO calendar_file (name, day, digest, size, mtime_ns, problem) VALUES (?, ?, ?, ?, ?, NULL)
@@ -123,6 +113,19 @@ extension PlannerDatabase {
                 let delete = try connection.prepare("DELETE FROM calendar_file WHERE name = ?")
                 for name in done.removed + forgotten { try delete.run(.text(name)) }
             }
+        }, release: { if dir >= 0 { close(dir) } })
+        if let failure { throw failure }
+        let done: CalendarFiles.Done
+        switch outcome {
+        case .timedOut:
+            throw PlannerError.io("the calendar folder \(folder) did not answer within \(FolderChild.deadlineMilliseconds) ms (a stalled or frozen file system?): it is written again by the next planner command once it can")
+        case .failed(let why):
+            throw PlannerError.io("cannot write the calendar folder \(folder) (\(why)): it is written again by the next planner command once it can")
+        case .done(_, nil):
+            return (0, 0)
+        case .done(_, let acted?):
+            guard let decoded = CalendarFiles.done(acted) else { throw PlannerError.io("the calendar folder's child said nothing usable") }
+            done = decoded
         }
         if let failure = done.failure {
             throw PlannerError.io("cannot write \(folder)/\(failure.name) (\(DatabaseFile.describe(failure.code))): it is written again by the next planner command once it can")

@@ -65,6 +65,7 @@ extension PlannerDatabase {
                 case .failed(let code):
                     failure = .io("cannot write \(folder)/\(fileName) (\(DatabaseFile.describe(code))): this device's changes wait in the database")
                 case .busy:
+                    FolderChild.stalled()
                     failure = .io("\(folder)/\(fileName) is locked by another process: this device's changes wait in the database and are written by the next planner command")
                 case .refused(let why):
                     // Not this device's own file (a FIFO, a link, another user's, other hard links): never
@@ -112,7 +113,22 @@ extension PlannerDatabase {
                     failure = .io("the sync folder's child said nothing usable: this device's changes wait in the database")
                 }
                 return nil
-            }, act: { text in OwnFile.append(text, fd: fd, dir: dir) }, release: {
+            }, act: { text in OwnFile.append(text, fd: fd, dir: dir) }, settle: { acted in
+                // Recorded while the child still holds the file's lock: the next process finds it as recorded.
+                guard case .appended(let size, let mtime) = OwnFile.Appended(acted) else { return }
+                try write {
+                    let mark = try connection.prepare("UPDATE event SET published_ms = ? WHERE id = ?")
+                    for event in events { try mark.run(.integer(now.milliseconds), .text(event.id)) }
+                    // Only for the file written: a rotation since (another process) keeps its own size.
+                    try connection.prepare("UPDATE device SET out_size = ?, name = ? WHERE is_self = 1 AND out_seq = ?")
+                        .run(.integer(size), .text(name), .integer(sequence))
+                    // Our own file as we left it: the next read of the folder need not read it.
+                    try connection.prepare("""
+                        INSERT INTO sync_file (name, size, mtime_ns, consumed) VALUES (?1, ?2, ?3, ?2)
+                        ON CONFLICT (name) DO UPDATE SET size = ?2, mtime_ns = ?3, consumed = ?2, problem = NULL
+                        """).run(.text(fileName), .integer(size), .integer(mtime))
+                }
+            }, release: {
                 if fd >= 0 { close(fd) }
                 if dir >= 0 { close(dir) }
             })
@@ -127,19 +143,8 @@ extension PlannerDatabase {
                 sequence = next
                 continue
             case .done(_, let acted?):
-                guard case .appended(let size, let mtime) = OwnFile.Appended(acted) else {
-                    let code: Int32 = if case .failed(let c) = OwnFile.Appended(acted) { c } else { EIO }
+                if case .failed(let code) = OwnFile.Appended(acted) {
                     throw PlannerError.io("cannot write \(folder)/\(fileName) (\(DatabaseFile.describe(code))): this device's changes wait in the database")
-                }
-                try write {
-                    let mark = try connection.prepare("UPDATE event SET published_ms = ? WHERE id = ?")
-                    for event in events { try mark.run(.integer(now.milliseconds), .text(event.id)) }
-                    try connection.prepare("UPDATE device SET out_size = ?, name = ? WHERE is_self = 1").run(.integer(size), .text(name))
-                    // Our own file as we left it: the next read of the folder need not read it.
-                    try connection.prepare("""
-                        INSERT INTO sync_file (name, size, mtime_ns, consumed) VALUES (?1, ?2, ?3, ?2)
-                        ON CONFLICT (name) DO UPDATE SET size = ?2, mtime_ns = ?3, consumed = ?2, problem = NULL
-                        """).run(.text(fileName), .integer(size), .integer(mtime))
                 }
                 return events.count
             }

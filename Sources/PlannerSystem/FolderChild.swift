@@ -44,6 +44,14 @@ public enum FolderChild {
         _ = frame.bytes.withUnsafeBytes { Glibc.send(childSocket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
+    /// The deadline while a folder has stalled in the last `stalledMemoryMilliseconds`.
+    public static let stalledDeadlineMilliseconds: Int64 = 100
+    static let stalledMemoryMilliseconds: Int64 = 5_000
+    nonisolated(unsafe) private static var stalledUntil: Int64 = 0
+
+    /// A folder stalled (or stayed locked by another process): the next few seconds' folder work waits less.
+    public static func stalled() { stalledUntil = monotonicMilliseconds() + stalledMemoryMilliseconds }
+
     /// Children that outlived their deadline: reaped when they end (WNOHANG, at the next run).
     nonisolated(unsafe) private static var abandoned: [pid_t] = []
 
@@ -51,6 +59,7 @@ public enum FolderChild {
                            observe: () -> [UInt8],
                            decide: ([UInt8]) throws -> [UInt8]?,
                            act: ([UInt8]) -> [UInt8],
+                           settle: ([UInt8]) throws -> Void = { _ in },
                            release: () -> Void = {}) throws -> Outcome {
         // fork() is safe only in a single-threaded process (the planner and its ticker are): a process with
         // other threads (the test runner, in-process tests in parallel) could fork while one of them holds a
@@ -60,10 +69,14 @@ public enum FolderChild {
             defer { release() }
             let observed = observe()
             guard let job = try decide(observed) else { return .done(observed: observed, acted: nil) }
-            return .done(observed: observed, acted: act(job))
+            let acted = act(job)
+            try settle(acted)
+            return .done(observed: observed, acted: acted)
         }
         reapAbandoned()
-        let limit = deadlineMilliseconds
+        // Once a folder stalled, the next few seconds' folder work gets a short deadline: a login with two
+        // frozen folders, a ticker pass, pay the full deadline once, not once per folder and per pass.
+        let limit = monotonicMilliseconds() < stalledUntil ? min(deadlineMilliseconds, stalledDeadlineMilliseconds) : deadlineMilliseconds
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             return .failed("socketpair: \(String(cString: strerror(errno)))")
@@ -92,18 +105,24 @@ public enum FolderChild {
             sigprocmask(SIG_SETMASK, &none, nil)
             signal(SIGPIPE, SIG_DFL)
             guard send(3, observe()), let job = receive(3, within: nil) else { _exit(0) }
-            _ = send(3, act(job))
+            // The answer, then the folder's lock held until the parent has recorded it (its end of the
+            // socket closes): another planner process then finds the file as the database says.
+            if send(3, act(job)) { _ = receive(3, within: nil) }
             _exit(0)
         }
         close(pair[1])
         let socket = pair[0]
+        var socketClosed = false
         defer {
-            close(socket)
+            if !socketClosed { close(socket) }
             if waitpid(pid, nil, WNOHANG) == 0 { abandoned.append(pid) }
         }
-        guard let observed = receive(socket, within: limit) else { return .timedOut }
+        guard let observed = receive(socket, within: limit) else { stalled(); return .timedOut }
         guard let job = try decide(observed) else { return .done(observed: observed, acted: nil) }
-        guard send(socket, job), let acted = receive(socket, within: limit) else { return .timedOut }
+        guard send(socket, job), let acted = receive(socket, within: limit) else { stalled(); return .timedOut }
+        try settle(acted)
+        close(socket)
+        socketClosed = true
         // The child exits right after its answer: give it that moment, so no zombie waits for the next run.
         var tries = 0
         while tries < 50, waitpid(pid, nil, WNOHANG) == 0 { usleep(100); tries += 1 }

@@ -232,14 +232,32 @@ import Testing
         #expect(task.contains("STATUS:COMPLETED"), "\(task)")
     }
 
-    /// A live ticker whose sync folder freezes: each delivery's bookkeeping tries to publish and is left to
-    /// a child; the next reminder is still on time, and SIGTERM ends the ticker at once.
+    /// Both folders on one frozen file system: the first folder costs the full deadline, the second a short
+    /// one (a stall is remembered for a few seconds): the login still returns within a second.
+    @Test(.enabled(if: usable, "needs root, fsfreeze and a loop mount")) func bothFoldersFrozenCostALoginUnderASecond() throws {
+        let h = try Harness()
+        let mount = try Mount(h)
+        for name in ["shared", "calendar"] { try FileManager.default.createDirectory(atPath: mount.point + "/" + name, withIntermediateDirectories: false) }
+        #expect(try h.planner(["config", "set", "sync-folder", mount.point + "/shared", "device-name", "laptop",
+                               "calendar-folder", mount.point + "/calendar", "--db", h.db, "--now", "2026-11-24T08:00"]).status == 0)
+        try mount.freeze()
+        let start = Date()
+        let r = try h.run("/usr/bin/timeout", ["-s", "KILL", "10", Harness.binary, "open", "--login", "--db", h.db, "--now", "2026-11-24T10:00"], env: h.env)
+        let seconds = Date().timeIntervalSince(start)
+        #expect(r.status == 0 && seconds < 1.0, "status \(r.status) after \(seconds) s: \(r.err)")
+        #expect(try h.sqlite("SELECT local_date FROM app_open") == "2026-11-24")
+    }
+
+    /// A live ticker whose sync folder and calendar folder freeze: each delivery's bookkeeping tries to write
+    /// them and is left to a child; the next reminder is still on time, and SIGTERM ends the ticker at once.
     @Test(.enabled(if: usable, "needs root, fsfreeze and a loop mount")) func aFrozenSyncFolderNeverDelaysTheTicker() throws {
         let h = try Harness()
         let mount = try Mount(h)
         let folder = mount.point + "/shared"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-        #expect(try h.planner(["config", "set", "sync-folder", folder, "device-name", "laptop", "--db", h.db]).status == 0)
+        try FileManager.default.createDirectory(atPath: mount.point + "/calendar", withIntermediateDirectories: false)
+        #expect(try h.planner(["config", "set", "sync-folder", folder, "device-name", "laptop", "calendar-folder", mount.point + "/calendar",
+                               "--db", h.db]).status == 0)
         let ticker = try h.startTicker(["--sink", "stdout"])
         defer { if !Harness.hasExited(ticker.processIdentifier) { kill(ticker.processIdentifier, SIGKILL) } }
         try mount.freeze()
