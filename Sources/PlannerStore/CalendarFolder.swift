@@ -30,17 +30,45 @@ extension PlannerDatabase {
         guard let folder = try calendarFolderSetting() else { return nil }
         var report = CalendarReport(folder: folder)
         var ticks: [(event: PlanEvent, date: LocalDate)] = []
-        let dir = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard dir >= 0 else {
-            report.problems.append("the calendar folder \(folder) cannot be read (\(DatabaseFile.describe(errno))): ticks made on a phone wait")
-            return (report, [])
-        }
-        defer { close(dir) }
         let (_, zone) = try readPlan()
         var rows: [String: (digest: String?, size: Int64, mtime: Int64, problem: String?)] = [:]
         let all = try connection.prepare("SELECT name, digest, size, mtime_ns, problem FROM calendar_file")
         while try all.step() {
             rows[all.text(0)] = (all.isNull(1) ? nil : all.text(1), all.int64(2), all.int64(3), all.isNull(4) ? nil : all.text(4))
+        }
+        // The folder's system calls are the folder child's (PeerFiles): a stalled mount costs a warning and
+        // the phone's ticks wait.
+        var fds: [String: Int32] = [:]  // the child's
+        var listing: PeerFiles.Listing?
+        let outcome = try FolderChild.run(observe: {
+            PeerFiles.list(folder, own: nil, wanted: { CalendarFolderText.uid(fromFileName: $0) != nil },
+                           maximumBytes: CalendarFolderText.maximumFileBytes, fds: &fds)
+        }, decide: { observed throws -> [UInt8]? in
+            guard let seen = PeerFiles.Listing(observed) else { return nil }
+            listing = seen
+            var job: [(name: String, from: Int64, to: Int64)] = []
+            for file in seen.files {
+                guard case .opened(let size, let mtime, _) = file.state else { continue }
+                if let previous = rows[file.name], previous.size == size, previous.mtime == mtime { continue }
+                job.append((file.name, 0, size))
+            }
+            return job.isEmpty ? nil : PeerFiles.job(job)
+        }, act: { job in PeerFiles.read(job, fds: fds) }, release: { for fd in fds.values { close(fd) } })
+        let contents: [String: PeerFiles.Read]
+        switch outcome {
+        case .timedOut:
+            report.problems.append("the calendar folder \(folder) did not answer within \(FolderChild.deadlineMilliseconds) ms (a stalled or frozen mount?): ticks made on a phone wait")
+            return (report, [])
+        case .failed(let why):
+            report.problems.append("the calendar folder \(folder) cannot be read (\(why)): ticks made on a phone wait")
+            return (report, [])
+        case .done(_, let acted):
+            contents = acted.flatMap(PeerFiles.results) ?? [:]
+        }
+        guard let listing, listing.folderError == nil else {
+            let why = listing?.folderError.map { DatabaseFile.describe($0) } ?? "unreadable"
+            report.problems.append("the calendar folder \(folder) cannot be read (\(why)): ticks made on a phone wait")
+            return (report, [])
         }
         let remember = try connection.prepare("""
             INSERT INTO calendar_file (name, day, digest, size, mtime_ns, problem) VALUES (?, ?, ?, ?, ?, ?)
@@ -48,24 +76,27 @@ extension PlannerDatabase {
                 mtime_ns = excluded.mtime_ns, problem = excluded.problem
             """)
         var present: Set<String> = []
-        for name in Self.folderNames(dir) {
+        for file in listing.files {
+            let name = file.name
             guard let uid = CalendarFolderText.uid(fromFileName: name) else { continue }
             present.insert(name)
             let previous = rows[name]
-            let file = Self.openFile(dir, name, maximumBytes: CalendarFolderText.maximumFileBytes)
-            if case .gone = file { present.remove(name); continue }
-            guard case .opened(let fd, let size, let mtime) = file else {
-                if case .refused(let why) = file { try note(name, why, previous?.problem, folder: folder, into: &report, remember) }
+            if case .gone = file.state { present.remove(name); continue }
+            guard case .opened(let size, let mtime, _) = file.state else {
+                if case .refused(let why) = file.state { try note(name, why, previous?.problem, folder: folder, into: &report, remember) }
                 continue
             }
-            defer { close(fd) }
             if let previous, previous.size == size, previous.mtime == mtime {
                 if let problem = previous.problem { report.problems.append("\(folder)/\(name): \(problem)") }
                 continue
             }
-            guard let bytes = Self.readBytes(fd, from: 0, to: size) else {
-                try note(name, "cannot be read (\(DatabaseFile.describe(errno)))", previous?.problem, folder: folder, into: &report, remember)
+            let bytes: [UInt8]
+            switch contents[name] {
+            case .bytes(let b)?: bytes = b
+            case .failed(let code)?:
+                try note(name, "cannot be read (\(DatabaseFile.describe(code)))", previous?.problem, folder: folder, into: &report, remember)
                 continue
+            case nil: continue
             }
             var why: String?
             var day: LocalDate?

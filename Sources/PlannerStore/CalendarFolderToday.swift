@@ -17,12 +17,6 @@ extension PlannerDatabase {
 
     /// Inside the write transaction: what today's files must become, with the rows already saying so.
     func planTodaysCalendar(_ folder: String, now: Instant) throws -> TodaysCalendar? {
-        let dir = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard dir >= 0 else {
-            PlannerDatabase.warnOnce("cannot write the calendar folder \(folder) (\(DatabaseFile.describe(errno))): it is written again by the next planner command once it can")
-            return nil
-        }
-        defer { close(dir) }
         let (settings, zone) = try readPlan()
         let today = settings.schedule.studyDay(at: now, in: zone)
         var exclusions = Exclusions()
@@ -56,16 +50,33 @@ extension PlannerDatabase {
             ON CONFLICT (name) DO UPDATE SET day = excluded.day, digest = excluded.digest, size = excluded.size,
                 mtime_ns = excluded.mtime_ns, problem = NULL
             """)
+        // Today's files as they are, looked at by the folder child (a login never waits on a stalled mount).
+        let names = items.map(\.fileName) + rows.keys.sorted()
+        let outcome = try FolderChild.run(observe: { CalendarFiles.look(folder, names) }, decide: { _ in nil }, act: { _ in [] })
+        guard case .done(let observed, _) = outcome, case .listed(let seen) = CalendarFiles.listed(observed) else {
+            let why: String
+            switch outcome {
+            case .timedOut: why = "it did not answer within \(FolderChild.deadlineMilliseconds) ms (a stalled or frozen mount?)"
+            case .done(let observed, _):
+                if case .cannotOpen(let code) = CalendarFiles.listed(observed) { why = DatabaseFile.describe(code) } else { why = "unreadable" }
+            case .failed(let reason): why = reason
+            }
+            PlannerDatabase.warnOnce("cannot write the calendar folder \(folder) (\(why)): it is written again by the next planner command once it can")
+            return nil
+        }
+        func look(_ name: String, _ row: CalendarRow) -> FileState {
+            guard let file = seen[name] else { return .gone }
+            return file.regular && file.size == row.size && file.mtime == row.mtime ? .same : .changed
+        }
         var wanted: Set<String> = []
         for item in items {
             wanted.insert(item.fileName)
             let state: FileState
             if let row = rows[item.fileName] {
                 guard row.digest != nil, row.digest != item.digest else { continue }
-                state = Self.unchanged(dir, item.fileName, row)
+                state = look(item.fileName, row)
             } else {
-                var info = stat()
-                state = fstatat(dir, item.fileName, &info, AT_SYMLINK_NOFOLLOW) == 0 ? .changed : .gone
+                state = seen[item.fileName] == nil ? .gone : .changed
             }
             // A file changed since the planner wrote it is the next full run's to read first.
             guard state != .changed else { continue }
@@ -76,7 +87,7 @@ extension PlannerDatabase {
         }
         let forget = try connection.prepare("DELETE FROM calendar_file WHERE name = ?")
         for (name, row) in rows.sorted(by: { $0.key < $1.key }) where row.digest != nil && !wanted.contains(name) {
-            switch Self.unchanged(dir, name, row) {
+            switch look(name, row) {
             case .changed: continue
             case .gone: try forget.run(.text(name))
             case .same:

@@ -2,7 +2,7 @@ import Glibc
 import PlannerCore
 import PlannerSystem
 
-/// The sync folder's read side as the folder child (`FolderChild`) does it: the system calls only (no
+/// The sync folder's (and the calendar folder's) read side as the folder child (`FolderChild`) does it: the system calls only (no
 /// database, no output). The child lists the folder and opens each file of a device (never following a
 /// link, never blocking on a FIFO; refusing what is not a regular file of this user of a sane size); the
 /// planner decides what to read from its rows; the child reads those ranges.
@@ -44,7 +44,8 @@ enum PeerFiles {
     }
 
     /// In the child: every name (sorted), each device file opened and kept open for `read`.
-    static func list(_ folder: String, own: String?, fds: inout [String: Int32]) -> [UInt8] {
+    static func list(_ folder: String, own: String?, wanted: (String) -> Bool = PeerFiles.isDeviceFile,
+                     maximumBytes: Int64 = SyncFileText.maximumFileBytes, fds: inout [String: Int32]) -> [UInt8] {
         var out = Wire.Writer()
         let dir = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard dir >= 0 else { out.int(1); out.int(Int64(errno)); return out.bytes }
@@ -55,8 +56,8 @@ enum PeerFiles {
         for name in PlannerDatabase.folderNames(dir) {
             FolderChild.progress()
             out.text(name)
-            guard case .events = SyncFileText.classify(name) else { out.int(3); continue }
-            switch PlannerDatabase.openFile(dir, name) {
+            guard wanted(name) else { out.int(3); continue }
+            switch PlannerDatabase.openFile(dir, name, maximumBytes: maximumBytes) {
             case .gone: out.int(2)
             case .refused(let why): out.int(1); out.text(why)
             case .opened(let fd, let size, let mtime):
@@ -67,6 +68,11 @@ enum PeerFiles {
             }
         }
         return out.bytes
+    }
+
+    static func isDeviceFile(_ name: String) -> Bool {
+        if case .events = SyncFileText.classify(name) { return true }
+        return false
     }
 
     static func job(_ ranges: [(name: String, from: Int64, to: Int64)]) -> [UInt8] {
