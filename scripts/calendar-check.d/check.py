@@ -296,6 +296,28 @@ def main(planner):
             fail(f"the event the phone moved is at {e and e.get('dtstart')} UTC on the server, the plan says {utc_text(slot_of(moved))}")
         ok("an event moved on the phone is put back at the planned time (27 Oct 10:00) by the next planner sync: "
            "the plan wins")
+
+        # 6. A tick that arrives while the planner rewrites the folder (issue 29): vdirsyncer renames the ticked
+        #    task in while `config set window` rewrites every task of the folder. Whichever lands first, the
+        #    tick is applied and the server keeps it COMPLETED.
+        for n, day in enumerate(["2026-10-28", "2026-10-29", "2026-10-30"]):
+            now, ticked = f"{day}T10:00", f"{day}T09:50"
+            w.phone("complete", f"planner-day-{day}", local(ticked).isoformat())
+            window = "09:30-21:15" if n % 2 == 0 else "09:30-21:00"
+            rewrite = subprocess.Popen([w.planner_binary, "config", "set", "window", window, "--db", w.db, "--now", now],
+                                       env=w.env, cwd=w.work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            w.vdirsyncer("sync")
+            if rewrite.wait(timeout=60) != 0:
+                fail(f"planner config set window --now {now} failed")
+            w.planner(now, "sync")
+            w.vdirsyncer("sync")
+            opened = w.sql("SELECT origin FROM app_open WHERE local_date = ?", day)
+            task = tasks(w.items()).get(f"planner-day-{day}")
+            if opened != [("calendar",)] or not task or task.get("status") != "COMPLETED":
+                fail(f"a tick that came in during a rewrite was lost on {day}: app_open {opened}, the server's task "
+                     f"{task and task.get('status')}")
+        ok("a tick vdirsyncer brought in while the planner rewrote the folder (3 days): each day opened from the "
+           "calendar, its task still COMPLETED on the server")
         if w.own_bytes() != own:
             fail("the user's own event changed in the folder")
         leftovers = [n for n in os.listdir(w.folder) if n.startswith(".planner-")]
