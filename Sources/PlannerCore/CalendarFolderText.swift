@@ -74,13 +74,17 @@ public enum CalendarFolderText {
         public var digest: String
         let head: String
         let tail: String
+        /// DTSTAMP: a function of the item, not of when or where it was written, so every computer writes
+        /// the same bytes for the same plan (vdirsyncer and CalDAV servers ignore DTSTAMP when they compare).
+        let stamp: Instant
 
-        init(uid: String, day: LocalDate?, isTask: Bool, head: String, tail: String) {
+        init(uid: String, day: LocalDate?, isTask: Bool, head: String, tail: String, stamp: Instant) {
             self.uid = uid
             self.day = day
             self.isTask = isTask
             self.head = head
             self.tail = tail
+            self.stamp = stamp
             digest = String(SHA256.hex((head + tail).utf8).prefix(32))
         }
 
@@ -88,8 +92,8 @@ public enum CalendarFolderText {
         /// SEQUENCE, set only on an item put back after someone else changed it (see `revised(at:)`).
         public var sequence: Int64?
 
-        /// The file's bytes, stamped `stamp` (when it was written).
-        public func bytes(stamp: Instant) -> [UInt8] {
+        /// The file's bytes.
+        public func bytes() -> [UInt8] {
             let sequence = self.sequence.map { "SEQUENCE:\($0)\r\n" } ?? ""
             return Array((head + "DTSTAMP:\(ICalendar.utcStamp(stamp))\r\n" + sequence + tail).utf8)
         }
@@ -109,14 +113,10 @@ public enum CalendarFolderText {
     public static func items(days: [PlannedDay], opens: [LocalDate: Instant], oneOffs: [OneOff], zone: Zone,
                              settings: PlanSettings) -> [Item] {
         var items: [Item] = []
-        // One VTIMEZONE per day, shared by its items (the costly part of an item's text).
-        var heads: [LocalDate: String] = [:]
-        func head(_ date: LocalDate) -> String {
-            if let known = heads[date] { return known }
-            let made = calendarHead(zone: zone, date: date)
-            heads[date] = made
-            return made
-        }
+        // One VTIMEZONE for every item (`ZoneDefinition`), made once: the costly part of an item's text.
+        let firstDate = (days.map(\.date) + oneOffs.map { zone.local($0.fireAt).date }).min()
+        let shared = firstDate.map { calendarHead(zone: zone, year: $0.year) } ?? ""
+        func head(_ date: LocalDate) -> String { shared }
         for day in days {
             for slot in day.slots {
                 items.append(event(uid: slotUID(slot.identifier), plannerID: slot.identifier, day: day.date, start: slot.local,
@@ -138,13 +138,14 @@ public enum CalendarFolderText {
         return items
     }
 
-    /// The calendar's opening lines and a VTIMEZONE covering `date` whole (from a day before to a day after).
-    static func calendarHead(zone: Zone, date: LocalDate) -> String {
-        let midnight = LocalDateTime(date: date, hour: 0, minute: 0).epochMillisecondsAsIfUTC
-        let start = Instant(milliseconds: midnight - Int64(zone.offset(at: Instant(milliseconds: midnight))) * 1000)
-        return (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//planner//planner//EN", "CALSCALE:GREGORIAN"]
-            + ICalendar.timeZone(zone, from: start, through: start + 86_400_000)).map(ICalendar.fold).joined()
+    /// The calendar's opening lines and the zone's one VTIMEZONE as it is in `year` (`ZoneDefinition`).
+    static func calendarHead(zone: Zone, year: Int) -> String {
+        (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//planner//planner//EN", "CALSCALE:GREGORIAN"]
+            + ZoneDefinition.lines(zone, year: year)).map(ICalendar.fold).joined()
     }
+
+    /// An item's DTSTAMP when nothing later revised it: 00:00 UTC of its date.
+    static func plannedStamp(_ date: LocalDate) -> Instant { ZoneDefinition.utcMidnight(date) }
 
     static func event(uid: String, plannerID: String, day: LocalDate?, start: LocalDateTime, title: String,
                       body: String, zone: Zone, head calendar: String) -> Item {
@@ -155,7 +156,7 @@ public enum CalendarFolderText {
             "X-PLANNER-ID:\(ICalendar.text(plannerID))", "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:\(ICalendar.text(title))",
             "TRIGGER;RELATED=START:PT0S", "END:VALARM", "END:VEVENT", "END:VCALENDAR",
         ].map(ICalendar.fold).joined()
-        return Item(uid: uid, day: day, isTask: false, head: head, tail: tail)
+        return Item(uid: uid, day: day, isTask: false, head: head, tail: tail, stamp: plannedStamp(start.date))
     }
 
     /// "Study today", due at the end of the day's window; COMPLETED at the day's first open.
@@ -176,6 +177,7 @@ public enum CalendarFolderText {
             lines.append("STATUS:NEEDS-ACTION")
         }
         lines += ["X-PLANNER-ID:\(date)", "END:VTODO", "END:VCALENDAR"]
-        return Item(uid: dayUID(date), day: date, isTask: true, head: head, tail: lines.map(ICalendar.fold).joined())
+        let stamp = completed.map { Instant(seconds: $0.seconds) } ?? plannedStamp(date)
+        return Item(uid: dayUID(date), day: date, isTask: true, head: head, tail: lines.map(ICalendar.fold).joined(), stamp: stamp)
     }
 }

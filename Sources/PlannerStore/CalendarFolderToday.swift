@@ -80,7 +80,7 @@ extension PlannerDatabase {
             }
             // A file changed since the planner wrote it is the next full run's to read first.
             guard state != .changed else { continue }
-            let bytes = item.bytes(stamp: now)
+            let bytes = item.bytes()
             let expected = state == .same ? rows[item.fileName].map { (size: $0.size, mtime: $0.mtime) } : nil
             plan.writes.append(.init(name: item.fileName, bytes: bytes, mtime: mtime, expected: expected))
             try upsert.run(.text(item.fileName), .text(today.description), .text(item.digest), .integer(Int64(bytes.count)), .integer(mtime))

@@ -74,17 +74,17 @@ extension PlannerDatabase {
                     case .changed: continue
                     case .gone:
                         placedItems[name] = item
-                        placements.append(.init(name: name, bytes: item.bytes(stamp: now), mtime: nil, expected: nil))
+                        placements.append(.init(name: name, bytes: item.bytes(), mtime: nil, expected: nil))
                     case .same:
                         // Read since the planner wrote it (digest ""): someone else's edit, put back as a new revision.
                         let item = row.digest == "" ? item.revised(at: now) : item
                         placedItems[name] = item
-                        placements.append(.init(name: name, bytes: item.bytes(stamp: now), mtime: nil, expected: (row.size, row.mtime)))
+                        placements.append(.init(name: name, bytes: item.bytes(), mtime: nil, expected: (row.size, row.mtime)))
                     }
                 } else if seen[name] == nil {
                     // New: never over a file the planner has not read (it appeared since the read).
                     placedItems[name] = item
-                    placements.append(.init(name: name, bytes: item.bytes(stamp: now), mtime: nil, expected: nil))
+                    placements.append(.init(name: name, bytes: item.bytes(), mtime: nil, expected: nil))
                 }
             }
             for (name, row) in rows.sorted(by: { $0.key < $1.key }) where row.digest != nil && !wantedNames.contains(name) {

@@ -46,7 +46,7 @@ import Testing
         let monday = LocalDate(year: 2026, month: 11, day: 23)
         let open = items(now: "2026-11-23T12:10", opens: [monday: at("2026-11-23T12:05")], days: 1)
         #expect(open.count == 1 && open[0].isTask)
-        let text = String(decoding: open[0].bytes(stamp: at("2026-11-23T12:10")), as: UTF8.self)
+        let text = String(decoding: open[0].bytes(), as: UTF8.self)
         #expect(text.contains("STATUS:COMPLETED\r\nCOMPLETED:20261123T030500Z\r\n"))
         #expect(text.contains("DUE;TZID=Asia/Seoul:20261123T213000\r\n"))
         let ahead = items(now: "2026-11-23T12:10", days: 1)
@@ -61,7 +61,7 @@ import Testing
         let monday = LocalDate(year: 2026, month: 11, day: 23)
         for opened in [nil, at("2026-11-23T12:05")] {
             let task = items(now: "2026-11-23T08:00", opens: opened.map { [monday: $0] } ?? [:], days: 1).first { $0.isTask }!
-            let reading = CalendarFolderText.read(task.bytes(stamp: at("2026-11-23T08:00")), zone: seoul)
+            let reading = CalendarFolderText.read(task.bytes(), zone: seoul)
             #expect(reading == .task(uid: "planner-day-2026-11-23", date: monday, completed: opened != nil, completedAt: opened))
         }
     }

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+
+/// Issue 30: one VTIMEZONE per zone, the same in every file of the calendar folder. A reader that keeps the
+/// first definition it meets for a TZID (python3-vobject registers each TZID once per process, as some
+/// servers and importers do) must still read every event at the instant the zone says: the oracle is
+/// Python's zoneinfo on the event's own local time (its X-PLANNER-ID). With one definition per file, cut to
+/// its date, the events after a DST change were read an hour off.
+@Suite struct CalendarZoneTests {
+    static let readAll = #"""
+        import sys, os, json, re, datetime as dt, zoneinfo, vobject
+        folder, zone = sys.argv[1], zoneinfo.ZoneInfo(sys.argv[2])
+        wrong, events, timezones = [], 0, set()
+        # Newest files last would hide the bug: read in name order, so the first definition is the earliest day's.
+        for name in sorted(os.listdir(folder)):
+            if not (name.startswith("planner-") and name.endswith(".ics")):
+                continue
+            raw = open(os.path.join(folder, name), encoding="utf-8").read()
+            timezones.add(raw[raw.index("BEGIN:VTIMEZONE"):raw.index("END:VTIMEZONE")])
+            cal = vobject.readOne(raw)
+            if not hasattr(cal, "vevent"):
+                continue
+            ev = cal.vevent
+            m = re.fullmatch(r"Noti_AppOpenPromotion_(\d+)_(\d+)_(\d+)_(\d+)_(\d+)", ev.contents["x-planner-id"][0].value)
+            if not m:
+                continue
+            events += 1
+            y, mo, d, h, mi = map(int, m.groups())
+            want = dt.datetime(y, mo, d, h, mi, tzinfo=zone).astimezone(dt.timezone.utc)
+            got = ev.dtstart.value.astimezone(dt.timezone.utc)
+            if got != want:
+                wrong.append(f"{name}: {got.isoformat()} (zoneinfo: {want.isoformat()})")
+        print(json.dumps({"events": events, "wrong": wrong, "definitions": len(timezones)}))
+        """#
+
+    /// (zone, a day 60 days before or across its changes): regular rules north and south, none, and a
+    /// zone whose changes follow no yearly rule (Casablanca: Ramadan).
+    @Test(arguments: [("Europe/Berlin", "2027-02-15T12:00"), ("America/New_York", "2026-10-15T12:00"),
+                      ("Australia/Sydney", "2027-03-01T12:00"), ("Asia/Seoul", "2027-02-15T12:00"),
+                      ("Africa/Casablanca", "2027-01-20T12:00"), ("Europe/Berlin", "2026-12-15T12:00")])
+    func everyEventAtZoneinfosInstantWhateverDefinitionWasReadFirst(zone: String, now: String) throws {
+        let h = try Harness()
+        let folder = h.dir + "/calendar"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let env = ["TZ": zone]
+        for args in [["config", "set", "zone", zone], ["config", "set", "days", "daily", "calendar-folder", folder, "calendar-days", "60"], ["refill"]] {
+            let r = try h.planner(args + ["--db", h.db, "--now", now], env: env)
+            #expect(r.status == 0, "\(args): \(r.err)")
+        }
+        let r = try h.run("/usr/bin/python3", ["-c", Self.readAll, folder, zone], env: h.env)
+        #expect(r.status == 0, "python3-vobject: \(r.err)")
+        let result = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any] ?? [:]
+        #expect((result["events"] as? Int ?? 0) > 1000, "\(result)")
+        #expect((result["wrong"] as? [String])?.isEmpty == true, "\(zone): \((result["wrong"] as? [String] ?? []).prefix(3))")
+        #expect(result["definitions"] as? Int == 1, "one VTIMEZONE text in every file")
+    }
+
+    /// Two computers with the same plan write the same bytes (DTSTAMP included), whenever each wrote.
+    @Test func twoComputersWriteIdenticalBytes() throws {
+        var snapshots: [[String: Data]] = []
+        for now in ["2026-11-23T08:00", "2026-11-23T08:07"] {
+            let h = try Harness()
+            let folder = h.dir + "/calendar"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+            for args in [["config", "set", "calendar-folder", folder], ["refill"]] {
+                let r = try h.planner(args + ["--db", h.db, "--now", now])
+                #expect(r.status == 0, "\(args): \(r.err)")
+            }
+            snapshots.append(try CalendarFolderTests.snapshot(folder))
+        }
+        #expect(snapshots[0].count > 100)
+        #expect(snapshots[0] == snapshots[1])
+    }
+}
