@@ -1,3 +1,4 @@
+import Glibc
 import PlannerCore
 import PlannerStore
 import PlannerSystem
@@ -32,6 +33,10 @@ public enum ConfigCommand {
         }
         let setting = try ctx.resolveSetting(db: db, now: now)
         let context = try setting.open()
+        if let folder = values.last(where: { $0.0 == .calendarFolder })?.1 {
+            try leaveCalendarFolder(ctx, context, for: folder)
+            try makeCalendarFolder(folder)
+        }
         let decision = try context.database.configure(set: values, reset: [], now: context.now)
         return (decision, verbose ? try setting.context(context.database) : nil)
     }
@@ -44,7 +49,38 @@ public enum ConfigCommand {
             for text in keys { chosen.append(try key(text)) }
         }
         let context = try ctx.resolveSetting(db: db, now: now).open()
+        if chosen.contains(.calendarFolder) { try leaveCalendarFolder(ctx, context, for: "") }
         try context.database.configure(set: [], reset: chosen, now: context.now)
+    }
+
+    /// A calendar folder given up (reset, or another set): the planner's items leave it first, so a phone
+    /// that syncs it stops ringing once the calendar job carries that out; the user's own stay.
+    static func leaveCalendarFolder(_ ctx: RunContext, _ context: CommandContext, for next: String) throws(PlannerError) {
+        guard let old = try context.database.settingRows().first(where: { $0.key == .calendarFolder })?.value,
+              !old.isEmpty, old != next else { return }
+        do {
+            let (removed, left) = try context.database.emptyCalendarFolder(old, now: context.now)
+            guard removed > 0 else { return }
+            let carry = left == 0
+                ? "vdirsyncer sync --force-delete carries that to the server (plain vdirsyncer sync refuses to empty a calendar)"
+                : "the next vdirsyncer sync (planner calendar-sync) carries that to the server"
+            ctx.output.notice("removed \(removed) of the planner's items from the old calendar folder \(old): \(carry)")
+        } catch {
+            ctx.output.notice("warning: could not take the planner's items out of the old calendar folder \(old): \(error); delete its planner-*.ics files by hand")
+        }
+    }
+
+    /// The calendar folder is made when it is set (and its parents, private to the user): vdirsyncer and
+    /// the planner need it, and `vdirsyncer discover` asks to create only the server's side.
+    static func makeCalendarFolder(_ folder: String) throws(PlannerError) {
+        guard !folder.isEmpty else { return }
+        var path = ""
+        for part in folder.split(separator: "/") {
+            path += "/" + part
+            if mkdir(path, 0o700) != 0 && errno != EEXIST {
+                throw .io("cannot create the calendar folder \(folder) (\(String(cString: strerror(errno))) at \(path)): create it, then set it again")
+            }
+        }
     }
 
     public static var keyList: String { SettingKey.allCases.map(\.rawValue).joined(separator: ", ") }

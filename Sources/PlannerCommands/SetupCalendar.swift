@@ -60,3 +60,43 @@ extension SetupCommand {
         }
     }
 }
+
+extension SetupCommand {
+    /// The calendar job run once by setup --calendar --install, its result said; a failure is a line with
+    /// the next step, not a failed install (the job runs again by itself).
+    static func firstCalendarSync(_ ctx: RunContext, facts: SetupFacts, calendar: CalendarSyncFacts, now: String?) {
+        do {
+            let report = try CalendarSyncCommand.run(ctx, CalendarSyncCommand.Options(db: facts.database, now: now, vdirsyncer: calendar.vdirsyncer))
+            if let failure = report.failure {
+                ctx.output.line("the first calendar sync failed: \(failure); run planner calendar-sync to try again (vdirsyncer sync shows it whole)")
+            } else {
+                ctx.output.line("calendar synced with the server: vdirsyncer copied \(report.copied) item\(report.copied == 1 ? "" : "s"), updated \(report.updated), deleted \(report.deleted)")
+            }
+        } catch {
+            ctx.output.line("the first calendar sync failed: \(error.message); run planner calendar-sync to try again")
+        }
+    }
+
+    /// setup --uninstall with the calendar job installed: the planner's items leave the folder, and that
+    /// goes to the server once, so the phone stops ringing. The user's own items are never touched.
+    static func emptyCalendar(_ ctx: RunContext, facts: SetupFacts) {
+        let output = ctx.output
+        guard let folder = try? calendarFolder(database: facts.database), !folder.isEmpty else { return }
+        do {
+            let lock = try CalendarSyncCommand.lockJob(database: facts.database)
+            defer { close(lock) }
+            let db = try PlannerDatabase(path: facts.database, zoneForNewPlan: nil)
+            let (removed, others) = try db.emptyCalendarFolder(folder, now: ctx.clock())
+            // vdirsyncer will not empty a whole calendar on the server without --force-delete: only when the
+            // planner's items were all there was (the folder holds no other item) is it given.
+            let report = try CalendarSyncCommand.carryOut(ctx, vdirsyncer: nil, forceDelete: others == 0)
+            if let failure = report.failure {
+                output.line("removed \(removed) of the planner's items from \(folder), but carrying that to the server failed: \(failure); run vdirsyncer sync\(others == 0 ? " --force-delete" : "") to finish")
+            } else {
+                output.line("removed \(removed) of the planner's items from \(folder) and from the server (vdirsyncer deleted \(report.deleted)); the calendar-folder setting is kept: planner config reset calendar-folder stops the planner writing it")
+            }
+        } catch {
+            output.line("could not take the planner's items out of the calendar folder \(folder): \(error); the phone keeps its alarms until they are deleted there")
+        }
+    }
+}

@@ -52,7 +52,7 @@ public enum SetupCommand {
             ctx.output.line("removed \(removed), left by an interrupted planner setup")
         }
         if options.uninstall {
-            try uninstall(&manifest, ctx)
+            try uninstall(&manifest, ctx, facts: facts)
             return
         }
         for (path, cron) in [(facts.home, false), (facts.binary, !facts.systemdUser), (facts.database, !facts.systemdUser)] {
@@ -79,6 +79,8 @@ public enum SetupCommand {
         }
         // The database is made now, in this shell's zone: cron and systemd may have another TZ.
         _ = try RefillCommand.run(ctx, PlanCommandOptions(db: facts.database, now: options.now))
+        // The phone gets the plan now, not at the first timer or cron round (up to 15 minutes of an empty calendar).
+        if let calendar { firstCalendarSync(ctx, facts: facts, calendar: calendar, now: options.now) }
         ctx.output.line("backups of what was changed: \(state)")
         ctx.output.line("database: \(facts.database)")
         SetupReport.explain(facts, ctx)

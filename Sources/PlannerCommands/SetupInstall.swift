@@ -78,6 +78,12 @@ extension SetupCommand {
         for made in [lock, facts.database + ".opens"] where !SetupFiles.exists(made) && !manifest.leftovers.contains(made) {
             if changes.contains(where: { $0.item.path.hasSuffix("/planner-tick.desktop") }) { manifest.leftovers.append(made) }
         }
+        // The calendar job's lock, the same way.
+        let calendarLock = facts.database + ".calendar.lock"
+        if changes.contains(where: { $0.item.content.contains(" calendar-sync ") }), !SetupFiles.exists(calendarLock),
+           !manifest.leftovers.contains(calendarLock) {
+            manifest.leftovers.append(calendarLock)
+        }
         let todo = changes.filter { $0.current != $0.next }
         var done: [SetupChange] = []
         do {

@@ -4,13 +4,15 @@ import PlannerCore
 extension SetupCommand {
     /// Puts back what --install changed, file by file: what is as --install left it gets its backup back,
     /// a block edited since loses only the planner's lines, anything else edited since is left.
-    static func uninstall(_ manifest: inout SetupManifest, _ ctx: RunContext) throws(PlannerError) {
+    static func uninstall(_ manifest: inout SetupManifest, _ ctx: RunContext, facts: SetupFacts) throws(PlannerError) {
         let output = ctx.output, crontab = Crontab(run: ctx.runProgram)
         guard !manifest.entries.isEmpty else {
             output.line("nothing to uninstall: planner setup --install has not been run (or was undone)")
             return
         }
         let systemdUnits = manifest.entries.contains(where: { $0.path.hasSuffix("/planner-refill.timer") })
+        // The calendar job (its unit, or its cron line): the phone's alarms go too, once the ticker has stopped.
+        let calendarJob = manifest.entries.contains { $0.path.hasSuffix("/" + SetupPlan.calendarService) || $0.after.contains(" calendar-sync ") }
         if systemdUnits {
             _ = ctx.runProgram(["systemctl", "--user", "disable", "--now", "planner-refill.timer", "planner-tick.service"])
         }
@@ -40,7 +42,8 @@ extension SetupCommand {
         if systemdUnits {
             _ = ctx.runProgram(["systemctl", "--user", "daemon-reload"])
         }
-        for leftover in manifest.leftovers {
+        // The ticker stops first (its lock, below): a running one would write the calendar folder again.
+        for leftover in manifest.leftovers where !leftover.hasSuffix(".calendar.lock") {
             if leftover.hasSuffix(".tick.lock") {
                 if !TickerStop.stopAndRemoveLock(leftover) {
                     output.line("left \(leftover): a ticker still holds it (stop it, then remove the file)")
@@ -51,6 +54,8 @@ extension SetupCommand {
                 unlink(leftover)
             }
         }
+        if calendarJob { emptyCalendar(ctx, facts: facts) }
+        for leftover in manifest.leftovers where leftover.hasSuffix(".calendar.lock") { unlink(leftover) }
         try manifest.remove()
         for folder in manifest.folders.reversed() { rmdir(folder) }
         output.line("the database is kept")

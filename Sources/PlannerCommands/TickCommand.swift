@@ -22,6 +22,8 @@ public enum TickCommand {
         public var exec: [String] = []
         /// --unless-running: exit 0 quietly when another ticker holds the database.
         public var unlessRunning = false
+        /// --calendar-job: `systemd` (start the calendar unit) or vdirsyncer's path (run calendar-sync).
+        public var calendarJob: String?
 
         public init(db: String? = nil, now: String? = nil, sink: SinkName? = nil, grace: String? = nil, once: Bool = false,
                     verbose: Bool = false, urgency: String? = nil, icon: String? = nil, appName: String = "planner",
@@ -50,10 +52,26 @@ public enum TickCommand {
             }
             return
         }
-        let tickerContext = TickerContext(now: ctx.clock, environment: ctx.environment,
+        var tickerContext = TickerContext(now: ctx.clock, environment: ctx.environment,
                                           databasePath: context.database.resolvedPath)
+        tickerContext.calendarJob = try calendarJob(options.calendarJob, ctx: ctx, database: context.database.resolvedPath)
         try TickerRun.live(database: context.database, policy: policy, sink: chosen, verbose: options.verbose,
                            context: tickerContext, unlessRunning: options.unlessRunning)
+    }
+
+    /// What `--calendar-job` names: the unit setup installed (it has the network the ticker's sandbox has
+    /// not, and the path unit carries the planner's changes out), or vdirsyncer's path for `planner
+    /// calendar-sync`, which the ticker then also runs when the folder changes (the cron path).
+    static func calendarJob(_ value: String?, ctx: RunContext, database: String) throws(PlannerError) -> CalendarJob? {
+        guard let value, !value.isEmpty else { return nil }
+        if value == "systemd" {
+            return CalendarJob(command: ["systemctl", "--user", "start", SetupPlan.calendarService], pushes: false)
+        }
+        guard value.hasPrefix("/") else {
+            throw .usage("--calendar-job: expected systemd or vdirsyncer's absolute path, got \(TerminalText.quoted(value))")
+        }
+        guard let me = ctx.programPath() else { throw .failure("--calendar-job: cannot find this program's own path to run calendar-sync") }
+        return CalendarJob(command: [me, "calendar-sync", "--quiet", "--db", database, "--vdirsyncer", value], pushes: true)
     }
 
     /// The sink the options name: --exec, --sink, else the automatic one. The session bus is looked up

@@ -21,30 +21,48 @@ extension SetupPlan {
     public static let calendarTimer = "planner-calendar.timer"
     public static let calendarPath = "planner-calendar.path"
 
-    /// Setup's items with the calendar job: three user units with a user manager, else one more line in the
-    /// planner's crontab block (one block per crontab: the line joins the existing item).
+    /// Setup's items with the calendar job. Whatever delivers reminders carries the calendar too: the ticker
+    /// asks the server for the phone's changes once a minute while the study day is not yet opened
+    /// (`CalendarCarry`). With a user manager it starts the calendar unit (which has the network its own
+    /// sandbox has not), a path unit sends the planner's changes out and a timer runs it every 15 minutes;
+    /// without one the ticker runs `planner calendar-sync` itself, on changes too, and a cron line every 15
+    /// minutes is what remains when no desktop session runs.
     public static func withCalendarSync(_ items: [SetupItem], _ f: SetupFacts, _ c: CalendarSyncFacts) -> [SetupItem] {
+        let tickJob = f.systemdUser ? "systemd" : c.vdirsyncer
+        let environment = c.vdirsyncerConfig.map { ["VDIRSYNCER_CONFIG=\($0)"] } ?? []
+        var items = items.map { item -> SetupItem in
+            var item = item
+            if item.path.hasSuffix("/autostart/planner-tick.desktop") {
+                item.content = autostartEntry(binary: f.binary, database: f.database, calendarJob: tickJob, environment: environment)
+                item.why += ", and carries the calendar folder (planner calendar-sync)"
+            } else if item.path.hasSuffix("/systemd/user/planner-tick.service"),
+                      let unit = units(binary: f.binary, database: f.database, calendarJob: tickJob).first(where: { $0.name == "planner-tick.service" }) {
+                item.content = unit.content
+                item.why += ", and carries the calendar folder (starts \(calendarService))"
+            }
+            return item
+        }
         if f.systemdUser {
             let folder = f.configHome + "/systemd/user"
             return items + calendarUnits(binary: f.binary, database: f.database, calendar: c).map {
                 SetupItem(kind: .file, path: folder + "/" + $0.name, content: $0.content, why: $0.why)
             }
         }
-        // Warnings only: cron mails whatever a job prints, and vdirsyncer reports every sync.
+        // --quiet: cron mails whatever a job prints; calendar-sync prints only a failure then.
         let env = c.vdirsyncerConfig.map { "VDIRSYNCER_CONFIG=\(cronQuoted($0)) " } ?? ""
-        let sync = "\(env)\(cronQuoted(c.vdirsyncer)) -v warning sync"
-        let line = "*/15 * * * * \(sync) && \(cronQuoted(f.binary)) sync --db \(cronQuoted(f.database)) >/dev/null && \(sync)"
-        return items.map { item in
+        let line = "*/15 * * * * \(env)\(cronQuoted(f.binary)) calendar-sync --quiet --db \(cronQuoted(f.database)) --vdirsyncer \(cronQuoted(c.vdirsyncer))"
+        items = items.map { item in
             guard item.kind == .crontab else { return item }
             var item = item
             item.content += "\n" + line
-            item.why += "; sync the calendar folder with the CalDAV server every 15 minutes (vdirsyncer, planner sync, vdirsyncer)"
+            item.why += "; carry the calendar folder to the CalDAV server and back every 15 minutes (planner calendar-sync), when no ticker does"
             return item
         }
+        return items
     }
 
-    /// The sync job as systemd user units: the service, a timer (what the phone changed comes in), and a
-    /// path unit on the folder (what the planner changed goes out within seconds).
+    /// The calendar job as systemd user units: the service, a timer (what the phone changed comes in when
+    /// no ticker asks), and a path unit on the folder (what the planner changed goes out within seconds).
     public static func calendarUnits(binary: String, database: String, calendar c: CalendarSyncFacts)
         -> [(name: String, content: String, why: String)] {
         let env = c.vdirsyncerConfig.map { "Environment=VDIRSYNCER_CONFIG=\(systemdQuoted($0))\n" } ?? ""
@@ -56,17 +74,16 @@ extension SetupPlan {
 
                 [Service]
                 Type=oneshot
-                \(env)# A day ticked on the phone comes in, `planner sync` opens that day and removes its events, and
-                # those removals go out: the path unit does not fire again for writes made while this runs
+                \(env)# vdirsyncer sync, the phone's ticks applied, and vdirsyncer sync again when either changed
+                # something: the path unit does not fire again for writes made while this runs
                 # (scripts/calendar-systemd-check measured it), so the last sync is what carries them.
-                ExecStart=\(systemdQuoted(c.vdirsyncer)) -v warning sync
-                ExecStart=\(systemdQuoted(binary)) sync --db \(systemdQuoted(database))
-                ExecStart=\(systemdQuoted(c.vdirsyncer)) -v warning sync
+                ExecStart=\(systemdQuoted(binary)) calendar-sync --db \(systemdQuoted(database)) --vdirsyncer \(systemdQuoted(c.vdirsyncer))
                 \(calendarHardening.joined(separator: "\n"))
 
-                """, "vdirsyncer sync, planner sync, vdirsyncer sync (run by the timer and the path unit)"),
+                """, "planner calendar-sync: vdirsyncer sync, planner sync, vdirsyncer sync (run by the ticker, the timer and the path unit)"),
             (calendarTimer, """
-                # Installed by 'planner setup --calendar': fetch what the phone changed every 15 minutes.
+                # Installed by 'planner setup --calendar': fetch what the phone changed every 15 minutes (the
+                # ticker asks every minute while a study day is not yet opened).
                 [Unit]
                 Description=planner: sync the calendar folder every 15 minutes
 

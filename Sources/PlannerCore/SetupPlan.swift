@@ -138,8 +138,10 @@ public enum SetupPlan {
 
     /// The systemd user units. `database` nil (the Debian package's units) leaves the planner's own default,
     /// resolved at each run like any command's.
-    public static func units(binary: String, database: String?) -> [(name: String, content: String, why: String)] {
+    /// `calendarJob`: the ticker's `--calendar-job` (setup --calendar: the unit below carries the calendar).
+    public static func units(binary: String, database: String?, calendarJob: String? = nil) -> [(name: String, content: String, why: String)] {
         let db = database.map { " --db " + systemdQuoted($0) } ?? ""
+        let job = calendarJob.map { " --calendar-job " + systemdQuoted($0) } ?? ""
         let installer = database == nil ? "the planner package" : "'planner setup'"
         return [
             ("planner-refill.service", """
@@ -174,7 +176,7 @@ public enum SetupPlan {
                 After=graphical-session.target
 
                 [Service]
-                ExecStart=\(systemdQuoted(binary)) tick --unless-running\(db)
+                ExecStart=\(systemdQuoted(binary)) tick --unless-running\(job)\(db)
                 Restart=on-failure
                 RestartSec=5
                 # 64 bad usage, 65 not a usable database, 75 another ticker: restarting cannot help.
@@ -190,8 +192,12 @@ public enum SetupPlan {
 
     /// The desktop session's autostart entry for the live ticker: `--unless-running` makes a second one
     /// (the unit's, or a second session's) exit 0 at once, with nothing in the session's log.
-    public static func autostartEntry(binary: String, database: String) -> String {
-        let exec = [binary, "tick", "--unless-running", "--db", database].map(desktopQuoted).joined(separator: " ")
+    /// `calendarJob`: the ticker's `--calendar-job`; `environment`: NAME=value words run through env(1)
+    /// (an autostart entry cannot set them otherwise).
+    public static func autostartEntry(binary: String, database: String, calendarJob: String? = nil, environment: [String] = []) -> String {
+        let env = environment.isEmpty ? [] : ["/usr/bin/env"] + environment
+        let job = calendarJob.map { ["--calendar-job", $0] } ?? []
+        let exec = (env + [binary, "tick", "--unless-running"] + job + ["--db", database]).map(desktopQuoted).joined(separator: " ")
         return """
             [Desktop Entry]
             Type=Application

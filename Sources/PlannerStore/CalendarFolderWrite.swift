@@ -32,7 +32,18 @@ extension PlannerDatabase {
         return (0, 0)
     }
 
-    private func reconcile(_ folder: String, now: Instant) throws -> (written: Int, removed: Int) {
+    /// Takes the planner's items out of `folder` (setup --uninstall, another calendar-folder): every file
+    /// it wrote or read and that is still as it left it; the user's files, and the planner's changed since
+    /// (a phone's edit), stay. Returns how many were removed; throws when the folder could not be done.
+    /// Also how many `.ics` files are left in it (the user's, and the planner's that changed since).
+    public func emptyCalendarFolder(_ folder: String, now: Instant) throws -> (removed: Int, left: Int) {
+        var names: Set<String> = []
+        let done = try reconcile(folder, now: now, wantNothing: true, listed: { names = $0 })
+        return (done.removed, names.count - done.removed)
+    }
+
+    private func reconcile(_ folder: String, now: Instant, wantNothing: Bool = false,
+                           listed: (Set<String>) -> Void = { _ in }) throws -> (written: Int, removed: Int) {
         var dir: Int32 = -1  // the child's
         var failure: PlannerError?
         var placedItems: [String: CalendarFolderText.Item] = [:]
@@ -56,7 +67,9 @@ extension PlannerDatabase {
                 failure = .io("the calendar folder's child said nothing usable: it is written again by the next planner command")
                 return nil
             }
-            let (items, rows) = try calendarWanted(now: now)
+            var (items, rows) = try calendarWanted(now: now)
+            if wantNothing { items = [] }
+            listed(Set(seen.keys.filter { $0.hasSuffix(CalendarFolderText.fileExtension) }))
             // As the planner wrote or read it (same size and mtime), changed since, or gone.
             func state(_ name: String, _ row: CalendarRow) -> FileState {
                 guard let file = seen[name] else { return .gone }

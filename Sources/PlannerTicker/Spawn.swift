@@ -23,7 +23,7 @@ public enum Spawn {
     }
 
     static func start(_ arguments: [String], extraEnvironment: [String: String],
-                      captureOutput: Bool = false, discardErrors: Bool = false) -> Result<Child, SpawnFailure> {
+                      captureOutput: Bool = false, discardErrors: Bool = false, captureErrors: Bool = false) -> Result<Child, SpawnFailure> {
         var environment: [String] = []
         var p = environ
         while let entry = p.pointee {
@@ -65,6 +65,7 @@ public enum Spawn {
                 return .failure(SpawnFailure(why: "\(arguments[0]): pipe: \(String(cString: strerror(errno)))"))
             }
             posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 1)
+            if captureErrors { posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 2) }
         }
         defer { if captureOutput { close(pipeFDs[1]) } }
 
@@ -132,6 +133,41 @@ public enum Spawn {
         }
         kill(child)
         return nil
+    }
+
+    /// Runs `arguments` to the end, or kills it (its whole process group) after `timeoutMilliseconds`:
+    /// what it printed on stdout and stderr (the last `keep` bytes) and how it ended. For a job that is
+    /// itself a separate process (`planner calendar-sync`), never for the ticker's loop.
+    public static func run(_ arguments: [String], extraEnvironment: [String: String] = [:], timeoutMilliseconds: Int64,
+                           keep: Int = 64 << 10) -> (outcome: Outcome, output: String) {
+        let child: Child
+        switch start(arguments, extraEnvironment: extraEnvironment, captureOutput: true, captureErrors: true) {
+        case .success(let c): child = c
+        case .failure(let failure): return (.couldNotStart(failure.why), "")
+        }
+        var bytes: [UInt8] = []
+        let deadline = monotonicMilliseconds() + timeoutMilliseconds
+        while true {
+            let left = deadline - monotonicMilliseconds()
+            guard left > 0 else {
+                kill(child)
+                return (.timedOut, String(decoding: bytes, as: UTF8.self))
+            }
+            var ready = pollfd(fd: child.output, events: Int16(POLLIN), revents: 0)
+            if poll(&ready, 1, Int32(min(left, 1000))) < 0 && errno != EINTR { break }
+            guard let more = readAvailable(child.output) else { break }  // end of file: it has finished
+            bytes += more
+            if bytes.count > keep { bytes.removeFirst(bytes.count - keep) }
+        }
+        // Its output closed: it exits now (or a grandchild kept the pipe; then the deadline still holds).
+        while true {
+            if let outcome = reap(child) { return (outcome, String(decoding: bytes, as: UTF8.self)) }
+            if monotonicMilliseconds() >= deadline {
+                kill(child)
+                return (.timedOut, String(decoding: bytes, as: UTF8.self))
+            }
+            usleep(5_000)
+        }
     }
 
     private static func monotonicMilliseconds() -> Int64 {

@@ -91,6 +91,8 @@ public final class Ticker {
     /// the next pass comes at once, after what is due now has been claimed and started.
     private var folderBacklogAt: Instant?
     private var nextDue: Instant?
+    /// The calendar job, when this ticker carries the calendar folder (`tick --calendar-job`).
+    private let calendar: CalendarCarrier?
     private var stopDeadline: Instant?
     private let onceEnds: Instant
     /// Failures seen by a `--once` run, for its exit status.
@@ -110,6 +112,7 @@ public final class Ticker {
         self.mode = mode
         self.wakeups = wakeups
         self.context = context
+        calendar = mode == .live ? context.calendarJob.map(CalendarCarrier.init) : nil
         onceEnds = context.now() + Self.onceRetryBudget
     }
 
@@ -124,6 +127,7 @@ public final class Ticker {
                 try claimDue()
                 claimedOnce = claimedOnce || databaseRetryAt == nil
             }
+            if stopDeadline == nil { calendar?.step(now: now, log: log) }
             if inFlight.isEmpty && unrecorded.isEmpty && (answers.isEmpty || stopDeadline != nil) {
                 if stopDeadline != nil || (mode == .once && claimedOnce) { return }
             }
@@ -145,7 +149,7 @@ public final class Ticker {
             wakeups.arm(at: nextWake().map { real + ($0 - now) }, now: real)
             // Every fd an event can come from: programs ending, and what notify-send prints (shown, answered).
             let children = (inFlight.compactMap(\.child) + answering.map(\.child) + launched)
-                .flatMap { [$0.pidfd, $0.output] }.filter { $0 >= 0 }
+                .flatMap { [$0.pidfd, $0.output] }.filter { $0 >= 0 } + (calendar?.fds ?? [])
             let oldKernel = inFlight.contains { ($0.child?.pidfd ?? 0) < 0 }
             // Going idle for days: give back the heap that start-up and the last wake freed (glibc keeps
             // up to 128 KiB of it, dirty, at the top), so the sleeping ticker holds only what it uses.
@@ -157,6 +161,7 @@ public final class Ticker {
             }
             for signo in events.ignoredSignals { log("ignoring signal \(signo)") }
             if events.stop != nil, stopDeadline == nil { beginStop() }
+            if events.calendarChanged { calendar?.folderChanged(now: now) }
             readOutputs()
             reapChildren()
             reapAnswering()
@@ -285,6 +290,7 @@ public final class Ticker {
             nextDue = mode == .live ? try db.database.nextFireAt() : nil
             folderBacklogAt = mode == .live && sources.sync?.more == true ? t + 10 : nil
             if mode == .live {
+                calendar?.update(firstReminder: try db.database.studyDayStillOpen(now: t), now: t)
                 wakeups.watchSyncFolder(sources.sync?.folder)
                 wakeups.watchCalendarFolder(sources.calendar?.folder)
                 if let calendar = sources.calendar, !calendar.ticks.isEmpty {
@@ -453,6 +459,7 @@ public final class Ticker {
 
     private func beginStop() {
         stopDeadline = now + 500
+        calendar?.abandon()
         // Bubbles still on screen stay there, but nobody will hear their answer any more.
         for item in answering { Spawn.kill(item.child) }
         answering.removeAll()
@@ -470,6 +477,7 @@ public final class Ticker {
         if stopDeadline == nil, mode == .live, let nextDue { times.append(nextDue) }
         if let databaseRetryAt { times.append(databaseRetryAt) }
         if stopDeadline == nil, let folderBacklogAt { times.append(folderBacklogAt) }
+        if stopDeadline == nil, let calendarAt = calendar?.nextWake { times.append(calendarAt) }
         if let stopDeadline { times.append(stopDeadline) }
         for item in inFlight {
             if let r = item.retryAt { times.append(r) }

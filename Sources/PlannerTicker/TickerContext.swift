@@ -18,6 +18,8 @@ public struct TickerContext {
     public var log: (String) -> Void
     /// The database's path with links resolved: the lock, the watched folder and the inbox are beside it.
     public var databasePath: String
+    /// The calendar job a live ticker runs (`tick --calendar-job`), nil: none.
+    public var calendarJob: CalendarJob?
 
     public init(now: @escaping () -> Instant, timerNow: @escaping () -> Instant = SystemClock.now,
                 environment: @escaping (String) -> String? = Environment.get,

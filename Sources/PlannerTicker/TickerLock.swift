@@ -8,24 +8,7 @@ public struct TickerLock {
 
     public static func acquire(databasePath: String) throws(PlannerError) -> TickerLock {
         let path = databasePath + ".tick.lock"
-        // Never through a link: one planted in a shared folder would make the ticker write (and, before,
-        // truncate) whatever file it points to.
-        let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            let err = errno
-            if err == ELOOP {
-                throw .data("the ticker lock \(path) is a symbolic link, which the planner never follows: remove it; nothing was changed")
-            }
-            throw .io("cannot create the ticker lock \(path): \(String(cString: strerror(err))) (a file another user planted in a shared folder?): remove it or use another --db")
-        }
-        var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == geteuid(), info.st_nlink == 1 else {
-            close(fd)
-            let why = (info.st_mode & S_IFMT) != S_IFREG ? "is not a regular file"
-                : info.st_uid != geteuid() ? "belongs to another user (uid \(info.st_uid))"
-                : "has \(info.st_nlink) hard links"
-            throw .data("the ticker lock \(path) \(why), so it is not the planner's own: remove it; nothing was changed")
-        }
+        let fd = try openOwn(path, what: "the ticker lock")
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let pid = holder(fd)
             close(fd)
@@ -36,6 +19,29 @@ public struct TickerLock {
         _ = ftruncate(fd, 0)
         _ = text.withCString { pwrite(fd, $0, strlen($0), 0) }
         return TickerLock(fd: fd)
+    }
+
+    /// A lock file of the planner's own beside the database, opened for flock: never through a link (one
+    /// planted in a shared folder would make the planner write whatever file it points to), never another
+    /// user's file or one with other names.
+    public static func openOwn(_ path: String, what: String) throws(PlannerError) -> Int32 {
+        let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            let err = errno
+            if err == ELOOP {
+                throw .data("\(what) \(path) is a symbolic link, which the planner never follows: remove it; nothing was changed")
+            }
+            throw .io("cannot create \(what) \(path): \(String(cString: strerror(err))) (a file another user planted in a shared folder?): remove it or use another --db")
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == geteuid(), info.st_nlink == 1 else {
+            close(fd)
+            let why = (info.st_mode & S_IFMT) != S_IFREG ? "is not a regular file"
+                : info.st_uid != geteuid() ? "belongs to another user (uid \(info.st_uid))"
+                : "has \(info.st_nlink) hard links"
+            throw .data("\(what) \(path) \(why), so it is not the planner's own: remove it; nothing was changed")
+        }
+        return fd
     }
 
     /// The pid written by the holder; nil unless the file says exactly that (never echo others' text).

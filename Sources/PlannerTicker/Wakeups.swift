@@ -136,7 +136,7 @@ public final class Wakeups: TickerWakeups {
         }
         calendarFolder = folder
         guard let folder, calendarWatch < 0 else { return }
-        calendarWatch = inotify_add_watch(inotifyFD, folder, UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE) | UInt32(IN_ONLYDIR))
+        calendarWatch = inotify_add_watch(inotifyFD, folder, UInt32(IN_MOVED_TO | IN_MOVED_FROM | IN_CLOSE_WRITE | IN_DELETE) | UInt32(IN_ONLYDIR))
     }
 
     /// Wakes at `instant`, or after a day when there is nothing to do (the armed timer still notices clock changes).

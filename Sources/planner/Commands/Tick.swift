@@ -42,6 +42,10 @@ struct Tick: ParsableCommand {
     @Option(name: .customLong("app-name"), help: "notify: the application name shown.") var appName: String = "planner"
     @Flag(name: .customLong("unless-running"), help: "Exit 0 quietly when another ticker already runs on this database (for autostart and the user unit: one of them runs).")
     var unlessRunning = false
+    @Option(name: .customLong("calendar-job"), help: ArgumentHelp(
+        "Also carry the calendar folder (planner setup --calendar sets it): systemd (start planner-calendar.service) or vdirsyncer's path (run planner calendar-sync, also when the folder changes). Asks the server once a minute while today's study day is not yet opened, inside its window.",
+        valueName: "job"))
+    var calendarJob: String?
     @Option(name: .long, parsing: .remaining, help: ArgumentHelp(
         "Deliver by running PROGRAM [ARG...] directly (must come last).", valueName: "program"))
     var exec: [String] = []
@@ -53,6 +57,7 @@ struct Tick: ParsableCommand {
             throw ValidationError("invalid --urgency \(TerminalText.quoted(urgency)): expected low, normal or critical")
         }
         if common.now != nil && !once { throw ValidationError("--now applies only with --once: a live ticker follows the clock") }
+        if calendarJob != nil && once { throw ValidationError("--calendar-job applies to a live ticker, not --once") }
         if unlessRunning && once { throw ValidationError("--unless-running applies to a live ticker, not --once") }
     }
 
@@ -61,6 +66,7 @@ struct Tick: ParsableCommand {
             db: common.db, now: common.now, sink: sink.map { $0 == .notify ? .notify : .stdout }, grace: grace, once: once,
             verbose: verbose, urgency: urgency, icon: icon, appName: appName, exec: exec)
         options.unlessRunning = unlessRunning
+        options.calendarJob = calendarJob
         try TickCommand.run(.process, options)
     }
 }
