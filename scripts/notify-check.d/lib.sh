@@ -99,6 +99,8 @@ check_stays() {
     local seconds=$1 delivered now seen=0; shift
     delivered=$(sql "SELECT delivered_at_ms FROM request WHERE identifier = '$ID' AND state = 'delivered' ORDER BY id DESC LIMIT 1")
     [[ -n $delivered ]] || fail "$ID not delivered"
+    # The last Notify call's expire_timeout (its one int32 at the top level): -1 is the server's default, 0 none.
+    say "expire_timeout sent: $(awk '/member=Notify/ { t = "" } /^   int32 / { t = $2 } END { print t }' "$WORK/notify.txt")"
     while now=$(($(date +%s%3N) - delivered)); "$@" >/dev/null 2>&1; do
         ((now < seconds * 1000)) || { say "still on screen $(tenths "$now") s after delivery"; return; }
         seen=$now; sleep 0.5
