@@ -75,15 +75,30 @@ public struct NotifySink: DeliverySink {
     public func start(_ request: ClaimedRequest, fireAt: String) -> DeliveryStart { start(request, fireAt: fireAt, replacing: nil) }
 
     public func start(_ request: ClaimedRequest, fireAt: String, replacing: UInt32?) -> DeliveryStart {
-        var arguments = ["notify-send", "--app-name=\(appName)", "--urgency=\(urgency ?? request.urgency)"]
+        let actions = offersActions(request)
+        let arguments = self.arguments(request, replacing: replacing, server: actions ? serverName() : nil)
+        var extra: [String: String] = [:]
+        if let busAddress { extra["DBUS_SESSION_BUS_ADDRESS"] = busAddress }
+        switch Spawn.start(arguments, extraEnvironment: extra, captureOutput: actions) {
+        case .success(let child): return .running(child, program: "notify-send", timeoutMilliseconds: 10_000)
+        case .failure(let failure): return .finished(error: "cannot run \(failure.why)")
+        }
+    }
+
+    /// notify-send's command line for a request; `server` (GetServerInformation's name) picks the actions
+    /// of one that offers them.
+    func arguments(_ request: ClaimedRequest, replacing: UInt32?, server: String?) -> [String] {
+        // No expiry (0; notify-send sends -1, the server's default, without it): the reminder stays until
+        // answered, dismissed, replaced by the next one or closed when its day is opened. dunst's default
+        // took it off after 10 s, its answers with it. GNOME Shell ignores the request (its tray keeps it).
+        var arguments = ["notify-send", "--app-name=\(appName)", "--urgency=\(urgency ?? request.urgency)", "--expire-time=0"]
         // One study reminder on screen at a time: a new one takes the place of the last still showing.
         if let replacing { arguments.append("--replace-id=\(replacing)") }
-        let actions = offersActions(request)
-        if actions {
+        if offersActions(request) {
             // notify-send prints the id once shown, then the key of the action chosen, and exits when the
             // bubble closes. stdbuf: line by line, not when it exits, since stdout is a pipe.
             arguments = ["stdbuf", "-oL"] + arguments + ["--print-id"]
-                + Self.actionArguments(server: serverName(), snooze: SettingKey.formatDuration(request.snoozeMilliseconds))
+                + Self.actionArguments(server: server, snooze: SettingKey.formatDuration(request.snoozeMilliseconds))
         }
         let icon = Self.iconArgument(icon ?? request.icon, environment: environment)
         if !icon.isEmpty { arguments.append("--icon=\(icon)") }
@@ -92,12 +107,7 @@ public struct NotifySink: DeliverySink {
         // body is markup for servers with "body-markup" (dunst, GNOME Shell, Plasma, mako ...): a body
         // is text here, so it is escaped, or "Tom & Jerry" or "<b>" would break or vanish.
         arguments += ["--", request.title, Self.markupEscaped(request.body)]
-        var extra: [String: String] = [:]
-        if let busAddress { extra["DBUS_SESSION_BUS_ADDRESS"] = busAddress }
-        switch Spawn.start(arguments, extraEnvironment: extra, captureOutput: actions) {
-        case .success(let child): return .running(child, program: "notify-send", timeoutMilliseconds: 10_000)
-        case .failure(let failure): return .finished(error: "cannot run \(failure.why)")
-        }
+        return arguments
     }
 
     /// Servers that show the "default" action (a click on the bubble) as an entry or button of its own:

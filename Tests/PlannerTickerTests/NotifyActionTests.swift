@@ -1,3 +1,4 @@
+import PlannerCore
 import Testing
 @testable import PlannerStore
 @testable import PlannerTicker
@@ -41,5 +42,26 @@ import Testing
         #expect(NotifySink.firstString(inReply: reply) == "Xfce Notify Daemon")
         #expect(NotifySink.firstString(inReply: "   string \"\"\n") == "")
         #expect(NotifySink.firstString(inReply: "Error org.freedesktop.DBus.Error.NoReply\n") == nil)
+    }
+
+    /// Every reminder asks for no expiry (`--expire-time=0`; without it notify-send sends -1, the server's
+    /// default: dunst took the reminder and its answers away after 10 s). Study reminders of a live ticker,
+    /// plain one-offs and `tick --once`'s reminders alike.
+    @Test func everyReminderAsksForNoExpiry() {
+        let sink = { (answerable: Bool) in
+            NotifySink(appName: "planner", urgency: nil, icon: nil, busAddress: nil, answerable: answerable, environment: { _ in nil })
+        }
+        let slot = ClaimedRequest(rowID: 1, identifier: "Noti_Slot", fireAt: Instant(milliseconds: 0), title: "Time to study?",
+                                  body: "A & B", kind: .slot)
+        let oneoff = ClaimedRequest(rowID: 2, identifier: "Dentist", fireAt: Instant(milliseconds: 0), title: "-Dentist",
+                                    body: "", kind: .oneoff, urgency: "low")
+        #expect(sink(true).arguments(slot, replacing: 7, server: "dunst") == [
+            "stdbuf", "-oL", "notify-send", "--app-name=planner", "--urgency=normal", "--expire-time=0", "--replace-id=7",
+            "--print-id", "--action=default=Start studying", "--action=later=Snooze 15m", "--", "Time to study?", "A &amp; B",
+        ])
+        #expect(sink(true).arguments(oneoff, replacing: nil, server: nil)
+                == ["notify-send", "--app-name=planner", "--urgency=low", "--expire-time=0", "--", "-Dentist", ""])
+        #expect(sink(false).arguments(slot, replacing: nil, server: nil)
+                == ["notify-send", "--app-name=planner", "--urgency=normal", "--expire-time=0", "--", "Time to study?", "A &amp; B"])
     }
 }

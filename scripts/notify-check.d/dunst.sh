@@ -46,7 +46,16 @@ labels=$(sed 's/ (.*//' "$WORK/menu.txt")
 [[ $labels == $'#Start studying\n#Snooze 1m' ]] || fail "the menu offered: $(cat "$WORK/menu.txt")"
 say "context menu: $(echo $labels)"
 check_snoozed 60000
-# The reminder comes back a minute later, on screen again.
+# 3. While it is away (a minute), a reminder of a run of its own: still on screen 30 s after delivery (dunst's
+# default timeout for normal urgency is 10 s; the reminder asks for none), then answered: Start studying.
+snoozed=("$RUN" "$ID" "$TICKER"); TICKER=
+start_run stay
+check_stays 30 shown
+dunstctl action 0
+check_started default
+kill "$TICKER"
+RUN=${snoozed[0]} ID=${snoozed[1]} TICKER=${snoozed[2]}
+# The snoozed reminder comes back a minute after Snooze, on screen again.
 twice() { [[ $(sql "SELECT count(*) FROM request WHERE identifier = '$ID' AND state = 'delivered'") == 2 ]]; }
 wait_for 75 "the snoozed reminder again" twice
 wait_for 5 "the snoozed reminder on screen" shown

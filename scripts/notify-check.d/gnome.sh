@@ -80,3 +80,18 @@ wait_for 5 "the banner's buttons" button_drawn "Snooze 15m"
 sleep 0.5   # the expansion's animation: the buttons in their place
 click_button "Snooze 15m"
 check_snoozed 900000
+
+# 3. Not answered, the user at the desk (the pointer moving, never on the banner): the banner goes after a few
+# seconds and the reminder stays in the shell's notification list, its notify-send still waiting for the answer.
+# GNOME Shell 43 ignores the no-expiry request (notificationDaemon.js never reads it); while nobody is at the desk
+# the banner itself stays (messageTray.js hides it only if the user was active).
+eval_js "$POINTER pointer.notify_absolute_motion(GLib.get_monotonic_time(), 20, 780); 1" >/dev/null
+start_run tray
+in_tray() {
+    eval_js "$POINTER pointer.notify_absolute_motion(GLib.get_monotonic_time(), 20 + Math.random(), 780);
+        if (Main.messageTray._banner) throw new Error('a banner');
+        if (!Main.messageTray.getSources().some(s => s.notifications.some(n => n.title === 'Time to study?'))) throw new Error('not listed'); 1" >/dev/null
+}
+wait_for 15 "the banner gone and the reminder in the notification list" in_tray
+pgrep -u "$(id -u)" -x notify-send >/dev/null || fail "the reminder's notify-send ended"
+say "banner gone, reminder in the notification list $(tenths $(($(date +%s%3N) - $(sql "SELECT delivered_at_ms FROM request WHERE identifier = '$ID' AND state = 'delivered'")))) s after delivery, its notify-send waiting"

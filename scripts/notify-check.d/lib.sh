@@ -90,6 +90,24 @@ start_run() {
 }
 
 answered() { [[ $(sql "SELECT count(*) FROM notification_action") == 1 ]]; }
+# No notify-send of this user left running: an answered reminder's has ended (nothing piles up).
+none_waiting() { ! pgrep -u "$(id -u)" -x notify-send >/dev/null; }
+
+# check_stays SECONDS SHOWN...: this run's reminder still on screen SECONDS after its delivery (it asks for no
+# expiry), the command SHOWN tried every half second; else says when it left the screen.
+check_stays() {
+    local seconds=$1 delivered now seen=0; shift
+    delivered=$(sql "SELECT delivered_at_ms FROM request WHERE identifier = '$ID' AND state = 'delivered' ORDER BY id DESC LIMIT 1")
+    [[ -n $delivered ]] || fail "$ID not delivered"
+    # The last Notify call's expire_timeout (its one int32 at the top level): -1 is the server's default, 0 none.
+    say "expire_timeout sent: $(awk '/member=Notify/ { t = "" } /^   int32 / { t = $2 } END { print t }' "$WORK/notify.txt")"
+    while now=$(($(date +%s%3N) - delivered)); "$@" >/dev/null 2>&1; do
+        ((now < seconds * 1000)) || { say "still on screen $(tenths "$now") s after delivery"; return; }
+        seen=$now; sleep 0.5
+    done
+    fail "the reminder left the screen between $(tenths "$seen") and $(tenths "$now") s after delivery (asked to stay: ${seconds} s)"
+}
+tenths() { printf '%d.%d' $(($1 / 1000)) $(($1 % 1000 / 100)); }
 
 # After "Start studying" (recorded as KEY: default or start): the day opened like `planner open`, the rest of
 # today's reminders cancelled.
@@ -104,6 +122,7 @@ check_started() {
     [[ $left == 0 ]] || fail "$left of today's slots still pending after Start studying"
     outcome=$(sql "SELECT outcome FROM notification_action")
     [[ $outcome == "opened $day"* ]] || fail "outcome: $outcome"
+    wait_for 5 "the answered reminder's notify-send to end" none_waiting
     say "Start studying -> $key: $outcome"
 }
 
@@ -116,6 +135,7 @@ check_snoozed() {
     local delay
     delay=$(sql "SELECT r.fire_at_ms - a.at_ms FROM request r, notification_action a WHERE r.identifier = '$ID' AND r.state = 'pending'")
     [[ -n $delay ]] && ((delay > snooze_ms - 1000 && delay < snooze_ms + 1000)) || fail "no pending reminder ${snooze_ms} ms after the answer (got '$delay')"
+    wait_for 5 "the answered reminder's notify-send to end" none_waiting
     say "Snooze -> snooze: $(sql "SELECT outcome FROM notification_action")"
 }
 

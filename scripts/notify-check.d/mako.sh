@@ -32,9 +32,11 @@ makoctl menu "$WORK/picker"
 say "makoctl menu: $(tr '\n' '|' <"$WORK/menu.txt")"
 check_started default
 
-# 2. Snooze with makoctl invoke, by the notification's id.
+# 2. Still on screen 30 s after delivery (mako: the reminder asks for no expiry), then Snooze with makoctl invoke,
+# by the notification's id.
 start_run snooze
 wait_for 5 "the reminder on screen" shown
+check_stays 30 shown
 id=$(makoctl list | jq -r '.data[0][0].id.data')
 makoctl invoke -n "$id" later
 check_snoozed 900000
