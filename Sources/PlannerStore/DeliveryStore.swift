@@ -54,6 +54,9 @@ public struct HistoryEntry: Sendable {
     public var error: String?
     /// An app-open (state `opened`), not a request: `fireAt` is when it happened.
     public var isOpen = false
+    /// The other device an answer or an open came from (through the sync folder): its name, else its id;
+    /// nil when it happened on this one.
+    public var device: String?
 
     /// What happened to the user (shown, answered, missed, failed, studying started), as opposed to the
     /// plan's bookkeeping (retired, displaced, cancelled, replaced, skipped, paused, delivering).
@@ -332,16 +335,34 @@ extension PlannerDatabase {
         try read {
             // Answers to reminders are entries too (state `answered`, the action and what it did as reason),
             // after the delivery they answer when both have the same time; an open after the answer it came from.
+            // An answer or an open made on another device names it (as the events and app_open_events views do):
+            // its opens are app_open rows of its events; its snoozes are only events here (notification_action
+            // holds this device's answers), shown at the time of the same reminder here if it was due within
+            // the day before (a snooze answers a reminder on screen), else at the answer's.
             let stmt = try connection.prepare("""
-                SELECT identifier, kind, fire_at_ms, state, changed_at_ms, delivered_at_ms, reason, error, id, 0
+                SELECT identifier, kind, fire_at_ms, state, changed_at_ms, delivered_at_ms, reason, error, id, 0, NULL
                 FROM request WHERE state <> 'pending' AND (?2 OR state IN ('delivered', 'missed', 'failed'))
                 UNION ALL
-                SELECT a.identifier, r.kind, r.fire_at_ms, 'answered', a.at_ms, NULL, a.action || ': ' || a.outcome, NULL, a.id, 1
+                SELECT a.identifier, r.kind, r.fire_at_ms, 'answered', a.at_ms, NULL, a.action || ': ' || a.outcome, NULL, a.id, 1, NULL
                 FROM notification_action a JOIN request r ON r.id = a.request_id
                 UNION ALL
-                SELECT origin, 'open', opened_at_ms, 'opened', opened_at_ms, NULL,
-                       'study day ' || local_date || ': cancelled ' || cancelled || ' of its reminders', NULL, id, 2
-                FROM app_open
+                SELECT s.identifier, coalesce(r.kind, CASE WHEN s.identifier LIKE '%\\_snoozed' ESCAPE '\\' THEN 'oneoff' ELSE 'slot' END),
+                       coalesce(r.fire_at_ms, s.at_ms), 'answered', s.at_ms, NULL,
+                       'snooze', NULL, 0, 1, s.device
+                FROM (SELECT substr(e.payload, 12, instr(e.payload, ' ') - 12) AS identifier, e.at_ms,
+                             coalesce(nullif(d.name, ''), e.device) AS device
+                      FROM event e LEFT JOIN device d ON d.id = e.device
+                      WHERE e.kind = 'snooze' AND e.payload LIKE 'identifier=% %' AND e.device <> ''
+                        AND coalesce(d.is_self, 0) = 0) s
+                LEFT JOIN request r ON r.id = (SELECT id FROM request WHERE identifier = s.identifier
+                                               AND fire_at_ms BETWEEN s.at_ms - 86400000 AND s.at_ms
+                                               ORDER BY fire_at_ms DESC LIMIT 1)
+                UNION ALL
+                SELECT o.origin, 'open', o.opened_at_ms, 'opened', o.opened_at_ms, NULL,
+                       'study day ' || o.local_date || ': cancelled ' || o.cancelled || ' of its reminders', NULL, o.id, 2,
+                       CASE WHEN e.device IS NULL OR e.device = '' OR d.is_self = 1 THEN NULL
+                            ELSE coalesce(nullif(d.name, ''), e.device) END
+                FROM app_open o LEFT JOIN event e ON e.id = o.event_id LEFT JOIN device d ON d.id = e.device
                 ORDER BY 5 DESC, 10 DESC, 9 DESC LIMIT ?1
                 """)
             try stmt.bind([.integer(Int64(limit)), .integer(all ? 1 : 0)])
@@ -353,7 +374,7 @@ extension PlannerDatabase {
                     changedAt: Instant(milliseconds: stmt.int64(4)),
                     deliveredAt: stmt.isNull(5) ? nil : Instant(milliseconds: stmt.int64(5)),
                     reason: stmt.isNull(6) ? nil : stmt.text(6), error: stmt.isNull(7) ? nil : stmt.text(7),
-                    isOpen: stmt.int64(9) == 2))
+                    isOpen: stmt.int64(9) == 2, device: stmt.isNull(10) ? nil : stmt.text(10)))
             }
             let bookkeeping = all ? 0 : try connection.integer(
                 "SELECT count(*) FROM request WHERE state NOT IN ('pending', 'delivered', 'missed', 'failed')") ?? 0

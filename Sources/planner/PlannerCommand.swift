@@ -12,8 +12,10 @@ struct PlannerCommand: ParsableCommand {
         abstract: "Weekday study reminders in a SQLite database: the iOS local-notification model on a Linux account.",
         discussion: """
             Every 30 minutes, 09:30-21:30, Monday to Friday (by default; see `planner config`), a reminder is \
-            planned, at most 64 pending at a time. `planner open` (from your login script) cancels the rest \
-            of today's; `planner refill` (from cron) keeps the plan topped up; `planner tick` delivers each reminder \
+            planned, at most 64 pending at a time. Starting to study cancels the rest of today's: "Start \
+            studying" on a reminder, the launcher, or `planner study` (`planner open` records it and runs \
+            nothing). Logging in does not, unless `planner setup --login-hook` (for an account used only for \
+            study). `planner refill` (from cron) keeps the plan topped up; `planner tick` delivers each reminder \
             at its time. Inspect it all with sqlite3.
 
             Every subcommand takes --db PATH (else $PLANNER_DB, else $XDG_DATA_HOME/planner/planner.db, else \

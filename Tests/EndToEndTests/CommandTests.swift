@@ -152,4 +152,21 @@ import Testing
         #expect(version.status == 0)
         #expect(version.out.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").count == 3)
     }
+
+    /// The help says what the README says (issue 30): logging in does not close the day; "Start studying",
+    /// the launcher or `planner study` does, and `open --login` is for an account used only for study.
+    @Test func theHelpSaysWhatClosesTheDay() throws {
+        let h = try Harness()
+        let help = try h.planner(["--help"]).out
+        let open = try h.planner(["open", "--help"]).out
+        for text in [help, open] {
+            let words = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            #expect(!words.contains("from your login script") && !words.contains("Run it from your login"), "\(text)")
+            #expect(words.contains("Start studying") && words.contains("planner study"), "\(text)")
+            #expect(words.contains("setup --login-hook"), "\(text)")
+        }
+        // Like the other help texts, the overview fits 80 columns (ArgumentParser wraps it there).
+        #expect(help.split(separator: "\n").allSatisfy { $0.count <= 80 }, "\(help)")
+        #expect(open.split(separator: "\n").filter { !$0.hasPrefix("USAGE:") }.allSatisfy { $0.count <= 80 }, "\(open)")
+    }
 }

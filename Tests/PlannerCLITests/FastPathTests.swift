@@ -100,3 +100,13 @@ func declaredVersion() throws -> String {
     let after = try #require(source.components(separatedBy: marker).dropFirst().first, "no \(marker) in \(path)")
     return String(after.prefix { $0 != "\"" })
 }
+
+/// `planner devices`' clock offset: under 2 s is the sync engine's carriage, not the clocks (issue 30).
+@Suite struct DeviceOffsetTests {
+    @Test(arguments: [(Int64(0), "in step"), (-1_005, "in step"), (-1_999, "in step"), (1_999, "in step"),
+                      (-2_000, "-2s (at most)"), (2_400, "+2s (at most)"), (-41_400, "-41s (at most)"),
+                      (-3_725_000, "-1h2m (at most)")])
+    func offset(_ ms: Int64, _ text: String) {
+        #expect(Devices.offset(ms) == text)
+    }
+}

@@ -10,7 +10,8 @@ struct History: ParsableCommand {
         discussion: """
             Most recent first. --all adds the plan's own bookkeeping: requests cancelled by an open, displaced \
             beyond the 64, replaced, skipped, paused or retired when the plan changed (one change of interval \
-            can leave a hundred of these). --json prints the same rows as the text, each with "bookkeeping": true or false. \
+            can leave a hundred of these). --json prints the same rows as the text, each with "bookkeeping": true or false \
+            and "device": the other device an answer or open came from (its name, else its id), or null for this one. \
             The same rows are in the request_history, delivered_notifications and notification_actions views, \
             and the opens in app_open.
             """)
@@ -41,6 +42,7 @@ struct History: ParsableCommand {
                     ("reason", e.reason.map(Formatting.json) ?? "null"),
                     ("error", e.error.map(Formatting.json) ?? "null"),
                     ("bookkeeping", e.happenedToTheUser ? "false" : "true"),
+                    ("device", e.device.map(Formatting.json) ?? "null"),
                 ])
             }
             print(objects.isEmpty ? "[]" : "[\n  " + objects.joined(separator: ",\n  ") + "\n]")
@@ -57,7 +59,10 @@ struct History: ParsableCommand {
             var detail = e.reason ?? ""
             if let late = lateness(e) { detail = "\(late) ms late" }
             if let error = e.error { detail = error }
-            return [e.isOpen ? History.openedBy(e.identifier) : e.identifier, Formatting.wallTime(e.fireAt, in: ctx.zone), e.state, detail]
+            // Made on another device: an open says who opened where, an answer how and where.
+            let elsewhere = e.device.map { " on " + $0 } ?? ""
+            return [e.isOpen ? History.openedBy(e.identifier) + elsewhere : e.identifier, Formatting.wallTime(e.fireAt, in: ctx.zone),
+                    e.state, e.isOpen ? detail : detail + elsewhere]
         }
         print(Formatting.table(rows))
         if let hidden { print(hidden) }

@@ -7,7 +7,9 @@ struct Open: ParsableCommand {
         commandName: "open",
         abstract: "Record that the app was opened: cancel the rest of today's reminders, then refill.",
         discussion: """
-            Run it from your login script. One transaction: the event is recorded, every still-pending study \
+            Records that you started studying, as "Start studying" on a reminder, the launcher and planner \
+            study do (they also run your study program; open runs nothing). Logging in does not close the day \
+            unless --login runs at login (below). One transaction: the event is recorded, every still-pending study \
             slot of today's study day is cancelled (past ones not yet delivered too), and the plan is refilled \
             without it. Idempotent; on a weekend it cancels nothing. One-off requests are kept. A study day is \
             its date, unless the window crosses midnight (window 20:00-01:30): then it lasts until one \
@@ -31,7 +33,7 @@ struct Open: ParsableCommand {
 
     @OptionGroup var common: CommonOptions
     @OptionGroup var change: PlanChangeOptions
-    @Flag(name: .long, help: "Once per login session (for a login script).") var login = false
+    @Flag(name: .long, help: "Once per login session (for the login hook of an account used only for study).") var login = false
 
     var options: PlanCommandOptions {
         var options = PlanCommandOptions(common, change)

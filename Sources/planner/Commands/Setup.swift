@@ -4,7 +4,7 @@ import PlannerCommands
 struct Setup: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "setup",
-        abstract: "Set up login open, refill schedule, ticker, completions and manual in one step.",
+        abstract: "Set up the ticker, refill schedule, launcher, completions and manual in one step.",
         discussion: """
             Without an option, prints what it would do. --install does it, idempotently: the live ticker started \
             with your desktop session (an autostart entry, and where a systemd user manager runs, a service bound \
