@@ -82,7 +82,7 @@ import Testing
         try run(h)
         let units = h.home + "/.config/systemd/user/"
         let lines = h.process.lines
-        #expect(lines.contains("  create \(units)planner-calendar.service: vdirsyncer sync, planner sync, vdirsyncer sync (run by the timer and the path unit)"))
+        #expect(lines.contains("  create \(units)planner-calendar.service: planner calendar-sync: vdirsyncer sync, planner sync, vdirsyncer sync (run by the ticker, the timer and the path unit)"))
         #expect(lines.contains("  create \(units)planner-calendar.timer: the calendar sync schedule (systemd user timer)"))
         #expect(lines.contains("  create \(units)planner-calendar.path: sync when the calendar folder changes (systemd path unit)"))
         #expect(lines.contains("  run systemctl --user enable --now planner-calendar.timer planner-calendar.path"))
@@ -96,11 +96,11 @@ import Testing
         let units = h.home + "/.config/systemd/user/"
         let service = try #require(readFile(units + "planner-calendar.service"))
         let exec = service.split(separator: "\n").filter { $0.hasPrefix("ExecStart=") }
-        // vdirsyncer first (the phone's ticks come in), planner sync applies them on setup's database, and
-        // vdirsyncer again carries out the day's removals (writes during the run do not re-fire the path unit).
-        #expect(exec == ["ExecStart=\"\(h.bin)/vdirsyncer\" -v warning sync",
-                         "ExecStart=\"/opt/test/bin/planner\" sync --db \"\(h.db)\"",
-                         "ExecStart=\"\(h.bin)/vdirsyncer\" -v warning sync"])
+        // One job (calendar-sync: vdirsyncer, the phone's ticks applied on setup's database, vdirsyncer again),
+        // the same the ticker and cron run; the ticker starts this unit (it has the network).
+        #expect(exec == ["ExecStart=\"/opt/test/bin/planner\" calendar-sync --db \"\(h.db)\" --vdirsyncer \"\(h.bin)/vdirsyncer\""])
+        let tick = try #require(readFile(units + "planner-tick.service"))
+        #expect(tick.contains(" tick --unless-running --calendar-job \"systemd\" --db "))
         #expect(service.contains("RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6"))
         let path = try #require(readFile(units + "planner-calendar.path"))
         #expect(path.contains("\nPathChanged=\(h.folder)\n"))
@@ -114,11 +114,14 @@ import Testing
 
         try run(h, uninstall: true, calendar: false)
         #expect(h.process.ran.contains(["systemctl", "--user", "disable", "--now", "planner-calendar.timer", "planner-calendar.path"]))
-        // The database setup's refill made stays (as every uninstall keeps it); everything else is as before.
+        // The database setup's refill made stays (as every uninstall keeps it); the planner's items leave the
+        // calendar folder (the phone stops ringing once that is carried out); everything else is as before.
         var after = snapshot(h.home)
         after["p.db"] = before["p.db"]
-        #expect(after.keys.sorted() == before.keys.sorted())
-        #expect(after == before)
+        #expect(before.keys.contains { $0.hasPrefix("calendars/planner/planner-") })
+        let kept = before.filter { !$0.key.hasPrefix("calendars/planner/planner-") }
+        #expect(after.keys.sorted() == kept.keys.sorted())
+        #expect(after == kept)
     }
 
     @Test func withoutAUserManagerTheJobIsOneMoreLineInThePlannersCronBlock() throws {
@@ -131,10 +134,10 @@ import Testing
         let cron = try #require(items.first { $0.kind == .crontab })
         let lines = cron.content.split(separator: "\n")
         #expect(lines.dropLast() == (try #require(plain.first { $0.kind == .crontab })).content.split(separator: "\n"))
-        // cron reads % as a line break: escaped; vdirsyncer's configuration passed on; quiet unless it warns.
-        let sync = "VDIRSYNCER_CONFIG='/home/u/v.conf' '/usr/bin/vdirsyncer' -v warning sync"
-        #expect(lines.last == "*/15 * * * * \(sync) && '/opt/p\\%/planner' sync --db '/home/u/p.db' >/dev/null && \(sync)")
-        // The login item is the same as without --calendar.
-        #expect(items.first == plain.first)
+        // cron reads % as a line break: escaped; vdirsyncer's configuration passed on; quiet unless it fails.
+        #expect(lines.last == "*/15 * * * * VDIRSYNCER_CONFIG='/home/u/v.conf' '/opt/p\\%/planner' calendar-sync --quiet --db '/home/u/p.db' --vdirsyncer '/usr/bin/vdirsyncer'")
+        // The autostarted ticker carries the calendar itself, with the same configuration.
+        let autostart = try #require(items.first { $0.path.hasSuffix("/autostart/planner-tick.desktop") })
+        #expect(autostart.content.contains("\nExec=/usr/bin/env \"VDIRSYNCER_CONFIG=/home/u/v.conf\" \"/opt/p%%/planner\" tick --unless-running --calendar-job /usr/bin/vdirsyncer --db /home/u/p.db\n"), "\(autostart.content)")
     }
 }
