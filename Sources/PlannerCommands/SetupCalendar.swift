@@ -70,7 +70,7 @@ extension SetupCommand {
             if let failure = report.failure {
                 ctx.output.line("the first calendar sync failed: \(failure); run planner calendar-sync to try again (vdirsyncer sync shows it whole)")
             } else {
-                ctx.output.line("calendar synced with the server: vdirsyncer copied \(report.copied) item\(report.copied == 1 ? "" : "s"), updated \(report.updated), deleted \(report.deleted)")
+                ctx.output.line("calendar synced with the server: vdirsyncer copied \(report.copied) item\(report.copied == 1 ? "" : "s") between the folder and the server, updated \(report.updated), deleted \(report.deleted)")
             }
         } catch {
             ctx.output.line("the first calendar sync failed: \(error.message); run planner calendar-sync to try again")

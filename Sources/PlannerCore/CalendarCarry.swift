@@ -23,7 +23,8 @@ public enum CalendarCarry {
     public static func nextPoll(firstReminder: Instant?, lastStart: Instant?, failed: Bool, now: Instant) -> Instant? {
         guard let firstReminder else { return nil }
         let opens = firstReminder - leadMilliseconds
-        guard let lastStart else { return Swift.max(opens, now) }
+        // A clock set back since the last run must not hold the next one back by as much.
+        guard let lastStart, lastStart <= now else { return Swift.max(opens, now) }
         let next = lastStart + (failed ? afterFailureMilliseconds : pollEveryMilliseconds)
         return Swift.max(opens, next)
     }
