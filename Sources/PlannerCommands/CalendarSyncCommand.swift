@@ -1,6 +1,7 @@
 import Glibc
 import PlannerCore
 import PlannerStore
+import PlannerSystem
 import PlannerTicker
 
 /// `planner calendar-sync`: the one job that carries the calendar folder to the CalDAV server and back —
@@ -34,7 +35,7 @@ public enum CalendarSyncCommand {
     }
 
     /// How long one vdirsyncer run may take before it is killed, and how long a run waits for another's lock.
-    static let runLimitMilliseconds: Int64 = 300_000
+    public static let runLimitMilliseconds: Int64 = 300_000
     static let lockWaitMilliseconds: Int64 = 120_000
 
     /// Lines from vdirsyncer's `-v info` log, counted (vdirsyncer 0.19's wording).
@@ -71,11 +72,21 @@ public enum CalendarSyncCommand {
     /// vdirsyncer refuses to empty a whole calendar on the other side without it.
     /// The caller holds the job's lock (`lockJob`) from before it emptied the folder: a job under way
     /// (the ticker's, left running when it stopped) would otherwise write the folder again in between.
-    public static func carryOut(_ ctx: RunContext, vdirsyncer: String?, forceDelete: Bool) throws(PlannerError) -> Report {
+    public static func carryOut(_ ctx: RunContext, vdirsyncer: String?, forceDelete: Bool,
+                                limitMilliseconds: Int64 = runLimitMilliseconds) throws(PlannerError) -> Report {
         let vdirsyncer = try program(vdirsyncer, ctx)
         var report = Report()
-        _ = sync(vdirsyncer, forceDelete: forceDelete, into: &report)
+        _ = sync(vdirsyncer, forceDelete: forceDelete, limitMilliseconds: limitMilliseconds, into: &report)
         return report
+    }
+
+    /// Whether vdirsyncer is installed and configured for this user (its configuration file exists).
+    public static func vdirsyncerReady(_ ctx: RunContext) -> Bool {
+        guard SetupCommand.programOnPath("vdirsyncer", path: ctx.environment("PATH")) != nil,
+              let home = try? DatabaseLocation.home(environment: ctx.environment) else { return false }
+        let explicit = ctx.environment("VDIRSYNCER_CONFIG").flatMap { $0.isEmpty ? nil : $0 }
+        let configHome = ctx.environment("XDG_CONFIG_HOME").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
+        return SetupFiles.exists(explicit ?? SetupCommand.vdirsyncerConfig(home: home, configHome: configHome))
     }
 
     static func program(_ given: String?, _ ctx: RunContext) throws(PlannerError) -> String {
@@ -86,7 +97,9 @@ public enum CalendarSyncCommand {
     }
 
     /// One job at a time per database: the lock beside it, waited for (a run takes seconds).
-    public static func lockJob(database: String) throws(PlannerError) -> Int32 {
+    public static func lockJob(database given: String) throws(PlannerError) -> Int32 {
+        // One lock whatever path named the database (the ticker passes it resolved, cron as setup wrote it).
+        let database = realpath(given, nil).map { p in defer { free(p) }; return String(cString: p) } ?? given
         let lock = try TickerLock.openOwn(database + ".calendar.lock", what: "the calendar sync lock")
         var waited: Int64 = 0
         while flock(lock, LOCK_EX | LOCK_NB) != 0 {
@@ -101,10 +114,11 @@ public enum CalendarSyncCommand {
     }
 
     /// One `vdirsyncer sync`, counted into `report`; false when it failed (`report.failure` says how).
-    static func sync(_ vdirsyncer: String, forceDelete: Bool, into report: inout Report) -> Bool {
+    static func sync(_ vdirsyncer: String, forceDelete: Bool, limitMilliseconds: Int64 = runLimitMilliseconds,
+                     into report: inout Report) -> Bool {
         report.runs += 1
         let arguments = [vdirsyncer, "-v", "info", "sync"] + (forceDelete ? ["--force-delete"] : [])
-        let (outcome, output) = Spawn.run(arguments, timeoutMilliseconds: runLimitMilliseconds)
+        let (outcome, output) = Spawn.run(arguments, timeoutMilliseconds: limitMilliseconds)
         count(output, into: &report)
         // vdirsyncer 0.19 exits 0 when a pair failed: it logs "error:" and "critical:" lines.
         let failed = output.split(separator: "\n").filter { $0.hasPrefix("error:") || $0.hasPrefix("critical:") }
@@ -114,7 +128,7 @@ public enum CalendarSyncCommand {
         switch outcome {
         case .exited(let code): how = "exited \(code)"
         case .signalled(let signal): how = "was killed by signal \(signal)"
-        case .timedOut: how = "took over \(runLimitMilliseconds / 1000) s and was stopped"
+        case .timedOut: how = "took over \(limitMilliseconds / 1000) s and was stopped"
         case .couldNotStart(let why): how = "could not start (\(why))"
         case .interrupted: how = "was interrupted"
         }

@@ -59,12 +59,25 @@ public enum ConfigCommand {
         guard let old = try context.database.settingRows().first(where: { $0.key == .calendarFolder })?.value,
               !old.isEmpty, old != next else { return }
         do {
+            // The job's lock first: a calendar-sync under way would write the folder again in between.
+            let lock = try CalendarSyncCommand.lockJob(database: context.database.path)
+            defer { close(lock) }
             let (removed, left) = try context.database.emptyCalendarFolder(old, now: context.now)
             guard removed > 0 else { return }
-            let carry = left == 0
-                ? "vdirsyncer sync --force-delete carries that to the server (plain vdirsyncer sync refuses to empty a calendar)"
-                : "the next vdirsyncer sync (planner calendar-sync) carries that to the server"
-            ctx.output.notice("removed \(removed) of the planner's items from the old calendar folder \(old): \(carry)")
+            // vdirsyncer refuses to empty a whole calendar on the server without --force-delete: given only
+            // when the planner's items were all the folder held.
+            let force = left == 0 ? " --force-delete" : ""
+            guard CalendarSyncCommand.vdirsyncerReady(ctx) else {
+                ctx.output.notice("removed \(removed) of the planner's items from the old calendar folder \(old): vdirsyncer sync\(force) carries that to the server")
+                return
+            }
+            // Once, now, so the phone stops ringing; bounded: a config command does not wait on a server for long.
+            let report = try CalendarSyncCommand.carryOut(ctx, vdirsyncer: nil, forceDelete: left == 0, limitMilliseconds: 30_000)
+            if let failure = report.failure {
+                ctx.output.notice("removed \(removed) of the planner's items from the old calendar folder \(old), but carrying that to the server failed: \(failure); run vdirsyncer sync\(force) to finish")
+            } else {
+                ctx.output.notice("removed \(removed) of the planner's items from the old calendar folder \(old) and from the server (vdirsyncer deleted \(report.deleted))")
+            }
         } catch {
             ctx.output.notice("warning: could not take the planner's items out of the old calendar folder \(old): \(error); delete its planner-*.ics files by hand")
         }

@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+
+/// Issue 30: the documented order works — `config set calendar-folder` makes the folder (it did not: a
+/// warning, and vdirsyncer then uploaded nothing) — and a folder given up is emptied of the planner's items
+/// (the phone kept ringing), the user's own left byte for byte.
+@Suite struct CalendarFolderSettingTests {
+    @Test func settingAFolderThatDoesNotExistMakesItPrivateAndFillsIt() throws {
+        let h = try Harness()
+        let folder = h.dir + "/not/yet/planner"
+        let r = try h.planner(["config", "set", "calendar-folder", folder, "--db", h.db, "--now", "2026-11-23T12:10"])
+        #expect(r.status == 0)
+        #expect(r.err.isEmpty, "\(r.err)")
+        var info = stat()
+        #expect(stat(folder, &info) == 0 && info.st_mode & 0o777 == 0o700)
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder)
+        #expect(names.filter { $0.hasPrefix("planner-") && $0.hasSuffix(".ics") }.count > 50)
+    }
+
+    @Test func aFolderGivenUpIsEmptiedOfThePlannersItemsOnly() throws {
+        let h = try Harness()
+        let old = h.dir + "/old", next = h.dir + "/next"
+        let set = try h.planner(["config", "set", "calendar-folder", old, "--db", h.db, "--now", "2026-11-23T12:10"])
+        #expect(set.status == 0)
+        let own = Data("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:mine\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n".utf8)
+        #expect(FileManager.default.createFile(atPath: old + "/mine.ics", contents: own))
+        for (args, folder) in [(["set", "calendar-folder", next], old), (["reset", "calendar-folder"], next)] {
+            let r = try h.planner(["config"] + args + ["--db", h.db, "--now", "2026-11-23T12:20"], env: ["PATH": "/nonexistent"])
+            #expect(r.status == 0, "\(r.err)")
+            #expect(r.err.contains("of the planner's items from the old calendar folder \(folder)"), "\(r.err)")
+            let left = try FileManager.default.contentsOfDirectory(atPath: folder)
+            #expect(left.filter { $0.hasPrefix("planner-") }.isEmpty, "\(left.prefix(3))")
+        }
+        #expect(FileManager.default.contents(atPath: old + "/mine.ics") == own)
+    }
+}
