@@ -52,10 +52,18 @@ public enum CalendarSyncCommand {
         let vdirsyncer = try program(options.vdirsyncer, ctx)
         let lock = try lockJob(database: setting.path)
         defer { close(lock) }
+        let context = try setting.open()
+        guard let folder = try context.database.settingRows().first(where: { $0.key == .calendarFolder })?.value, !folder.isEmpty else {
+            throw .usage("calendar-folder is not set: run planner config set calendar-folder FOLDER (the folder vdirsyncer syncs), then planner calendar-sync again")
+        }
+        // One line and a failure, not a warning at every run (cron mails each): vdirsyncer would sync nothing.
+        var info = stat()
+        guard stat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+            throw .io("the calendar folder \(folder) is not there (not mounted? removed?): planner config set calendar-folder \(folder) makes it again")
+        }
         var report = Report()
         let first = sync(vdirsyncer, forceDelete: options.forceDelete, into: &report)
         // What the phone ticked is in the folder now (or was already): applied, and the folder written again.
-        let context = try setting.open()
         let found = try context.database.sync(now: context.now)
         guard let calendar = found.calendar else {
             throw .usage("calendar-folder is not set: run planner config set calendar-folder FOLDER (the folder vdirsyncer syncs), then planner calendar-sync again")
@@ -68,15 +76,20 @@ public enum CalendarSyncCommand {
     }
 
     /// One `vdirsyncer sync` and nothing of the planner's (setup --uninstall carries out the folder it has
-    /// just emptied: a `planner sync` would write it again). `forceDelete` when nothing is left in it:
-    /// vdirsyncer refuses to empty a whole calendar on the other side without it.
-    /// The caller holds the job's lock (`lockJob`) from before it emptied the folder: a job under way
-    /// (the ticker's, left running when it stopped) would otherwise write the folder again in between.
-    public static func carryOut(_ ctx: RunContext, vdirsyncer: String?, forceDelete: Bool,
+    /// just emptied: a `planner sync` would write it again). The caller holds the job's lock (`lockJob`)
+    /// from before it emptied the folder: a job under way would otherwise write the folder again in between.
+    /// `emptied`: the planner took out everything the folder held. vdirsyncer refuses to empty a whole
+    /// calendar on the other side ("was completely emptied"); only then, and only after that refusal, is it
+    /// run again with `--force-delete`. A folder found empty (an unmounted mount point) is never forced.
+    public static func carryOut(_ ctx: RunContext, vdirsyncer: String?, emptied: Bool,
                                 limitMilliseconds: Int64 = runLimitMilliseconds) throws(PlannerError) -> Report {
         let vdirsyncer = try program(vdirsyncer, ctx)
         var report = Report()
-        _ = sync(vdirsyncer, forceDelete: forceDelete, limitMilliseconds: limitMilliseconds, into: &report)
+        if !sync(vdirsyncer, forceDelete: false, limitMilliseconds: limitMilliseconds, into: &report), emptied,
+           report.failure?.contains("was completely emptied") == true {
+            report.failure = nil
+            _ = sync(vdirsyncer, forceDelete: true, limitMilliseconds: limitMilliseconds, into: &report)
+        }
         return report
     }
 
@@ -101,6 +114,9 @@ public enum CalendarSyncCommand {
         // One lock whatever path named the database (the ticker passes it resolved, cron as setup wrote it).
         let database = realpath(given, nil).map { p in defer { free(p) }; return String(cString: p) } ?? given
         let lock = try TickerLock.openOwn(database + ".calendar.lock", what: "the calendar sync lock")
+        // Inherited by vdirsyncer: a run whose planner was killed still holds the lock until its vdirsyncer
+        // ends, so a second vdirsyncer never runs on the same status folder beside it.
+        _ = fcntl(lock, F_SETFD, 0)
         var waited: Int64 = 0
         while flock(lock, LOCK_EX | LOCK_NB) != 0 {
             guard waited < lockWaitMilliseconds else {

@@ -34,8 +34,9 @@ public enum ConfigCommand {
         let setting = try ctx.resolveSetting(db: db, now: now)
         let context = try setting.open()
         if let folder = values.last(where: { $0.0 == .calendarFolder })?.1 {
-            try leaveCalendarFolder(ctx, context, for: folder)
+            // The new one first: when it cannot be made, the old one is left as it is.
             try makeCalendarFolder(folder)
+            try leaveCalendarFolder(ctx, context, for: folder)
         }
         let decision = try context.database.configure(set: values, reset: [], now: context.now)
         return (decision, verbose ? try setting.context(context.database) : nil)
@@ -57,7 +58,7 @@ public enum ConfigCommand {
     /// that syncs it stops ringing once the calendar job carries that out; the user's own stay.
     static func leaveCalendarFolder(_ ctx: RunContext, _ context: CommandContext, for next: String) throws(PlannerError) {
         guard let old = try context.database.settingRows().first(where: { $0.key == .calendarFolder })?.value,
-              !old.isEmpty, old != next else { return }
+              !old.isEmpty, old != next, !sameFolder(old, next) else { return }
         do {
             // The job's lock first: a calendar-sync under way would write the folder again in between.
             let lock = try CalendarSyncCommand.lockJob(database: context.database.path)
@@ -66,13 +67,13 @@ public enum ConfigCommand {
             guard removed > 0 else { return }
             // vdirsyncer refuses to empty a whole calendar on the server without --force-delete: given only
             // when the planner's items were all the folder held.
-            let force = left == 0 ? " --force-delete" : ""
+            let force = left == 0 ? " (with --force-delete if it refuses to empty the calendar)" : ""
             guard CalendarSyncCommand.vdirsyncerReady(ctx) else {
                 ctx.output.notice("removed \(removed) of the planner's items from the old calendar folder \(old): vdirsyncer sync\(force) carries that to the server")
                 return
             }
             // Once, now, so the phone stops ringing; bounded: a config command does not wait on a server for long.
-            let report = try CalendarSyncCommand.carryOut(ctx, vdirsyncer: nil, forceDelete: left == 0, limitMilliseconds: 30_000)
+            let report = try CalendarSyncCommand.carryOut(ctx, vdirsyncer: nil, emptied: left == 0, limitMilliseconds: 30_000)
             if let failure = report.failure {
                 ctx.output.notice("removed \(removed) of the planner's items from the old calendar folder \(old), but carrying that to the server failed: \(failure); run vdirsyncer sync\(force) to finish")
             } else {
@@ -81,6 +82,13 @@ public enum ConfigCommand {
         } catch {
             ctx.output.notice("warning: could not take the planner's items out of the old calendar folder \(old): \(error); delete its planner-*.ics files by hand")
         }
+    }
+
+    /// The same folder by another name (a trailing slash, a link): the same device and inode.
+    static func sameFolder(_ a: String, _ b: String) -> Bool {
+        guard !b.isEmpty else { return false }
+        var x = stat(), y = stat()
+        return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino
     }
 
     /// The calendar folder is made when it is set (and its parents, private to the user): vdirsyncer and

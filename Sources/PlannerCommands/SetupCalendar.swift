@@ -87,11 +87,15 @@ extension SetupCommand {
             defer { close(lock) }
             let db = try PlannerDatabase(path: facts.database, zoneForNewPlan: nil)
             let (removed, others) = try db.emptyCalendarFolder(folder, now: ctx.clock())
-            // vdirsyncer will not empty a whole calendar on the server without --force-delete: only when the
-            // planner's items were all there was (the folder holds no other item) is it given.
-            let report = try CalendarSyncCommand.carryOut(ctx, vdirsyncer: nil, forceDelete: others == 0)
+            // Nothing of the planner's was there (a folder not mounted?): nothing to carry out, and never a
+            // sync that would take an empty folder for the calendar.
+            guard removed > 0 else {
+                output.line("the calendar folder \(folder) held none of the planner's items: nothing to take off the server")
+                return
+            }
+            let report = try CalendarSyncCommand.carryOut(ctx, vdirsyncer: nil, emptied: others == 0)
             if let failure = report.failure {
-                output.line("removed \(removed) of the planner's items from \(folder), but carrying that to the server failed: \(failure); run vdirsyncer sync\(others == 0 ? " --force-delete" : "") to finish")
+                output.line("removed \(removed) of the planner's items from \(folder), but carrying that to the server failed: \(failure); run vdirsyncer sync to finish")
             } else {
                 output.line("removed \(removed) of the planner's items from \(folder) and from the server (vdirsyncer deleted \(report.deleted)); the calendar-folder setting is kept: planner config reset calendar-folder stops the planner writing it")
             }

@@ -14,18 +14,20 @@ public enum CalendarCarry {
     public static let settleMilliseconds: Int64 = 2_000
     /// After a failed run (the server unreachable), the next one waits this long.
     public static let afterFailureMilliseconds: Int64 = 300_000
-    /// A run that takes longer is stopped.
-    public static let runLimitMilliseconds: Int64 = 300_000
+    /// A run that takes longer is stopped: above `planner calendar-sync`'s own worst case (two minutes for
+    /// another run's lock, five for each of its two vdirsyncer runs), so that it is the one that stops them.
+    public static let runLimitMilliseconds: Int64 = 900_000
 
     /// When the ticker should next ask the server, or nil: `firstReminder` is the first reminder of the study
     /// day now under way when one of that day's reminders is still pending (nil: none, or the day is opened,
-    /// skipped or paused); `lastStart` when the last run started; `failed` whether it failed.
-    public static func nextPoll(firstReminder: Instant?, lastStart: Instant?, failed: Bool, now: Instant) -> Instant? {
+    /// skipped or paused); `lastEnd` when the last run ended (measured from its end: a run as long as the
+    /// pause would otherwise be followed by the next at once); `failed` whether it failed.
+    public static func nextPoll(firstReminder: Instant?, lastEnd: Instant?, failed: Bool, now: Instant) -> Instant? {
         guard let firstReminder else { return nil }
         let opens = firstReminder - leadMilliseconds
         // A clock set back since the last run must not hold the next one back by as much.
-        guard let lastStart, lastStart <= now else { return Swift.max(opens, now) }
-        let next = lastStart + (failed ? afterFailureMilliseconds : pollEveryMilliseconds)
+        guard let lastEnd, lastEnd <= now else { return Swift.max(opens, now) }
+        let next = lastEnd + (failed ? afterFailureMilliseconds : pollEveryMilliseconds)
         return Swift.max(opens, next)
     }
 }

@@ -12,6 +12,41 @@ public enum CalendarFolderText {
     public static let maximumFileBytes: Int64 = 1 << 20
     public static let taskSummary = "Study today"
 
+    // MARK: what an item says
+
+    /// Prefixed to the digest of a planner file read back after someone else wrote it (vdirsyncer: the
+    /// phone, or another computer carrying the same calendar): `read:` + its `semanticDigest`.
+    public static let readPrefix = "read:"
+
+    /// Properties that say nothing about what an item is (when and by what it was written): left out, as
+    /// vdirsyncer leaves them out when it compares items.
+    static let volatileProperties: Set<String> = ["DTSTAMP", "SEQUENCE", "PRODID", "LAST-MODIFIED", "CREATED", "METHOD",
+                                                   "X-RADICALE-NAME", "X-WR-CALNAME", "REV"]
+
+    /// What an item says, whoever wrote it: its content lines unfolded, without the volatile properties,
+    /// sorted (a server may reorder or refold them). Two computers carrying one calendar each read the
+    /// other's copy of an item as their own when this is equal — not as an edit to put back, which each
+    /// would put back as a newer revision than the other's, for ever.
+    public static func semanticDigest(_ text: String) -> String {
+        let unfolded = text.replacing("\r\n ", with: "").replacing("\r\n\t", with: "").replacing("\n ", with: "").replacing("\n\t", with: "")
+        var lines: [Substring] = []
+        for raw in unfolded.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+            let line = raw.hasSuffix("\r") ? raw.dropLast() : raw
+            guard !line.isEmpty else { continue }
+            let name = line.prefix { $0 != ":" && $0 != ";" }.uppercased()
+            if volatileProperties.contains(name) { continue }
+            lines.append(line)
+        }
+        lines.sort()
+        return String(SHA256.hex(lines.joined(separator: "\n").utf8).prefix(32))
+    }
+
+    /// Whether a remembered digest says the file holds `item`: written by this planner, or read back and
+    /// saying the same.
+    public static func holds(_ digest: String?, _ item: Item) -> Bool {
+        digest == item.digest || digest == readPrefix + item.digest
+    }
+
     // MARK: names
 
     public static func slotUID(_ identifier: String) -> String { uidPrefix + identifier }
@@ -85,7 +120,7 @@ public enum CalendarFolderText {
             self.head = head
             self.tail = tail
             self.stamp = stamp
-            digest = String(SHA256.hex((head + tail).utf8).prefix(32))
+            digest = CalendarFolderText.semanticDigest(head + tail)
         }
 
         public var fileName: String { CalendarFolderText.fileName(uid) }

@@ -77,6 +77,8 @@ extension SetupPlan {
                 \(env)# vdirsyncer sync, the phone's ticks applied, and vdirsyncer sync again when either changed
                 # something: the path unit does not fire again for writes made while this runs
                 # (scripts/calendar-systemd-check measured it), so the last sync is what carries them.
+                # calendar-sync bounds itself (2 min for the lock, 5 for each vdirsyncer run); this bounds the rest.
+                TimeoutStartSec=15min
                 ExecStart=\(systemdQuoted(binary)) calendar-sync --db \(systemdQuoted(database)) --vdirsyncer \(systemdQuoted(c.vdirsyncer))
                 \(calendarHardening.joined(separator: "\n"))
 

@@ -119,8 +119,10 @@ extension PlannerDatabase {
             if let why {
                 try note(name, why, previous?.problem, folder: folder, into: &report, remember, size: size, mtime: mtime)
             } else {
-                // The planner's, changed since written: the write after the commit puts it back as the plan says.
-                try remember.run(.text(name), day.map { .text($0.description) } ?? .null, .text(""), .integer(size), .integer(mtime), .null)
+                // The planner's, changed since written: the write after the commit puts it back as the plan says,
+                // unless it says what the plan says (another computer's copy: `semanticDigest`).
+                let read = CalendarFolderText.readPrefix + CalendarFolderText.semanticDigest(String(decoding: bytes, as: UTF8.self))
+                try remember.run(.text(name), day.map { .text($0.description) } ?? .null, .text(read), .integer(size), .integer(mtime), .null)
             }
         }
         // Gone from the folder (deleted on the phone, or by hand): written again if the plan still wants it.

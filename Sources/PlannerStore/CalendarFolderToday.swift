@@ -73,7 +73,7 @@ extension PlannerDatabase {
             wanted.insert(item.fileName)
             let state: FileState
             if let row = rows[item.fileName] {
-                guard row.digest != nil, row.digest != item.digest else { continue }
+                guard row.digest != nil, !CalendarFolderText.holds(row.digest, item) else { continue }
                 state = look(item.fileName, row)
             } else {
                 state = seen[item.fileName] == nil ? .gone : .changed

@@ -82,15 +82,16 @@ extension PlannerDatabase {
                 let name = item.fileName
                 wantedNames.insert(name)
                 if let row = rows[name] {
-                    guard let digest = row.digest, digest != item.digest else { continue }
+                    guard let digest = row.digest, !CalendarFolderText.holds(digest, item) else { continue }
                     switch state(name, row) {
                     case .changed: continue
                     case .gone:
                         placedItems[name] = item
                         placements.append(.init(name: name, bytes: item.bytes(), mtime: nil, expected: nil))
                     case .same:
-                        // Read since the planner wrote it (digest ""): someone else's edit, put back as a new revision.
-                        let item = row.digest == "" ? item.revised(at: now) : item
+                        // Read since the planner wrote it (`read:`, or "" before): someone else's edit, put back as a new revision.
+                        let read = digest == "" || digest.hasPrefix(CalendarFolderText.readPrefix)
+                        let item = read ? item.revised(at: now) : item
                         placedItems[name] = item
                         placements.append(.init(name: name, bytes: item.bytes(), mtime: nil, expected: (row.size, row.mtime)))
                     }

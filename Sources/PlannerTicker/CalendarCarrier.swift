@@ -21,7 +21,7 @@ final class CalendarCarrier {
     private var child: Spawn.Child?
     private var output: [UInt8] = []
     private var killAt: Instant?
-    private var lastStart: Instant?
+    private var lastEnd: Instant?
     private var failed = false
     /// A change in the folder waiting to go out, and when (settled).
     private var pushAt: Instant?
@@ -43,7 +43,7 @@ final class CalendarCarrier {
     /// The study day's state, after each claim.
     func update(firstReminder: Instant?, now: Instant) {
         self.firstReminder = firstReminder
-        pollAt = CalendarCarry.nextPoll(firstReminder: firstReminder, lastStart: lastStart, failed: failed, now: now)
+        pollAt = CalendarCarry.nextPoll(firstReminder: firstReminder, lastEnd: lastEnd, failed: failed, now: now)
     }
 
     var nextWake: Instant? {
@@ -76,16 +76,15 @@ final class CalendarCarrier {
             child = started
             output = []
             killAt = now + CalendarCarry.runLimitMilliseconds
-            lastStart = now
             pushAt = nil
             changedDuringRun = false
             pollAt = nil
         case .failure(let failure):
             log("cannot run the calendar job: \(failure.why)")
-            lastStart = now
+            lastEnd = now
             failed = true
             pushAt = nil
-            pollAt = CalendarCarry.nextPoll(firstReminder: firstReminder, lastStart: lastStart, failed: true, now: now)
+            pollAt = CalendarCarry.nextPoll(firstReminder: firstReminder, lastEnd: lastEnd, failed: true, now: now)
         }
     }
 
@@ -97,6 +96,7 @@ final class CalendarCarrier {
     private func finished(_ outcome: Spawn.Outcome, now: Instant, log: (String) -> Void) {
         child = nil
         killAt = nil
+        lastEnd = now
         failed = outcome != .exited(0)
         let said = String(decoding: output, as: UTF8.self).split(separator: "\n").suffix(2).joined(separator: " / ")
         if failed {
@@ -110,7 +110,7 @@ final class CalendarCarrier {
             pushAt = now + (failed ? CalendarCarry.afterFailureMilliseconds : CalendarCarry.settleMilliseconds)
         }
         changedDuringRun = false
-        pollAt = CalendarCarry.nextPoll(firstReminder: firstReminder, lastStart: lastStart, failed: failed, now: now)
+        pollAt = CalendarCarry.nextPoll(firstReminder: firstReminder, lastEnd: lastEnd, failed: failed, now: now)
     }
 
     /// The ticker stops: a run under way is left to finish on its own (it is a whole sync, not a delivery).

@@ -23,7 +23,8 @@ public enum Spawn {
     }
 
     static func start(_ arguments: [String], extraEnvironment: [String: String],
-                      captureOutput: Bool = false, discardErrors: Bool = false, captureErrors: Bool = false) -> Result<Child, SpawnFailure> {
+                      captureOutput: Bool = false, discardErrors: Bool = false, captureErrors: Bool = false,
+                      ownGroup: Bool = true) -> Result<Child, SpawnFailure> {
         var environment: [String] = []
         var p = environ
         while let entry = p.pointee {
@@ -48,7 +49,7 @@ public enum Spawn {
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         // Its own process group, so a timeout or stop ends whatever it started too.
         posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | (ownGroup ? POSIX_SPAWN_SETPGROUP : 0)))
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -135,13 +136,14 @@ public enum Spawn {
         return nil
     }
 
-    /// Runs `arguments` to the end, or kills it (its whole process group) after `timeoutMilliseconds`:
-    /// what it printed on stdout and stderr (the last `keep` bytes) and how it ended. For a job that is
-    /// itself a separate process (`planner calendar-sync`), never for the ticker's loop.
+    /// Runs `arguments` to the end, or kills it after `timeoutMilliseconds`: what it printed on stdout and
+    /// stderr (the last `keep` bytes) and how it ended. For a job that is itself a separate process
+    /// (`planner calendar-sync`), never for the ticker's loop. It stays in this process's group: whoever
+    /// stops this process (the ticker's deadline, Ctrl-C) stops it too, never leaving it behind.
     public static func run(_ arguments: [String], extraEnvironment: [String: String] = [:], timeoutMilliseconds: Int64,
                            keep: Int = 64 << 10) -> (outcome: Outcome, output: String) {
         let child: Child
-        switch start(arguments, extraEnvironment: extraEnvironment, captureOutput: true, captureErrors: true) {
+        switch start(arguments, extraEnvironment: extraEnvironment, captureOutput: true, captureErrors: true, ownGroup: false) {
         case .success(let c): child = c
         case .failure(let failure): return (.couldNotStart(failure.why), "")
         }
@@ -150,7 +152,7 @@ public enum Spawn {
         while true {
             let left = deadline - monotonicMilliseconds()
             guard left > 0 else {
-                kill(child)
+                killAlone(child)
                 return (.timedOut, String(decoding: bytes, as: UTF8.self))
             }
             var ready = pollfd(fd: child.output, events: Int16(POLLIN), revents: 0)
@@ -163,7 +165,7 @@ public enum Spawn {
         while true {
             if let outcome = reap(child) { return (outcome, String(decoding: bytes, as: UTF8.self)) }
             if monotonicMilliseconds() >= deadline {
-                kill(child)
+                killAlone(child)
                 return (.timedOut, String(decoding: bytes, as: UTF8.self))
             }
             usleep(5_000)
@@ -184,6 +186,15 @@ public enum Spawn {
         }
         kill(child)
         return nil
+    }
+
+    /// Kills a child that shares this process's group (not the group: that is us) and reaps it.
+    static func killAlone(_ child: Child) {
+        Glibc.kill(child.pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
+        if child.pidfd >= 0 { close(child.pidfd) }
+        if child.output >= 0 { close(child.output) }
     }
 
     /// Kills the child's whole process group and reaps it (SIGKILL: it cannot linger).

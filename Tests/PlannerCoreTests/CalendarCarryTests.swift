@@ -8,24 +8,26 @@ import Testing
     let minute: Int64 = 60_000
 
     @Test func nothingToAskForWhenTheDayIsOpenedSkippedOrOver() {
-        #expect(CalendarCarry.nextPoll(firstReminder: nil, lastStart: nil, failed: false, now: t) == nil)
-        #expect(CalendarCarry.nextPoll(firstReminder: nil, lastStart: t - minute, failed: false, now: t) == nil)
+        #expect(CalendarCarry.nextPoll(firstReminder: nil, lastEnd: nil, failed: false, now: t) == nil)
+        #expect(CalendarCarry.nextPoll(firstReminder: nil, lastEnd: t - minute, failed: false, now: t) == nil)
     }
 
     @Test func asksTwoMinutesBeforeTheWindowOpensThenOnceAMinute() {
         let first = t + 90 * minute
-        #expect(CalendarCarry.nextPoll(firstReminder: first, lastStart: nil, failed: false, now: t) == first - 2 * minute)
-        // Inside the window: at once, then a minute after the last run started.
-        #expect(CalendarCarry.nextPoll(firstReminder: t - minute, lastStart: nil, failed: false, now: t) == t)
-        #expect(CalendarCarry.nextPoll(firstReminder: t - 30 * minute, lastStart: t - 10_000, failed: false, now: t) == t + 50_000)
+        #expect(CalendarCarry.nextPoll(firstReminder: first, lastEnd: nil, failed: false, now: t) == first - 2 * minute)
+        // Inside the window: at once, then a minute after the last run ended.
+        #expect(CalendarCarry.nextPoll(firstReminder: t - minute, lastEnd: nil, failed: false, now: t) == t)
+        #expect(CalendarCarry.nextPoll(firstReminder: t - 30 * minute, lastEnd: t - 10_000, failed: false, now: t) == t + 50_000)
     }
 
-    @Test func waitsFiveMinutesAfterAFailure() {
-        #expect(CalendarCarry.nextPoll(firstReminder: t - 30 * minute, lastStart: t, failed: true, now: t) == t + 5 * minute)
+    @Test func waitsFiveMinutesAfterAFailureFromItsEnd() {
+        #expect(CalendarCarry.nextPoll(firstReminder: t - 30 * minute, lastEnd: t, failed: true, now: t) == t + 5 * minute)
+        // A run stopped at the ticker's limit (it hung): the pause still follows it.
+        #expect(CalendarCarry.runLimitMilliseconds > CalendarCarry.afterFailureMilliseconds)
     }
 
     @Test func aClockSetBackDoesNotHoldTheNextRunBack() {
-        // The last run "started" three hours from now: the clock went back since.
-        #expect(CalendarCarry.nextPoll(firstReminder: t - 30 * minute, lastStart: t + 180 * minute, failed: false, now: t) == t)
+        // The last run "ended" three hours from now: the clock went back since.
+        #expect(CalendarCarry.nextPoll(firstReminder: t - 30 * minute, lastEnd: t + 180 * minute, failed: false, now: t) == t)
     }
 }
