@@ -47,6 +47,11 @@ public enum CalendarFolderText {
         digest == item.digest || digest == readPrefix + item.digest
     }
 
+    /// Why a folder that lost every file the planner wrote there is left alone.
+    public static func vanishedWarning(_ folder: String) -> String {
+        "the calendar folder \(folder) has lost every file the planner wrote there (not mounted?): it is left alone, so that vdirsyncer never takes your missing items for deleted ones; if you emptied it yourself, run planner config reset calendar-folder, then set it again"
+    }
+
     // MARK: names
 
     public static func slotUID(_ identifier: String) -> String { uidPrefix + identifier }

@@ -125,7 +125,12 @@ extension PlannerDatabase {
                 try remember.run(.text(name), day.map { .text($0.description) } ?? .null, .text(read), .integer(size), .integer(mtime), .null)
             }
         }
-        // Gone from the folder (deleted on the phone, or by hand): written again if the plan still wants it.
+        // Gone from the folder (deleted on the phone, or by hand): written again if the plan still wants it —
+        // unless every file is gone (not mounted?): then the rows stay, and the write leaves the folder alone.
+        if !rows.isEmpty, !listing.files.contains(where: { $0.name.hasSuffix(CalendarFolderText.fileExtension) && { if case .gone = $0.state { return false }; return true }($0) }) {
+            report.problems.append(CalendarFolderText.vanishedWarning(folder))
+            return (report, ticks)
+        }
         let forget = try connection.prepare("DELETE FROM calendar_file WHERE name = ?")
         for name in rows.keys.sorted() where !present.contains(name) { try forget.run(.text(name)) }
         return (report, ticks)

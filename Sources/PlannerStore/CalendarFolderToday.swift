@@ -64,6 +64,13 @@ extension PlannerDatabase {
             PlannerDatabase.warnOnce("cannot write the calendar folder \(folder) (\(why)): it is written again by the next planner command once it can")
             return nil
         }
+        // Every one of today's files the planner wrote is gone: the folder is most likely not mounted (an
+        // empty mount point). Filled again, it would make vdirsyncer take the user's missing items for
+        // deleted ones (an empty folder it refuses to sync): left alone, said once.
+        if rows.values.contains(where: { $0.digest != nil }), rows.keys.allSatisfy({ seen[$0] == nil }) {
+            PlannerDatabase.warnOnce(CalendarFolderText.vanishedWarning(folder))
+            return nil
+        }
         func look(_ name: String, _ row: CalendarRow) -> FileState {
             guard let file = seen[name] else { return .gone }
             return file.regular && file.size == row.size && file.mtime == row.mtime ? .same : .changed

@@ -69,6 +69,14 @@ extension PlannerDatabase {
             }
             var (items, rows) = try calendarWanted(now: now)
             if wantNothing { items = [] }
+            // No .ics left at all where the planner wrote some: not mounted (an empty mount point)? Filled
+            // again, it would make vdirsyncer delete the user's items from the server (it refuses to sync a
+            // folder found empty). Left alone until the setting is set again.
+            if !wantNothing, rows.values.contains(where: { $0.digest != nil }),
+               !seen.keys.contains(where: { $0.hasSuffix(CalendarFolderText.fileExtension) }) {
+                failure = .io(CalendarFolderText.vanishedWarning(folder))
+                return nil
+            }
             listed(Set(seen.keys.filter { $0.hasSuffix(CalendarFolderText.fileExtension) }))
             // As the planner wrote or read it (same size and mtime), changed since, or gone.
             func state(_ name: String, _ row: CalendarRow) -> FileState {

@@ -9,7 +9,8 @@ the live ticker started exactly as the autostart entry setup wrote says. Measure
    (the ticker asks the server once a minute while the day is not yet opened): the day opened (origin
    calendar), its later reminders cancelled, and their events gone from the server;
 4. a change on the computer (a new title) reaches the server within seconds (the ticker carries it);
-5. `setup --uninstall` leaves no planner item on the server; the user's own event stays.
+5. `setup --uninstall` with the folder not mounted leaves the server alone; with it, no planner item is
+   left on the server and the user's own event stays.
 
 The plan's window is put around the real clock (the ticker follows it), in UTC.
 """
@@ -165,7 +166,21 @@ def main(planner):
         ticker.wait(timeout=10)
         ticker = None
 
-        # 5. Uninstall: the phone stops ringing; the user's own event stays.
+        # 5. Uninstall with the folder not there (an unmounted mount point: an empty folder in its place): the
+        #    server is left alone — before, vdirsyncer was forced and emptied the server, the user's own included.
+        os.rename(w.folder, w.folder + ".away")
+        os.mkdir(w.folder)
+        held = len(w.items())
+        r = w.run([planner, "setup", "--uninstall"], "planner setup --uninstall (folder not mounted)")
+        if len(w.items()) != held or OWN_UID not in [i["uid"] for i in w.items()]:
+            fail(f"setup --uninstall with an empty folder changed the server: {held} items before, {len(w.items())} after; it said: {r.stdout.strip()[-600:]}")
+        os.rmdir(w.folder)
+        os.rename(w.folder + ".away", w.folder)
+        ok(f"setup --uninstall with the folder not mounted left the server's {held} items alone "
+           f"(it said: {[l for l in r.stdout.splitlines() if 'calendar folder' in l][:1]})")
+        w.run([planner, "setup", "--calendar", "--install", "--scheduler", "cron"], "planner setup --calendar --install (again)")
+
+        # 6. Uninstall: the phone stops ringing; the user's own event stays.
         r = w.run([planner, "setup", "--uninstall"], "planner setup --uninstall")
         left = [i["uid"] for i in w.items() if i["uid"].startswith("planner-")]
         own = [i["uid"] for i in w.items() if i["uid"] == OWN_UID]
