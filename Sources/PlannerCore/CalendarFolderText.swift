@@ -35,6 +35,15 @@ public enum CalendarFolderText {
             guard !line.isEmpty else { continue }
             let name = line.prefix { $0 != ":" && $0 != ";" }.uppercased()
             if volatileProperties.contains(name) { continue }
+            // Radicale 3.1.8 writes a time in the zone named UTC as `;TZID=UTC:…Z` (measured): the same
+            // instant as ours, `;TZID=UTC:…`, and as `:…Z`.
+            if let tzid = line.firstRange(of: ";TZID=UTC:") {
+                let value = line[tzid.upperBound...]
+                if value.count == 15 || (value.count == 16 && value.hasSuffix("Z")) {
+                    lines.append(Substring(line[..<tzid.lowerBound] + ":" + value.prefix(15) + "Z"))
+                    continue
+                }
+            }
             lines.append(line)
         }
         lines.sort()

@@ -130,3 +130,24 @@ import Testing
         #expect(CalendarFolderText.read(Array(foreign.utf8), zone: seoul) == .foreign(uid: "planner-day-2026-11-23x"))
     }
 }
+
+/// An item read back from a CalDAV server says what the planner wrote, whatever the server reordered,
+/// refolded or restamped (Radicale 3.1.8 through vdirsyncer, as calendar-first-day's two computers saw it).
+@Suite struct SemanticDigestTests {
+    let ours = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//planner//planner//EN\r\nBEGIN:VEVENT\r\nUID:planner-x\r\nDTSTAMP:20261126T000000Z\r\nDTSTART;TZID=UTC:20261126T113000\r\nDURATION:PT5M\r\nSUMMARY:Time to study?\r\nX-PLANNER-ID:x\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+    let radicales = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//planner//planner//EN\r\nBEGIN:VEVENT\r\nUID:planner-x\r\nDTSTART:20261126T113000Z\r\nDURATION:PT5M\r\nDTSTAMP:20261127T101010Z\r\nSEQUENCE:4\r\nSUMMARY:Time to s\r\n tudy?\r\nX-PLANNER-ID:x\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+
+    @Test func reorderedRefoldedRestampedIsTheSame() {
+        #expect(CalendarFolderText.semanticDigest(ours) == CalendarFolderText.semanticDigest(radicales))
+        // What Radicale 3.1.8 really served for the zone named UTC: the TZID kept, and a Z.
+        let served = radicales.replacingOccurrences(of: "DTSTART:20261126T113000Z", with: "DTSTART;TZID=UTC:20261126T113000Z")
+        #expect(CalendarFolderText.semanticDigest(ours) == CalendarFolderText.semanticDigest(served))
+    }
+
+    @Test func anEditIsNot() {
+        let edited = radicales.replacingOccurrences(of: "DURATION:PT5M\r\n", with: "DURATION:PT5M\r\nLOCATION:desk\r\n")
+        #expect(CalendarFolderText.semanticDigest(ours) != CalendarFolderText.semanticDigest(edited))
+        let moved = radicales.replacingOccurrences(of: "T113000Z", with: "T114500Z")
+        #expect(CalendarFolderText.semanticDigest(ours) != CalendarFolderText.semanticDigest(moved))
+    }
+}
