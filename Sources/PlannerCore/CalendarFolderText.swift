@@ -28,26 +28,65 @@ public enum CalendarFolderText {
     /// other's copy of an item as their own when this is equal — not as an edit to put back, which each
     /// would put back as a newer revision than the other's, for ever.
     public static func semanticDigest(_ text: String) -> String {
-        let unfolded = text.replacing("\r\n ", with: "").replacing("\r\n\t", with: "").replacing("\n ", with: "").replacing("\n\t", with: "")
-        var lines: [Substring] = []
-        for raw in unfolded.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
-            let line = raw.hasSuffix("\r") ? raw.dropLast() : raw
-            guard !line.isEmpty else { continue }
-            let name = line.prefix { $0 != ":" && $0 != ";" }.uppercased()
-            if volatileProperties.contains(name) { continue }
-            // Radicale 3.1.8 writes a time in the zone named UTC as `;TZID=UTC:…Z` (measured): the same
-            // instant as ours, `;TZID=UTC:…`, and as `:…Z`.
-            if let tzid = line.firstRange(of: ";TZID=UTC:") {
-                let value = line[tzid.upperBound...]
-                if value.count == 15 || (value.count == 16 && value.hasSuffix("Z")) {
-                    lines.append(Substring(line[..<tzid.lowerBound] + ":" + value.prefix(15) + "Z"))
+        // On the UTF-8 bytes (every byte that matters here is ASCII): String's character-level splitting and
+        // replacing cost millions of instructions per file, and a refill digests every item of the horizon.
+        var lines: [ArraySlice<UInt8>] = []
+        var current: [UInt8] = []
+        func finish() {
+            defer { current.removeAll(keepingCapacity: true) }
+            guard !current.isEmpty else { return }
+            var end = current.count
+            while end > 0, current[end - 1] == 13 { end -= 1 }
+            guard end > 0 else { return }
+            let line = current[0..<end]
+            var nameEnd = line.startIndex
+            while nameEnd < line.endIndex, line[nameEnd] != 58, line[nameEnd] != 59 { nameEnd += 1 }  // ':' ';'
+            let name = String(decoding: line[line.startIndex..<nameEnd].map { (97...122).contains($0) ? $0 - 32 : $0 }, as: UTF8.self)
+            if volatileProperties.contains(name) { return }
+            lines.append(utcTimeNormalized(line))
+        }
+        let bytes = Array(text.utf8)
+        var i = 0
+        while i < bytes.count {
+            let b = bytes[i]
+            if b == 10 {
+                // A line that starts with a space or a tab continues this one (RFC 5545 folding).
+                if i + 1 < bytes.count, bytes[i + 1] == 32 || bytes[i + 1] == 9 {
+                    if current.last == 13 { current.removeLast() }
+                    i += 2
                     continue
                 }
+                finish()
+            } else {
+                current.append(b)
             }
-            lines.append(line)
+            i += 1
         }
-        lines.sort()
-        return String(SHA256.hex(lines.joined(separator: "\n").utf8).prefix(32))
+        finish()
+        lines.sort { $0.lexicographicallyPrecedes($1) }
+        var joined: [UInt8] = []
+        for (n, line) in lines.enumerated() {
+            if n > 0 { joined.append(10) }
+            joined += line
+        }
+        return String(SHA256.hex(joined).prefix(32))
+    }
+
+    /// Radicale 3.1.8 writes a time in the zone named UTC as `;TZID=UTC:…Z` (measured): the same instant as
+    /// ours, `;TZID=UTC:…`, and as `:…Z`; all three read as the last.
+    static func utcTimeNormalized(_ line: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        let marker = Array(";TZID=UTC:".utf8)
+        guard line.count >= marker.count + 15 else { return line }
+        var at = line.startIndex
+        while at + marker.count <= line.endIndex {
+            if line[at..<(at + marker.count)].elementsEqual(marker) {
+                let value = line[(at + marker.count)...]
+                guard value.count == 15 || (value.count == 16 && value.last == 90) else { return line }  // 'Z'
+                return ArraySlice(Array(line[..<at]) + [58] + Array(value.prefix(15)) + [90])
+            }
+            at += 1
+        }
+        return line
     }
 
     /// Whether a remembered digest says the file holds `item`: written by this planner, or read back and
