@@ -15,3 +15,15 @@ static inline int csqlite_set_checkpoint_on_close(sqlite3 *db, int enabled) {
 static inline int csqlite_no_bulk_page_cache(void) {
     return sqlite3_config(SQLITE_CONFIG_PAGECACHE, (void *)0, 0, 0);
 }
+
+/// No memory statistics: SQLite counts every allocation (a mutex and a counter update each) for
+/// sqlite3_memory_used, which the planner never asks. Call before the first open.
+static inline int csqlite_no_memory_status(void) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
+/// Single-thread mode: no mutex around any SQLite call. Only for a process with one thread that uses
+/// SQLite (the planner binary); tests run connections on parallel threads and keep the default.
+static inline int csqlite_single_thread(void) {
+    return sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
+}

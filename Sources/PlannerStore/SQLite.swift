@@ -9,6 +9,13 @@ struct SQLiteError: Error, CustomStringConvertible {
     var description: String { "\(message) (SQLite code \(code))" }
 }
 
+/// Process-wide SQLite modes, chosen by the program before its first connection.
+public enum SQLiteProcess {
+    /// The planner binary has one thread, so SQLite's mutexes (8 % of `open`'s instructions,
+    /// docs/benchmarks.md) guard nothing. Not for tests: their connections run on parallel threads.
+    public static func useOneThread() { Connection.singleThreaded = true }
+}
+
 /// One SQLite connection. Deliberately small: open, execute, prepare, transaction.
 final class Connection {
     let handle: OpaquePointer
@@ -26,7 +33,13 @@ final class Connection {
     }
 
     /// Process-wide SQLite settings, applied once before the first connection.
-    private static let configured: Void = { _ = csqlite_no_bulk_page_cache() }()
+    private static let configured: Void = {
+        _ = csqlite_no_bulk_page_cache()
+        _ = csqlite_no_memory_status()
+        if singleThreaded { _ = csqlite_single_thread() }
+    }()
+
+    nonisolated(unsafe) static var singleThreaded = false
 
     private var isClosed = false
 
@@ -137,5 +150,11 @@ final class Statement {
     func text(_ column: Int32) -> String {
         guard let p = sqlite3_column_text(handle, column) else { return "" }
         return String(cString: p)
+    }
+
+    /// The column's text as SQLite holds it, valid until the next step: no String made (hashing it needs none).
+    func bytes(_ column: Int32) -> UnsafeBufferPointer<UInt8> {
+        guard let p = sqlite3_column_text(handle, column) else { return UnsafeBufferPointer(start: nil, count: 0) }
+        return UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(handle, column)))
     }
 }

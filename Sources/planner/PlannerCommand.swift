@@ -37,6 +37,7 @@ enum Main {
     static func main() {
         // Everything the planner creates (folders, database, WAL files) is private to the user.
         umask(0o077)
+        SQLiteProcess.useOneThread()
         if let problem = ArgumentBytes.problem() ?? ArgumentBytes.environmentProblem() { fail(problem, code: 64) }
         PlannerDatabase.warn = { message in
             let line = "warning: \(TerminalText.escaped(message))\n"
