@@ -12,18 +12,21 @@ extension PlannerDatabase {
         "request_states", "request_transition", "setting", "settings", "skipped_date", "skipped_dates", "sync_file",
     ]
 
-    static let schemaFingerprints: [Int32: UInt64] = [
-        0: 0xCBF2_9CE4_8422_2325,
-        1: 0x880B_A633_A7F6_E578,
-        2: 0x1691_E2D7_DA61_A0F0,
-        3: 0x0A23_0C33_3B7A_1983,
-        4: 0x558B_9EEC_404F_AA42,
-        5: 0x558B_9EEC_404F_AA42,
-        6: 0x4018_DFA2_E550_B7ED,
-        7: 0x5301_6A4D_6704_A5D6,
-        8: 0xB629_37D0_96F7_37A9,
-        9: 0x700F_1D84_DA2B_B35E,
-        10: 0xDDDB_2A99_5004_A1F8,
-        11: 0x3F4B_14B8_771E_DF5F,
+    static let schemaFingerprints: [UInt64] = [  // by schema version, from 0
+        0xCBF2_9CE4_8422_2325,  // 0
+        0x880B_A633_A7F6_E578,  // 1
+        0x1691_E2D7_DA61_A0F0,  // 2
+        0x0A23_0C33_3B7A_1983,  // 3
+        0x558B_9EEC_404F_AA42,  // 4
+        0x558B_9EEC_404F_AA42,  // 5
+        0x4018_DFA2_E550_B7ED,  // 6
+        0x5301_6A4D_6704_A5D6,  // 7
+        0xB629_37D0_96F7_37A9,  // 8
+        0x700F_1D84_DA2B_B35E,  // 9
+        0xDDDB_2A99_5004_A1F8,  // 10
+        0x3F4B_14B8_771E_DF5F,  // 11
     ]
+
+    /// `PRAGMA schema_version` after migrations 1…version, by version from 0.
+    static let schemaCookies: [Int64] = [0, 14, 18, 45, 46, 46, 48, 74, 81, 97, 99, 107]
 }

@@ -31,26 +31,26 @@ import PlannerTestSupport
             while try stmt.step() { objects.insert(stmt.text(0)) }
         }
         let names = objects.sorted()
-        var fingerprints: [Int32: UInt64] = [:]
-        for version in versions {
-            fingerprints[version] = try PlannerDatabase.schemaFingerprint(of: migrated(to: version).0, objects: names)
-        }
-        let changed = versions.filter { v in PlannerDatabase.schemaFingerprints[v].map { $0 != fingerprints[v] } ?? false }
+        let fingerprints = try versions.map { try PlannerDatabase.schemaFingerprint(of: migrated(to: $0).0, objects: names) }
+        let cookies = try versions.map { try Int64(migrated(to: $0).0.integer("PRAGMA schema_version") ?? -1) }
+        let shipped = PlannerDatabase.schemaFingerprints
+        let changed = versions.filter { v in shipped.indices.contains(Int(v)) && shipped[Int(v)] != fingerprints[Int(v)] }
         guard ProcessInfo.processInfo.environment["PLANNER_WRITE_SCHEMA_DATA"] == "1" else {
             #expect(names == PlannerDatabase.plannerObjects.sorted(), "run scripts/schema-data")
             #expect(fingerprints == PlannerDatabase.schemaFingerprints, "run scripts/schema-data")
+            #expect(cookies == PlannerDatabase.schemaCookies, "run scripts/schema-data")
             return
         }
         #expect(changed.isEmpty, "the schema of shipped versions \(changed) changed: a shipped migration was edited; add a new one instead")
         guard changed.isEmpty else { return }
-        try Self.schemaDataSource(objects: names, fingerprints: fingerprints)
+        try Self.schemaDataSource(objects: names, fingerprints: fingerprints, cookies: cookies)
             .write(to: Self.schemaDataFile, atomically: true, encoding: .utf8)
     }
 
     static let schemaDataFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../Sources/PlannerStore/SchemaData.swift").standardized
 
-    static func schemaDataSource(objects: [String], fingerprints: [Int32: UInt64]) -> String {
+    static func schemaDataSource(objects: [String], fingerprints: [UInt64], cookies: [Int64]) -> String {
         var lines: [String] = []
         var line = "       "
         for name in objects.map({ "\"\($0)\"," }) {
@@ -72,9 +72,12 @@ import PlannerTestSupport
             \(lines.joined(separator: "\n"))
                 ]
 
-                static let schemaFingerprints: [Int32: UInt64] = [
-            \(fingerprints.keys.sorted().map { "        \($0): \(hex(fingerprints[$0]!))," }.joined(separator: "\n"))
+                static let schemaFingerprints: [UInt64] = [  // by schema version, from 0
+            \(fingerprints.enumerated().map { "        \(hex($1)),  // \($0)" }.joined(separator: "\n"))
                 ]
+
+                /// `PRAGMA schema_version` after migrations 1…version, by version from 0.
+                static let schemaCookies: [Int64] = [\(cookies.map(String.init).joined(separator: ", "))]
             }
 
             """
