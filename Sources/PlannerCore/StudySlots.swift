@@ -21,22 +21,59 @@ public enum SlotIdentifier {
 
     public static func format(_ local: LocalDateTime) -> String {
         let d = local.date
-        return prefix + "\(pad(d.year, 4))_\(pad(d.month, 2))_\(pad(d.day, 2))_\(pad(local.hour, 2))_\(pad(local.minute, 2))"
+        guard (0...9999).contains(d.year) else {
+            return prefix + "\(pad(d.year, 4))_\(pad(d.month, 2))_\(pad(d.day, 2))_\(pad(local.hour, 2))_\(pad(local.minute, 2))"
+        }
+        // Written byte by byte into one allocation: a refill formats one per candidate slot, and string
+        // interpolation cost a tenth of `open` (bench/COMMANDS_RESULTS.md).
+        return String(unsafeUninitializedCapacity: length) { buffer in
+            for (i, byte) in prefixBytes.enumerated() { buffer[i] = byte }
+            var at = prefixBytes.count
+            for (value, width) in [(d.year, 4), (d.month, 2), (d.day, 2), (local.hour, 2), (local.minute, 2)] {
+                if at > prefixBytes.count { buffer[at] = underscore; at += 1 }
+                var rest = value
+                for i in stride(from: at + width - 1, through: at, by: -1) {
+                    buffer[i] = zero + UInt8(truncatingIfNeeded: rest % 10)
+                    rest /= 10
+                }
+                at += width
+            }
+            return at
+        }
     }
+
+    private static let prefixBytes = Array(prefix.utf8)
+    /// `Noti_AppOpenPromotion_YYYY_MM_DD_HH_MM`.
+    private static let length = prefix.utf8.count + 16
+    private static let zero = UInt8(ascii: "0"), underscore = UInt8(ascii: "_")
 
     /// The wall-clock reading an identifier names; nil unless it is exactly the planner's format.
     public static func parse(_ identifier: String) -> LocalDateTime? {
-        guard identifier.hasPrefix(prefix) else { return nil }
-        let fields = identifier.dropFirst(prefix.count).split(separator: "_", omittingEmptySubsequences: false)
-        let widths = [4, 2, 2, 2, 2]
-        guard fields.count == 5, zip(fields, widths).allSatisfy({ $0.count == $1 && $0.allSatisfy(\.isASCII) }) else {
-            return nil
+        var identifier = identifier
+        return identifier.withUTF8 { bytes -> LocalDateTime? in
+            guard bytes.count == length, bytes.starts(with: prefixBytes) else { return nil }
+            var at = prefixBytes.count
+            var n: (Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0)
+            func field(_ width: Int) -> Int? {
+                if at > prefixBytes.count {
+                    guard bytes[at] == underscore else { return nil }
+                    at += 1
+                }
+                var value = 0
+                for byte in bytes[at..<at + width] {
+                    guard byte >= zero, byte <= zero + 9 else { return nil }
+                    value = value * 10 + Int(byte - zero)
+                }
+                at += width
+                return value
+            }
+            guard let year = field(4), let month = field(2), let day = field(2), let hour = field(2),
+                  let minute = field(2) else { return nil }
+            n = (year, month, day, hour, minute)
+            let date = LocalDate(year: n.0, month: n.1, day: n.2)
+            guard date.isValid, n.3 <= 23, n.4 <= 59 else { return nil }
+            return LocalDateTime(date: date, hour: n.3, minute: n.4)
         }
-        let n = fields.compactMap { Int($0) }
-        guard n.count == 5 else { return nil }
-        let date = LocalDate(year: n[0], month: n[1], day: n[2])
-        guard date.isValid, n[3] <= 23, n[4] <= 59 else { return nil }
-        return LocalDateTime(date: date, hour: n[3], minute: n[4])
     }
 
     /// The schedule's slots strictly after `now`, soonest first, not excluded, whose identifiers are
