@@ -1,7 +1,7 @@
 import PlannerCommands
 import PlannerCore
 
-/// `status`, `list`, `add` and `--version` in their plain forms, parsed without ArgumentParser: its
+/// `status`, `list`, `add`, `study` and `--version` in their plain forms, parsed without ArgumentParser: its
 /// `parseAsRoot` reflects every command (most of these commands' instructions, bench/RESULTS.md). Like
 /// `FastPath` for `open`/`refill`: anything else (help, a typo, `--x=y`, a repeated option, a value
 /// starting with '-', a value `validate()` would refuse) falls back to ArgumentParser, and
@@ -15,13 +15,26 @@ enum QuickPath {
 
     typealias AddOptions = AddCommand.Options
 
+    /// `study [--db PATH] [--now TIME] [-- PROGRAM ARGS...]`: a launcher's line, which a student waits on.
+    struct StudyOptions: Equatable {
+        var db: String?
+        var now: String?
+        var command: [String] = []
+    }
+
     enum Parsed: Equatable {
-        case status(Reading), list(Reading), add(AddOptions), version
+        case status(Reading), list(Reading), add(AddOptions), study(StudyOptions), version
     }
 
     static func parse(_ args: [String]) -> Parsed? {
         guard let command = args.first else { return nil }
         if args == ["--version"] { return .version }
+        if command == "study" {
+            // Everything after the first `--` is the program, as ArgumentParser's `.postTerminator` reads it.
+            let terminator = args.firstIndex(of: "--") ?? args.endIndex
+            guard let values = options(args[1..<terminator], flags: [], valued: ["--db", "--now"]) else { return nil }
+            return .study(StudyOptions(db: values["--db"], now: values["--now"], command: Array(args[min(terminator + 1, args.endIndex)...])))
+        }
         let flags: Set<String> = command == "add" ? [] : ["--json"]
         let valued: Set<String> = command == "add" ? ["--db", "--now", "--at", "--in", "--title", "--body", "--id"] : ["--db", "--now"]
         guard ["status", "list", "add"].contains(command), var values = options(args.dropFirst(), flags: flags, valued: valued) else {
@@ -64,6 +77,7 @@ enum QuickPath {
         case .status(let options): try Status.execute(options)
         case .list(let options): try List.execute(options)
         case .add(let options): try Add.execute(options)
+        case .study(let options): try Study.execute(db: options.db, now: options.now, command: options.command)
         case .version: print(PlannerCommand.version)
         }
     }

@@ -52,6 +52,9 @@ import Testing
         ["add", "--in", "2h", "--title", "t"], ["add", "--title", "Tea", "--at", "2026-11-23T18:00", "--body", "green", "--id", "tea"],
         ["add", "--db", "/tmp/x.db", "--now", "2026-11-23T12:00Z", "--in", "nonsense", "--title", "x"],
         ["--version"],
+        ["study"], ["study", "--db", "/tmp/x.db", "--now", "2026-11-23T12:00"], ["study", "--", "anki"],
+        ["study", "--db", "a b.db", "--", "xdg-open", "--new-window", "https://example.org/lesson"],
+        ["study", "--", "prog", "--", "-x"], ["study", "--"],
     ]
 
     static let refused: [[String]] = [
@@ -61,6 +64,8 @@ import Testing
         ["add", "--in", "2h", "--title", "-5 push-ups"], ["add", "--in", "2h", "--title", " "],
         ["add", "--in", "2h", "--title", "t", "--id", "a\tb"], ["add", "--in", "2h", "--title", "t", "--json"],
         ["history"], ["config"], ["Status"],
+        ["study", "anki"], ["study", "--help"], ["study", "--db"], ["study", "--db", "a", "--db", "b"], ["study", "--verbose"],
+        ["study", "--now", "-05:00"], ["study", "--db=/tmp/x.db"],
     ]
 
     @Test(arguments: accepted)
@@ -81,6 +86,7 @@ import Testing
         case let c as Status: slow = .status(QuickPath.Reading(db: c.common.db, now: c.common.now, json: c.json))
         case let c as List: slow = .list(QuickPath.Reading(db: c.common.db, now: c.common.now, json: c.json))
         case let c as Add: slow = .add(c.options)
+        case let c as Study: slow = .study(QuickPath.StudyOptions(db: c.common.db, now: c.common.now, command: c.command))
         case let other: Issue.record("ArgumentParser chose \(type(of: other))"); return
         }
         #expect(quick == slow)

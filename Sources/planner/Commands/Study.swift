@@ -26,8 +26,10 @@ struct Study: ParsableCommand {
                                                            valueName: "command"))
     var command: [String] = []
 
-    func run() throws {
-        guard let launch = try StudyCommand.run(.process, db: common.db, now: common.now, command: command) else { return }
+    func run() throws { try Self.execute(db: common.db, now: common.now, command: command) }
+
+    static func execute(db: String?, now: String?, command: [String]) throws {
+        guard let launch = try StudyCommand.run(.process, db: db, now: now, command: command) else { return }
         try StudyProgram.exec(launch)
     }
 }
