@@ -250,59 +250,60 @@ public enum SettingKey: String, CaseIterable, Sendable {
     }
 
     func parse(_ text: String) throws(SettingError) -> Value {
-        let bad = SettingError("invalid \(rawValue) \(TerminalText.quoted(text)): expected \(accepts)")
+        // Made only when refused: every command parses every stored setting, and the message is dear.
+        func bad() -> SettingError { SettingError("invalid \(rawValue) \(TerminalText.quoted(text)): expected \(accepts)") }
         switch self {
         case .window:
             let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-            guard parts.count == 2, let s = Self.minute(parts[0]), let e = Self.minute(parts[1]) else { throw bad }
+            guard parts.count == 2, let s = Self.minute(parts[0]), let e = Self.minute(parts[1]) else { throw bad() }
             return .window(s, e)
         case .interval:
-            guard let m = Self.minutes(text), (5...720).contains(m) else { throw bad }
+            guard let m = Self.minutes(text), (5...720).contains(m) else { throw bad() }
             return .minutes(m)
         case .days:
-            guard let d = Self.days(text), !d.isEmpty else { throw bad }
+            guard let d = Self.days(text), !d.isEmpty else { throw bad() }
             return .days(d)
         case .title:
             try refuseHiding(text)
-            guard !RequestText.isBlank(text), !TerminalText.containsControl(text), text.unicodeScalars.count <= 200 else { throw bad }
+            guard !RequestText.isBlank(text), !TerminalText.containsControl(text), text.unicodeScalars.count <= 200 else { throw bad() }
             return .text(text)
         case .body, .icon:
             try refuseHiding(text)
-            guard !TerminalText.containsControl(text), text.unicodeScalars.count <= 1000 else { throw bad }
+            guard !TerminalText.containsControl(text), text.unicodeScalars.count <= 1000 else { throw bad() }
             return .text(text)
         case .urgency:
-            guard ["low", "normal", "critical"].contains(text) else { throw bad }
+            guard ["low", "normal", "critical"].contains(text) else { throw bad() }
             return .text(text)
         case .sound:
             guard text.unicodeScalars.count <= 100, text.unicodeScalars.allSatisfy({
                 ($0.value >= 0x30 && $0.value <= 0x39) || ($0.value | 0x20 >= 0x61 && $0.value | 0x20 <= 0x7A) || $0 == "-" || $0 == "_" || $0 == "."
-            }) else { throw bad }
+            }) else { throw bad() }
             return .text(text)
         case .syncFolder, .calendarFolder:
             try refuseHiding(text)
-            guard text.isEmpty || (text.hasPrefix("/") && !TerminalText.containsControl(text) && text.utf8.count <= 1024) else { throw bad }
+            guard text.isEmpty || (text.hasPrefix("/") && !TerminalText.containsControl(text) && text.utf8.count <= 1024) else { throw bad() }
             return .text(text)
         case .deviceName:
             try refuseHiding(text)
-            guard !TerminalText.containsControl(text), text.unicodeScalars.count <= 64, text.isEmpty || !RequestText.isBlank(text) else { throw bad }
+            guard !TerminalText.containsControl(text), text.unicodeScalars.count <= 64, text.isEmpty || !RequestText.isBlank(text) else { throw bad() }
             return .text(text)
         case .calendarDays:
             guard (1...2).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let n = Int(text),
-                  (1...60).contains(n) else { throw bad }
+                  (1...60).contains(n) else { throw bad() }
             return .count(n)
         case .grace, .snooze:
-            guard let ms = parseDuration(text), (60_000...86_400_000).contains(ms) else { throw bad }
+            guard let ms = parseDuration(text), (60_000...86_400_000).contains(ms) else { throw bad() }
             return .milliseconds(ms)
         case .studyCommand:
             // What it runs must read as what it is: no override reordering the words on screen.
             try refuseHiding(text)
-            guard !TerminalText.containsControl(text), text.unicodeScalars.count <= 1000 else { throw bad }
+            guard !TerminalText.containsControl(text), text.unicodeScalars.count <= 1000 else { throw bad() }
             let words: [String]
             do { words = try CommandWords.split(text) } catch {
                 throw SettingError("invalid study-command \(TerminalText.quoted(text)): \(error.message)")
             }
             // A program name that is empty or only blanks would run nothing: refuse it now.
-            if let first = words.first, RequestText.isBlank(first) { throw bad }
+            if let first = words.first, RequestText.isBlank(first) { throw bad() }
             return .words(words)
         case .zone:
             // Whether the name exists is the shell's to check (the tz database is not the core's).
@@ -312,7 +313,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
             let plain = !text.isEmpty && text.unicodeScalars.count <= 200
                 && parts.allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
                 && !["localtime", "posixrules"].contains(text) && text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
-            guard plain else { throw bad }
+            guard plain else { throw bad() }
             return .text(text)
         }
     }
