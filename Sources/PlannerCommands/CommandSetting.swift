@@ -57,7 +57,8 @@ public struct CommandSetting {
 
     /// The context of a database already open: its plan's zone.
     public func context(_ database: PlannerDatabase) throws(PlannerError) -> CommandContext {
-        CommandContext(now: now, zone: try database.planSettings().zone, database: database)
+        let (settings, zone) = try database.planSettings()
+        return CommandContext(now: now, zone: zone, database: database, settings: settings)
     }
 
     /// `TZ` when it names a zone; else a new plan follows the system zone.
@@ -73,10 +74,13 @@ public struct CommandContext {
     /// The plan's zone.
     public var zone: Zone
     public var database: PlannerDatabase
+    /// The settings as the context was made (commands that change them read them again).
+    public var settings: PlanSettings
 
-    public init(now: Instant, zone: Zone, database: PlannerDatabase) {
+    public init(now: Instant, zone: Zone, database: PlannerDatabase, settings: PlanSettings) {
         self.now = now
         self.zone = zone
         self.database = database
+        self.settings = settings
     }
 }

@@ -38,7 +38,7 @@ public enum ReadingCommands {
     /// `planner stats`: the study record of the last `weeks` whole weeks, Monday first, the last one holding today.
     public static func stats(_ ctx: RunContext, db: String?, now: String?, weeks: Int) throws(PlannerError) -> StatsReport {
         let context = try ctx.readingContext(db: db, now: now)
-        let today = try context.database.planSettings().settings.schedule.studyDay(at: context.now, in: context.zone)
+        let today = context.settings.schedule.studyDay(at: context.now, in: context.zone)
         let firstMonday = today.adding(days: -(today.isoWeekday - 1) - 7 * (weeks - 1))
         let lastSunday = today.adding(days: 7 - today.isoWeekday)
         let (input, _) = try context.database.studyRecordInput(from: firstMonday, through: today)

@@ -54,8 +54,8 @@ public enum StatusCommand {
     public static func run(_ ctx: RunContext, db: String?, now: String?) throws(PlannerError) -> StatusReport {
         let setting = try ctx.resolveSetting(db: db, now: now)
         let context = try setting.open(forWriting: false)
-        let status = try context.database.status(now: context.now, zone: context.zone)
-        let schedule = try context.database.planSettings().settings.schedule
+        let status = try context.database.status(now: context.now, zone: context.zone, plan: context.settings)
+        let schedule = context.settings.schedule
         let inbox = Inbox.report(resolvedPath: context.database.resolvedPath)
             .map { InboxSummary($0, today: status.today, schedule: schedule, zone: context.zone) }
         let tz = setting.zoneForNewPlan.flatMap { $0 == context.zone.name ? nil : $0 }

@@ -20,7 +20,7 @@ public enum StudyCommand {
         var words = command
         if words.isEmpty {
             // The setting is read from the plan's database (it exists after this, as after any command).
-            words = try setting.open().database.planSettings().settings.studyCommand
+            words = try setting.open().settings.studyCommand
         }
         let program: String? = words.isEmpty ? nil : try StudyProgram.find(words[0], path: ctx.environment("PATH"))
         let outcome = try LoginOpen.run(setting, policy: nil, origin: "study")
