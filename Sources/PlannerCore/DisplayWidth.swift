@@ -18,7 +18,7 @@ public enum DisplayWidth {
 
     /// The columns of `text`: the sum over its scalars.
     public static func of(_ text: String) -> Int {
-        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text.utf8.count }
+        if TerminalText.isPrintableASCII(text) { return text.utf8.count }
         return text.unicodeScalars.reduce(0) { $0 + of($1) }
     }
 

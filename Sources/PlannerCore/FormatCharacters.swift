@@ -13,7 +13,7 @@
 public enum FormatCharacters {
     /// The first scalar of `text` that may not be there, and why; nil when there is none.
     public static func firstRefused(in text: String) -> (scalar: Unicode.Scalar, why: String)? {
-        guard text.unicodeScalars.contains(where: isFormat) else { return nil }
+        guard !TerminalText.isPrintableASCII(text), text.unicodeScalars.contains(where: isFormat) else { return nil }
         let scalars = Array(text.unicodeScalars)
         return refusals(in: scalars).first.map { (scalars[$0.index], $0.why) }
     }

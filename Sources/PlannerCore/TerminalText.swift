@@ -15,7 +15,14 @@ public enum TerminalText {
 
     /// Whether `text` holds any scalar that `isControl` names.
     public static func containsControl(_ text: String) -> Bool {
-        text.unicodeScalars.contains(where: isControl)
+        if isPrintableASCII(text) { return false }
+        return text.unicodeScalars.contains(where: isControl)
+    }
+
+    /// Printable ASCII only (most text the planner shows): nothing to look up per scalar.
+    @inlinable
+    public static func isPrintableASCII(_ text: String) -> Bool {
+        text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
     }
 
     /// `text` with each control scalar, and each format character that hides or reorders text
@@ -31,6 +38,7 @@ public enum TerminalText {
     /// nil when `text` holds neither a control scalar nor a refused format character; else the indexes
     /// (in scalars) of the refused format characters.
     static func unsafeScalars(_ text: String) -> Set<Int>? {
+        if isPrintableASCII(text) { return nil }
         var control = false, format = false
         for scalar in text.unicodeScalars {
             control = control || isControl(scalar)

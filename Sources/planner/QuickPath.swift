@@ -35,16 +35,17 @@ enum QuickPath {
             guard let values = options(args[1..<terminator], flags: [], valued: ["--db", "--now"]) else { return nil }
             return .study(StudyOptions(db: values["--db"], now: values["--now"], command: Array(args[min(terminator + 1, args.endIndex)...])))
         }
-        let flags: Set<String> = command == "add" ? [] : ["--json"]
-        let valued: Set<String> = command == "add" ? ["--db", "--now", "--at", "--in", "--title", "--body", "--id"] : ["--db", "--now"]
-        guard ["status", "list", "add"].contains(command), var values = options(args.dropFirst(), flags: flags, valued: valued) else {
+        let flags = command == "add" ? [] : ["--json"]
+        let valued = command == "add" ? ["--db", "--now", "--at", "--in", "--title", "--body", "--id"] : ["--db", "--now"]
+        guard command == "status" || command == "list" || command == "add",
+              let values = options(args.dropFirst(), flags: flags, valued: valued) else {
             return nil
         }
         switch command {
         case "status": return .status(Reading(db: values["--db"], now: values["--now"], json: values["--json"] != nil))
         case "list": return .list(Reading(db: values["--db"], now: values["--now"], json: values["--json"] != nil))
         default:
-            guard let title = values.removeValue(forKey: "--title"), (values["--at"] == nil) != (values["--in"] == nil),
+            guard let title = values["--title"], (values["--at"] == nil) != (values["--in"] == nil),
                   RequestText.titleProblem(title) == nil, values["--id"].map({ RequestText.identifierProblem($0) == nil }) ?? true,
                   values["--body"].map({ RequestText.bodyProblem($0) == nil }) ?? true
             else { return nil }
@@ -53,20 +54,27 @@ enum QuickPath {
         }
     }
 
+    /// The options given, by name: a handful, so a list (a first `Set` or `Dictionary` of strings in a process
+    /// costs ~0.1 M instructions of run-time type lookups, more than this whole parse).
+    struct Values {
+        var pairs: [(name: String, value: String)] = []
+        subscript(name: String) -> String? { pairs.first { $0.name == name }?.value }
+    }
+
     /// `--name value` pairs and bare flags, each at most once; nil for anything else.
-    static func options(_ args: ArraySlice<String>, flags: Set<String>, valued: Set<String>) -> [String: String]? {
-        var values: [String: String] = [:]
+    static func options(_ args: ArraySlice<String>, flags: [String], valued: [String]) -> Values? {
+        var values = Values()
         var i = args.startIndex
         while i < args.endIndex {
             let name = args[i]
             guard values[name] == nil else { return nil }
             if flags.contains(name) {
-                values[name] = ""
+                values.pairs.append((name, ""))
                 i += 1
                 continue
             }
             guard valued.contains(name), i + 1 < args.endIndex, !args[i + 1].hasPrefix("-") else { return nil }
-            values[name] = args[i + 1]
+            values.pairs.append((name, args[i + 1]))
             i += 2
         }
         return values
