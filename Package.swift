@@ -22,6 +22,10 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // SQLite's small allocations from size classes, for the planner binary (Debian's libsqlite3 has no
+        // lookaside: every one went through malloc). Plain C: it hands SQLite function pointers.
+        // DWARF 4: valgrind 3.19 (Debian 12; bench/budget_check.sh) cannot read clang's default DWARF 5.
+        .target(name: "CSQLiteArena", cSettings: [.unsafeFlags(["-gdwarf-4"])]),
         // timerfd, signalfd and inotify headers for the ticker (part of glibc; nothing to link).
         .systemLibrary(name: "CLinux"),
         // Pure rules: slots, identifiers, time arithmetic, what refill/open must change. No I/O.
@@ -31,7 +35,7 @@ let package = Package(
         // SQLite: connection, migrations (compiled in by the EmbedMigrations plugin), request store.
         .target(
             name: "PlannerStore",
-            dependencies: ["CSQLite", "CLinux", "PlannerCore", "PlannerSystem"],
+            dependencies: ["CSQLite", "CSQLiteArena", "CLinux", "PlannerCore", "PlannerSystem"],
             swiftSettings: functionSections,
             // Every migrations/*.sql compiled in as text (no list to keep: a new migration is a new file),
             // so a copied binary needs no resource bundle.

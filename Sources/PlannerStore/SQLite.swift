@@ -1,4 +1,5 @@
 import CSQLite
+import CSQLiteArena
 
 /// An error from SQLite, with its extended result code and message.
 struct SQLiteError: Error, CustomStringConvertible {
@@ -12,7 +13,8 @@ struct SQLiteError: Error, CustomStringConvertible {
 /// Process-wide SQLite modes, chosen by the program before its first connection.
 public enum SQLiteProcess {
     /// The planner binary has one thread, so SQLite's mutexes (8 % of `open`'s instructions,
-    /// docs/benchmarks.md) guard nothing. Not for tests: their connections run on parallel threads.
+    /// docs/benchmarks.md) guard nothing, and its small allocations can come from size classes kept without
+    /// a lock (CSQLiteArena). Not for tests: their connections run on parallel threads.
     public static func useOneThread() { Connection.singleThreaded = true }
 }
 
@@ -36,7 +38,10 @@ final class Connection {
     private static let configured: Void = {
         _ = csqlite_no_bulk_page_cache()
         _ = csqlite_no_memory_status()
-        if singleThreaded { _ = csqlite_single_thread() }
+        if singleThreaded {
+            _ = csqlite_single_thread()
+            _ = sqlite_arena_install()
+        }
     }()
 
     nonisolated(unsafe) static var singleThreaded = false
