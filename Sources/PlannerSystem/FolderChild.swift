@@ -137,9 +137,13 @@ public enum FolderChild {
         var buffer = [UInt8](repeating: 0, count: 4096)
         let n = Glibc.read(fd, &buffer, buffer.count)
         guard n > 0 else { return false }
-        let text = String(decoding: buffer[..<n], as: UTF8.self)
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Threads:") }) else { return false }
-        return line.dropFirst("Threads:".count).filter { !$0.isWhitespace } == "1"
+        return threadCount(in: buffer[..<n]) == 1
+    }
+
+    /// The number on the "Threads:" line of /proc/PID/status, read as bytes (splitting the text into String
+    /// lines cost 0.7 M instructions, twice per `open` with a calendar folder).
+    static func threadCount(in status: ArraySlice<UInt8>) -> Int? {
+        ProcFile.firstNumber(of: "Threads:", in: status).map { Int($0) }
     }
 
     private static func reapAbandoned() {

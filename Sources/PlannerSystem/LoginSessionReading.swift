@@ -24,15 +24,16 @@ extension LoginSessionFacts {
                                  logindSession: logind, ancestors: me, hint: hint)
     }
 
-    /// A process's pid, start time and real uid, nil when it does not exist (or /proc cannot say).
+    /// A process's pid, start time and real uid, nil when it does not exist (or /proc cannot say). Read as
+    /// bytes: split into String lines, each ancestor cost ~0.6 M instructions (`open --login` walks them all).
     static func entry(_ pid: Int32) -> (Process, parent: Int32)? {
         // "pid (comm) state ppid ... starttime ...": comm may hold spaces and parentheses, so after the last ')'.
-        guard let stat = ProcFile.read("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else { return nil }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        guard fields.count > 19, let parent = Int32(fields[1]), let start = UInt64(fields[19]),
-              let status = ProcFile.read("/proc/\(pid)/status"),
-              let uidLine = status.split(separator: "\n").first(where: { $0.hasPrefix("Uid:") }),
-              let uid = uidLine.split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst().first.flatMap({ UInt32($0) })
+        guard let stat = ProcFile.bytes("/proc/\(pid)/stat"), let close = stat.lastIndex(of: UInt8(ascii: ")")) else { return nil }
+        let fields = stat[(close + 1)...].split(separator: UInt8(ascii: " "))
+        guard fields.count > 19, let parent = ProcFile.number(fields[1]).flatMap({ Int32(exactly: $0) }),
+              let start = ProcFile.number(fields[19]),
+              let status = ProcFile.bytes("/proc/\(pid)/status"),
+              let uid = ProcFile.firstNumber(of: "Uid:", in: status[...]).flatMap({ UInt32(exactly: $0) })
         else { return nil }
         return (Process(pid: pid, start: start, uid: uid), parent)
     }
@@ -59,6 +60,10 @@ extension LoginSessionFacts {
 /// Small files of /proc, read whole.
 enum ProcFile {
     static func read(_ path: String) -> String? {
+        bytes(path).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    static func bytes(_ path: String) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -70,6 +75,35 @@ enum ProcFile {
             if n <= 0 { break }
             bytes += buffer[0..<n]
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
+    }
+
+    /// A decimal number of at most 18 digits, all of `digits`; nil for anything else.
+    static func number(_ digits: ArraySlice<UInt8>) -> UInt64? {
+        guard (1...18).contains(digits.count) else { return nil }
+        var value: UInt64 = 0
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + UInt64(byte - UInt8(ascii: "0"))
+        }
+        return value
+    }
+
+    /// The first number on the line starting with `key` ("Uid:", "Threads:") in a /proc status file: after
+    /// the key and tabs or spaces, up to the next tab, space or line end. Nil when there is no such line or
+    /// it does not start with a number.
+    static func firstNumber(of key: String, in status: ArraySlice<UInt8>) -> UInt64? {
+        let key = Array(key.utf8)
+        var lineStart = status.startIndex
+        while lineStart < status.endIndex {
+            let lineEnd = status[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? status.endIndex
+            let line = status[lineStart..<lineEnd]
+            if line.starts(with: key) {
+                let rest = line.dropFirst(key.count).drop { $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: " ") }
+                return number(rest.prefix { $0 != UInt8(ascii: "\t") && $0 != UInt8(ascii: " ") })
+            }
+            lineStart = lineEnd + 1
+        }
+        return nil
     }
 }
