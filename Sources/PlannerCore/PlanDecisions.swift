@@ -162,12 +162,21 @@ public func decideRefill(now: Instant, zone: Zone, policy: PlanPolicy = PlanPoli
     for request in state.waitingOneOffs {
         if request.fireAt < staleBefore { decision.missed.append(request) } else { waiting.append(request) }
     }
-    let taken = state.finishedSlotIdentifiers.union(live.map(\.identifier)).union(waiting.map(\.identifier))
-    let candidates = dueAgain.filter { !taken.contains($0.identifier) } + SlotIdentifier.upcoming(
-        after: now, in: zone, schedule: plan.schedule, excluding: state.exclusions,
-        // An identifier names one request: one taken by a pending or waiting one-off (`add --id` with a
-        // slot's identifier) is not planned again as a slot.
-        skippingIdentifiers: taken, limit: policy.cap)
+    // An identifier names one request: one taken by a pending or waiting one-off (`add --id` with a slot's
+    // identifier) is not planned again as a slot.
+    var taken = SlotIdentifier.Taken(state.finishedSlotIdentifiers)
+    for request in live { taken.insert(request.identifier) }
+    for request in waiting { taken.insert(request.identifier) }
+    let due = dueAgain.filter { !taken.contains($0.local) }
+    // New slots only while they can still be among the soonest `cap`: once those so far, the due ones and
+    // the kept ones no later than the last fill it, every later slot would be left out by the merge below.
+    let keptTimes = (live.map(\.fireAt) + waiting.map(\.fireAt)).sorted()
+    var keptSoFar = 0
+    let candidates = due + SlotIdentifier.upcoming(
+        after: now, in: zone, schedule: plan.schedule, excluding: state.exclusions, skipping: taken) { count, last in
+            while keptSoFar < keptTimes.count, keptTimes[keptSoFar] <= last { keptSoFar += 1 }
+            return count + due.count + keptSoFar >= policy.cap
+        }
 
     // Merge both sorted-by-time lists and keep the soonest `cap`; ties broken by identifier so the
     // outcome never depends on the order rows came out of the database.

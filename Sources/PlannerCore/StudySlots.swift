@@ -83,19 +83,54 @@ public enum SlotIdentifier {
         after now: Instant, in zone: Zone, schedule: Schedule = .standard, excluding exclusions: Exclusions = Exclusions(),
         skippingIdentifiers: Set<String> = [], limit: Int
     ) -> [Slot] {
+        let skipping = Taken(skippingIdentifiers)
+        return upcoming(after: now, in: zone, schedule: schedule, excluding: exclusions, skipping: skipping) { count, _ in count >= limit }
+    }
+
+    /// The same, until `enough(count, last)` says the slots so far suffice (asked after each, and once
+    /// before the first with none): a refill stops once the sooner of what it keeps and these fill the cap.
+    static func upcoming(after now: Instant, in zone: Zone, schedule: Schedule, excluding exclusions: Exclusions,
+                         skipping: Taken, enough: (Int, Instant) -> Bool) -> [Slot] {
         var slots: [Slot] = []
+        guard !enough(0, now) else { return slots }
         // From the study day `now` is in: with a window crossing midnight, its slots after midnight are ahead.
         var date = schedule.studyDay(at: now, in: zone)
         // Two years of days is far more than 64 slots can need, even with many dates excluded.
-        for _ in 0..<732 where slots.count < limit {
-            for reading in schedule.readings(on: date) where slots.count < limit {
+        for _ in 0..<732 {
+            for reading in schedule.readings(on: date) {
+                // Taken readings are skipped before an identifier is made for them: most of a refill's are.
                 guard let fireAt = zone.instant(for: reading), fireAt > now,
-                      exclusions.reason(date: date, at: fireAt) == nil else { continue }
-                let slot = Slot(local: reading, fireAt: fireAt, day: date)
-                if !skippingIdentifiers.contains(slot.identifier) { slots.append(slot) }
+                      exclusions.reason(date: date, at: fireAt) == nil, !skipping.contains(reading) else { continue }
+                slots.append(Slot(local: reading, fireAt: fireAt, day: date))
+                if enough(slots.count, fireAt) { return slots }
             }
             date = date.adding(days: 1)
         }
         return slots
+    }
+
+    /// Identifiers already used, looked up by the reading they name: a number per minute instead of a
+    /// 38-byte string to make and hash for every candidate slot. Identifiers not in the planner's format
+    /// (a one-off's own, or a year past 9999) are kept as text and compared with the identifier itself.
+    struct Taken {
+        private var minutes: Set<Int> = []
+        private var others: Set<String> = []
+
+        init<S: Sequence>(_ identifiers: S) where S.Element == String {
+            for identifier in identifiers { insert(identifier) }
+        }
+
+        mutating func insert(_ identifier: String) {
+            if let reading = SlotIdentifier.parse(identifier) { minutes.insert(Self.minute(reading)) } else { others.insert(identifier) }
+        }
+
+        func contains(_ reading: LocalDateTime) -> Bool {
+            minutes.contains(Self.minute(reading)) || (!others.isEmpty && others.contains(SlotIdentifier.format(reading)))
+        }
+
+        /// One number per wall-clock minute (identifiers name whole minutes).
+        static func minute(_ r: LocalDateTime) -> Int {
+            ((r.date.year * 16 + r.date.month) * 32 + r.date.day) * 1440 + r.hour * 60 + r.minute
+        }
     }
 }

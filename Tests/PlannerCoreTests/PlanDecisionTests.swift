@@ -155,6 +155,68 @@ struct Simulation {
         #expect(sim.pending.map(\.identifier) == ["12_30", "13_00", "13_30", "14_00", "14_30"].map { "Noti_AppOpenPromotion_2026_11_23_" + $0 })
     }
 
+    /// A refill stops making new slots once they can no longer be among the soonest `cap`, and looks taken
+    /// identifiers up by reading: on random plans (kept slots, one-offs soon and far, waiting ones, finished
+    /// identifiers, one-offs holding a slot's identifier, opened and skipped dates, caps 1-64) it decides
+    /// exactly what the plain rule does — every slot after now not taken, merged with what is kept, the
+    /// soonest `cap` (computed here from the schedule alone, by identifier strings).
+    @Test func refillStopsEarlyYetDecidesAsThePlainRule() {
+        var random = SplitMix(seed: 64)
+        func pick(_ n: Int) -> Int { Int(random.next() % UInt64(n)) }
+        for round in 0..<400 {
+            let now = at("2026-11-20T06:00") + Int64(pick(14 * 24 * 60)) * 60_000
+            let cap = [1, 2, 5, 20, 63, 64][pick(6)]
+            let policy = PlanPolicy(cap: cap)
+            var exclusions = Exclusions()
+            let today = seoul.local(now).date
+            for _ in 0..<pick(4) { exclusions.openedDates.insert(today.adding(days: pick(6))) }
+            for _ in 0..<pick(4) { exclusions.skippedDates.insert(today.adding(days: pick(20))) }
+            // Every slot of the coming weeks, none excluded by skips (a kept slot there would be retired).
+            let slots = SlotIdentifier.upcoming(after: now - 10 * 60_000, in: seoul, limit: 300)
+                .filter { !exclusions.skippedDates.contains($0.day) }
+            var row: Int64 = 0
+            func request(_ id: String, _ kind: RequestKind, _ at: Instant) -> PendingRequest {
+                row += 1
+                return PendingRequest(rowID: row, identifier: id, kind: kind, fireAt: at, localDate: seoul.local(at).date)
+            }
+            var pending: [PendingRequest] = []
+            var finished: Set<String> = []
+            for slot in slots {
+                switch pick(5) {
+                case 0, 1: if pending.count < cap { pending.append(request(slot.identifier, .slot, slot.fireAt)) }
+                case 2: finished.insert(slot.identifier)
+                default: break
+                }
+            }
+            var waiting: [PendingRequest] = []
+            for n in 0..<pick(6) {
+                let when = now + Int64(pick(60 * 24 * 40) - 60 * 24) * 60_000
+                // Now and then a one-off with the identifier of a slot still ahead (`add --id`).
+                let id = pick(3) == 0 ? slots[pick(slots.count)].identifier : "oneoff-\(round)-\(n)"
+                if pick(2) == 0, pending.count < cap { pending.append(request(id, .oneoff, when)) } else { waiting.append(request(id, .oneoff, when)) }
+            }
+            let state = PlanState(pending: pending, finishedSlotIdentifiers: finished, waitingOneOffs: waiting, exclusions: exclusions)
+            let decision = decideRefill(now: now, zone: seoul, policy: policy, state: state)
+
+            // The plain rule.
+            let staleBefore = now - policy.graceMilliseconds
+            let live = pending.filter { $0.fireAt >= staleBefore }
+            let waitingLive = waiting.filter { $0.fireAt >= staleBefore }
+            let taken = finished.union(live.map(\.identifier)).union(waitingLive.map(\.identifier))
+            let candidates = SlotIdentifier.upcoming(after: now, in: seoul, excluding: exclusions, limit: cap + taken.count)
+                .filter { !taken.contains($0.identifier) }.prefix(cap)
+            var entries = live.map { (at: $0.fireAt, id: $0.identifier, kind: 0) }
+            entries += waitingLive.map { (at: $0.fireAt, id: $0.identifier, kind: 1) }
+            entries += candidates.map { (at: $0.fireAt, id: $0.identifier, kind: 2) }
+            entries.sort { ($0.at, $0.id) < ($1.at, $1.id) }
+            let kept = entries.prefix(cap)
+            #expect(decision.added.map(\.identifier) == kept.filter { $0.kind == 2 }.map(\.id), "round \(round)")
+            #expect(Set(decision.readmitted.map(\.identifier)) == Set(kept.filter { $0.kind == 1 }.map(\.id)), "round \(round)")
+            #expect(Set(decision.displaced.map(\.identifier)) == Set(entries.dropFirst(cap).filter { $0.kind == 0 }.map(\.id)), "round \(round)")
+            #expect(Set(decision.missed.map(\.rowID)) == Set((pending + waiting).filter { $0.fireAt < staleBefore }.map(\.rowID)), "round \(round)")
+        }
+    }
+
     @Test func weekOfRefillsAndOpensKeepsEveryInvariant() {
         var sim = Simulation(zone: seoul)
         var now = at("2026-11-20T07:00")  // a Friday

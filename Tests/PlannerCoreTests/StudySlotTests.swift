@@ -28,6 +28,29 @@ import Testing
         }
     }
 
+    /// The byte-level format and parse (they run once per slot in every refill) agree with each other on
+    /// random readings of every year 0-9999, and refuse anything but ASCII digits in the planner's layout.
+    @Test func identifiersRoundTripAndRefuseLookalikes() {
+        var random = SplitMix(seed: 31)
+        for _ in 0..<5_000 {
+            let date = LocalDate(year: Int(random.next() % 10_000), month: Int(random.next() % 12) + 1, day: Int(random.next() % 28) + 1)
+            let reading = LocalDateTime(date: date, hour: Int(random.next() % 24), minute: Int(random.next() % 60))
+            let identifier = SlotIdentifier.format(reading)
+            #expect(identifier.utf8.count == 38)
+            #expect(identifier == "Noti_AppOpenPromotion_\(pad(date.year, 4))_\(pad(date.month, 2))_\(pad(date.day, 2))_\(pad(reading.hour, 2))_\(pad(reading.minute, 2))")
+            #expect(SlotIdentifier.parse(identifier) == reading)
+        }
+        for bad in ["Noti_AppOpenPromotion_2026_+1_03_09_00", "Noti_AppOpenPromotion_2026_-1_03_09_00",
+                    "Noti_AppOpenPromotion_2026_11_03_09_\u{0663}0", "Noti_AppOpenPromotion_2026_11_03 09_00",
+                    "Noti_AppOpenPromotion_2026_11_03_09_0", "noti_AppOpenPromotion_2026_11_03_09_00",
+                    "Noti_AppOpenPromotion_2026_00_03_09_00", "Noti_AppOpenPromotion_2026_11_03_09_60", ""] {
+            #expect(SlotIdentifier.parse(bad) == nil, "\(bad)")
+        }
+        // A year past 9999 is still written (wider), as before.
+        #expect(SlotIdentifier.format(LocalDateTime(date: LocalDate(year: 12026, month: 1, day: 2), hour: 3, minute: 4))
+                    == "Noti_AppOpenPromotion_12026_01_02_03_04")
+    }
+
     @Test func saturdayStartBeginsMondayMorning() {
         let slots = SlotIdentifier.upcoming(after: at("2026-11-21T10:00"), in: seoul, limit: 64)
         #expect(slots.count == 64)
@@ -64,5 +87,18 @@ import Testing
             after: at("2026-11-23T08:00"), in: seoul, excluding: Exclusions(skippedDates: [monday]),
             skippingIdentifiers: ["Noti_AppOpenPromotion_2026_11_24_09_30"], limit: 2)
         #expect(slots.map(\.identifier) == ["Noti_AppOpenPromotion_2026_11_24_10_00", "Noti_AppOpenPromotion_2026_11_24_10_30"])
+    }
+}
+
+/// A small deterministic generator (SplitMix64) for property tests with a fixed seed.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
