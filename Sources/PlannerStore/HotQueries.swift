@@ -4,6 +4,9 @@ enum HotQueries {
     /// Columns read by `pendingRequest(_:)`.
     static let pending =
         "SELECT id, identifier, kind, fire_at_ms, local_date, zone, title, body FROM request WHERE state = 'pending'"
+    /// The same without title and body (`status`: only the one shown needs them).
+    static let pendingWithoutText =
+        "SELECT id, identifier, kind, fire_at_ms, local_date, zone FROM request WHERE state = 'pending'"
     /// Slots that ran their course since ?, which must not come back (the states whose `ends_slot` is 1
     /// in `request_state`). The caller looks back `PlannerDatabase.finishedLookBack`: far enough for any zone change.
     static let finishedSlots = """
@@ -34,5 +37,5 @@ enum HotQueries {
     /// What the cap triggers count before every insert or return to pending.
     static let pendingCount = "SELECT count(*) FROM request WHERE state = 'pending'"
 
-    static let all = [pending, finishedSlots, waitingOneOffs, openedDates, skippedDates, pause, settings, due, nextFireAt, pendingCount]
+    static let all = [pending, pendingWithoutText, finishedSlots, waitingOneOffs, openedDates, skippedDates, pause, settings, due, nextFireAt, pendingCount]
 }

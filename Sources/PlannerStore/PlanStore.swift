@@ -101,17 +101,23 @@ extension PlannerDatabase {
             // "next" is what the ticker will really show, by its own decisions (`nextShown`).
             let plan = try given ?? readPlan().0
             let today = plan.schedule.studyDay(at: now, in: zone)
+            // Without their text (64 rows of title and body to copy): only the one shown needs it, read below.
             var pending: [PendingRequest] = []
-            let rows = try connection.prepare(HotQueries.pending)
+            let rows = try connection.prepare(HotQueries.pendingWithoutText)
             while try rows.step() { pending.append(pendingRequest(rows)) }
             var opened: Set<LocalDate> = []
             let openedRows = try connection.prepare(HotQueries.openedDates)
             try openedRows.bind([.text(today.adding(days: -2).description)])
             while try openedRows.step() { if let date = LocalDate(iso: openedRows.text(0)) { opened.insert(date) } }
-            // The rows read above hold all "next" shows (HotQueries.pending reads every pending row with its
-            // text), and their number is the pending count: one statement fewer each.
-            let nextRequest = nextShown(now: now, policy: PlanPolicy(graceMilliseconds: plan.graceMilliseconds), pending: pending, openedDays: opened)
-                .map { StoredRequest(identifier: $0.identifier, kind: $0.kind, fireAt: $0.fireAt, title: $0.title ?? "", body: $0.body ?? "", state: RequestState.pending.rawValue) }
+            // Their number is the pending count (same statement, same snapshot).
+            var nextRequest: StoredRequest?
+            if let shown = nextShown(now: now, policy: PlanPolicy(graceMilliseconds: plan.graceMilliseconds), pending: pending, openedDays: opened) {
+                let text = try connection.prepare("SELECT title, body FROM request WHERE id = ?")
+                try text.bind([.integer(shown.rowID)])
+                _ = try text.step()
+                nextRequest = StoredRequest(identifier: shown.identifier, kind: shown.kind, fireAt: shown.fireAt,
+                                            title: text.text(0), body: text.text(1), state: RequestState.pending.rawValue)
+            }
             let count = pending.count
             // Today's opens, the last refill and the pause in force (HotQueries.pause), in one statement.
             let rest = try connection.prepare("""
@@ -145,16 +151,19 @@ extension PlannerDatabase {
     /// planner cannot use (edited by hand, a zone this machine's tz database lacks) runs as its default
     /// with a warning, never a dead end: `config set`/`config reset` repair it, and `open` still records.
     func readPlan() throws -> (PlanSettings, Zone) {
-        try plan(from: try readSettingRows().values)
+        try plan(from: try readSettingRows(withDefaults: false).values)
     }
 
     /// The stored settings and each row's default, as text.
-    func readSettingRows() throws -> (values: [String: String], defaults: [String: String]) {
+    /// `withDefaults: false` leaves `defaults` empty: reading the settings only (every command does) skips them.
+    func readSettingRows(withDefaults: Bool = true) throws -> (values: [String: String], defaults: [String: String]) {
         let stmt = try connection.prepare(HotQueries.settings)
         var values: [String: String] = [:], defaults: [String: String] = [:]
+        values.reserveCapacity(SettingKey.allCases.count)
         while try stmt.step() {
-            values[stmt.text(0)] = stmt.text(1)
-            defaults[stmt.text(0)] = stmt.text(2)
+            let key = stmt.text(0)
+            values[key] = stmt.text(1)
+            if withDefaults { defaults[key] = stmt.text(2) }
         }
         return (values, defaults)
     }
