@@ -56,17 +56,24 @@ public enum SystemZone {
     /// transition (most zones, most of the time): a plan asks for hundreds of offsets per run. A UTC day
     /// whose two ends have the same offset has it throughout (real zones change at most once in a couple
     /// of days, as `Zone.instant(for:)` assumes too); a day with a change is asked of glibc each time.
+    ///
+    /// Kept in a direct-mapped table (a day's slot is its number modulo 512; a day that meets another's slot
+    /// is asked again): no Dictionary, whose first use in a process costs ~0.1 M instructions of run-time
+    /// type lookups, and a lookup of a few instructions.
     private final class DayOffsets: @unchecked Sendable {
-        var known: [Int64: Int] = [:]
+        private static let slots = 512
+        private var days = [Int64](repeating: .min, count: slots)
+        private var offsets = [Int](repeating: 0, count: slots)
 
         func offset(at seconds: Int64, _ lookup: (Int64) -> Int) -> Int {
             let day = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-            if let cached = known[day] { return cached }
+            let slot = Int(truncatingIfNeeded: day) & (Self.slots - 1)
+            if days[slot] == day { return offsets[slot] }
             let start = day &* 86_400
             let first = lookup(start), last = lookup(start &+ 86_399)
             guard first == last else { return lookup(seconds) }
-            if known.count > 4_096 { known.removeAll() }
-            known[day] = first
+            days[slot] = day
+            offsets[slot] = first
             return first
         }
     }
