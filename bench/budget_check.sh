@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# The instruction budget of every command (issue 31): each scenario of bench/budgets.txt run once under
+# `valgrind --tool=callgrind` (instructions, not time: the same on a busy machine), compared with its budget.
+# Fails, printing the scenario, its command, the budget and the count, when a count is over its budget by more
+# than MARGIN_PERCENT (default 2: other CPUs pick other memcpy variants). A change that needs more raises the
+# budget in bench/budgets.txt in the same commit and says why there. `.ci/run` runs this on the release build.
+#
+#   bench/budget_check.sh                  # check (builds the release binary first)
+#   PLANNER=path/to/planner bench/budget_check.sh
+#   bench/budget_check.sh --print          # the counts only, never fails (to set a budget)
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUDGETS=$ROOT/bench/budgets.txt
+MARGIN_PERCENT=${MARGIN_PERCENT:-2}
+mode=${1:-check}
+if ! command -v valgrind >/dev/null; then
+    [[ $(id -u) -eq 0 ]] || { echo "budget_check: valgrind is missing: apt-get install valgrind" >&2; exit 1; }
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null
+fi
+if [[ -z ${PLANNER:-} ]]; then
+    (cd "$ROOT" && swift build -c release --static-swift-stdlib >/dev/null)
+    PLANNER=$ROOT/.build/release/planner
+fi
+PLANNER=$(realpath "$PLANNER")
+
+# A path of the same length on every machine, a fixed clock, zone and environment, deterministic hashing:
+# the counts then depend on the binary alone.
+W=$(mktemp -d /tmp/planner-budget.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+NOW=2026-11-23T12:00
+run() { env -i PATH=/usr/bin:/bin HOME="$W/home" TZ=Asia/Seoul LANG=C.UTF-8 SWIFT_DETERMINISTIC_HASHING=1 "$@"; }
+p() { run "$PLANNER" "$@" >/dev/null; }
+mkdir -p "$W/home"
+
+# Templates, each a database (and its folders) restored before every run: `plain` 64 pending; `sync` the same
+# with a sync folder it published to; `sync100` that, with another device's 100 skips in the folder, unread;
+# `calendar` the same with a calendar folder of 14 days written.
+make_templates() {
+    local t
+    mkdir -p "$W/sync/folder" "$W/sync100/folder" "$W/calendar/folder"
+    for t in plain sync sync100 calendar; do p refill --db "$W/$t/planner.db" --now 2026-11-23T08:00; done
+    p config set device-name laptop sync-folder "$W/sync/folder" --db "$W/sync/planner.db" --now 2026-11-23T08:00
+    p sync --db "$W/sync/planner.db" --now 2026-11-23T08:00
+    # Device ids are random, and which of the two sorts first changes the work (2.5 %): the desktop is made
+    # again until the laptop's sorts first, so every run measures the same case.
+    p config set device-name laptop sync-folder "$W/sync100/folder" --db "$W/sync100/planner.db" --now 2026-11-23T08:00
+    p sync --db "$W/sync100/planner.db" --now 2026-11-23T08:00
+    local laptop desktop
+    laptop=$(sqlite3 "$W/sync100/planner.db" "SELECT id FROM device WHERE is_self = 1")
+    while :; do
+        rm -f "$W"/desktop.db*
+        p refill --db "$W/desktop.db" --now 2026-11-23T08:00
+        p config set device-name desktop --db "$W/desktop.db" --now 2026-11-23T08:00
+        p config set sync-folder "$W/sync100/folder.desktop" --db "$W/desktop.db" --now 2026-11-23T08:00
+        mkdir -p "$W/sync100/folder.desktop"
+        p sync --db "$W/desktop.db" --now 2026-11-23T08:00
+        desktop=$(sqlite3 "$W/desktop.db" "SELECT id FROM device WHERE is_self = 1")
+        rm -rf "$W/sync100/folder.desktop"
+        [[ $laptop < $desktop ]] && break
+    done
+    p config set sync-folder "$W/sync100/folder" --db "$W/desktop.db" --now 2026-11-23T08:00
+    local day
+    for day in $(seq 0 99); do
+        p skip "$(date -u -d "2027-01-01 + $day days" +%F)" --db "$W/desktop.db" --now 2026-11-23T08:00
+    done
+    p sync --db "$W/desktop.db" --now 2026-11-23T08:00
+    p config set calendar-folder "$W/calendar/folder" --db "$W/calendar/planner.db" --now 2026-11-23T08:00
+    p sync --db "$W/calendar/planner.db" --now 2026-11-23T08:00
+    for t in plain sync sync100 calendar; do
+        p list --db "$W/$t/planner.db"   # checkpointed and closed
+        cp -a "$W/$t" "$W/$t.template"
+    done
+}
+
+# scenario -> template and arguments (the database and --now are added).
+scenario() {
+    case $1 in
+        open) echo "plain open" ;;
+        open-login) echo "plain open --login" ;;
+        study) echo "plain study" ;;
+        status) echo "plain status" ;;
+        list) echo "plain list" ;;
+        refill) echo "plain refill" ;;
+        tick-once) echo "plain tick --once --sink stdout" ;;
+        add) echo "plain add --in 2h --title x" ;;
+        config-set) echo "plain config set title Hello" ;;
+        open-sync) echo "sync open" ;;
+        status-sync) echo "sync status" ;;
+        refill-sync) echo "sync refill" ;;
+        sync-100) echo "sync100 sync" ;;
+        open-calendar) echo "calendar open" ;;
+        status-calendar) echo "calendar status" ;;
+        refill-calendar) echo "calendar refill" ;;
+        *) return 1 ;;
+    esac
+}
+
+# `open --login` reads its ancestors in /proc up to pid 1: how many depends on what started this script. In a
+# PID namespace of its own (root, or unprivileged user namespaces) it has none, the same everywhere.
+alone=()
+if unshare --pid --fork --mount-proc true 2>/dev/null; then alone=(unshare --pid --fork --mount-proc); fi
+
+# count TEMPLATE ARGS...: instructions of one run of the command's own process. Its forked folder children are
+# left out (`--child-silent-after-fork`): callgrind counts a child from the parent's total at the fork, so a sum
+# would count the parent twice.
+count() {
+    local template=$1; shift
+    rm -rf "${W:?}/$template" && cp -a "$W/$template.template" "$W/$template"
+    local prefix=()
+    [[ $1 == open && ${2:-} == --login ]] && prefix=("${alone[@]}")
+    run "${prefix[@]}" valgrind --tool=callgrind --callgrind-out-file=/dev/null --child-silent-after-fork=yes --log-file="$W/vg" \
+        "$PLANNER" "$@" --db "$W/$template/planner.db" --now "$NOW" >/dev/null 2>"$W/stderr" \
+        || { echo "budget_check: $* failed: $(cat "$W/stderr")" >&2; return 1; }
+    awk '/refs:/ { gsub(",", "", $4); print $4 }' "$W/vg"
+}
+
+make_templates
+failed=0
+printf '%-16s %-34s %12s %12s %8s\n' scenario command budget count ratio
+while read -r name budget _; do
+    [[ -z $name || $name == \#* ]] && continue
+    read -r template args < <(scenario "$name") || { echo "budget_check: unknown scenario $name in $BUDGETS" >&2; exit 1; }
+    if [[ $name == open-login && ${#alone[@]} -eq 0 ]]; then
+        printf '%-16s %-34s %12d %12s\n' "$name" "planner $args" "$budget" "skipped (no PID namespace here: its count would depend on the process tree)"
+        continue
+    fi
+    # shellcheck disable=SC2086
+    n=$(count "$template" $args)
+    ratio=$(awk -v n="$n" -v b="$budget" 'BEGIN { printf "%.3f", n / b }')
+    verdict=""
+    if [[ $mode != --print ]] && awk -v n="$n" -v b="$budget" -v m="$MARGIN_PERCENT" 'BEGIN { exit !(n > b * (1 + m / 100)) }'; then
+        verdict="  OVER BUDGET"; failed=1
+    fi
+    printf '%-16s %-34s %12d %12d %8s%s\n' "$name" "planner $args" "$budget" "$n" "$ratio" "$verdict"
+done <"$BUDGETS"
+if ((failed)); then
+    echo "budget_check: a command is over its instruction budget by more than ${MARGIN_PERCENT} % (above); make it cheaper, or raise its budget in bench/budgets.txt in the same commit and say why there" >&2
+    exit 1
+fi
+echo "budget_check: every command within its budget (+${MARGIN_PERCENT} %)"
