@@ -51,8 +51,8 @@ make_templates() {
         rm -f "$W"/desktop.db*
         p refill --db "$W/desktop.db" --now 2026-11-23T08:00
         p config set device-name desktop --db "$W/desktop.db" --now 2026-11-23T08:00
-        p config set sync-folder "$W/sync100/folder.desktop" --db "$W/desktop.db" --now 2026-11-23T08:00
         mkdir -p "$W/sync100/folder.desktop"
+        p config set sync-folder "$W/sync100/folder.desktop" --db "$W/desktop.db" --now 2026-11-23T08:00
         p sync --db "$W/desktop.db" --now 2026-11-23T08:00
         desktop=$(sqlite3 "$W/desktop.db" "SELECT id FROM device WHERE is_self = 1")
         rm -rf "$W/sync100/folder.desktop"
