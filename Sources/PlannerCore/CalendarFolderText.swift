@@ -28,48 +28,81 @@ public enum CalendarFolderText {
     /// other's copy of an item as their own when this is equal — not as an edit to put back, which each
     /// would put back as a newer revision than the other's, for ever.
     public static func semanticDigest(_ text: String) -> String {
-        // On the UTF-8 bytes (every byte that matters here is ASCII): String's character-level splitting and
-        // replacing cost millions of instructions per file, and a refill digests every item of the horizon.
-        var lines: [ArraySlice<UInt8>] = []
-        var current: [UInt8] = []
-        func finish() {
-            defer { current.removeAll(keepingCapacity: true) }
-            guard !current.isEmpty else { return }
-            var end = current.count
-            while end > 0, current[end - 1] == 13 { end -= 1 }
-            guard end > 0 else { return }
-            let line = current[0..<end]
-            var nameEnd = line.startIndex
-            while nameEnd < line.endIndex, line[nameEnd] != 58, line[nameEnd] != 59 { nameEnd += 1 }  // ':' ';'
-            let name = String(decoding: line[line.startIndex..<nameEnd].map { (97...122).contains($0) ? $0 - 32 : $0 }, as: UTF8.self)
-            if volatileProperties.contains(name) { return }
-            lines.append(utcTimeNormalized(line))
-        }
-        let bytes = Array(text.utf8)
-        var i = 0
-        while i < bytes.count {
-            let b = bytes[i]
-            if b == 10 {
-                // A line that starts with a space or a tab continues this one (RFC 5545 folding).
-                if i + 1 < bytes.count, bytes[i + 1] == 32 || bytes[i + 1] == 9 {
-                    if current.last == 13 { current.removeLast() }
-                    i += 2
-                    continue
-                }
-                finish()
-            } else {
-                current.append(b)
-            }
-            i += 1
-        }
-        finish()
+        var lines = semanticLines(text)
+        return digest(ofLines: &lines)
+    }
+
+    /// `semanticDigest(shared + rest)` where `sharedLines` are `semanticLines(shared)`: the calendar head
+    /// and its VTIMEZONE, the same for every item of a plan, read once per plan instead of once per item.
+    /// `shared` must end a line and `rest` must not continue it (checked: else the whole text is read).
+    static func semanticDigest(shared: String, sharedLines: [[UInt8]], rest: String) -> String {
+        guard shared.utf8.last == 10, rest.utf8.first != 32, rest.utf8.first != 9 else { return semanticDigest(shared + rest) }
+        var lines = sharedLines + semanticLines(rest)
+        return digest(ofLines: &lines)
+    }
+
+    /// Sorted (a server may reorder them), joined by line breaks, hashed.
+    private static func digest(ofLines lines: inout [[UInt8]]) -> String {
         lines.sort { $0.lexicographicallyPrecedes($1) }
         var joined: [UInt8] = []
+        joined.reserveCapacity(lines.reduce(lines.count) { $0 + $1.count })
         for (n, line) in lines.enumerated() {
             if n > 0 { joined.append(10) }
             joined += line
         }
         return String(SHA256.hex(joined).prefix(32))
+    }
+
+    /// The content lines of `text` as `semanticDigest` compares them, in the order found: unfolded, without
+    /// their line ends, volatile properties left out, a UTC time in Radicale's form normalized. On the UTF-8
+    /// bytes (every byte that matters here is ASCII): String's character-level splitting cost millions of
+    /// instructions per file, and a refill digests every item of the horizon.
+    static func semanticLines(_ text: String) -> [[UInt8]] {
+        var lines: [[UInt8]] = []
+        func add(_ bytes: [UInt8]) {
+            var line = bytes
+            while line.last == 13 { line.removeLast() }
+            guard !line.isEmpty else { return }
+            var nameEnd = 0
+            while nameEnd < line.count, line[nameEnd] != 58, line[nameEnd] != 59 { nameEnd += 1 }  // ':' ';'
+            if isVolatile(line[0..<nameEnd]) { return }
+            let normalized = utcTimeNormalized(line[...])
+            lines.append(normalized.count == line.count ? line : Array(normalized))
+        }
+        var text = text
+        text.withUTF8 { bytes in
+            // Lines are copied whole from the text; only a folded one is put together piece by piece.
+            var folded: [UInt8]?
+            var start = 0, i = 0
+            while i < bytes.count {
+                guard bytes[i] == 10 else { i += 1; continue }
+                if i + 1 < bytes.count, bytes[i + 1] == 32 || bytes[i + 1] == 9 {
+                    // A line that starts with a space or a tab continues this one (RFC 5545 folding); the
+                    // line break before it goes (its CR too).
+                    var joined = folded ?? []
+                    joined += bytes[start..<i]
+                    if joined.last == 13 { joined.removeLast() }
+                    folded = joined
+                    i += 2
+                    start = i
+                    continue
+                }
+                if var joined = folded { joined += bytes[start..<i]; add(joined); folded = nil } else { add(Array(bytes[start..<i])) }
+                i += 1
+                start = i
+            }
+            if var joined = folded { joined += bytes[start..<bytes.count]; add(joined) } else if start < bytes.count { add(Array(bytes[start..<bytes.count])) }
+        }
+        return lines
+    }
+
+    /// `volatileProperties` as uppercase bytes, compared without making a String per line.
+    private static let volatileNames: [[UInt8]] = volatileProperties.map { Array($0.utf8) }
+
+    private static func isVolatile(_ name: ArraySlice<UInt8>) -> Bool {
+        volatileNames.contains { volatile in
+            volatile.count == name.count && zip(volatile, name).allSatisfy { v, n in v == ((97...122).contains(n) ? n - 32 : n) }
+        }
     }
 
     /// Radicale 3.1.8 writes a time in the zone named UTC as `;TZID=UTC:…Z` (measured): the same instant as
@@ -79,7 +112,7 @@ public enum CalendarFolderText {
         guard line.count >= marker.count + 15 else { return line }
         var at = line.startIndex
         while at + marker.count <= line.endIndex {
-            if line[at..<(at + marker.count)].elementsEqual(marker) {
+            if line[at] == 59, line[at..<(at + marker.count)].elementsEqual(marker) {  // 59: the marker's first byte
                 let value = line[(at + marker.count)...]
                 guard value.count == 15 || (value.count == 16 && value.last == 90) else { return line }  // 'Z'
                 return ArraySlice(Array(line[..<at]) + [58] + Array(value.prefix(15)) + [90])
@@ -166,14 +199,19 @@ public enum CalendarFolderText {
         /// the same bytes for the same plan (vdirsyncer and CalDAV servers ignore DTSTAMP when they compare).
         let stamp: Instant
 
-        init(uid: String, day: LocalDate?, isTask: Bool, head: String, tail: String, stamp: Instant) {
+        init(uid: String, day: LocalDate?, isTask: Bool, head: String, tail: String, stamp: Instant, shared: SharedHead? = nil) {
             self.uid = uid
             self.day = day
             self.isTask = isTask
             self.head = head
             self.tail = tail
             self.stamp = stamp
-            digest = CalendarFolderText.semanticDigest(head + tail)
+            if let shared, head.utf8.starts(with: shared.text.utf8) {
+                let rest = String(decoding: head.utf8.dropFirst(shared.text.utf8.count), as: UTF8.self) + tail
+                digest = CalendarFolderText.semanticDigest(shared: shared.text, sharedLines: shared.lines, rest: rest)
+            } else {
+                digest = CalendarFolderText.semanticDigest(head + tail)
+            }
         }
 
         public var fileName: String { CalendarFolderText.fileName(uid) }
@@ -205,23 +243,27 @@ public enum CalendarFolderText {
         let firstDate = (days.map(\.date) + oneOffs.map { zone.local($0.fireAt).date }).min()
         let shared = firstDate.map { calendarHead(zone: zone, year: $0.year) } ?? ""
         func head(_ date: LocalDate) -> String { shared }
+        // Its lines read once for every item's digest (`semanticDigest(shared:sharedLines:rest:)`).
+        let sharedHead = SharedHead(text: shared, lines: semanticLines(shared))
         for day in days {
             for slot in day.slots {
                 items.append(event(uid: slotUID(slot.identifier), plannerID: slot.identifier, day: day.date, start: slot.local,
-                                   title: settings.title, body: settings.body, zone: zone, head: head(day.date)))
+                                   title: settings.title, body: settings.body, zone: zone, head: head(day.date), shared: sharedHead))
             }
             let studyDay: Bool
             switch day.noSlots {
             case nil, .opened?, .over?: studyDay = true
             case .notInDays?, .skipped?, .paused?: studyDay = opens[day.date] != nil
             }
-            if studyDay { items.append(task(day.date, completed: opens[day.date], zone: zone, schedule: settings.schedule, head: head(day.date))) }
+            if studyDay {
+                items.append(task(day.date, completed: opens[day.date], zone: zone, schedule: settings.schedule, head: head(day.date), shared: sharedHead))
+            }
         }
         for oneOff in oneOffs {
             let local = zone.local(oneOff.fireAt)
             items.append(event(uid: oneOffUID(oneOff.identifier), plannerID: oneOff.identifier, day: nil,
                                start: LocalDateTime(date: local.date, hour: local.hour, minute: local.minute, second: local.second),
-                               title: oneOff.title, body: oneOff.body, zone: zone, head: head(local.date)))
+                               title: oneOff.title, body: oneOff.body, zone: zone, head: head(local.date), shared: sharedHead))
         }
         return items
     }
@@ -235,8 +277,14 @@ public enum CalendarFolderText {
     /// An item's DTSTAMP when nothing later revised it: 00:00 UTC of its date.
     static func plannedStamp(_ date: LocalDate) -> Instant { ZoneDefinition.utcMidnight(date) }
 
+    /// A calendar head made once per plan, with its lines as `semanticDigest` reads them.
+    struct SharedHead {
+        let text: String
+        let lines: [[UInt8]]
+    }
+
     static func event(uid: String, plannerID: String, day: LocalDate?, start: LocalDateTime, title: String,
-                      body: String, zone: Zone, head calendar: String) -> Item {
+                      body: String, zone: Zone, head calendar: String, shared: SharedHead? = nil) -> Item {
         let head = calendar + "BEGIN:VEVENT\r\n" + ICalendar.fold("UID:\(uid)")
         let tail = [
             "DTSTART;TZID=\(ICalendar.parameter(zone.name)):\(ICalendar.localStamp(start))", "DURATION:PT5M",
@@ -244,11 +292,12 @@ public enum CalendarFolderText {
             "X-PLANNER-ID:\(ICalendar.text(plannerID))", "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:\(ICalendar.text(title))",
             "TRIGGER;RELATED=START:PT0S", "END:VALARM", "END:VEVENT", "END:VCALENDAR",
         ].map(ICalendar.fold).joined()
-        return Item(uid: uid, day: day, isTask: false, head: head, tail: tail, stamp: plannedStamp(start.date))
+        return Item(uid: uid, day: day, isTask: false, head: head, tail: tail, stamp: plannedStamp(start.date), shared: shared)
     }
 
     /// "Study today", due at the end of the day's window; COMPLETED at the day's first open.
-    static func task(_ date: LocalDate, completed: Instant?, zone: Zone, schedule: Schedule, head calendar: String) -> Item {
+    static func task(_ date: LocalDate, completed: Instant?, zone: Zone, schedule: Schedule, head calendar: String,
+                     shared: SharedHead? = nil) -> Item {
         // A window across midnight ends on the next date, still in this study day (`Schedule.studyDay`).
         let due = LocalDateTime(date: schedule.crossesMidnight ? date.adding(days: 1) : date,
                                 hour: schedule.endMinute / 60, minute: schedule.endMinute % 60)
@@ -266,6 +315,7 @@ public enum CalendarFolderText {
         }
         lines += ["X-PLANNER-ID:\(date)", "END:VTODO", "END:VCALENDAR"]
         let stamp = completed.map { Instant(seconds: $0.seconds) } ?? plannedStamp(date)
-        return Item(uid: dayUID(date), day: date, isTask: true, head: head, tail: lines.map(ICalendar.fold).joined(), stamp: stamp)
+        return Item(uid: dayUID(date), day: date, isTask: true, head: head, tail: lines.map(ICalendar.fold).joined(), stamp: stamp,
+                    shared: shared)
     }
 }

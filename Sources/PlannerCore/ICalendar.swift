@@ -112,6 +112,8 @@ public enum ICalendar {
     /// A TEXT value (RFC 5545 3.3.11): backslash, semicolon, comma and line breaks escaped; other control
     /// characters, which a TEXT value may not hold, become spaces.
     static func text(_ value: String) -> String {
+        // Most values need nothing escaped or replaced: returned as they are (an item has four).
+        if value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x5C && $0 != 0x3B && $0 != 0x2C }) { return value }
         var out = ""
         for scalar in value.unicodeScalars {
             switch scalar {

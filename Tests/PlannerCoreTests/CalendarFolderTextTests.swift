@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import PlannerCore
 
@@ -12,6 +13,32 @@ import Testing
         #expect(SHA256.hex("".utf8) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         #expect(SHA256.hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)
             == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+    }
+
+    /// Every length from 0 to 300 bytes (each padding case, one to six blocks) against Python's hashlib.
+    @Test func sha256AgreesWithPythonOnEveryLengthAcrossBlocks() throws {
+        let inputs = (0...300).map { n in (0..<n).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ n) } }
+        let script = """
+            import hashlib, sys
+            for line in sys.stdin:
+                print(hashlib.sha256(bytes.fromhex(line.strip())).hexdigest())
+            """
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", "-c", script]
+        let input = Pipe(), output = Pipe()
+        p.standardInput = input
+        p.standardOutput = output
+        try p.run()
+        let hex = inputs.map { $0.map { String(format: "%02x", $0) }.joined() + "\n" }.joined()
+        input.fileHandleForWriting.write(Data(hex.utf8))
+        try input.fileHandleForWriting.close()
+        let expected = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        p.waitUntilExit()
+        #expect(expected.count == inputs.count)
+        for (n, (bytes, want)) in zip(inputs, expected).enumerated() {
+            #expect(SHA256.hex(bytes) == String(want), "\(n) bytes")
+        }
     }
 
     @Test func everyUIDIsPlannerPrefixedAndVdirsyncerSafe() {
@@ -55,6 +82,34 @@ import Testing
         #expect(ahead == items(now: "2026-11-23T12:12", days: 1))
         // Weekend days have neither events nor a task.
         #expect(items(now: "2026-11-21T08:00", days: 2).isEmpty)
+    }
+
+    /// Items digest their text with the calendar head's lines read once (`semanticDigest(shared:…)`): the
+    /// same digest as the whole file read back, for every item of 14 days in a zone with DST changes (its
+    /// VTIMEZONE has rules), a day opened, a one-off, and the rest starting with a folded line's space.
+    @Test func sharedHeadDigestsEqualTheWholeFiles() throws {
+        let berlin = Zone(name: "Europe/Berlin") { t in
+            // CET/CEST with the EU rule for 2026 (last Sunday of March and October, 01:00 UTC).
+            t >= 1_774_746_000 && t < 1_792_890_000 ? 7200 : 3600
+        }
+        let settings = PlanSettings()
+        let now = try parseTime("2026-10-20T08:00", in: berlin)
+        let plan = planAhead(now: now, zone: berlin, schedule: settings.schedule, exclusions: Exclusions(), days: 14)
+        let opened = plan[1].date
+        let oneOff = CalendarFolderText.OneOff(identifier: "tea", fireAt: now + 3_600_000, title: "Tea", body: "green")
+        let items = CalendarFolderText.items(days: plan, opens: [opened: now + 86_400_000], oneOffs: [oneOff], zone: berlin, settings: settings)
+        #expect(items.count > 100)
+        for item in items {
+            #expect(item.digest == CalendarFolderText.semanticDigest(String(decoding: item.bytes(), as: UTF8.self)), "\(item.fileName)")
+        }
+        let shared = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\n"
+        let lines = CalendarFolderText.semanticLines(shared)
+        for rest in ["BEGIN:VEVENT\r\nUID:x\r\nEND:VEVENT\r\n", " continued\r\nUID:y\r\n", "\tcontinued\r\n", ""] {
+            #expect(CalendarFolderText.semanticDigest(shared: shared, sharedLines: lines, rest: rest) == CalendarFolderText.semanticDigest(shared + rest))
+        }
+        // A shared part that does not end a line is read whole.
+        #expect(CalendarFolderText.semanticDigest(shared: "BEGIN:VCAL", sharedLines: CalendarFolderText.semanticLines("BEGIN:VCAL"), rest: "ENDAR\r\n")
+                    == CalendarFolderText.semanticDigest("BEGIN:VCALENDAR\r\n"))
     }
 
     @Test func theTaskWrittenReadsBackAsItself() {
