@@ -15,7 +15,14 @@ public enum SQLiteProcess {
     /// The planner binary has one thread, so SQLite's mutexes (8 % of `open`'s instructions,
     /// docs/benchmarks.md) guard nothing, and its small allocations can come from size classes kept without
     /// a lock (CSQLiteArena). Not for tests: their connections run on parallel threads.
-    public static func useOneThread() { Connection.singleThreaded = true }
+    ///
+    /// `arena: false` for a long-running process (the live ticker): the size classes keep what SQLite frees
+    /// for SQLite alone, so an idle ticker could not give it back (`malloc_trim`); its memory counts there,
+    /// a command's instructions here.
+    public static func useOneThread(arena: Bool = true) {
+        Connection.singleThreaded = true
+        Connection.arena = arena
+    }
 }
 
 /// One SQLite connection. Deliberately small: open, execute, prepare, transaction.
@@ -40,11 +47,12 @@ final class Connection {
         _ = csqlite_no_memory_status()
         if singleThreaded {
             _ = csqlite_single_thread()
-            _ = sqlite_arena_install()
+            if arena { _ = sqlite_arena_install() }
         }
     }()
 
     nonisolated(unsafe) static var singleThreaded = false
+    nonisolated(unsafe) static var arena = false
 
     private var isClosed = false
 

@@ -37,7 +37,9 @@ enum Main {
     static func main() {
         // Everything the planner creates (folders, database, WAL files) is private to the user.
         umask(0o077)
-        SQLiteProcess.useOneThread()
+        // The live ticker runs for hours: SQLite's memory from malloc, which it trims when idle.
+        let raw = CommandLine.arguments
+        SQLiteProcess.useOneThread(arena: !(raw.count > 1 && raw[1] == "tick" && !raw.contains("--once")))
         if let problem = ArgumentBytes.problem() ?? ArgumentBytes.environmentProblem() { fail(problem, code: 64) }
         PlannerDatabase.warn = { message in
             let line = "warning: \(TerminalText.escaped(message))\n"
