@@ -13,6 +13,7 @@
 #   bench/tick_bench.sh                                   # builds into ./.build, as the README's install does
 #   BUILD_DIR=.build-bench RUNS=3 IDLE_SECONDS=60 IDLE_STRACE_SECONDS=20 DIAGNOSE=1 bench/tick_bench.sh
 #   PLANNER=/path/to/planner RESULTS=/tmp/x.md bench/tick_bench.sh  # measure another binary, no build
+#   BUSY=2 bench/tick_bench.sh                            # the lateness runs beside two spinning processes
 set -euo pipefail
 shopt -s inherit_errexit  # a failed command inside $(...) stops the script too
 export LC_ALL=C           # EPOCHREALTIME with a decimal point, whatever the locale
@@ -22,6 +23,7 @@ HELPER=$ROOT/bench/tick_stats.py
 BUILD_DIR=${BUILD_DIR:-$ROOT/.build}
 case $BUILD_DIR in /*) ;; *) BUILD_DIR=$ROOT/$BUILD_DIR ;; esac
 RESULTS=${RESULTS:-$ROOT/bench/TICK_RESULTS.md}
+BUSY=${BUSY:-0}
 RUNS=${RUNS:-3} REQUESTS=${REQUESTS:-40} SPACING_MS=${SPACING_MS:-150} LEAD_MS=${LEAD_MS:-3000}
 IDLE_SECONDS=${IDLE_SECONDS:-60} IDLE_STRACE_SECONDS=${IDLE_STRACE_SECONDS:-20} DIAGNOSE=${DIAGNOSE:-1}
 TARGET_P99_MS=10 TARGET_RSS_KIB=$((12 * 1024))
@@ -47,7 +49,9 @@ cleanup() {
     done
     wait 2>/dev/null || true
 }
-trap cleanup EXIT
+busy_pids=()
+stop_busy() { if ((${#busy_pids[@]})); then kill "${busy_pids[@]}" 2>/dev/null || true; wait "${busy_pids[@]}" 2>/dev/null || true; fi; busy_pids=(); }
+trap 'stop_busy; cleanup' EXIT
 trap 'exit 130' INT TERM  # run the EXIT trap on Ctrl-C too
 
 now_ms() { local us=${EPOCHREALTIME/./}; echo $((us / 1000)); }  # CLOCK_REALTIME, as the ticker's clock
@@ -127,7 +131,9 @@ lateness_run() {
     echo "$margin"
 }
 
-echo "== lateness: $RUNS runs of $REQUESTS requests $SPACING_MS ms apart" >&2
+echo "== lateness: $RUNS runs of $REQUESTS requests $SPACING_MS ms apart, $BUSY busy neighbour(s)" >&2
+# BUSY processes spinning on the CPU the whole time (issue 31: two busy neighbours on two cores).
+for _ in $(seq "$BUSY"); do (while :; do :; done) & busy_pids+=($!); done
 for r in $(seq "$RUNS"); do
     dir=$OUT/run$r
     start_ticker "$dir"
@@ -138,6 +144,7 @@ for r in $(seq "$RUNS"); do
         "$margin" "$hwm" "$TERM_MS" "$TERM_RC" >"$dir/meta.json"
     python3 "$HELPER" run "run $r" "$dir" "$REQUESTS"
 done
+stop_busy
 
 if [ "$DIAGNOSE" = 1 ]; then
     echo "== where the time goes: one more run with the ticker under strace" >&2
@@ -179,7 +186,7 @@ stop_ticker
 printf '{"seconds": %d, "voluntary": %d, "nonvoluntary": %d, "threads": %d, "vmrss_kib": %d, "vmhwm_kib": %d, "strace_seconds": %d, "strace_calls": %s, "sigterm_ms": %s, "sigterm_rc": %d}\n' \
     "$IDLE_SECONDS" $((v1 - v0)) $((n1 - n0)) "$threads" "$rss" "$hwm" "$IDLE_STRACE_SECONDS" "$calls" "$TERM_MS" "$TERM_RC" >"$dir/idle.json"
 
-command_line="BUILD_DIR=${BUILD_DIR#$ROOT/} RUNS=$RUNS REQUESTS=$REQUESTS SPACING_MS=$SPACING_MS LEAD_MS=$LEAD_MS IDLE_SECONDS=$IDLE_SECONDS IDLE_STRACE_SECONDS=$IDLE_STRACE_SECONDS DIAGNOSE=$DIAGNOSE bench/tick_bench.sh"
+command_line="BUILD_DIR=${BUILD_DIR#$ROOT/} BUSY=$BUSY RUNS=$RUNS REQUESTS=$REQUESTS SPACING_MS=$SPACING_MS LEAD_MS=$LEAD_MS IDLE_SECONDS=$IDLE_SECONDS IDLE_STRACE_SECONDS=$IDLE_STRACE_SECONDS DIAGNOSE=$DIAGNOSE bench/tick_bench.sh"
 [ "$PLANNER" = "$BUILD_DIR/release/planner" ] || command_line="PLANNER=$PLANNER $command_line"
 source_desc="$(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- Sources Package.swift migrations || echo ' plus uncommitted changes in Sources/')"
 python3 - "$OUT/meta.json" <<PY
