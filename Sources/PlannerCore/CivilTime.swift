@@ -74,7 +74,20 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
     }
 
     /// `2026-11-23`
-    public var description: String { "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))" }
+    public var description: String {
+        guard (0...9999).contains(year) else { return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))" }
+        // Written as bytes: every insert of a request and every read of a day formats one.
+        return String(unsafeUninitializedCapacity: 10) { buffer in writeISO(into: buffer, at: 0) }
+    }
+
+    /// `YYYY-MM-DD` at `buffer[at...]` (a year of 0-9999); the index after it.
+    func writeISO(into buffer: UnsafeMutableBufferPointer<UInt8>, at: Int) -> Int {
+        var i = writeDigits(buffer, at, year, 4)
+        buffer[i] = UInt8(ascii: "-")
+        i = writeDigits(buffer, i + 1, month, 2)
+        buffer[i] = UInt8(ascii: "-")
+        return writeDigits(buffer, i + 1, day, 2)
+    }
 
     public static func < (a: LocalDate, b: LocalDate) -> Bool {
         (a.year, a.month, a.day) < (b.year, b.month, b.day)
@@ -151,6 +164,17 @@ public struct LocalDateTime: Hashable, Comparable, Sendable {
 @inlinable func floorMod(_ a: Int64, _ b: Int64) -> Int64 {
     let r = a % b
     return (r != 0 && (r < 0) != (b < 0)) ? r + b : r
+}
+
+/// `value` (0 or more, at most `width` digits) zero-padded to `width` digits at `buffer[at...]`; the index after.
+@inline(__always)
+func writeDigits(_ buffer: UnsafeMutableBufferPointer<UInt8>, _ at: Int, _ value: Int, _ width: Int) -> Int {
+    var rest = value
+    for i in stride(from: at + width - 1, through: at, by: -1) {
+        buffer[i] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+        rest /= 10
+    }
+    return at + width
 }
 
 /// Zero-padded decimal, e.g. pad(7, 2) == "07". Negative numbers keep their sign.

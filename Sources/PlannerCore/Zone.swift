@@ -46,9 +46,36 @@ public struct Zone: Sendable {
     /// an offset with seconds is written with them, as Python's `isoformat` does).
     public func rfc3339(_ instant: Instant) -> String {
         let l = local(instant)
+        let seconds = offset(at: instant)
+        // The common case as bytes (every request inserted has one): a year of 0-9999, an offset of whole
+        // minutes within a day.
+        if (0...9999).contains(l.date.year), seconds % 60 == 0, abs(seconds) < 86_400 {
+            return String(unsafeUninitializedCapacity: 29) { b in
+                var i = l.date.writeISO(into: b, at: 0)
+                b[i] = UInt8(ascii: "T")
+                i = writeDigits(b, i + 1, l.hour, 2)
+                b[i] = UInt8(ascii: ":")
+                i = writeDigits(b, i + 1, l.minute, 2)
+                b[i] = UInt8(ascii: ":")
+                i = writeDigits(b, i + 1, l.second, 2)
+                if l.millisecond != 0 {
+                    b[i] = UInt8(ascii: ".")
+                    i = writeDigits(b, i + 1, l.millisecond, 3)
+                }
+                b[i] = UInt8(ascii: seconds < 0 ? "-" : "+")
+                i = writeDigits(b, i + 1, abs(seconds) / 3600, 2)
+                b[i] = UInt8(ascii: ":")
+                return writeDigits(b, i + 1, abs(seconds) / 60 % 60, 2)
+            }
+        }
+        return Self.rfc3339Text(l, offsetSeconds: seconds)
+    }
+
+    /// The same text by interpolation: any year and offset (and the check of the bytes above, in tests).
+    static func rfc3339Text(_ l: LocalDateTime, offsetSeconds: Int) -> String {
         let fraction = l.millisecond == 0 ? "" : "." + pad(l.millisecond, 3)
-        return "\(l.date)T\(pad(l.hour, 2)):\(pad(l.minute, 2)):\(pad(l.second, 2))\(fraction)"
-            + Zone.formatOffset(offset(at: instant))
+        return "\(pad(l.date.year, 4))-\(pad(l.date.month, 2))-\(pad(l.date.day, 2))T\(pad(l.hour, 2)):\(pad(l.minute, 2)):\(pad(l.second, 2))\(fraction)"
+            + Zone.formatOffset(offsetSeconds)
     }
 
     /// `+09:00`, `-04:00`, `+12:45`; `-00:44:30` for an offset with seconds (Africa/Monrovia until 1972),

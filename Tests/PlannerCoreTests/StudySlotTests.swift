@@ -102,3 +102,24 @@ struct SplitMix {
         return z ^ (z >> 31)
     }
 }
+
+/// Dates and RFC 3339 times are written as bytes on the hot paths; the interpolated text (kept for years
+/// past 9999 and offsets with seconds) is the reference, over random readings, offsets and milliseconds.
+@Suite struct ByteTextTests {
+    @Test func datesAndRFC3339TimesMatchTheInterpolatedText() {
+        var random = SplitMix(seed: 3339)
+        for _ in 0..<5_000 {
+            let date = LocalDate(year: Int(random.next() % 10_000), month: Int(random.next() % 12) + 1, day: Int(random.next() % 28) + 1)
+            #expect(date.description == "\(pad(date.year, 4))-\(pad(date.month, 2))-\(pad(date.day, 2))")
+            let offset = (Int(random.next() % 1_681) - 840) * 60  // -14:00 to +14:00, whole minutes
+            let zone = Zone.fixed(name: "Test", offsetSeconds: offset)
+            let reading = LocalDateTime(date: date, hour: Int(random.next() % 24), minute: Int(random.next() % 60),
+                                        second: Int(random.next() % 60), millisecond: random.next() % 3 == 0 ? 0 : Int(random.next() % 1000))
+            guard let instant = zone.instant(for: reading) else { continue }
+            #expect(zone.rfc3339(instant) == Zone.rfc3339Text(reading, offsetSeconds: offset))
+        }
+        // An offset with seconds takes the other path, with its seconds written.
+        let monrovia = Zone.fixed(name: "Africa/Monrovia", offsetSeconds: -(44 * 60 + 30))
+        #expect(monrovia.rfc3339(Instant(milliseconds: 0)) == "1969-12-31T23:15:30-00:44:30")
+    }
+}
