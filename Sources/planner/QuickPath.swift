@@ -1,7 +1,7 @@
 import PlannerCommands
 import PlannerCore
 
-/// `status`, `list`, `add`, `study` and `--version` in their plain forms, parsed without ArgumentParser: its
+/// `status`, `list`, `add`, `study`, `tick --once` and `--version` in their plain forms, parsed without ArgumentParser: its
 /// `parseAsRoot` reflects every command (most of these commands' instructions, bench/RESULTS.md). Like
 /// `FastPath` for `open`/`refill`: anything else (help, a typo, `--x=y`, a repeated option, a value
 /// starting with '-', a value `validate()` would refuse) falls back to ArgumentParser, and
@@ -22,8 +22,16 @@ enum QuickPath {
         var command: [String] = []
     }
 
+    /// `tick --once [--sink notify|stdout] [--verbose] [--db PATH] [--now TIME]`: cron's line, every minute.
+    struct TickOnce: Equatable {
+        var db: String?
+        var now: String?
+        var sink: String?
+        var verbose = false
+    }
+
     enum Parsed: Equatable {
-        case status(Reading), list(Reading), add(AddOptions), study(StudyOptions), version
+        case status(Reading), list(Reading), add(AddOptions), study(StudyOptions), tickOnce(TickOnce), version
     }
 
     static func parse(_ args: [String]) -> Parsed? {
@@ -34,6 +42,11 @@ enum QuickPath {
             let terminator = args.firstIndex(of: "--") ?? args.endIndex
             guard let values = options(args[1..<terminator], flags: [], valued: ["--db", "--now"]) else { return nil }
             return .study(StudyOptions(db: values["--db"], now: values["--now"], command: Array(args[min(terminator + 1, args.endIndex)...])))
+        }
+        if command == "tick" {
+            guard let values = options(args.dropFirst(), flags: ["--once", "--verbose"], valued: ["--db", "--now", "--sink"]),
+                  values["--once"] != nil, values["--sink"].map({ $0 == "notify" || $0 == "stdout" }) ?? true else { return nil }
+            return .tickOnce(TickOnce(db: values["--db"], now: values["--now"], sink: values["--sink"], verbose: values["--verbose"] != nil))
         }
         let flags = command == "add" ? [] : ["--json"]
         let valued = command == "add" ? ["--db", "--now", "--at", "--in", "--title", "--body", "--id"] : ["--db", "--now"]
@@ -86,6 +99,9 @@ enum QuickPath {
         case .list(let options): try List.execute(options)
         case .add(let options): try Add.execute(options)
         case .study(let options): try Study.execute(db: options.db, now: options.now, command: options.command)
+        case .tickOnce(let t):
+            try TickCommand.run(.process, TickCommand.Options(db: t.db, now: t.now, sink: t.sink.map { $0 == "notify" ? .notify : .stdout },
+                                                              once: true, verbose: t.verbose))
         case .version: print(PlannerCommand.version)
         }
     }

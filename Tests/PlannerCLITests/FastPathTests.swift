@@ -55,6 +55,8 @@ import Testing
         ["study"], ["study", "--db", "/tmp/x.db", "--now", "2026-11-23T12:00"], ["study", "--", "anki"],
         ["study", "--db", "a b.db", "--", "xdg-open", "--new-window", "https://example.org/lesson"],
         ["study", "--", "prog", "--", "-x"], ["study", "--"],
+        ["tick", "--once"], ["tick", "--once", "--sink", "notify", "--db", "/tmp/x.db"],  // cron's line
+        ["tick", "--verbose", "--once", "--sink", "stdout", "--now", "2026-11-23T12:00"],
     ]
 
     static let refused: [[String]] = [
@@ -66,6 +68,8 @@ import Testing
         ["history"], ["config"], ["Status"],
         ["study", "anki"], ["study", "--help"], ["study", "--db"], ["study", "--db", "a", "--db", "b"], ["study", "--verbose"],
         ["study", "--now", "-05:00"], ["study", "--db=/tmp/x.db"],
+        ["tick"], ["tick", "--verbose"], ["tick", "--once", "--sink", "dbus"], ["tick", "--once", "--exec", "prog"],
+        ["tick", "--once", "--grace", "1m"], ["tick", "--once", "--once"], ["tick", "--once", "--unless-running"],
     ]
 
     @Test(arguments: accepted)
@@ -87,6 +91,11 @@ import Testing
         case let c as List: slow = .list(QuickPath.Reading(db: c.common.db, now: c.common.now, json: c.json))
         case let c as Add: slow = .add(c.options)
         case let c as Study: slow = .study(QuickPath.StudyOptions(db: c.common.db, now: c.common.now, command: c.command))
+        case let c as Tick:
+            // Only the fields the quick path sets; the rest must be ArgumentParser's defaults.
+            #expect(c.grace == nil && c.urgency == nil && c.icon == nil && c.appName == "planner" && c.exec.isEmpty
+                    && !c.unlessRunning && c.calendarJob == nil && c.once)
+            slow = .tickOnce(QuickPath.TickOnce(db: c.common.db, now: c.common.now, sink: c.sink?.rawValue, verbose: c.verbose))
         case let other: Issue.record("ArgumentParser chose \(type(of: other))"); return
         }
         #expect(quick == slow)
