@@ -142,40 +142,47 @@ extension PlannerDatabase {
         let zone = override ?? Self.usableZone(named: effect.plan.zone)
 
         var outcome = EventOutcome(effect: effect, fresh: fresh)
-        let set = try connection.prepare("UPDATE setting SET value = ?, changed_at_ms = ? WHERE key = ?")
-        for change in effect.settings {
-            try set.run(.text(change.value), .integer((effect.settingTimes[change.key] ?? now).milliseconds), .text(change.key.rawValue))
+        // Each statement prepared only when there is something for it (an open has none of the next three).
+        if !effect.settings.isEmpty {
+            let set = try connection.prepare("UPDATE setting SET value = ?, changed_at_ms = ? WHERE key = ?")
+            for change in effect.settings {
+                try set.run(.text(change.value), .integer((effect.settingTimes[change.key] ?? now).milliseconds), .text(change.key.rawValue))
+            }
         }
         if effect.settings.contains(where: { $0.key == .syncFolder }) { try forgetSyncFolder() }
         // Another calendar folder: what was written to the old one says nothing about the new.
         if effect.settings.contains(where: { $0.key == .calendarFolder }) { try connection.execute("DELETE FROM calendar_file") }
-        let skip = try connection.prepare("""
-            INSERT INTO skipped_date (local_date, reason, skipped_at_ms) VALUES (?, ?, ?)
-            ON CONFLICT (local_date) DO UPDATE
-            SET reason = excluded.reason, skipped_at_ms = excluded.skipped_at_ms, removed_at_ms = NULL
-            """)
-        let unskip = try connection.prepare(
-            "UPDATE skipped_date SET removed_at_ms = ? WHERE local_date = ? AND removed_at_ms IS NULL")
-        for change in effect.skips {
-            if change.skipped {
-                try skip.run(.text(change.date.description), change.reason.map { .text($0) } ?? .null, .integer(change.at.milliseconds))
-            } else {
-                try unskip.run(.integer(change.at.milliseconds), .text(change.date.description))
-                outcome.removedSkips += sqlite3Changes()
+        if !effect.skips.isEmpty {
+            let skip = try connection.prepare("""
+                INSERT INTO skipped_date (local_date, reason, skipped_at_ms) VALUES (?, ?, ?)
+                ON CONFLICT (local_date) DO UPDATE
+                SET reason = excluded.reason, skipped_at_ms = excluded.skipped_at_ms, removed_at_ms = NULL
+                """)
+            let unskip = try connection.prepare(
+                "UPDATE skipped_date SET removed_at_ms = ? WHERE local_date = ? AND removed_at_ms IS NULL")
+            for change in effect.skips {
+                if change.skipped {
+                    try skip.run(.text(change.date.description), change.reason.map { .text($0) } ?? .null, .integer(change.at.milliseconds))
+                } else {
+                    try unskip.run(.integer(change.at.milliseconds), .text(change.date.description))
+                    outcome.removedSkips += sqlite3Changes()
+                }
             }
         }
         // The pause history is the pause and resume events in stamp order, whatever order they came in.
         if deciding.contains(where: { if case .pause = $0.change { true } else if case .resume = $0.change { true } else { false } }) {
             try rebuildPauses()
         }
-        let stamp = try connection.prepare("""
-            INSERT INTO register (name, stamp_ms, stamp_counter, stamp_device, event_id) VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT (name) DO UPDATE SET stamp_ms = excluded.stamp_ms, stamp_counter = excluded.stamp_counter,
-                stamp_device = excluded.stamp_device, event_id = excluded.event_id
-            """)
-        for (register, won) in effect.stamped {
-            try stamp.run(.text(register.name), .integer(won.stamp.milliseconds), .integer(won.stamp.counter),
-                          .text(won.stamp.device), .text(won.event))
+        if !effect.stamped.isEmpty {
+            let stamp = try connection.prepare("""
+                INSERT INTO register (name, stamp_ms, stamp_counter, stamp_device, event_id) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (name) DO UPDATE SET stamp_ms = excluded.stamp_ms, stamp_counter = excluded.stamp_counter,
+                    stamp_device = excluded.stamp_device, event_id = excluded.event_id
+                """)
+            for (register, won) in effect.stamped {
+                try stamp.run(.text(register.name), .integer(won.stamp.milliseconds), .integer(won.stamp.counter),
+                              .text(won.stamp.device), .text(won.event))
+            }
         }
         let recordOpen = try connection.prepare("""
             INSERT INTO app_open (opened_at_ms, local_date, local_time, zone, cancelled, event_id, origin)

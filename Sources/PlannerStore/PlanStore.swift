@@ -57,10 +57,10 @@ extension PlannerDatabase {
         let event = Self.openEvent(now: now, takenIn: takenIn ?? zone, policy: policy, origin: origin, id: id)
         return try change(at: now, from: .login) { () throws -> OpenDecision in
             // A login inside one already recorded (`LoginSession`): nothing new.
-            let recorded = try connection.prepare("SELECT 1 FROM event WHERE id = ?")
+            let recorded = unlessRecorded.isEmpty ? nil : try connection.prepare("SELECT 1 FROM event WHERE id = ?")
             for known in unlessRecorded {
-                try recorded.bind([.text(known)])
-                if try recorded.step() {
+                try recorded!.bind([.text(known)])
+                if try recorded!.step() {
                     let (plan, planZone) = try readPlan()
                     return OpenDecision(date: plan.schedule.studyDay(at: now, in: zone ?? planZone), cancelled: [], refill: RefillDecision())
                 }

@@ -154,6 +154,8 @@ public final class PlannerDatabase {
     /// Applies the missing migrations in order, each in its own IMMEDIATE transaction.
     /// The version is re-read inside the transaction: another process may have just migrated.
     private func migrate(zoneForNewPlan: String?) throws {
+        // Up to date (every command but the first after an upgrade): one read, not one per migration.
+        if (try connection.integer("PRAGMA user_version") ?? 0) >= Migrations.latestVersion { return }
         for migration in Migrations.all {
             if (try connection.integer("PRAGMA user_version") ?? 0) >= migration.version { continue }
             try connection.immediateTransaction {
