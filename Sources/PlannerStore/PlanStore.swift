@@ -261,9 +261,16 @@ extension PlannerDatabase {
 
     /// Applies a refill decision. Transitions come before inserts so the cap trigger sees room.
     func apply(_ decision: RefillDecision, now: Instant, zone: Zone, plan: PlanSettings) throws {
+        // Retirements with the same state and reason in one statement (a new title retires all 64 alike).
+        var groups: [(state: RequestState, reason: String, requests: [PendingRequest])] = []
         for retirement in decision.retired {
-            try transition([retirement.request], to: retirement.state, reason: retirement.reason, now: now)
+            if let i = groups.firstIndex(where: { $0.state == retirement.state && $0.reason == retirement.reason }) {
+                groups[i].requests.append(retirement.request)
+            } else {
+                groups.append((retirement.state, retirement.reason, [retirement.request]))
+            }
         }
+        for group in groups { try transition(group.requests, to: group.state, reason: group.reason, now: now) }
         try transition(decision.missed, to: .missed, reason: MissReason.pastGrace, now: now)
         try transition(decision.displaced, to: .displaced, reason: Reason.displaced, now: now)
         try transition(decision.readmitted, to: .pending, reason: "back among the soonest 64", now: now)
