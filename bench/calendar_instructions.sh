@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Instructions (callgrind, one run each, the folder child included) of `open` and `refill` with a calendar
+# Instructions (callgrind, one run each, the folder child included: callgrind counts a forked child from the
+# parent's count at the fork, so the sum repeats the parent's work up to each fork — comparable between two
+# binaries, not an absolute figure; bench/budget_check.sh counts the command's own process) of `open` and `refill` with a calendar
 # folder of 14 days whose files were all touched since written (copied: every file read back), for the
 # release binary and, side by side, BASELINE. Prints a Markdown table.
 #
