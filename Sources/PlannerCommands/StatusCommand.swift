@@ -25,6 +25,9 @@ public struct StatusReport {
     /// The calendar folder (nil: none) and the files in it the planner ignores.
     public var calendarFolder: String?
     public var calendarProblems: [String] = []
+    /// Anki's collection (nil: none set) and why its last read failed (nil: it worked, or not read yet).
+    public var ankiCollection: String?
+    public var ankiProblem: String?
 }
 
 /// What waits in the inbox: opens saved while the database was held are recorded by the next write, and
@@ -62,10 +65,12 @@ public enum StatusCommand {
         let sync = try context.database.syncProblems()
         let environmentTZ = setting.environmentTZ.flatMap { $0.isEmpty ? nil : $0 }
         let calendar = try context.database.calendarProblems()
+        let anki = try context.database.ankiProblem()
         return StatusReport(now: context.now, zone: context.zone, databasePath: context.database.path, status: status,
                             inbox: inbox, environmentTZ: environmentTZ, environmentZone: setting.zone.name,
                             hasLocaltimeFile: SystemZone.hasLocaltimeFile, otherEnvironmentZone: tz,
                             syncFolder: sync.folder, syncProblems: sync.problems,
-                            calendarFolder: calendar.folder, calendarProblems: calendar.problems)
+                            calendarFolder: calendar.folder, calendarProblems: calendar.problems,
+                            ankiCollection: anki.collection, ankiProblem: anki.problem)
     }
 }

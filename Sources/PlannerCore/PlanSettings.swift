@@ -154,6 +154,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case studyCommand = "study-command", snooze, sound
     case syncFolder = "sync-folder", deviceName = "device-name"
     case calendarFolder = "calendar-folder", calendarDays = "calendar-days"
+    case ankiCollection = "anki-collection"
 
     /// Everything about a setting but its parsing, in one place: `config` and its help, the defaults of a
     /// new plan and of a key a database does not hold yet, and which settings stay on one device all
@@ -208,6 +209,9 @@ public enum SettingKey: String, CaseIterable, Sendable {
         case .calendarDays: SettingDeclaration(
             "14", "how many days from today the calendar folder holds", accepts: "a whole number of days from 1 to 60",
             scope: .device, completions: ["7", "14", "30"])
+        case .ankiCollection: SettingDeclaration(
+            "", "Anki's collection.anki2 on this computer: a study day with a review there is opened at its first review (read from a private copy; Anki is never locked or written)",
+            accepts: "an absolute file path (planner setup finds it under ~/.local/share/Anki2); empty: none", scope: .device)
         }
     }
 
@@ -279,7 +283,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
                 ($0.value >= 0x30 && $0.value <= 0x39) || ($0.value | 0x20 >= 0x61 && $0.value | 0x20 <= 0x7A) || $0 == "-" || $0 == "_" || $0 == "."
             }) else { throw bad() }
             return .text(text)
-        case .syncFolder, .calendarFolder:
+        case .syncFolder, .calendarFolder, .ankiCollection:
             try refuseHiding(text)
             guard text.isEmpty || (text.hasPrefix("/") && !TerminalText.containsControl(text) && text.utf8.count <= 1024) else { throw bad() }
             return .text(text)

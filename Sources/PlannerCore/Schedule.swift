@@ -43,9 +43,12 @@ public struct Schedule: Equatable, Sendable {
     public func studyDay(of reading: LocalDateTime) -> LocalDate {
         guard crossesMidnight else { return reading.date }
         let time = ((reading.hour * 60 + reading.minute) * 60 + reading.second) * 1000 + reading.millisecond
-        let nextDayStarts = min(endMinute + intervalMinutes, startMinute) * 60_000
-        return time < nextDayStarts ? reading.date.adding(days: -1) : reading.date
+        return time < dayStartMinute * 60_000 ? reading.date.adding(days: -1) : reading.date
     }
+
+    /// The minute after midnight at which a study day begins on its own date: 0, or when the window
+    /// crosses midnight, the previous day's end plus one interval (at the latest its own start).
+    public var dayStartMinute: Int { crossesMidnight ? min(endMinute + intervalMinutes, startMinute) : 0 }
 
     /// The study day of an instant, read in `zone`.
     public func studyDay(at instant: Instant, in zone: Zone) -> LocalDate { studyDay(of: zone.local(instant)) }

@@ -6,6 +6,8 @@
 public struct RecordedDay: Equatable, Sendable {
     /// The first app-open that day (login `open` or any other).
     public var firstOpen: Instant?
+    /// What made that first open (`open`, `study`, `answer`, `calendar`, `anki`…; nil: recorded before origins).
+    public var firstOpenOrigin: String?
     /// Study reminders shown that day before the first open (all of them when there was none).
     public var remindersBeforeOpen: Int
     /// Study slots of that day recorded `missed` (never shown in time).
@@ -13,8 +15,9 @@ public struct RecordedDay: Equatable, Sendable {
     /// Reminders snoozed that day.
     public var snoozed: Int
 
-    public init(firstOpen: Instant? = nil, remindersBeforeOpen: Int = 0, missed: Int = 0, snoozed: Int = 0) {
+    public init(firstOpen: Instant? = nil, firstOpenOrigin: String? = nil, remindersBeforeOpen: Int = 0, missed: Int = 0, snoozed: Int = 0) {
         self.firstOpen = firstOpen
+        self.firstOpenOrigin = firstOpenOrigin
         self.remindersBeforeOpen = remindersBeforeOpen
         self.missed = missed
         self.snoozed = snoozed

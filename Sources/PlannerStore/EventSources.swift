@@ -8,10 +8,13 @@ public struct SourcesReport: Sendable {
     public var sync: SyncReport?
     /// nil: no calendar folder, or the change did not read it (`open`).
     public var calendar: CalendarReport?
+    /// nil: no Anki collection set, or the change did not look (`open`).
+    public var anki: AnkiReport?
 
-    public init(sync: SyncReport? = nil, calendar: CalendarReport? = nil) {
+    public init(sync: SyncReport? = nil, calendar: CalendarReport? = nil, anki: AnkiReport? = nil) {
         self.sync = sync
         self.calendar = calendar
+        self.anki = anki
     }
 }
 
@@ -31,7 +34,8 @@ struct SourcedOutcome {
 }
 
 /// A place changes made outside this process come from: the inbox (opens saved while another program held
-/// the database), the sync folder (other devices' files), the calendar folder (a day ticked on a phone).
+/// the database), the sync folder (other devices' files), the calendar folder (a day ticked on a phone),
+/// Anki's collection (a card answered).
 /// Each turns what it reads into events, which `PlannerDatabase.change` applies in one place, and after
 /// the commit brings its folder in line (publishes this device's events, rewrites the calendar, removes
 /// applied inbox files). A new source is one type conforming here and one entry in `EventSources`.
@@ -59,8 +63,8 @@ extension EventSource {
 
 /// Which sources a change reads and writes.
 public enum EventSources: Sendable {
-    /// Every command that writes: the inbox, the other devices' files, the calendar's ticks read first;
-    /// this device's events published and the calendar rewritten after.
+    /// Every command that writes: the inbox, the other devices' files, the calendar's ticks, Anki's new
+    /// reviews read first; this device's events published and the calendar rewritten after.
     case all
     /// A login's `open`: nothing outside is read but the inbox (a login must never wait on a folder);
     /// its event is published and today's calendar files rewritten from the rows.
@@ -71,7 +75,7 @@ public enum EventSources: Sendable {
 
     func make() -> [EventSource] {
         switch self {
-        case .all: [InboxSource(), SyncFolderSource(reading: true), CalendarFolderSource(whole: true)]
+        case .all: [InboxSource(), SyncFolderSource(reading: true), CalendarFolderSource(whole: true), AnkiSource()]
         case .login: [InboxSource(), SyncFolderSource(reading: false), CalendarFolderSource(whole: false)]
         case .inboxOnly: [InboxSource(), SyncFolderSource(reading: false)]
         }

@@ -8,6 +8,9 @@ public final class PlannerDatabase {
     /// At most this many bytes of the sync folder read by one change (nil: all of it). The ticker sets it:
     /// a huge peer file is applied in passes between deliveries; `SyncReport.more` says what is left.
     public var syncReadBudgetBytes: Int64?
+    /// Whether a change reads Anki's collection (`anki-collection`). The ticker reads it only when its files
+    /// changed; every other writing command, always (an unchanged collection costs a look, not a copy).
+    public var readsAnki = true
     /// PRAGMA application_id of every planner database: "PLNR" in ASCII.
     public static let applicationID: Int32 = 0x504C_4E52
     public static var schemaVersion: Int32 { Migrations.latestVersion }

@@ -19,10 +19,11 @@ extension PlannerDatabase {
                           try firstOpen.step() && !firstOpen.isNull(0) ? LocalDate(iso: firstOpen.text(0)) : nil]
             input.firstDate = starts.compactMap { $0 }.min()
 
-            let opens = try connection.prepare("SELECT local_date, min(opened_at_ms) FROM app_open GROUP BY local_date")
+            // With min(), SQLite takes `origin` from the row holding the minimum: the first open's.
+            let opens = try connection.prepare("SELECT local_date, min(opened_at_ms), origin FROM app_open GROUP BY local_date")
             while try opens.step() {
                 guard let date = LocalDate(iso: opens.text(0)) else { continue }
-                input.days[date] = RecordedDay(firstOpen: Instant(milliseconds: opens.int64(1)))
+                input.days[date] = RecordedDay(firstOpen: Instant(milliseconds: opens.int64(1)), firstOpenOrigin: opens.isNull(2) ? nil : opens.text(2))
             }
 
             // Each day's delivered and missed study slots, through the covering index request_record (its WHERE

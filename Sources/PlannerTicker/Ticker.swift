@@ -91,6 +91,11 @@ public final class Ticker {
     /// the next pass comes at once, after what is due now has been claimed and started.
     private var folderBacklogAt: Instant?
     private var nextDue: Instant?
+    /// When the next pass reads Anki's collection: a little after its files changed, so the writes of one
+    /// answered card are read once (nil: nothing new). The first pass always reads it.
+    private var ankiReadAt: Instant?
+    private var ankiReadOnce = false
+    static let ankiSettleMilliseconds: Int64 = 300
     /// The calendar job, when this ticker carries the calendar folder (`tick --calendar-job`).
     private let calendar: CalendarCarrier?
     private var stopDeadline: Instant?
@@ -162,6 +167,7 @@ public final class Ticker {
             for signo in events.ignoredSignals { log("ignoring signal \(signo)") }
             if events.stop != nil, stopDeadline == nil { beginStop() }
             if events.calendarChanged { calendar?.folderChanged(now: now) }
+            if events.ankiChanged, ankiReadAt == nil { ankiReadAt = now + Self.ankiSettleMilliseconds }
             readOutputs()
             reapChildren()
             reapAnswering()
@@ -278,6 +284,8 @@ public final class Ticker {
         let t = now
         do {
             try db.check()
+            let readsAnki = !ankiReadOnce || ankiReadAt.map { $0 <= t } == true
+            db.database.readsAnki = readsAnki
             // The plan's zone as it is now (a `config set zone` since the ticker started counts).
             let (decision, claimed, zone, sources) = try db.database.claimDue(now: t, policy: policy)
             for (request, reason) in decision.missed {
@@ -293,6 +301,10 @@ public final class Ticker {
                 calendar?.update(firstReminder: try db.database.studyDayStillOpen(now: t), now: t)
                 wakeups.watchSyncFolder(sources.sync?.folder)
                 wakeups.watchCalendarFolder(sources.calendar?.folder)
+                wakeups.watchAnkiCollection(sources.anki?.collection)
+                if let anki = sources.anki, !anki.opened.isEmpty {
+                    log("studied in Anki, opened: " + Set(anki.opened).map(\.description).sorted().joined(separator: ", "))
+                }
                 if let calendar = sources.calendar, !calendar.ticks.isEmpty {
                     log("ticked off in the calendar folder, opened: " + Set(calendar.ticks).map(\.description).sorted().joined(separator: ", "))
                 }
@@ -301,6 +313,7 @@ public final class Ticker {
                         + (sync.openedElsewhere.isEmpty ? "" : "; opened there: " + Set(sync.openedElsewhere).map(\.description).sorted().joined(separator: ", ")))
                 }
             }
+            if readsAnki { (ankiReadOnce, ankiReadAt) = (true, nil) }
             closeOpenedDays()
             db.settle()
             databaseRetryAt = nil
@@ -477,6 +490,7 @@ public final class Ticker {
         if stopDeadline == nil, mode == .live, let nextDue { times.append(nextDue) }
         if let databaseRetryAt { times.append(databaseRetryAt) }
         if stopDeadline == nil, let folderBacklogAt { times.append(folderBacklogAt) }
+        if stopDeadline == nil, mode == .live, let ankiReadAt { times.append(ankiReadAt) }
         if stopDeadline == nil, let calendarAt = calendar?.nextWake { times.append(calendarAt) }
         if let stopDeadline { times.append(stopDeadline) }
         for item in inFlight {

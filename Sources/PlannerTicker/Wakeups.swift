@@ -13,11 +13,14 @@ public protocol TickerWakeups: AnyObject {
     func watchSyncFolder(_ folder: String?)
     /// Watches `folder` (nil: none) for a day ticked off on a phone: the calendar-folder setting as it is now.
     func watchCalendarFolder(_ folder: String?)
+    /// Watches Anki's collection `file` (nil: none) for a card answered: the anki-collection setting as it is now.
+    func watchAnkiCollection(_ file: String?)
 }
 
 extension TickerWakeups {
     public func watchSyncFolder(_ folder: String?) {}
     public func watchCalendarFolder(_ folder: String?) {}
+    public func watchAnkiCollection(_ file: String?) {}
 }
 
 /// What the ticker sleeps on, as file descriptors waited on with poll(2) — no polling loop:
@@ -47,6 +50,8 @@ public final class Wakeups: TickerWakeups {
         public var syncChanged = false
         /// A planner item in the calendar folder was written, renamed in or deleted (vdirsyncer).
         public var calendarChanged = false
+        /// Anki wrote its collection or its WAL (a card answered, a sync).
+        public var ankiChanged = false
         public var ignoredSignals: [Int32] = []
 
         public init(stop: Int32? = nil, timer: Bool = false) {
@@ -69,6 +74,10 @@ public final class Wakeups: TickerWakeups {
     /// The calendar folder and its watch (as the sync folder's).
     private var calendarFolder: String?
     private var calendarWatch: Int32 = -1
+    /// Anki's collection, the names watched in its folder, and the folder's watch.
+    private var ankiFile: String?
+    private var ankiNames: [String] = []
+    private var ankiWatch: Int32 = -1
 
     /// `databasePath` nil: no folder watch (`tick --once` ends before anything could change).
     /// `inbox`: a folder whose new files are changes waiting for the next write.
@@ -139,6 +148,23 @@ public final class Wakeups: TickerWakeups {
         calendarWatch = inotify_add_watch(inotifyFD, folder, UInt32(IN_MOVED_TO | IN_MOVED_FROM | IN_CLOSE_WRITE | IN_DELETE) | UInt32(IN_ONLYDIR))
     }
 
+    /// Follows the `anki-collection` setting: Anki appends to its WAL as each card is answered, and writes
+    /// the database itself at a checkpoint and when it closes. Its folder is watched (the WAL comes and goes),
+    /// for those two names only; the folder is never written.
+    public func watchAnkiCollection(_ file: String?) {
+        guard inotifyFD >= 0 else { return }
+        if file != ankiFile, ankiWatch >= 0 {
+            inotify_rm_watch(inotifyFD, ankiWatch)
+            ankiWatch = -1
+        }
+        ankiFile = file
+        guard let file, ankiWatch < 0, let slash = file.lastIndex(of: "/") else { return }
+        let name = String(file[file.index(after: slash)...])
+        ankiNames = [name, name + "-wal"]
+        let folder = file[..<slash].isEmpty ? "/" : String(file[..<slash])
+        ankiWatch = inotify_add_watch(inotifyFD, folder, UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE) | UInt32(IN_ONLYDIR))
+    }
+
     /// Wakes at `instant`, or after a day when there is nothing to do (the armed timer still notices clock changes).
     public func arm(at instant: Instant?, now: Instant) {
         let target = instant ?? (now + 86_400_000)
@@ -172,7 +198,7 @@ public final class Wakeups: TickerWakeups {
             // Children are reaped by the caller, which checks every one of them after any wake-up.
             let childExited = fds.dropFirst(3).contains { $0.revents != 0 }
             if n == 0 || childExited || events.stop != nil || events.timer || events.clockChanged
-                || events.databaseChanged || events.inboxChanged || events.syncChanged || events.calendarChanged || !events.ignoredSignals.isEmpty {
+                || events.databaseChanged || events.inboxChanged || events.syncChanged || events.calendarChanged || events.ankiChanged || !events.ignoredSignals.isEmpty {
                 return .success(events)
             }
             for i in fds.indices { fds[i].revents = 0 }
@@ -221,6 +247,8 @@ public final class Wakeups: TickerWakeups {
                     } else if CalendarFolderText.uid(fromFileName: name) != nil {
                         events.calendarChanged = true
                     }
+                } else if wd == ankiWatch && ankiWatch >= 0 {
+                    if mask & UInt32(IN_IGNORED) != 0 { ankiWatch = -1 } else if ankiNames.contains(name) { events.ankiChanged = true }
                 } else if wd == inboxWatch && inboxWatch >= 0 {
                     // The inbox itself was removed (its watch ends), or received a file; a name starting
                     // with "." is one still being written, renamed in when complete.

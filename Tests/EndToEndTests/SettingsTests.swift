@@ -666,7 +666,7 @@ func checkInvariants(_ h: Harness, _ step: String, sourceLocation: SourceLocatio
         let defaults = ["window": "09:30-21:30", "interval": "30m", "days": "mon-fri", "title": "Time to study?",
                         "body": "Start today's lesson: reminders stop for the day once you begin.", "icon": "planner",
                         "urgency": "normal", "grace": "15m", "zone": "Asia/Seoul",  // a new plan's zone: its creator's TZ
-                        "study-command": "", "snooze": "15m", "sound": "", "sync-folder": "", "device-name": "", "calendar-folder": "", "calendar-days": "14"]
+                        "study-command": "", "snooze": "15m", "sound": "", "sync-folder": "", "device-name": "", "calendar-folder": "", "calendar-days": "14", "anki-collection": ""]
         #expect(Set(object?.keys ?? [:].keys) == Set(defaults.keys))
         let values = ["interval": "1h30m", "days": "mon-fri", "grace": "1h"]
         for (key, d) in defaults {

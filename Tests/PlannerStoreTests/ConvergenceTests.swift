@@ -113,7 +113,7 @@ import PlannerTestSupport
     func shared(_ db: PlannerDatabase, now: Instant) throws -> [String: [String]] {
         var views: [String: [String]] = [:]
         for (name, sql) in [
-            ("settings", "SELECT key || '=' || value FROM setting WHERE key NOT IN ('sync-folder', 'device-name', 'calendar-folder', 'calendar-days', 'study-command') ORDER BY key"),
+            ("settings", "SELECT key || '=' || value FROM setting WHERE key NOT IN ('sync-folder', 'device-name', 'calendar-folder', 'calendar-days', 'anki-collection', 'study-command') ORDER BY key"),
             ("opens", "SELECT event_id || ' ' || local_date FROM app_open ORDER BY event_id"),
             ("skips", "SELECT local_date || ' ' || coalesce(reason, '') FROM skipped_dates ORDER BY local_date"),
             ("pauses", "SELECT coalesce(since, '') || ' ' || coalesce(until, '') || ' ' || coalesce(ended_at, '') FROM pauses"),

@@ -45,6 +45,8 @@ struct Stats: ParsableCommand {
                 } else {
                     out += "null"
                 }
+                out += ", \"opened_by\": "
+                out += day.recorded.firstOpenOrigin.map(Formatting.json) ?? "null"
                 out += ", \"reminders_before_open\": "
                 out += String(day.recorded.remindersBeforeOpen)
                 out += ", \"missed\": "

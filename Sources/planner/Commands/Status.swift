@@ -44,6 +44,8 @@ struct Status: ParsableCommand {
             ("sync_problems", "[" + r.syncProblems.map(Formatting.json).joined(separator: ", ") + "]"),
             ("calendar_folder", r.calendarFolder.map(Formatting.json) ?? "null"),
             ("calendar_problems", "[" + r.calendarProblems.map(Formatting.json).joined(separator: ", ") + "]"),
+            ("anki_collection", r.ankiCollection.map(Formatting.json) ?? "null"),
+            ("anki_problem", r.ankiProblem.map(Formatting.json) ?? "null"),
         ]))
     }
 
@@ -82,6 +84,8 @@ struct Status: ParsableCommand {
           + r.syncProblems.map { ["sync problem", $0] }
           + (r.calendarFolder.map { [["calendar", $0 + (r.calendarProblems.isEmpty ? "" : " (\(r.calendarProblems.count) problem\(r.calendarProblems.count == 1 ? "" : "s"): see below)")]] } ?? [])
           + r.calendarProblems.map { ["calendar problem", $0] }
+          + (r.ankiCollection.map { [["anki", $0]] } ?? [])
+          + (r.ankiProblem.map { [["anki problem", $0]] } ?? [])
           + (tzNote.map { [["note", $0]] } ?? [])))
     }
 

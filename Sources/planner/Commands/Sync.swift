@@ -7,7 +7,7 @@ import PlannerStore
 struct Sync: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
-        abstract: "Apply the other devices' changes from the sync folder and the calendar folder's ticks now, write both, and say what changed.",
+        abstract: "Apply the other devices' changes from the sync folder, the calendar folder's ticks and Anki's reviews now, write both folders, and say what changed.",
         discussion: """
             With a sync folder set (planner config set sync-folder DIR, a folder Syncthing shares between your \
             devices), each device appends its opens, skips, pauses and settings to files of its own there and \
@@ -16,14 +16,18 @@ struct Sync: ParsableCommand {
             skips and pauses the latest change wins. Files in the folder that are not a planner's, or lines it \
             refuses, are listed and changed nothing. With a calendar folder set (planner config set calendar-folder DIR, \
             a vdir vdirsyncer pairs with a CalDAV calendar), a day's "Study today" task ticked off there opens that \
-            day, and the folder is written again as the plan says.
+            day, and the folder is written again as the plan says. With Anki's collection set (planner config set \
+            anki-collection FILE), each study day with a review there is opened at its first review (origin anki); \
+            the rest of today is quiet once a card is answered.
             """)
 
     @OptionGroup var common: CommonOptions
-    @Flag(name: .long, help: "Print one JSON object: folder, applied, superseded, published, opened_elsewhere, problems, calendar_folder, calendar_ticks, calendar_written, calendar_removed, calendar_problems.") var json = false
+    @Flag(name: .long, help: "Print one JSON object: folder, applied, superseded, published, opened_elsewhere, problems, calendar_folder, calendar_ticks, calendar_written, calendar_removed, calendar_problems, anki_collection, anki_opened, anki_problem.") var json = false
 
     func run() throws {
-        let (report, calendar) = try SyncCommand.sync(.process, db: common.db, now: common.now)
+        let found = try SyncCommand.sync(.process, db: common.db, now: common.now)
+        let (report, calendar, anki) = (found.sync, found.calendar, found.anki)
+        let studied = Array(Set(anki?.opened ?? [])).sorted().map(\.description)
         let opened = Array(Set(report?.openedElsewhere ?? [])).sorted().map(\.description)
         let ticks = Array(Set(calendar?.ticks ?? [])).sorted().map(\.description)
         func list(_ items: [String]) -> String { "[" + items.map(Formatting.json).joined(separator: ", ") + "]" }
@@ -40,6 +44,9 @@ struct Sync: ParsableCommand {
                 ("calendar_written", String(calendar?.written ?? 0)),
                 ("calendar_removed", String(calendar?.removed ?? 0)),
                 ("calendar_problems", list(calendar?.problems ?? [])),
+                ("anki_collection", anki.map { Formatting.json($0.collection) } ?? "null"),
+                ("anki_opened", list(studied)),
+                ("anki_problem", anki?.problem.map(Formatting.json) ?? "null"),
             ]))
             return
         }
@@ -55,6 +62,12 @@ struct Sync: ParsableCommand {
             lines.append("calendar: \(ticks.count) day\(ticks.count == 1 ? "" : "s") ticked off applied, \(calendar.written) item\(calendar.written == 1 ? "" : "s") written and \(calendar.removed) removed in \(calendar.folder)")
             if !ticks.isEmpty { lines.append("ticked off in the calendar: \(ticks.joined(separator: ", ")) (opened: the rest of those days is quiet)") }
             lines += calendar.problems.map { "calendar problem: " + $0 }
+        }
+        if let anki {
+            lines.append(anki.read ? "anki: \(studied.count) study day\(studied.count == 1 ? "" : "s") opened by reviews in \(anki.collection)"
+                                   : "anki: \(anki.collection) unchanged since the last read")
+            if !studied.isEmpty { lines.append("studied in Anki: \(studied.joined(separator: ", ")) (opened: the rest of those days is quiet)") }
+            if let problem = anki.problem { lines.append("anki problem: " + problem) }
         }
         print(lines.map(TerminalText.flattened).joined(separator: "\n"))
     }

@@ -1,0 +1,63 @@
+/// Anki's review log as opens: the rules, as pure functions of the reviews, the plan and `now`.
+///
+/// Anki records every answered card as a `revlog` row whose id is the review's instant in epoch
+/// milliseconds. A study day with a review was started: the planner records one open at that day's first
+/// review, origin `anki`, through the same event path as every open. Which day a review belongs to is the
+/// planner's own rule (`Schedule.studyDay`), not Anki's "next day starts at": one rule for every open,
+/// whatever made it, on every device and in the phone's calendar.
+public enum AnkiReviews {
+    /// The origin of an open read from Anki's review log.
+    public static let origin = "anki"
+
+    /// The schema versions of Anki's collection (`col.ver`) whose `revlog` the planner knows: 11 (Anki
+    /// 2.1.0) to 18 (Anki 2.1.50 and later, 26.9 included). A newer one is refused with one line.
+    public static let knownSchemaVersions: ClosedRange<Int64> = 11...18
+
+    /// The open recording `review`: its id is made from the review's own id, so two computers reading the
+    /// same collection (Anki syncs review ids unchanged) record one open, not two.
+    public static func eventID(review: Int64) -> String {
+        String(SHA256.hex("anki review \(review)".utf8).prefix(32))
+    }
+
+    /// The first instant of the study day after `day`. Never later than the true start (a reading a DST
+    /// change skips gives an earlier instant), so a walk from it misses no review of the next day.
+    public static func nextDayStart(after day: LocalDate, schedule: Schedule, zone: Zone) -> Instant {
+        let minute = schedule.dayStartMinute
+        let reading = LocalDateTime(date: day.adding(days: 1), hour: minute / 60, minute: minute % 60)
+        return zone.instant(for: reading) ?? Instant(milliseconds: reading.epochMillisecondsAsIfUTC - 26 * 3_600_000)
+    }
+
+    /// The first review of each study day with reviews at or after `start`, oldest first. `firstAtOrAfter`
+    /// answers "the smallest review id ≥ this" (one indexed lookup in the review log), so the walk costs one
+    /// lookup per study day, not one per review. A review after `now` (a clock ahead) counts as made now.
+    public static func firstReviews<E: Error>(from start: Int64, now: Instant, schedule: Schedule, zone: Zone,
+                                              firstAtOrAfter: (Int64) throws(E) -> Int64?) throws(E) -> [(day: LocalDate, review: Int64, at: Instant)] {
+        var result: [(day: LocalDate, review: Int64, at: Instant)] = []
+        var cursor = start
+        while let review = try firstAtOrAfter(cursor) {
+            let at = Instant(milliseconds: min(review, now.milliseconds))
+            let day = schedule.studyDay(at: at, in: zone)
+            if let last = result.last, day <= last.day {
+                // Still a day already seen (the estimate of the next day's start was early): step on.
+                cursor = review + 1
+                continue
+            }
+            result.append((day, review, at))
+            if review >= now.milliseconds { break }
+            cursor = max(review + 1, nextDayStart(after: day, schedule: schedule, zone: zone).milliseconds)
+        }
+        return result
+    }
+
+    /// The opens to record: a day's first review, unless an open from Anki at or before it is recorded
+    /// already (`recorded`: the earliest per study day). A review that arrives later with an earlier time (made on the
+    /// phone, synced since) is recorded too: the day's first open moves earlier.
+    public static func opens(for firsts: [(day: LocalDate, review: Int64, at: Instant)], recorded: [LocalDate: Instant],
+                             zone: Zone) -> [PlanEvent] {
+        firsts.compactMap { first in
+            if let known = recorded[first.day], known <= first.at { return nil }
+            return PlanEvent(id: eventID(review: first.review), at: first.at, origin: origin,
+                             change: .open(zoneName: zone.name, offsetSeconds: zone.offset(at: first.at), graceMilliseconds: nil))
+        }
+    }
+}

@@ -1,0 +1,205 @@
+import CSQLite
+import Glibc
+import PlannerCore
+import PlannerSystem
+
+/// What reading Anki's collection found during one change.
+public struct AnkiReport: Sendable {
+    /// The `anki-collection` setting.
+    public var collection: String
+    /// Whether this change read it (false: unchanged since the last read, or the ticker did not ask).
+    public var read = false
+    /// The study days newly recorded as opened by a review (past days fill the record).
+    public var opened: [LocalDate] = []
+    /// Why it could not be read, one line (nil: it was, or was not needed).
+    public var problem: String?
+}
+
+/// Anki's collection, read side: inside the write transaction (like the calendar folder), the reviews
+/// Anki recorded since the last read are looked at in a private copy of its files (`AnkiFiles`), and each
+/// study day's first review becomes an open of that day, origin `anki` (`AnkiReviews`).
+extension PlannerDatabase {
+    /// The collection set with `config set anki-collection`, or nil.
+    func ankiCollectionSetting() throws -> String? {
+        let path = try connection.text("SELECT value FROM setting WHERE key = 'anki-collection'") ?? ""
+        return path.isEmpty ? nil : path
+    }
+
+    /// Where the private copy of the collection is kept: a folder beside the database, only this user's.
+    var ankiCopyFolder: String { resolvedPath + ".anki-copy" }
+
+    /// Inside the caller's write transaction: the opens the collection's new reviews make (applied by the
+    /// caller, `AnkiSource`), and what was found. nil when no collection is set.
+    func readAnkiCollection(now: Instant) throws -> (report: AnkiReport, opens: [PlanEvent])? {
+        guard let collection = try ankiCollectionSetting() else { return nil }
+        var report = AnkiReport(collection: collection)
+        let row = try connection.prepare("SELECT db_file, wal_file, reviews, last_review, problem FROM anki_read WHERE collection = ?")
+        try row.bind([.text(collection)])
+        var known = (db: "", wal: "", reviews: Int64(0), last: Int64(0), problem: String?.none)
+        if try row.step() { known = (row.text(0), row.text(1), row.int64(2), row.int64(3), row.isNull(4) ? nil : row.text(4)) }
+        let folder = ankiCopyFolder
+        let copy = folder + "/collection.anki2"
+        var copied: (db: String, wal: String)?
+        var problem: String?
+        var fds: [Int32] = []  // the child's
+        let outcome = try FolderChild.run(observe: { AnkiFiles.look(collection, fds: &fds) }, decide: { observed throws -> [UInt8]? in
+            var r = Wire.Reader(observed)
+            guard let status = r.int() else { return nil }
+            if status != 0 { problem = r.text() ?? "cannot be read"; return nil }
+            guard let db = r.text(), let wal = r.text() else { return nil }
+            var info = stat()
+            let haveCopy = stat(copy, &info) == 0
+            if haveCopy, db == known.db, wal == known.wal, known.problem == nil { return nil }
+            var job = Wire.Writer()
+            job.int(haveCopy && db == known.db ? 0 : 1)
+            return job.bytes
+        }, act: { job in
+            var r = Wire.Reader(job)
+            return AnkiFiles.copy(collection, into: folder, whole: r.int() != 0, fds: fds)
+        }, release: { for fd in fds { close(fd) } })
+        switch outcome {
+        case .timedOut:
+            problem = "did not answer within \(FolderChild.deadlineMilliseconds) ms (a stalled mount?)"
+        case .failed(let why):
+            problem = "cannot be read (\(why))"
+        case .done(_, let acted?):
+            var r = Wire.Reader(acted)
+            switch r.int() {
+            case 0?:
+                if let db = r.text(), let wal = r.text() { copied = (db, wal) }
+            case 1?: problem = r.text() ?? "cannot be copied"
+            default: problem = "changed while it was copied, three times (Anki busy?): read at the next change"
+            }
+        case .done(_, nil):
+            break
+        }
+        var opens: [PlanEvent] = []
+        var counts = (reviews: known.reviews, last: known.last)
+        if problem == nil, let copied {
+            report.read = true
+            do {
+                let (settings, zone) = try readPlan()
+                let found = try Self.readReviews(copy, after: known, now: now, schedule: settings.schedule, zone: zone)
+                counts = (found.reviews, found.last)
+                var recorded: [LocalDate: Instant] = [:]
+                if !found.firsts.isEmpty {
+                    let stmt = try connection.prepare("SELECT local_date, min(opened_at_ms) FROM app_open WHERE origin = ? GROUP BY local_date")
+                    try stmt.bind([.text(AnkiReviews.origin)])
+                    while try stmt.step() {
+                        if let day = LocalDate(iso: stmt.text(0)) { recorded[day] = Instant(milliseconds: stmt.int64(1)) }
+                    }
+                }
+                opens = AnkiReviews.opens(for: found.firsts, recorded: recorded, zone: zone)
+            } catch let why as AnkiUnreadable {
+                problem = why.message
+            }
+            // What was copied is what was read; a copy that could not be used is taken whole next time.
+            try connection.prepare("""
+                INSERT INTO anki_read (collection, db_file, wal_file, reviews, last_review, problem, read_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (collection) DO UPDATE SET db_file = excluded.db_file, wal_file = excluded.wal_file,
+                    reviews = excluded.reviews, last_review = excluded.last_review, problem = excluded.problem, read_at_ms = excluded.read_at_ms
+                """).run(.text(collection), .text(problem == nil ? copied.db : ""), .text(problem == nil ? copied.wal : ""),
+                         .integer(counts.reviews), .integer(counts.last), problem.map { .text($0) } ?? .null, .integer(now.milliseconds))
+        } else if let problem {
+            try connection.prepare("""
+                INSERT INTO anki_read (collection, problem, read_at_ms) VALUES (?, ?, ?)
+                ON CONFLICT (collection) DO UPDATE SET problem = excluded.problem, read_at_ms = excluded.read_at_ms
+                """).run(.text(collection), .text(problem), .integer(now.milliseconds))
+        }
+        if let problem {
+            report.problem = "the Anki collection \(collection) \(problem): reviews are read once it can be"
+            if problem != known.problem { PlannerDatabase.warnOnce(report.problem!) }
+        }
+        return (report, opens)
+    }
+
+    struct AnkiUnreadable: Error { var message: String }
+
+    /// Reads the copy: every study day's first review after what was read before (all of them when an
+    /// older review arrived since, or the log shrank), and the log's size and last id now.
+    static func readReviews(_ copy: String, after known: (db: String, wal: String, reviews: Int64, last: Int64, problem: String?),
+                            now: Instant, schedule: Schedule, zone: Zone) throws -> (firsts: [(day: LocalDate, review: Int64, at: Instant)], reviews: Int64, last: Int64) {
+        enum Found { case reviews([(day: LocalDate, review: Int64, at: Instant)], Int64, Int64), refused(String) }
+        func read() throws(SQLiteError) -> Found {
+            // Read-write so SQLite replays the copied WAL (it is the planner's own copy; closing folds the
+            // WAL in). Nothing in it is trusted: no schema code runs, and nothing is written.
+            let anki = try Connection(path: copy, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW)
+            defer { anki.close() }
+            try anki.execute("PRAGMA trusted_schema = OFF")
+            guard try anki.integer("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('col', 'revlog')") == 2,
+                  let version = try anki.integer("SELECT ver FROM col"),
+                  try anki.integer("SELECT count(*) FROM pragma_table_info('revlog') WHERE name = 'id'") == 1 else {
+                return .refused("is not an Anki collection (no col version or revlog)")
+            }
+            guard AnkiReviews.knownSchemaVersions.contains(version) else {
+                return .refused("has schema version \(version), which this planner does not know (it reads \(AnkiReviews.knownSchemaVersions.lowerBound)–\(AnkiReviews.knownSchemaVersions.upperBound)): update the planner")
+            }
+            try anki.execute("PRAGMA query_only = ON")
+            let total = try anki.integer("SELECT count(*) FROM revlog") ?? 0
+            let last = try anki.integer("SELECT coalesce(max(id), 0) FROM revlog") ?? 0
+            let newer = try anki.integer("SELECT count(*) FROM revlog WHERE id > ?", .integer(known.last)) ?? 0
+            // Only reviews after the last one read, unless the rows up to it are not as many as before (a
+            // review synced from the phone since, with an earlier time; or reviews removed): then all.
+            let start = total - newer == known.reviews ? known.last + 1 : Int64.min
+            let next = try anki.prepare("SELECT id FROM revlog WHERE id >= ? ORDER BY id LIMIT 1")
+            let firsts = try AnkiReviews.firstReviews(from: start, now: now, schedule: schedule, zone: zone) { (at: Int64) throws(SQLiteError) -> Int64? in
+                try next.bind([.integer(at)])
+                return try next.step() ? next.int64(0) : nil
+            }
+            return .reviews(firsts, total, last)
+        }
+        let found: Found
+        do { found = try read() } catch {
+            switch error.primaryCode {
+            case SQLITE_NOTADB: throw AnkiUnreadable(message: "is not an SQLite database")
+            case SQLITE_CORRUPT: throw AnkiUnreadable(message: "is damaged (\(error.message))")
+            default: throw AnkiUnreadable(message: "cannot be read (\(error.message))")
+            }
+        }
+        switch found {
+        case .refused(let why): throw AnkiUnreadable(message: why)
+        case .reviews(let firsts, let total, let last): return (firsts, total, last)
+        }
+    }
+
+    /// The collection's state without changing anything: its problem, for `status`.
+    public func ankiProblem() throws(PlannerError) -> (collection: String?, problem: String?) {
+        try read {
+            guard let collection = try ankiCollectionSetting() else { return (nil, nil) }
+            let stmt = try connection.prepare("SELECT problem FROM anki_read WHERE collection = ?")
+            try stmt.bind([.text(collection)])
+            guard try stmt.step(), !stmt.isNull(0) else { return (collection, nil) }
+            return (collection, "the Anki collection \(collection) \(stmt.text(0))")
+        }
+    }
+}
+
+/// Anki's collection as an event source: its new reviews read inside the change's transaction as opens
+/// of their days (a login's `open` never reads it: `EventSources.login` has no such source). The ticker
+/// reads it only when the collection's files changed (`PlannerDatabase.readsAnki`).
+final class AnkiSource: EventSource {
+    private var found: AnkiReport?
+    private var days: [String: LocalDate] = [:]
+
+    func collect(_ db: PlannerDatabase, now: Instant) throws -> [SourcedEvent] {
+        guard db.readsAnki else {
+            found = try db.ankiCollectionSetting().map { AnkiReport(collection: $0) }
+            return []
+        }
+        guard let (report, opens) = try db.readAnkiCollection(now: now) else { return [] }
+        found = report
+        let (settings, zone) = try db.readPlan()
+        for event in opens { days[event.id] = settings.schedule.studyDay(at: event.at, in: zone) }
+        return opens.map { SourcedEvent(event: $0, fromAnotherDevice: false) }
+    }
+
+    func applied(_ outcome: SourcedOutcome, _ db: PlannerDatabase, now: Instant) throws {
+        for applied in outcome.outcomes {
+            for event in applied.fresh { if let day = days[event.id] { found?.opened.append(day) } }
+        }
+    }
+
+    func report(into report: inout SourcesReport) {
+        report.anki = found
+    }
+}

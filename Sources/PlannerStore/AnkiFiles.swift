@@ -1,0 +1,155 @@
+import Glibc
+import PlannerSystem
+
+/// Anki's collection as the folder child (`FolderChild`) touches it: system calls only (no database, no
+/// output). Anki holds its collection with `locking_mode = exclusive` in WAL mode, and a reader that
+/// opens it through SQLite leaves a `-shm` behind that Anki then refuses ("disk I/O error"). So nothing of
+/// Anki's is ever opened through SQLite, locked or written: the child opens the database and its `-wal`
+/// read-only (never blocking on a FIFO), and copies their bytes into a private folder the planner owns,
+/// where SQLite replays the committed frames of the copied WAL. A copy taken while Anki checkpointed is
+/// detected (the database changed between its first look and the end of both copies) and taken again.
+enum AnkiFiles {
+    /// The collection's files: the database, and its `-wal` while Anki runs.
+    static func walPath(_ collection: String) -> String { collection + "-wal" }
+
+    /// What a file is, to tell whether it changed: device, inode, size, mtime and ctime (ns). "-": absent.
+    static func identity(_ info: stat) -> String {
+        "\(info.st_dev):\(info.st_ino):\(info.st_size):\(PlannerDatabase.mtimeNanoseconds(info)):\(Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec))"
+    }
+    static let absent = "-"
+
+    /// The largest collection copied (Anki's own are rarely over a few hundred MiB).
+    static let maximumBytes: Int64 = 4 << 30
+
+    /// In the child: opens both files (kept open in `fds` for `copy`) and says what they are.
+    /// Wire: status (0 opened, 1 the database cannot be used: then why), db identity, wal identity.
+    static func look(_ collection: String, fds: inout [Int32]) -> [UInt8] {
+        var out = Wire.Writer()
+        func open(_ path: String) -> (fd: Int32, info: stat)? {
+            let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+            guard fd >= 0 else { return nil }
+            var info = stat()
+            guard fstat(fd, &info) == 0 else { close(fd); return nil }
+            return (fd, info)
+        }
+        guard let db = open(collection) else {
+            out.int(1)
+            out.text(errno == ENOENT ? "is not there (Anki not installed here, or another profile?)" : "cannot be opened (\(DatabaseFile.describe(errno)))")
+            return out.bytes
+        }
+        fds.append(db.fd)
+        let refused: String? = db.info.st_mode & S_IFMT != S_IFREG ? "is not a regular file"
+            : db.info.st_uid != geteuid() ? "belongs to another user (uid \(db.info.st_uid))"
+            : Int64(db.info.st_size) > maximumBytes ? "is larger than \(maximumBytes >> 30) GiB" : nil
+        if let refused {
+            out.int(1)
+            out.text(refused)
+            return out.bytes
+        }
+        out.int(0)
+        out.text(identity(db.info))
+        if let wal = open(walPath(collection)), wal.info.st_mode & S_IFMT == S_IFREG, Int64(wal.info.st_size) <= maximumBytes {
+            fds.append(wal.fd)
+            out.text(identity(wal.info))
+        } else {
+            out.text(absent)
+        }
+        return out.bytes
+    }
+
+    /// In the child: copies the database (when `whole`) and the WAL into `folder` (made private), each to a
+    /// temporary name renamed over the last copy, and checks nothing changed meanwhile. Up to three tries.
+    /// Wire: status (0 copied, 1 failed: then why, 2 changed under every try), then the identities copied.
+    static func copy(_ collection: String, into folder: String, whole: Bool, fds: [Int32]) -> [UInt8] {
+        var out = Wire.Writer()
+        mkdir(folder, 0o700)
+        var info = stat()
+        guard lstat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid() else {
+            out.int(1)
+            out.text("its private copy's folder \(folder) cannot be made")
+            return out.bytes
+        }
+        chmod(folder, 0o700)
+        let target = folder + "/collection.anki2"
+        var dbFD = fds.first ?? -1
+        var walFD = fds.count > 1 ? fds[1] : -1
+        var copyWhole = whole
+        for attempt in 0..<3 {
+            if attempt > 0 {
+                // Taken again from the names (Anki may have put a new file there), whole this time.
+                for fd in [dbFD, walFD] where fd >= 0 { close(fd) }
+                dbFD = Glibc.open(collection, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+                walFD = Glibc.open(walPath(collection), O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+                copyWhole = true
+                guard dbFD >= 0 else { break }
+            }
+            var before = stat()
+            guard fstat(dbFD, &before) == 0 else { break }
+            if copyWhole {
+                if let why = copyFile(dbFD, to: target, size: Int64(before.st_size)) {
+                    out.int(1); out.text(why); return out.bytes
+                }
+            }
+            var walInfo = stat()
+            let hasWAL = walFD >= 0 && fstat(walFD, &walInfo) == 0 && walInfo.st_mode & S_IFMT == S_IFREG
+            if hasWAL {
+                if let why = copyFile(walFD, to: target + "-wal", size: Int64(walInfo.st_size)) {
+                    out.int(1); out.text(why); return out.bytes
+                }
+            } else {
+                unlink(target + "-wal")
+            }
+            unlink(target + "-shm")
+            // A checkpoint while copying changes the database: the copy may mix two states; take it again.
+            var after = stat(), named = stat()
+            guard fstat(dbFD, &after) == 0, stat(collection, &named) == 0 else { break }
+            if identity(before) == identity(after), identity(after) == identity(named) {
+                out.int(0)
+                out.text(identity(after))
+                out.text(hasWAL ? identity(walInfo) : absent)
+                return out.bytes
+            }
+        }
+        out.int(2)
+        return out.bytes
+    }
+
+    /// Copies `fd`'s first `size` bytes to `path` (through a temporary name in its folder). Nil: done.
+    private static func copyFile(_ fd: Int32, to path: String, size: Int64) -> String? {
+        let temporary = path + ".planner-tmp"
+        unlink(temporary)
+        let out = Glibc.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard out >= 0 else { return "its private copy cannot be written (\(DatabaseFile.describe(errno)))" }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var offset: Int64 = 0
+        while offset < size {
+            FolderChild.progress()
+            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, min($0.count, Int(size - offset)), off_t(offset)) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 {
+                let why = DatabaseFile.describe(errno)
+                close(out); unlink(temporary)
+                return "cannot be read (\(why))"
+            }
+            if n == 0 { break }  // shorter now: what was there is what is copied
+            var done = 0
+            while done < n {
+                let w = buffer[done..<n].withUnsafeBytes { write(out, $0.baseAddress, $0.count) }
+                if w < 0 && errno == EINTR { continue }
+                if w <= 0 {
+                    let why = DatabaseFile.describe(errno)
+                    close(out); unlink(temporary)
+                    return "its private copy cannot be written (\(why))"
+                }
+                done += w
+            }
+            offset += Int64(n)
+        }
+        close(out)
+        guard rename(temporary, path) == 0 else {
+            unlink(temporary)
+            return "its private copy cannot be written (\(DatabaseFile.describe(errno)))"
+        }
+        return nil
+    }
+}

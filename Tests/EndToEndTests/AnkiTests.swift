@@ -1,0 +1,325 @@
+import Foundation
+import Testing
+
+/// Issue 32: Anki's own review log closes the study day. Every collection here is a real one, made and
+/// changed by Anki's own backend (PyPI `anki`, the Rust backend of the desktop app) through
+/// scripts/anki-fixture; review times are written through Anki's own database handle when a test needs
+/// them exact, and cards are answered through its scheduler when it needs a real answer.
+@Suite(.serialized) struct AnkiTests {
+    /// Monday 2026-11-23 in the plan's zone (Asia/Seoul), as epoch milliseconds, by Python's zoneinfo.
+    static func ms(_ local: String, zone: String = "Asia/Seoul") throws -> Int64 {
+        let out = try Harness().python("""
+            import sys; from datetime import datetime; from zoneinfo import ZoneInfo
+            print(int(datetime.fromisoformat(sys.argv[1]).replace(tzinfo=ZoneInfo(sys.argv[2])).timestamp() * 1000))
+            """, [local, zone])
+        return try #require(Int64(out.trimmingCharacters(in: .whitespacesAndNewlines)))
+    }
+
+    func collection(_ h: Harness, notes: Int = 20) throws -> String {
+        let path = h.dir + "/Anki2/User 1/collection.anki2"
+        try AnkiFixture.run(["create", path, "--notes", String(notes)])
+        return path
+    }
+
+    @Test func eachStudyDaysFirstReviewIsAnOpenThatCancelsTheRestOfThatDayOnly() throws {
+        let h = try Harness()
+        let anki = try collection(h)
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T08:00")
+        try h.configOK(["set", "anki-collection", anki], now: "2026-11-23T08:00")
+        let friday = try Self.ms("2026-11-20T10:00"), first = try Self.ms("2026-11-23T11:15"), later = try Self.ms("2026-11-23T11:20")
+        try AnkiFixture.run(["review", anki, String(friday), String(later), String(first)])
+
+        // `sync` works with only anki-collection set, and says what it did.
+        let sync = try h.plannerOK(["sync"], now: "2026-11-23T12:00")
+        #expect(sync.contains("studied in Anki: 2026-11-20, 2026-11-23"), "\(sync)")
+        let opens = try h.sqlite("SELECT opened_at, local_date, origin, cancelled FROM app_open_events ORDER BY opened_at")
+        #expect(opens == "2026-11-20T01:00:00Z|2026-11-20|anki|0\n2026-11-23T02:15:00Z|2026-11-23|anki|25", "\(opens)")
+        // Monday's pending reminders are cancelled (those before 11:15 too: no ticker showed them, and the
+        // day is opened); Tuesday's stay.
+        #expect(try h.sqlite("SELECT count(*) FROM pending_requests WHERE identifier LIKE '%2026_11_23%'") == "0")
+        #expect(try h.sqlite("SELECT count(*) FROM pending_requests WHERE identifier LIKE '%2026_11_24%'") == "25")
+        #expect(try h.sqlite("SELECT count(*) FROM events WHERE origin = 'anki' AND kind = 'open'") == "2")
+        // The record and the history say where the opens came from.
+        let stats = try h.plannerOK(["stats", "--json"], now: "2026-11-23T12:00")
+        #expect(stats.contains("{\"date\": \"2026-11-20\", \"study_day\": true, \"opened_at\": \"2026-11-20T10:00:00+09:00\", \"opened_by\": \"anki\""), "\(stats.suffix(900))")
+        #expect(stats.contains("\"opened_at\": \"2026-11-23T11:15:00+09:00\", \"opened_by\": \"anki\""))
+        let history = try h.plannerOK(["history"], now: "2026-11-23T12:00")
+        #expect(history.contains("anki        Mon 2026-11-23 11:15 +09:00  opened"), "\(history)")
+
+        // Nothing new: nothing read, nothing recorded again.
+        let again = try h.plannerOK(["sync"], now: "2026-11-23T12:01")
+        #expect(again.contains("unchanged since the last read"), "\(again)")
+        #expect(try h.sqlite("SELECT count(*) FROM app_open") == "2")
+    }
+
+    /// A review made on the phone hours ago arrives through Anki's own sync after later ones were read: it
+    /// counts at its own instant (the day's first open moves earlier), and a past day's fills the record.
+    @Test func aReviewArrivingLaterWithAnEarlierTimeCountsAtItsOwnInstant() throws {
+        let h = try Harness()
+        let anki = try collection(h)
+        try h.configOK(["set", "anki-collection", anki], now: "2026-11-23T08:00")
+        try AnkiFixture.run(["review", anki, String(try Self.ms("2026-11-23T11:15"))])
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T12:00")
+        #expect(try h.sqlite("SELECT group_concat(opened_at_local, ' ') FROM app_open_events") == "2026-11-23T11:15:00+09:00")
+        try AnkiFixture.run(["review", anki, String(try Self.ms("2026-11-23T09:40")), String(try Self.ms("2026-11-18T21:00"))])
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T12:05")
+        let opens = try h.sqlite("SELECT opened_at_local, local_date FROM app_open_events ORDER BY opened_at")
+        #expect(opens == "2026-11-18T21:00:00+09:00|2026-11-18\n2026-11-23T09:40:00+09:00|2026-11-23\n2026-11-23T11:15:00+09:00|2026-11-23", "\(opens)")
+        let status = try h.plannerOK(["status"], now: "2026-11-23T12:05")
+        #expect(status.contains("yes, first at Mon 2026-11-23 09:40 +09:00"), "\(status)")
+    }
+
+    /// The planner's study day, not Anki's "next day starts at" (04:00): with a window that crosses
+    /// midnight a review at 00:40 closes the day before; with one that does not, the new date's day.
+    @Test func aReviewAfterMidnightBelongsToThePlannersStudyDay() throws {
+        for (window, day, cancelledDay) in [("20:00-01:30", "2026-11-23", "2026_11_24_01_00"), ("09:30-21:30", "2026-11-24", "2026_11_24_09_30")] {
+            let h = try Harness()
+            let anki = try collection(h)
+            try h.configOK(["set", "window", window, "days", "daily", "anki-collection", anki], now: "2026-11-23T19:00")
+            _ = try h.plannerOK(["refill"], now: "2026-11-23T19:00")
+            try AnkiFixture.run(["review", anki, String(try Self.ms("2026-11-24T00:40"))])
+            _ = try h.plannerOK(["sync"], now: "2026-11-24T00:41")
+            #expect(try h.sqlite("SELECT local_date || ' ' || origin FROM app_open_events") == "\(day) anki", "\(window)")
+            #expect(try h.sqlite("SELECT state FROM request WHERE identifier = 'Noti_AppOpenPromotion_\(cancelledDay)'") == "cancelled", "\(window)")
+        }
+    }
+
+    /// `open` (a login) never reads Anki's file: a FIFO in its place does not hold it up, and the commands that
+    /// do read it say one line and go on.
+    @Test func aLoginNeverReadsTheCollectionAndAFIFOHoldsNothingUp() throws {
+        let h = try Harness()
+        let fifo = h.dir + "/collection.anki2"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        try h.configOK(["set", "anki-collection", fifo], now: "2026-11-23T08:00")
+        let started = Date()
+        _ = try h.plannerOK(["open"], now: "2026-11-23T09:00")
+        let refill = try h.planner(["refill", "--db", h.db, "--now", "2026-11-23T09:01"])
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(refill.status == 0)
+        #expect(refill.err == "warning: the Anki collection \(fifo) is not a regular file: reviews are read once it can be\n", "\(refill.err)")
+        let status = try h.plannerOK(["status"], now: "2026-11-23T09:02")
+        #expect(status.contains("anki problem  the Anki collection \(fifo) is not a regular file"), "\(status)")
+        #expect(try h.sqlite("SELECT origin FROM app_open_events") == "open")
+    }
+
+    /// A collection that is missing, not SQLite, damaged, not Anki's, or from a newer Anki: one clear line in
+    /// `status` (and once on stderr), exit 0, nothing recorded; once repaired, read.
+    @Test func anUnusableCollectionIsOneLineAndNothingElse() throws {
+        let h = try Harness()
+        let anki = try collection(h)
+        let newer = h.dir + "/newer/collection.anki2"
+        try AnkiFixture.run(["create", newer])
+        _ = try h.sqlite("UPDATE col SET ver = 19", db: newer)
+        let text = h.dir + "/text.anki2"
+        #expect(FileManager.default.createFile(atPath: text, contents: Data("not a database at all\n".utf8)))
+        let foreign = h.dir + "/other.db"
+        _ = try h.sqlite("CREATE TABLE t (x)", db: foreign)
+        let damaged = h.dir + "/damaged/collection.anki2"
+        try AnkiFixture.run(["create", damaged])
+        try AnkiFixture.run(["review", damaged, String(try Self.ms("2026-11-23T09:00"))])
+        try AnkiFixture.run(["corrupt", damaged])
+        for (path, why) in [(h.dir + "/missing/collection.anki2", "is not there"), (text, "is not an SQLite database"),
+                            (foreign, "is not an Anki collection"), (damaged, "is damaged"),
+                            (newer, "has schema version 19, which this planner does not know")] {
+            try h.configOK(["set", "anki-collection", path], now: "2026-11-23T10:00")
+            let r = try h.planner(["refill", "--db", h.db, "--now", "2026-11-23T10:01"])
+            #expect(r.status == 0, "\(path): \(r.err)")
+            #expect(r.err.hasPrefix("warning: the Anki collection \(path) \(why)") && r.err.split(separator: "\n").count == 1, "\(path): \(r.err)")
+            let status = try h.plannerOK(["status", "--json"], now: "2026-11-23T10:02")
+            #expect(status.contains("\"anki_problem\": \"the Anki collection \(path) \(why)"), "\(status)")
+            // Said once: the next command that reads it stays quiet while nothing changed.
+            let quiet = try h.planner(["refill", "--db", h.db, "--now", "2026-11-23T10:03"])
+            #expect(quiet.status == 0 && quiet.err.isEmpty, "\(path): \(quiet.err)")
+        }
+        #expect(try h.sqlite("SELECT count(*) FROM app_open") == "0")
+        // Repaired (set to a good one): read, and the problem is gone.
+        try AnkiFixture.run(["review", anki, String(try Self.ms("2026-11-23T10:30"))])
+        try h.configOK(["set", "anki-collection", anki], now: "2026-11-23T10:40")
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T10:41")
+        #expect(try h.sqlite("SELECT origin FROM app_open_events") == "anki")
+        #expect(try h.plannerOK(["status", "--json"], now: "2026-11-23T10:42").contains("\"anki_problem\": null"))
+    }
+
+    /// Anki never notices the planner: a real Anki process holds the collection open (exclusive locking, WAL)
+    /// and answers cards before, while and after planner processes read it; Anki reports no error, every
+    /// planner command exits 0, and nothing of the planner's is left beside the collection.
+    @Test func ankiHoldingTheCollectionNeverNoticesThePlanner() throws {
+        let h = try Harness()
+        let anki = try collection(h, notes: 60)
+        try h.configOK(["set", "anki-collection", anki, "window", "00:00-23:59", "days", "daily"], now: "2026-11-23T08:00")
+        let holder = try AnkiFixture.Holder(anki)
+        defer { holder.end() }
+        _ = try holder.send("answer")
+        // Planner commands in a loop, on another thread, while Anki answers cards here.
+        let failures = LockedList()
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            for _ in 0..<15 {
+                let r = try? h.planner(["sync", "--db", h.db])
+                if r?.status != 0 { failures.append("sync exited \(r?.status ?? -1): \(r?.err ?? "")") }
+                if let err = r?.err, !err.isEmpty { failures.append("sync said: \(err)") }
+            }
+            done.signal()
+        }
+        var answered = 1
+        var finished = false
+        while !finished, answered < 58 {
+            let line = try holder.send("answer")
+            #expect(line.contains("\"id\""), "\(line)")
+            answered += 1
+            finished = done.wait(timeout: .now() + .milliseconds(20)) == .success
+        }
+        if !finished { done.wait() }
+        #expect(answered > 5, "Anki answered only \(answered) cards while the planner read")
+        let check = try holder.send("check")
+        #expect(check.contains("\"ok\": true"), "\(check)")
+        #expect(failures.items.isEmpty, "\(failures.items)")
+        let last = try h.planner(["sync", "--db", h.db])
+        #expect(last.status == 0 && last.err.isEmpty, "\(last.err)")
+        #expect(try holder.send("close").contains("closed"))
+        #expect(holder.exitStatus() == 0, "\(holder.errors())")
+        let beside = try FileManager.default.contentsOfDirectory(atPath: (anki as NSString).deletingLastPathComponent).sorted()
+        #expect(beside == ["collection.anki2", "collection.media"], "\(beside)")
+        // Today's open is the first answer's instant.
+        let first = try AnkiFixture.firstReview(anki)
+        #expect(try h.sqlite("SELECT min(opened_at_ms) FROM app_open WHERE origin = 'anki'") == String(first))
+    }
+
+    /// The live ticker notices a card answered in a running Anki within two seconds (inotify on its files,
+    /// no polling), and the rest of the day goes quiet.
+    @Test func aLiveTickerRecordsAnAnswerWithinTwoSeconds() throws {
+        let h = try Harness()
+        let anki = try collection(h)
+        for args in [["config", "set", "anki-collection", anki, "window", "00:00-23:55", "interval", "5m", "days", "daily"], ["refill"]] {
+            let r = try h.planner(args + ["--db", h.db])
+            #expect(r.status == 0, "\(r.err)")
+        }
+        let holder = try AnkiFixture.Holder(anki)
+        defer { holder.end() }
+        let ticker = try h.startTicker(["--sink", "stdout"])
+        defer { _ = try? h.stop(ticker) }
+        let answered = Date()
+        #expect(try holder.send("answer").contains("\"id\""))
+        try h.waitFor(seconds: 2) { h.text("tick.err").contains("studied in Anki, opened: ") }
+        #expect(Date().timeIntervalSince(answered) < 2)
+        let today = "date('now', '+9 hours')"
+        #expect(try h.sqlite("SELECT count(*) FROM request WHERE state = 'pending' AND local_date = \(today)") == "0")
+        #expect(try h.sqlite("SELECT origin FROM app_open_events") == "anki")
+        // More answers the same day record nothing more.
+        _ = try holder.send("answer")
+        usleep(800_000)
+        #expect(try h.sqlite("SELECT count(*) FROM app_open") == "1")
+        #expect(ticker.isRunning)
+        #expect(try holder.send("close").contains("closed"))
+        #expect(holder.exitStatus() == 0, "\(holder.errors())")
+    }
+
+    /// Two computers reading the same collection (Anki syncs it to both) and sharing a sync folder record
+    /// one open for the same first review, not two: its id comes from the review's.
+    @Test func twoComputersReadingOneCollectionRecordOneOpen() throws {
+        let a = try Harness(), b = try Harness()
+        let anki = try collection(a)
+        let folder = a.dir + "/shared"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        try AnkiFixture.run(["review", anki, String(try Self.ms("2026-11-23T11:15"))])
+        for h in [a, b] {
+            try h.configOK(["set", "sync-folder", folder, "anki-collection", anki], now: "2026-11-23T11:00")
+        }
+        for h in [a, b, a] { _ = try h.plannerOK(["sync"], now: "2026-11-23T11:30") }
+        for h in [a, b] {
+            #expect(try h.sqlite("SELECT count(*) || ' ' || min(origin) FROM app_open") == "1 anki")
+        }
+    }
+}
+
+/// scripts/anki-fixture run by the Python that has Anki's backend: `.build/anki-venv` (made by scripts/test),
+/// or `PLANNER_ANKI_PYTHON`.
+enum AnkiFixture {
+    static let python: String = {
+        if let p = ProcessInfo.processInfo.environment["PLANNER_ANKI_PYTHON"], !p.isEmpty { return p }
+        return Harness.repository.appendingPathComponent(".build/anki-venv/bin/python3").path
+    }()
+    static let script = Harness.repository.appendingPathComponent("scripts/anki-fixture").path
+
+    static func ready() throws {
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            throw HarnessError("no Python with Anki's backend at \(python): run scripts/test (it makes .build/anki-venv), or set PLANNER_ANKI_PYTHON")
+        }
+    }
+
+    @discardableResult
+    static func run(_ args: [String]) throws -> String {
+        try ready()
+        let r = try Harness.run(python, [script] + args, env: ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()])
+        guard r.status == 0 else { throw HarnessError("anki-fixture \(args.first ?? "") failed: \(r.err)") }
+        return r.out
+    }
+
+    /// The first review's id in the collection (through Anki's own handle).
+    static func firstReview(_ path: String) throws -> Int64 {
+        let out = try Harness.run(python, ["-c", """
+            import sys; from anki.collection import Collection
+            col = Collection(sys.argv[1]); print(col.db.scalar("select min(id) from revlog")); col.close()
+            """, path], env: ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()])
+        return try #require(Int64(out.out.trimmingCharacters(in: .whitespacesAndNewlines)), "\(out.err)")
+    }
+
+    /// `anki-fixture hold`: a real Anki holding the collection open, answering on command.
+    final class Holder {
+        let process = Process()
+        let input = Pipe(), output = Pipe(), errorPipe = Pipe()
+        private var buffer = Data()
+
+        init(_ path: String) throws {
+            try AnkiFixture.ready()
+            process.executableURL = URL(fileURLWithPath: AnkiFixture.python)
+            process.arguments = [AnkiFixture.script, "hold", path]
+            process.environment = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()]
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = errorPipe
+            try process.run()
+            let ready = try line()
+            guard ready.contains("\"ready\": true") else { throw HarnessError("anki-fixture hold: \(ready) \(errors())") }
+        }
+
+        /// Sends one command, returns the JSON line it printed.
+        func send(_ command: String) throws -> String {
+            input.fileHandleForWriting.write(Data((command + "\n").utf8))
+            return try line()
+        }
+
+        private func line() throws -> String {
+            while true {
+                if let end = buffer.firstIndex(of: 0x0A) {
+                    let line = String(decoding: buffer[..<end], as: UTF8.self)
+                    buffer.removeSubrange(...end)
+                    return line
+                }
+                let more = output.fileHandleForReading.availableData
+                guard !more.isEmpty else { throw HarnessError("anki-fixture hold ended: \(errors())") }
+                buffer += more
+            }
+        }
+
+        func exitStatus() -> Int32 {
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+
+        func errors() -> String {
+            process.isRunning ? "" : String(decoding: errorPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        }
+
+        func end() {
+            if process.isRunning { process.terminate() }
+        }
+    }
+}
+
+final class LockedList: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [String] = []
+    func append(_ item: String) { lock.lock(); list.append(item); lock.unlock() }
+    var items: [String] { lock.lock(); defer { lock.unlock() }; return list }
+}
