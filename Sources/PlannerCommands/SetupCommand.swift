@@ -62,6 +62,9 @@ public enum SetupCommand {
         let changes = try plan(facts, extras: extras, ctx, calendar: calendar)
         if !options.install {
             printPlan(changes, facts: facts, to: ctx.output)
+            let current = access(facts.database, F_OK) == 0
+                ? try? ConfigCommand.get(ctx, db: facts.database, now: options.now, key: SettingKey.ankiCollection.rawValue) : nil
+            if let anki = SetupAnki.line(facts, current: current, install: false) { ctx.output.line(anki) }
             SetupReport.explain(facts, ctx)
             return
         }
@@ -81,6 +84,7 @@ public enum SetupCommand {
         _ = try RefillCommand.run(ctx, PlanCommandOptions(db: facts.database, now: options.now))
         // The phone gets the plan now, not at the first timer or cron round (up to 15 minutes of an empty calendar).
         if let calendar { firstCalendarSync(ctx, facts: facts, calendar: calendar, now: options.now) }
+        if let anki = try SetupAnki.adopt(ctx, facts, now: options.now) { ctx.output.line(anki) }
         ctx.output.line("backups of what was changed: \(state)")
         ctx.output.line("database: \(facts.database)")
         SetupReport.explain(facts, ctx)

@@ -19,12 +19,20 @@ public enum AnkiReviews {
         String(SHA256.hex("anki review \(review)".utf8).prefix(32))
     }
 
-    /// The first instant of the study day after `day`. Never later than the true start (a reading a DST
-    /// change skips gives an earlier instant), so a walk from it misses no review of the next day.
+    /// The first instant of the study day after `day`: when the clock skips its first reading (Santiago
+    /// moves from 24:00 to 01:00), the instant of the change itself, found by bisection.
     public static func nextDayStart(after day: LocalDate, schedule: Schedule, zone: Zone) -> Instant {
         let minute = schedule.dayStartMinute
         let reading = LocalDateTime(date: day.adding(days: 1), hour: minute / 60, minute: minute % 60)
-        return zone.instant(for: reading) ?? Instant(milliseconds: reading.epochMillisecondsAsIfUTC - 26 * 3_600_000)
+        if let exact = zone.instant(for: reading) { return exact }
+        // Real zones change offset by at most a day: a day before, the clock reads earlier; a day after, later.
+        let wall = reading.epochMillisecondsAsIfUTC
+        var (low, high) = (wall - 26 * 3_600_000, wall + 26 * 3_600_000)
+        while high - low > 1 {
+            let middle = low + (high - low) / 2
+            if zone.local(Instant(milliseconds: middle)) >= reading { high = middle } else { low = middle }
+        }
+        return Instant(milliseconds: high)
     }
 
     /// The first review of each study day with reviews at or after `start`, oldest first. `firstAtOrAfter`
@@ -38,7 +46,7 @@ public enum AnkiReviews {
             let at = Instant(milliseconds: min(review, now.milliseconds))
             let day = schedule.studyDay(at: at, in: zone)
             if let last = result.last, day <= last.day {
-                // Still a day already seen (the estimate of the next day's start was early): step on.
+                // Still a day already seen (a clock set back past the day's start, or reviews after now): step on.
                 cursor = review + 1
                 continue
             }

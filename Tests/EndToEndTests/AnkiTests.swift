@@ -232,6 +232,35 @@ import Testing
     }
 }
 
+/// `planner setup` finds Anki's profiles (its own folder and the Flatpak's) and sets `anki-collection` at
+/// `--install` when there is exactly one; with several it says which it found and sets nothing.
+@Suite struct AnkiSetupTests {
+    @Test func setupSetsTheOneProfilesCollectionAndNamesSeveral() throws {
+        for flatpak in [false, true] {
+            let (h, env) = try SetupTests().home()
+            let bin = h.dir + "/.local/bin/planner"
+            let anki = (flatpak ? h.dir + "/.var/app/net.ankiweb.Anki/data" : h.dir + "/.local/share") + "/Anki2/User 1/collection.anki2"
+            try AnkiFixture.run(["create", anki])
+            let dry = try h.run(bin, ["setup", "--scheduler", "systemd"], env: h.env.merging(env) { $1 })
+            #expect(dry.out.contains("Anki: found \(anki); --install sets anki-collection to it"), "\(dry.out)")
+            let install = try h.run(bin, ["setup", "--install", "--scheduler", "systemd"], env: h.env.merging(env) { $1 })
+            #expect(install.status == 0, "\(install.err)")
+            #expect(install.out.contains("anki-collection: \(anki) (a card answered there closes the day"), "\(install.out)")
+            let get = try h.run(bin, ["config", "get", "anki-collection"], env: h.env.merging(env) { $1 })
+            #expect(get.out == anki + "\n", "\(get.out) \(get.err)")
+        }
+        let (h, env) = try SetupTests().home()
+        let bin = h.dir + "/.local/bin/planner"
+        let profiles = ["User 1", "Japanese"].map { h.dir + "/.local/share/Anki2/\($0)/collection.anki2" }
+        for path in profiles { try AnkiFixture.run(["create", path]) }
+        let install = try h.run(bin, ["setup", "--install", "--scheduler", "systemd"], env: h.env.merging(env) { $1 })
+        #expect(install.status == 0, "\(install.err)")
+        #expect(install.out.contains("Anki: found 2 profiles (\(profiles.sorted().joined(separator: ", "))): choose the one you study in with planner config set anki-collection FILE"), "\(install.out)")
+        let get = try h.run(bin, ["config", "get", "anki-collection"], env: h.env.merging(env) { $1 })
+        #expect(get.out == "\n", "\(get.out)")
+    }
+}
+
 /// scripts/anki-fixture run by the Python that has Anki's backend: `.build/anki-venv` (made by scripts/test),
 /// or `PLANNER_ANKI_PYTHON`.
 enum AnkiFixture {

@@ -1,0 +1,99 @@
+import Glibc
+import Testing
+@testable import PlannerCore
+import PlannerSystem
+
+/// `AnkiReviews`: a study day's first review, found with one lookup per day, is what grouping every review
+/// by the planner's study day finds — across DST changes (one at midnight, one of 30 minutes), windows that
+/// cross midnight, clocks ahead of `now` and walks that start mid-log.
+@Suite struct AnkiReviewTests {
+    /// The plain rule: every review's study day (a review after `now` counts as made now), the smallest per day.
+    static func plain(_ reviews: [Int64], from start: Int64, now: Instant, schedule: Schedule, zone: Zone) -> [(LocalDate, Int64, Instant)] {
+        var firsts: [LocalDate: (Int64, Instant)] = [:]
+        for review in reviews where review >= start {
+            let at = Instant(milliseconds: min(review, now.milliseconds))
+            let day = schedule.studyDay(at: at, in: zone)
+            if firsts[day] == nil || firsts[day]!.0 > review { firsts[day] = (review, at) }
+        }
+        return firsts.keys.sorted().map { ($0, firsts[$0]!.0, firsts[$0]!.1) }
+    }
+
+    /// Fixed seeds in CI; `ANKI_REVIEW_SEEDS=5000 swift test --filter AnkiReviewTests` runs more.
+    @Test func theWalkFindsWhatGroupingEveryReviewFinds() throws {
+        let zones = try ["America/Santiago", "Australia/Lord_Howe", "Europe/Berlin", "Asia/Seoul", "America/St_Johns", "Pacific/Chatham"].map(SystemZone.named)
+        let seeds = getenv("ANKI_REVIEW_SEEDS").flatMap { Int(String(cString: $0)) } ?? 300
+        for seed in 0..<seeds {
+            var random = SplitMix(seed: UInt64(32_000 + seed))
+            let zone = zones[Int(random.next() % UInt64(zones.count))]
+            let start = Int(random.next() % 1440), end = Int(random.next() % 1440)
+            let schedule = Schedule(startMinute: start, endMinute: end, intervalMinutes: 5 + Int(random.next() % 240), days: .daily)
+            // Around DST changes in both hemispheres: September–October and March–April 2026.
+            let base: Int64 = random.next() % 2 == 0 ? 1_756_684_800_000 : 1_772_323_200_000
+            let span: Int64 = 60 * 86_400_000
+            let count = Int(random.next() % 400)
+            // Clustered like real study sessions: a few minutes of reviews, hours apart; some exactly on
+            // a day's boundary.
+            var reviews: Set<Int64> = []
+            while reviews.count < count {
+                let session = base + Int64(random.next() % UInt64(span))
+                for k in 0..<Int64(1 + random.next() % 20) { reviews.insert(session + k * Int64(1 + random.next() % 40_000)) }
+                if random.next() % 10 == 0 {
+                    let day = schedule.studyDay(at: Instant(milliseconds: session), in: zone)
+                    let boundary = AnkiReviews.nextDayStart(after: day, schedule: schedule, zone: zone).milliseconds
+                    reviews.formUnion([boundary - 1, boundary, boundary + 1])
+                }
+            }
+            let sorted = reviews.sorted()
+            let now = Instant(milliseconds: base + Int64(random.next() % UInt64(span + 86_400_000)))
+            let from = random.next() % 3 == 0 ? Int64.min : sorted.isEmpty ? 0 : sorted[Int(random.next() % UInt64(sorted.count))]
+            let walked = AnkiReviews.firstReviews(from: from, now: now, schedule: schedule, zone: zone) { (at: Int64) -> Int64? in
+                var low = 0, high = sorted.count
+                while low < high { let mid = (low + high) / 2; if sorted[mid] < at { low = mid + 1 } else { high = mid } }
+                return low < sorted.count ? sorted[low] : nil
+            }
+            let expected = Self.plain(sorted, from: from, now: now, schedule: schedule, zone: zone)
+            #expect(walked.map { "\($0.day) \($0.review) \($0.at.milliseconds)" } == expected.map { "\($0.0) \($0.1) \($0.2.milliseconds)" },
+                    "seed \(32_000 + seed), \(zone.name), window \(start)-\(end)")
+        }
+    }
+
+    /// One lookup per study day with reviews (and one to find there are no more), however many reviews.
+    @Test func theWalkCostsOneLookupPerDay() {
+        let zone = Zone.fixed(name: "Test/Seoul", offsetSeconds: 9 * 3600)
+        let monday: Int64 = 1_795_392_000_000  // 2026-11-23T00:00+09:00
+        var reviews: [Int64] = []
+        for day in Int64(0)..<10 {
+            for k in Int64(0)..<100 { reviews.append(monday + day * 86_400_000 + 36_000_000 + k * 10_000) }
+        }
+        var lookups = 0
+        let walked = AnkiReviews.firstReviews(from: .min, now: Instant(milliseconds: monday + 20 * 86_400_000), schedule: .standard, zone: zone) { (at: Int64) -> Int64? in
+            lookups += 1
+            return reviews.first { $0 >= at }
+        }
+        #expect(walked.count == 10 && lookups == 11)
+    }
+
+    /// The boundary: the last millisecond of a day is that day's, the next the next day's.
+    @Test func theNextDayStartsWhereTheStudyDayRuleSays() throws {
+        let zone = try SystemZone.named("America/Santiago")  // DST starts at 00:00 on 2026-09-06: midnight does not exist
+        for schedule in [Schedule.standard, Schedule(startMinute: 20 * 60, endMinute: 90, intervalMinutes: 30, days: .daily)] {
+            var day = LocalDate(iso: "2026-09-01")!
+            while day < LocalDate(iso: "2026-09-10")! {
+                let next = AnkiReviews.nextDayStart(after: day, schedule: schedule, zone: zone)
+                #expect(schedule.studyDay(at: next, in: zone) > day, "\(day)")
+                #expect(schedule.studyDay(at: Instant(milliseconds: next.milliseconds - 1), in: zone) == day, "\(day)")
+                day = day.adding(days: 1)
+            }
+        }
+    }
+
+    @Test func anOpensIDComesFromItsReviewSoTwoComputersRecordOne() {
+        let zone = Zone.fixed(name: "Test/Seoul", offsetSeconds: 9 * 3600)
+        let first = (day: LocalDate(iso: "2026-11-23")!, review: Int64(1_795_400_100_000), at: Instant(milliseconds: 1_795_400_100_000))
+        let a = AnkiReviews.opens(for: [first], recorded: [:], zone: zone)
+        #expect(a.count == 1 && a[0].origin == "anki" && a[0].id == AnkiReviews.eventID(review: first.review))
+        #expect(AnkiReviews.opens(for: [first], recorded: [first.day: first.at], zone: zone).isEmpty)
+        // An earlier review than the one recorded: recorded too.
+        #expect(AnkiReviews.opens(for: [first], recorded: [first.day: Instant(milliseconds: first.at.milliseconds + 1)], zone: zone).count == 1)
+    }
+}
