@@ -17,6 +17,8 @@ public struct PlanSettings: Equatable, Sendable {
     public var sound: String
     /// How many days from today the calendar folder holds (`calendar-days`).
     public var calendarDays = 0
+    /// Anki's collection on this device (`anki-collection`; empty: none).
+    public var ankiCollection = ""
 
     /// Every key at its declared default (`SettingKey.declaration`): the defaults live there only.
     public static let standard: PlanSettings = {
@@ -96,6 +98,7 @@ public struct PlanSettings: Equatable, Sendable {
         case (.snooze, .milliseconds(let ms)): snoozeMilliseconds = ms
         case (.sound, .text(let t)): sound = t
         case (.calendarDays, .count(let n)): calendarDays = n
+        case (.ankiCollection, .text(let t)): ankiCollection = t
         default: break
         }
     }

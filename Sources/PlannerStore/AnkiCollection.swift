@@ -162,14 +162,15 @@ extension PlannerDatabase {
         }
     }
 
-    /// The collection's state without changing anything: its problem, for `status`.
-    public func ankiProblem() throws(PlannerError) -> (collection: String?, problem: String?) {
-        try read {
-            guard let collection = try ankiCollectionSetting() else { return (nil, nil) }
+    /// The collection's state without changing anything: its problem, for `status` (`collection`: the
+    /// setting as the command read it; nothing is read when it is empty).
+    public func ankiProblem(collection: String) throws(PlannerError) -> String? {
+        guard !collection.isEmpty else { return nil }
+        return try read {
             let stmt = try connection.prepare("SELECT problem FROM anki_read WHERE collection = ?")
             try stmt.bind([.text(collection)])
-            guard try stmt.step(), !stmt.isNull(0) else { return (collection, nil) }
-            return (collection, "the Anki collection \(collection) \(stmt.text(0))")
+            guard try stmt.step(), !stmt.isNull(0) else { return nil }
+            return "the Anki collection \(collection) \(stmt.text(0))"
         }
     }
 }
