@@ -13,6 +13,24 @@ public enum AnkiReviews {
     /// 2.1.0) to 18 (Anki 2.1.50 and later, 26.9 included). A newer one is refused with one line.
     public static let knownSchemaVersions: ClosedRange<Int64> = 11...18
 
+    /// The reviews that can be real: from Anki's first year (2006) to a little ahead of the clock (a phone
+    /// whose clock runs ahead; such a review counts as made now). Others wait (a review dated next year is
+    /// read once its time comes) or are never read (an id of 0, or of the year 2600).
+    public static func plausible(now: Instant) -> ClosedRange<Int64> {
+        earliest...max(earliest, now.milliseconds + aheadMilliseconds)
+    }
+    public static let earliest: Int64 = 1_136_073_600_000  // 2006-01-01T00:00Z
+    public static let aheadMilliseconds: Int64 = 600_000
+
+    /// The opens one change applies when it may apply at most `limit` (nil: all): today's and later first
+    /// (they cancel reminders), then past days from the latest back. `more`: some were left for later.
+    public static func chosen(_ opens: [PlanEvent], today: LocalDate, schedule: Schedule, zone: Zone, limit: Int?) -> (opens: [PlanEvent], more: Bool) {
+        guard let limit, opens.count > limit else { return (opens, false) }
+        let current = opens.filter { schedule.studyDay(at: $0.at, in: zone) >= today }
+        let past = opens.filter { schedule.studyDay(at: $0.at, in: zone) < today }
+        return (current + past.suffix(max(0, limit - current.count)), true)
+    }
+
     /// The open recording `review`: its id is made from the review's own id, so two computers reading the
     /// same collection (Anki syncs review ids unchanged) record one open, not two.
     public static func eventID(review: Int64) -> String {

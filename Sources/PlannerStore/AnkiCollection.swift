@@ -11,32 +11,41 @@ public struct AnkiReport: Sendable {
     public var read = false
     /// The study days newly recorded as opened by a review (past days fill the record).
     public var opened: [LocalDate] = []
+    /// Days left for the next change (`PlannerDatabase.ankiOpensPerChange`): the ticker comes back at once.
+    public var more = false
     /// Why it could not be read, one line (nil: it was, or was not needed).
     public var problem: String?
+    /// The problem may pass by itself (a stall, Anki writing through every try): the ticker tries again soon.
+    public var retry = false
 }
 
 /// Anki's collection, read side: inside the write transaction (like the calendar folder), the reviews
 /// Anki recorded since the last read are looked at in a private copy of its files (`AnkiFiles`), and each
 /// study day's first review becomes an open of that day, origin `anki` (`AnkiReviews`).
 extension PlannerDatabase {
-    /// The collection set with `config set anki-collection`, or nil.
+    /// The collection set with `config set anki-collection` (when it is a valid value), or nil.
     func ankiCollectionSetting() throws -> String? {
         let path = try connection.text("SELECT value FROM setting WHERE key = 'anki-collection'") ?? ""
-        return path.isEmpty ? nil : path
+        // A value put there by hand past `config set` is the default (none), as every other command reads it.
+        return path.isEmpty || SettingKey.ankiCollection.problem(path) != nil ? nil : path
     }
 
     /// Where the private copy of the collection is kept: a folder beside the database, only this user's.
     var ankiCopyFolder: String { resolvedPath + ".anki-copy" }
 
-    /// Inside the caller's write transaction: the opens the collection's new reviews make (applied by the
+    /// Inside the caller's write transaction: the opens the collection's reviews make (applied by the
     /// caller, `AnkiSource`), and what was found. nil when no collection is set.
+    ///
+    /// Whenever the collection changed, every study day's first review is found again (one indexed lookup
+    /// per day: ~1,800 for five years of daily study), so no review is missed whatever Anki did meanwhile: a
+    /// review synced from the phone with an earlier time, an undo, a collection replaced by a full sync.
     func readAnkiCollection(now: Instant) throws -> (report: AnkiReport, opens: [PlanEvent])? {
         guard let collection = try ankiCollectionSetting() else { return nil }
         var report = AnkiReport(collection: collection)
-        let row = try connection.prepare("SELECT db_file, wal_file, reviews, last_review, problem FROM anki_read WHERE collection = ?")
+        let row = try connection.prepare("SELECT db_file, wal_file, more, problem FROM anki_read WHERE collection = ?")
         try row.bind([.text(collection)])
-        var known = (db: "", wal: "", reviews: Int64(0), last: Int64(0), problem: String?.none)
-        if try row.step() { known = (row.text(0), row.text(1), row.int64(2), row.int64(3), row.isNull(4) ? nil : row.text(4)) }
+        var known = (db: "", wal: "", more: false, problem: String?.none)
+        if try row.step() { known = (row.text(0), row.text(1), row.int64(2) != 0, row.isNull(3) ? nil : row.text(3)) }
         let folder = ankiCopyFolder
         let copy = folder + "/collection.anki2"
         var copied: (db: String, wal: String)?
@@ -49,37 +58,50 @@ extension PlannerDatabase {
             guard let db = r.text(), let wal = r.text() else { return nil }
             var info = stat()
             let haveCopy = stat(copy, &info) == 0
-            if haveCopy, db == known.db, wal == known.wal, known.problem == nil { return nil }
+            if haveCopy, db == known.db, wal == known.wal, known.problem == nil {
+                // Unchanged: read again only when the last read left days for later (the ticker's budget).
+                if known.more { copied = (db, wal) }
+                return nil
+            }
+            // The database as the child first saw it: copied whole unless the copy is of that very file
+            // (and the child finds it so when it copies: a checkpoint in between makes it whole).
             var job = Wire.Writer()
-            job.int(haveCopy && db == known.db ? 0 : 1)
+            job.text(haveCopy && db == known.db ? db : "")
             return job.bytes
         }, act: { job in
             var r = Wire.Reader(job)
-            return AnkiFiles.copy(collection, into: folder, whole: r.int() != 0, fds: fds)
+            return AnkiFiles.copy(collection, into: folder, base: r.text() ?? "", fds: fds)
         }, release: { for fd in fds { close(fd) } })
         switch outcome {
         case .timedOut:
             problem = "did not answer within \(FolderChild.deadlineMilliseconds) ms (a stalled mount?)"
+            report.retry = true
         case .failed(let why):
             problem = "cannot be read (\(why))"
+            report.retry = true
         case .done(_, let acted?):
             var r = Wire.Reader(acted)
             switch r.int() {
             case 0?:
                 if let db = r.text(), let wal = r.text() { copied = (db, wal) }
             case 1?: problem = r.text() ?? "cannot be copied"
-            default: problem = "changed while it was copied, three times (Anki busy?): read at the next change"
+            default:
+                problem = "changed while it was copied, three times (Anki busy?)"
+                report.retry = true
             }
         case .done(_, nil):
             break
         }
         var opens: [PlanEvent] = []
-        var counts = (reviews: known.reviews, last: known.last)
+        var more = false
+        var counts = (reviews: Int64(0), last: Int64(0))
         if problem == nil, let copied {
             report.read = true
+            // The copy folder holds this collection now: another's row must copy whole next time.
+            try connection.prepare("UPDATE anki_read SET db_file = '' WHERE collection <> ?").run(.text(collection))
             do {
                 let (settings, zone) = try readPlan()
-                let found = try Self.readReviews(copy, after: known, now: now, schedule: settings.schedule, zone: zone)
+                let found = try Self.readReviews(copy, now: now, schedule: settings.schedule, zone: zone)
                 counts = (found.reviews, found.last)
                 var recorded: [LocalDate: Instant] = [:]
                 if !found.firsts.isEmpty {
@@ -89,17 +111,22 @@ extension PlannerDatabase {
                         if let day = LocalDate(iso: stmt.text(0)) { recorded[day] = Instant(milliseconds: stmt.int64(1)) }
                     }
                 }
-                opens = AnkiReviews.opens(for: found.firsts, recorded: recorded, zone: zone)
+                let today = settings.schedule.studyDay(at: now, in: zone)
+                (opens, more) = AnkiReviews.chosen(AnkiReviews.opens(for: found.firsts, recorded: recorded, zone: zone), today: today,
+                                                   schedule: settings.schedule, zone: zone, limit: ankiOpensPerChange)
+                report.more = more
             } catch let why as AnkiUnreadable {
                 problem = why.message
             }
             // What was copied is what was read; a copy that could not be used is taken whole next time.
             try connection.prepare("""
-                INSERT INTO anki_read (collection, db_file, wal_file, reviews, last_review, problem, read_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO anki_read (collection, db_file, wal_file, reviews, last_review, more, problem, read_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (collection) DO UPDATE SET db_file = excluded.db_file, wal_file = excluded.wal_file,
-                    reviews = excluded.reviews, last_review = excluded.last_review, problem = excluded.problem, read_at_ms = excluded.read_at_ms
+                    reviews = excluded.reviews, last_review = excluded.last_review, more = excluded.more,
+                    problem = excluded.problem, read_at_ms = excluded.read_at_ms
                 """).run(.text(collection), .text(problem == nil ? copied.db : ""), .text(problem == nil ? copied.wal : ""),
-                         .integer(counts.reviews), .integer(counts.last), problem.map { .text($0) } ?? .null, .integer(now.milliseconds))
+                         .integer(counts.reviews), .integer(counts.last), .integer(more ? 1 : 0), problem.map { .text($0) } ?? .null,
+                         .integer(now.milliseconds))
         } else if let problem {
             try connection.prepare("""
                 INSERT INTO anki_read (collection, problem, read_at_ms) VALUES (?, ?, ?)
@@ -115,10 +142,10 @@ extension PlannerDatabase {
 
     struct AnkiUnreadable: Error { var message: String }
 
-    /// Reads the copy: every study day's first review after what was read before (all of them when an
-    /// older review arrived since, or the log shrank), and the log's size and last id now.
-    static func readReviews(_ copy: String, after known: (db: String, wal: String, reviews: Int64, last: Int64, problem: String?),
-                            now: Instant, schedule: Schedule, zone: Zone) throws -> (firsts: [(day: LocalDate, review: Int64, at: Instant)], reviews: Int64, last: Int64) {
+    /// Reads the copy: every study day's first review among the reviews that can be real (after Anki
+    /// existed, not ahead of the clock: `AnkiReviews.plausible`), and the log's size and last id.
+    static func readReviews(_ copy: String, now: Instant, schedule: Schedule, zone: Zone)
+        throws -> (firsts: [(day: LocalDate, review: Int64, at: Instant)], reviews: Int64, last: Int64) {
         enum Found { case reviews([(day: LocalDate, review: Int64, at: Instant)], Int64, Int64), refused(String) }
         func read() throws(SQLiteError) -> Found {
             // Read-write so SQLite replays the copied WAL (it is the planner's own copy; closing folds the
@@ -137,13 +164,10 @@ extension PlannerDatabase {
             try anki.execute("PRAGMA query_only = ON")
             let total = try anki.integer("SELECT count(*) FROM revlog") ?? 0
             let last = try anki.integer("SELECT coalesce(max(id), 0) FROM revlog") ?? 0
-            let newer = try anki.integer("SELECT count(*) FROM revlog WHERE id > ?", .integer(known.last)) ?? 0
-            // Only reviews after the last one read, unless the rows up to it are not as many as before (a
-            // review synced from the phone since, with an earlier time; or reviews removed): then all.
-            let start = total - newer == known.reviews ? known.last + 1 : Int64.min
-            let next = try anki.prepare("SELECT id FROM revlog WHERE id >= ? ORDER BY id LIMIT 1")
-            let firsts = try AnkiReviews.firstReviews(from: start, now: now, schedule: schedule, zone: zone) { (at: Int64) throws(SQLiteError) -> Int64? in
-                try next.bind([.integer(at)])
+            let range = AnkiReviews.plausible(now: now)
+            let next = try anki.prepare("SELECT id FROM revlog WHERE id >= ? AND id <= ? ORDER BY id LIMIT 1")
+            let firsts = try AnkiReviews.firstReviews(from: range.lowerBound, now: now, schedule: schedule, zone: zone) { (at: Int64) throws(SQLiteError) -> Int64? in
+                try next.bind([.integer(at), .integer(range.upperBound)])
                 return try next.step() ? next.int64(0) : nil
             }
             return .reviews(firsts, total, last)

@@ -21,9 +21,17 @@ enum AnkiFiles {
     /// The largest collection copied (Anki's own are rarely over a few hundred MiB).
     static let maximumBytes: Int64 = 4 << 30
 
+    /// The collection's own path when `path` is a link to it: Anki writes its WAL beside that one.
+    static func resolved(_ path: String) -> String {
+        guard let real = realpath(path, nil) else { return path }
+        defer { free(real) }
+        return String(cString: real)
+    }
+
     /// In the child: opens both files (kept open in `fds` for `copy`) and says what they are.
     /// Wire: status (0 opened, 1 the database cannot be used: then why), db identity, wal identity.
-    static func look(_ collection: String, fds: inout [Int32]) -> [UInt8] {
+    static func look(_ given: String, fds: inout [Int32]) -> [UInt8] {
+        let collection = resolved(given)
         var out = Wire.Writer()
         func open(_ path: String) -> (fd: Int32, info: stat)? {
             let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
@@ -57,23 +65,33 @@ enum AnkiFiles {
         return out.bytes
     }
 
-    /// In the child: copies the database (when `whole`) and the WAL into `folder` (made private), each to a
-    /// temporary name renamed over the last copy, and checks nothing changed meanwhile. Up to three tries.
+    /// In the child: copies the database (unless the copy is of `base`, the database as it is now) and the
+    /// WAL into `folder` (made private), each to a temporary name renamed over the last copy, and checks
+    /// nothing changed meanwhile. Up to three tries. The folder's lock is held to the child's end: a child
+    /// left behind at its deadline finishes before the next one copies.
     /// Wire: status (0 copied, 1 failed: then why, 2 changed under every try), then the identities copied.
-    static func copy(_ collection: String, into folder: String, whole: Bool, fds: [Int32]) -> [UInt8] {
+    static func copy(_ given: String, into folder: String, base: String, fds: [Int32]) -> [UInt8] {
+        let collection = resolved(given)
         var out = Wire.Writer()
         mkdir(folder, 0o700)
         var info = stat()
         guard lstat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid() else {
             out.int(1)
-            out.text("its private copy's folder \(folder) cannot be made")
+            out.text("cannot be copied: its private copy's folder \(folder) is not a folder of yours")
             return out.bytes
         }
         chmod(folder, 0o700)
+        let lock = Glibc.open(folder + "/lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard lock >= 0, flock(lock, LOCK_EX) == 0 else {
+            out.int(1)
+            out.text("cannot be copied: its private copy's folder \(folder) cannot be locked (\(DatabaseFile.describe(errno)))")
+            return out.bytes
+        }
+        defer { close(lock) }
         let target = folder + "/collection.anki2"
         var dbFD = fds.first ?? -1
         var walFD = fds.count > 1 ? fds[1] : -1
-        var copyWhole = whole
+        var copyWhole = base.isEmpty
         for attempt in 0..<3 {
             if attempt > 0 {
                 // Taken again from the names (Anki may have put a new file there), whole this time.
@@ -85,6 +103,8 @@ enum AnkiFiles {
             }
             var before = stat()
             guard fstat(dbFD, &before) == 0 else { break }
+            // A checkpoint since the parent decided: the copy's base is not this file any more.
+            if identity(before) != base { copyWhole = true }
             if copyWhole {
                 if let why = copyFile(dbFD, to: target, size: Int64(before.st_size)) {
                     out.int(1); out.text(why); return out.bytes
@@ -117,9 +137,9 @@ enum AnkiFiles {
     /// Copies `fd`'s first `size` bytes to `path` (through a temporary name in its folder). Nil: done.
     private static func copyFile(_ fd: Int32, to path: String, size: Int64) -> String? {
         let temporary = path + ".planner-tmp"
-        unlink(temporary)
+        unlink(temporary)  // a child's that ended mid-copy (the folder's lock is held: no other is writing it)
         let out = Glibc.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard out >= 0 else { return "its private copy cannot be written (\(DatabaseFile.describe(errno)))" }
+        guard out >= 0 else { return "cannot be copied: its private copy cannot be written (\(DatabaseFile.describe(errno)))" }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var offset: Int64 = 0
         while offset < size {
@@ -139,7 +159,7 @@ enum AnkiFiles {
                 if w <= 0 {
                     let why = DatabaseFile.describe(errno)
                     close(out); unlink(temporary)
-                    return "its private copy cannot be written (\(why))"
+                    return "cannot be copied: its private copy cannot be written (\(why))"
                 }
                 done += w
             }
@@ -148,7 +168,7 @@ enum AnkiFiles {
         close(out)
         guard rename(temporary, path) == 0 else {
             unlink(temporary)
-            return "its private copy cannot be written (\(DatabaseFile.describe(errno)))"
+            return "cannot be copied: its private copy cannot be written (\(DatabaseFile.describe(errno)))"
         }
         return nil
     }

@@ -11,6 +11,9 @@ public final class PlannerDatabase {
     /// Whether a change reads Anki's collection (`anki-collection`). The ticker reads it only when its files
     /// changed; every other writing command, always (an unchanged collection costs a look, not a copy).
     public var readsAnki = true
+    /// At most this many opens from Anki's review log applied by one change (nil: all). The ticker sets it:
+    /// five years of reviews read at once are ~1,800 opens, applied in passes between deliveries.
+    public var ankiOpensPerChange: Int?
     /// PRAGMA application_id of every planner database: "PLNR" in ASCII.
     public static let applicationID: Int32 = 0x504C_4E52
     public static var schemaVersion: Int32 { Migrations.latestVersion }

@@ -25,7 +25,7 @@ extension PlannerDatabase {
         0x700F_1D84_DA2B_B35E,  // 9
         0xDDDB_2A99_5004_A1F8,  // 10
         0x3F4B_14B8_771E_DF5F,  // 11
-        0x9DBE_E13A_FDAD_9DE1,  // 12
+        0x3AA7_F4D5_A91C_0385,  // 12
     ]
 
     /// `PRAGMA schema_version` after migrations 1…version, by version from 0.

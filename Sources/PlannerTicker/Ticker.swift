@@ -313,7 +313,11 @@ public final class Ticker {
                         + (sync.openedElsewhere.isEmpty ? "" : "; opened there: " + Set(sync.openedElsewhere).map(\.description).sorted().joined(separator: ", ")))
                 }
             }
-            if readsAnki { (ankiReadOnce, ankiReadAt) = (true, nil) }
+            if readsAnki {
+                (ankiReadOnce, ankiReadAt) = (true, nil)
+                // Days left for the next pass come at once; a stall or a busy Anki is tried again soon.
+                if sources.anki?.more == true { ankiReadAt = t + 10 } else if sources.anki?.retry == true { ankiReadAt = t + 2_000 }
+            }
             closeOpenedDays()
             db.settle()
             databaseRetryAt = nil

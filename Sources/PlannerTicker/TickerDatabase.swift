@@ -10,6 +10,9 @@ public final class TickerDatabase {
     /// What the ticker reads of the sync folder per pass: a 64 MiB peer file is applied 256 KiB at a time,
     /// reminders due meanwhile claimed between the passes (`Ticker.folderBacklog`).
     static let syncReadBudgetBytes: Int64 = 256 << 10
+    /// Opens from Anki's review log applied per pass: five years read at once come in passes, reminders
+    /// due meanwhile claimed between them.
+    static let ankiOpensPerPass = 100
     private let identity: FileIdentity?
     private var walFiles: PlannerDatabase.WALFiles
     private let log: (String) -> Void
@@ -17,6 +20,7 @@ public final class TickerDatabase {
     public init(_ database: PlannerDatabase, log: @escaping (String) -> Void) {
         self.database = database
         database.syncReadBudgetBytes = Self.syncReadBudgetBytes
+        database.ankiOpensPerChange = Self.ankiOpensPerPass
         identity = FileIdentity(path: database.resolvedPath)
         walFiles = database.walFiles()
         self.log = log
@@ -39,6 +43,7 @@ public final class TickerDatabase {
         database.closeWithoutCheckpoint()
         database = try PlannerDatabase(path: database.path)
         database.syncReadBudgetBytes = Self.syncReadBudgetBytes
+        database.ankiOpensPerChange = Self.ankiOpensPerPass
         database.setBusyTimeout(milliseconds: busyTimeout)
         walFiles = database.walFiles()
     }

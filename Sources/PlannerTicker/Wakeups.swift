@@ -158,7 +158,14 @@ public final class Wakeups: TickerWakeups {
             ankiWatch = -1
         }
         ankiFile = file
-        guard let file, ankiWatch < 0, let slash = file.lastIndex(of: "/") else { return }
+        // Anki writes the file a link names, in the link target's folder: that folder is watched.
+        guard let given = file, ankiWatch < 0 else { return }
+        var file = given
+        if let resolved = realpath(given, nil) {
+            file = String(cString: resolved)
+            free(resolved)
+        }
+        guard let slash = file.lastIndex(of: "/") else { return }
         let name = String(file[file.index(after: slash)...])
         ankiNames = [name, name + "-wal"]
         let folder = file[..<slash].isEmpty ? "/" : String(file[..<slash])

@@ -69,6 +69,63 @@ import Testing
         #expect(status.contains("yes, first at Mon 2026-11-23 09:40 +09:00"), "\(status)")
     }
 
+    /// A hostile review's findings (each failed before its fix): ids no real review has (0, negative,
+    /// Int64.max) are never read, and one far ahead waits for its time; a review removed (Anki's undo) while
+    /// an older one arrives from the phone, and a collection replaced by a full sync, still open their days;
+    /// going back to an earlier collection reads it whole.
+    @Test func reviewsNoAnkiMadeAndReviewsThatMovedUnderneathAreHandled() throws {
+        let h = try Harness()
+        let anki = try collection(h)
+        try h.configOK(["set", "anki-collection", anki], now: "2026-11-20T08:00")
+        try AnkiFixture.run(["review", anki, "9223372036854775807", "0", "-5", String(try Self.ms("2027-06-01T10:00")),
+                             String(try Self.ms("2026-11-18T10:00")), String(try Self.ms("2026-11-20T10:00"))])
+        for now in ["2026-11-20T13:00", "2026-11-20T13:01"] {
+            let r = try h.planner(["refill", "--db", h.db, "--now", now])
+            #expect(r.status == 0 && r.err.isEmpty, "\(r.status) \(r.err)")
+            _ = try h.sqlite("UPDATE col SET mod = mod + 1", db: anki)
+        }
+        #expect(try h.sqlite("SELECT group_concat(local_date, ' ') FROM (SELECT local_date FROM app_open ORDER BY 1)") == "2026-11-18 2026-11-20")
+        // Undo on this computer (the 11-20 review goes) while the phone's 11-19 review arrives: same count.
+        _ = try h.sqlite("DELETE FROM revlog WHERE id = \(try Self.ms("2026-11-20T10:00"))", db: anki)
+        try AnkiFixture.run(["review", anki, String(try Self.ms("2026-11-19T09:00"))])
+        _ = try h.plannerOK(["refill"], now: "2026-11-20T13:05")
+        #expect(try h.sqlite("SELECT count(*) FROM app_open WHERE local_date = '2026-11-19'") == "1")
+        // A full sync replaces the file with another holding other reviews.
+        let other = h.dir + "/other/collection.anki2"
+        try AnkiFixture.run(["create", other])
+        try AnkiFixture.run(["review", other, String(try Self.ms("2026-11-16T09:00")), String(try Self.ms("2026-11-17T09:00"))])
+        #expect(rename(other, anki) == 0)
+        _ = try h.plannerOK(["refill"], now: "2026-11-20T13:10")
+        #expect(try h.sqlite("SELECT count(*) FROM app_open WHERE local_date IN ('2026-11-16', '2026-11-17')") == "2")
+        // Another collection, then back to this one with a new review: no copy of the other's mixed in.
+        let second = h.dir + "/second/collection.anki2"
+        try AnkiFixture.run(["create", second])
+        try h.configOK(["set", "anki-collection", second], now: "2026-11-20T13:15")
+        _ = try h.plannerOK(["refill"], now: "2026-11-20T13:16")
+        try AnkiFixture.run(["review", anki, String(try Self.ms("2026-11-13T09:00"))])
+        try h.configOK(["set", "anki-collection", anki], now: "2026-11-20T13:20")
+        let back = try h.planner(["refill", "--db", h.db, "--now", "2026-11-20T13:21"])
+        #expect(back.status == 0 && back.err.isEmpty, "\(back.err)")
+        #expect(try h.sqlite("SELECT count(*) FROM app_open WHERE local_date = '2026-11-13'") == "1")
+        // The review dated next June waits for its time: read once the clock is past it.
+        #expect(try h.sqlite("SELECT count(*) FROM app_open WHERE local_date = '2027-06-01' OR local_date < '2006-01-01'") == "0")
+        try AnkiFixture.run(["review", anki, String(try Self.ms("2027-06-01T10:00"))])
+        _ = try h.plannerOK(["refill"], now: "2027-06-01T12:00")
+        #expect(try h.sqlite("SELECT opened_at_local FROM app_open_events WHERE local_date = '2027-06-01'") == "2027-06-01T10:00:00+09:00")
+    }
+
+    /// A value written into the setting table past `config set` (not absolute) is no collection at all, as
+    /// every other command reads it: nothing is read relative to wherever the command runs.
+    @Test func aStoredValueConfigWouldRefuseIsNotRead() throws {
+        let h = try Harness()
+        let anki = try collection(h)
+        try AnkiFixture.run(["review", anki, String(try Self.ms("2026-11-23T09:00"))])
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T08:00")
+        _ = try h.sqlite("UPDATE setting SET value = 'Anki2/User 1/collection.anki2' WHERE key = 'anki-collection'")
+        _ = try h.planner(["refill", "--db", h.db, "--now", "2026-11-23T10:00"])
+        #expect(try h.sqlite("SELECT count(*) FROM app_open") == "0")
+    }
+
     /// The planner's study day, not Anki's "next day starts at" (04:00): with a window that crosses
     /// midnight a review at 00:40 closes the day before; with one that does not, the new date's day.
     @Test func aReviewAfterMidnightBelongsToThePlannersStudyDay() throws {
@@ -163,14 +220,13 @@ import Testing
         }
         var answered = 1
         var finished = false
-        while !finished, answered < 58 {
+        while (!finished || answered < 20), answered < 58 {
             let line = try holder.send("answer")
             #expect(line.contains("\"id\""), "\(line)")
             answered += 1
-            finished = done.wait(timeout: .now() + .milliseconds(20)) == .success
+            if !finished { finished = done.wait(timeout: .now() + .milliseconds(20)) == .success }
         }
         if !finished { done.wait() }
-        #expect(answered > 5, "Anki answered only \(answered) cards while the planner read")
         let check = try holder.send("check")
         #expect(check.contains("\"ok\": true"), "\(check)")
         #expect(failures.items.isEmpty, "\(failures.items)")
@@ -187,9 +243,13 @@ import Testing
 
     /// The live ticker notices a card answered in a running Anki within two seconds (inotify on its files,
     /// no polling), and the rest of the day goes quiet.
-    @Test func aLiveTickerRecordsAnAnswerWithinTwoSeconds() throws {
+    @Test(arguments: [false, true]) func aLiveTickerRecordsAnAnswerWithinTwoSeconds(throughALink: Bool) throws {
         let h = try Harness()
-        let anki = try collection(h)
+        let real = try collection(h)
+        // Through a link to Anki's file: Anki writes its WAL beside the link's target, which is what is
+        // read and watched.
+        let anki = throughALink ? h.dir + "/linked.anki2" : real
+        if throughALink { #expect(symlink(real, anki) == 0) }
         for args in [["config", "set", "anki-collection", anki, "window", "00:00-23:55", "interval", "5m", "days", "daily"], ["refill"]] {
             let r = try h.planner(args + ["--db", h.db])
             #expect(r.status == 0, "\(r.err)")
