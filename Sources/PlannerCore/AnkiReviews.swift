@@ -39,12 +39,20 @@ public enum AnkiReviews {
 
     /// The first instant of the study day after `day`: when the clock skips its first reading (Santiago
     /// moves from 24:00 to 01:00), the instant of the change itself, found by bisection.
-    public static func nextDayStart(after day: LocalDate, schedule: Schedule, zone: Zone) -> Instant {
+    /// `offsetHint`: the zone's offset during `day` (one look at the zone instead of three on a day
+    /// without a change; the zone's rule decides on any other).
+    public static func nextDayStart(after day: LocalDate, schedule: Schedule, zone: Zone, offsetHint: Int? = nil) -> Instant {
         let minute = schedule.dayStartMinute
         let reading = LocalDateTime(date: day.adding(days: 1), hour: minute / 60, minute: minute % 60)
+        let wall = reading.epochMillisecondsAsIfUTC
+        if let offsetHint {
+            // With the day's offset still in force at the candidate, the clock reads `reading` there, and no
+            // earlier instant does (an offset that fell back later repeats it after, not before).
+            let candidate = Instant(milliseconds: wall - Int64(offsetHint) * 1000)
+            if zone.offset(at: candidate) == offsetHint { return candidate }
+        }
         if let exact = zone.instant(for: reading) { return exact }
         // Real zones change offset by at most a day: a day before, the clock reads earlier; a day after, later.
-        let wall = reading.epochMillisecondsAsIfUTC
         var (low, high) = (wall - 26 * 3_600_000, wall + 26 * 3_600_000)
         while high - low > 1 {
             let middle = low + (high - low) / 2
@@ -62,7 +70,8 @@ public enum AnkiReviews {
         var cursor = start
         while let review = try firstAtOrAfter(cursor) {
             let at = Instant(milliseconds: min(review, now.milliseconds))
-            let day = schedule.studyDay(at: at, in: zone)
+            let offset = zone.offset(at: at)
+            let day = schedule.studyDay(of: LocalDateTime(epochMillisecondsAsIfUTC: at.milliseconds + Int64(offset) * 1000))
             if let last = result.last, day <= last.day {
                 // Still a day already seen (a clock set back past the day's start, or reviews after now): step on.
                 cursor = review + 1
@@ -70,7 +79,7 @@ public enum AnkiReviews {
             }
             result.append((day, review, at))
             if review >= now.milliseconds { break }
-            cursor = max(review + 1, nextDayStart(after: day, schedule: schedule, zone: zone).milliseconds)
+            cursor = max(review + 1, nextDayStart(after: day, schedule: schedule, zone: zone, offsetHint: offset).milliseconds)
         }
         return result
     }
