@@ -95,7 +95,7 @@ public final class Ticker {
     /// answered card are read once (nil: nothing new). The first pass always reads it.
     private var ankiReadAt: Instant?
     private var ankiReadOnce = false
-    static let ankiSettleMilliseconds: Int64 = 300
+    static let ankiSettleMilliseconds: Int64 = 100
     /// The calendar job, when this ticker carries the calendar folder (`tick --calendar-job`).
     private let calendar: CalendarCarrier?
     private var stopDeadline: Instant?
@@ -284,8 +284,10 @@ public final class Ticker {
         let t = now
         do {
             try db.check()
+            // Only this claim reads Anki's collection; the ticker's other writes (an outcome, an answer) never do.
             let readsAnki = !ankiReadOnce || ankiReadAt.map { $0 <= t } == true
             db.database.readsAnki = readsAnki
+            defer { db.database.readsAnki = false }
             // The plan's zone as it is now (a `config set zone` since the ticker started counts).
             let (decision, claimed, zone, sources) = try db.database.claimDue(now: t, policy: policy)
             for (request, reason) in decision.missed {
@@ -295,13 +297,20 @@ public final class Ticker {
                 inFlight.append(InFlight(claimed: request, startedAt: t))
                 startAttempt(inFlight.count - 1)
             }
+            if readsAnki {
+                (ankiReadOnce, ankiReadAt) = (true, nil)
+                // Days left for the next pass come at once; a stall or a busy Anki is tried again soon.
+                if sources.anki?.more == true { ankiReadAt = t + 10 } else if sources.anki?.retry == true { ankiReadAt = t + 2_000 }
+            }
             nextDue = mode == .live ? try db.database.nextFireAt() : nil
             folderBacklogAt = mode == .live && sources.sync?.more == true ? t + 10 : nil
             if mode == .live {
                 calendar?.update(firstReminder: try db.database.studyDayStillOpen(now: t), now: t)
                 wakeups.watchSyncFolder(sources.sync?.folder)
                 wakeups.watchCalendarFolder(sources.calendar?.folder)
-                wakeups.watchAnkiCollection(sources.anki?.collection)
+                // A watch set only now missed what Anki wrote during this pass's read (or since the
+                // setting changed): read once more, after the watch.
+                if wakeups.watchAnkiCollection(sources.anki?.collection), ankiReadAt == nil { ankiReadAt = t + Self.ankiSettleMilliseconds }
                 if let anki = sources.anki, !anki.opened.isEmpty {
                     log("studied in Anki, opened: " + Set(anki.opened).map(\.description).sorted().joined(separator: ", "))
                 }
@@ -312,11 +321,6 @@ public final class Ticker {
                     log("applied \(sync.applied) change\(sync.applied == 1 ? "" : "s") from other devices"
                         + (sync.openedElsewhere.isEmpty ? "" : "; opened there: " + Set(sync.openedElsewhere).map(\.description).sorted().joined(separator: ", ")))
                 }
-            }
-            if readsAnki {
-                (ankiReadOnce, ankiReadAt) = (true, nil)
-                // Days left for the next pass come at once; a stall or a busy Anki is tried again soon.
-                if sources.anki?.more == true { ankiReadAt = t + 10 } else if sources.anki?.retry == true { ankiReadAt = t + 2_000 }
             }
             closeOpenedDays()
             db.settle()

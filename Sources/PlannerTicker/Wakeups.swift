@@ -13,14 +13,15 @@ public protocol TickerWakeups: AnyObject {
     func watchSyncFolder(_ folder: String?)
     /// Watches `folder` (nil: none) for a day ticked off on a phone: the calendar-folder setting as it is now.
     func watchCalendarFolder(_ folder: String?)
-    /// Watches Anki's collection `file` (nil: none) for a card answered: the anki-collection setting as it is now.
-    func watchAnkiCollection(_ file: String?)
+    /// Watches Anki's collection `file` (nil: none) for a card answered: the anki-collection setting as it is
+    /// now. True when the watch is new: what changed before it was set is not seen, so it is read again.
+    @discardableResult func watchAnkiCollection(_ file: String?) -> Bool
 }
 
 extension TickerWakeups {
     public func watchSyncFolder(_ folder: String?) {}
     public func watchCalendarFolder(_ folder: String?) {}
-    public func watchAnkiCollection(_ file: String?) {}
+    public func watchAnkiCollection(_ file: String?) -> Bool { false }
 }
 
 /// What the ticker sleeps on, as file descriptors waited on with poll(2) — no polling loop:
@@ -151,25 +152,26 @@ public final class Wakeups: TickerWakeups {
     /// Follows the `anki-collection` setting: Anki appends to its WAL as each card is answered, and writes
     /// the database itself at a checkpoint and when it closes. Its folder is watched (the WAL comes and goes),
     /// for those two names only; the folder is never written.
-    public func watchAnkiCollection(_ file: String?) {
-        guard inotifyFD >= 0 else { return }
+    @discardableResult public func watchAnkiCollection(_ file: String?) -> Bool {
+        guard inotifyFD >= 0 else { return false }
         if file != ankiFile, ankiWatch >= 0 {
             inotify_rm_watch(inotifyFD, ankiWatch)
             ankiWatch = -1
         }
         ankiFile = file
         // Anki writes the file a link names, in the link target's folder: that folder is watched.
-        guard let given = file, ankiWatch < 0 else { return }
+        guard let given = file, ankiWatch < 0 else { return false }
         var file = given
         if let resolved = realpath(given, nil) {
             file = String(cString: resolved)
             free(resolved)
         }
-        guard let slash = file.lastIndex(of: "/") else { return }
+        guard let slash = file.lastIndex(of: "/") else { return false }
         let name = String(file[file.index(after: slash)...])
         ankiNames = [name, name + "-wal"]
         let folder = file[..<slash].isEmpty ? "/" : String(file[..<slash])
         ankiWatch = inotify_add_watch(inotifyFD, folder, UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE) | UInt32(IN_ONLYDIR))
+        return ankiWatch >= 0
     }
 
     /// Wakes at `instant`, or after a day when there is nothing to do (the armed timer still notices clock changes).
