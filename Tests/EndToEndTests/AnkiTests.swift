@@ -131,6 +131,30 @@ import Testing
         #expect(try h.sqlite("SELECT count(*) FROM app_open") == "0")
     }
 
+    /// A review made on the phone arrives through Anki's own sync: a real Anki sync server on 127.0.0.1 (the
+    /// one Anki ships), a "phone" collection that answers and syncs, a "desktop" collection that syncs after
+    /// (while Anki is not holding it), and the planner reading the desktop's: the day opens at the phone's
+    /// review, hours before it arrived.
+    @Test func aPhonesReviewArrivesThroughAnkisOwnSync() throws {
+        let h = try Harness()
+        let server = try AnkiFixture.SyncServer(folder: h.dir + "/server")
+        defer { server.stop() }
+        let phone = h.dir + "/phone/collection.anki2", desktop = h.dir + "/Anki2/User 1/collection.anki2"
+        try AnkiFixture.run(["create", phone, "--notes", "5"])
+        try AnkiFixture.run(["create", desktop, "--notes", "0"])
+        for path in [phone, desktop] { try AnkiFixture.run(["sync", path] + server.arguments) }  // full upload, full download
+        try h.configOK(["set", "anki-collection", desktop], now: "2026-11-23T08:00")
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T08:00")
+        try AnkiFixture.run(["review", phone, String(try Self.ms("2026-11-23T09:40"))])
+        _ = try h.plannerOK(["sync"], now: "2026-11-23T11:00")
+        #expect(try h.sqlite("SELECT count(*) FROM app_open") == "0", "not synced yet")
+        for path in [phone, desktop] { try AnkiFixture.run(["sync", path] + server.arguments) }
+        let sync = try h.plannerOK(["sync"], now: "2026-11-23T12:00")
+        #expect(sync.contains("studied in Anki: 2026-11-23"), "\(sync)")
+        #expect(try h.sqlite("SELECT opened_at_local || ' ' || origin FROM app_open_events") == "2026-11-23T09:40:00+09:00 anki")
+        #expect(try h.sqlite("SELECT count(*) FROM pending_requests WHERE identifier LIKE '%2026_11_23%'") == "0")
+    }
+
     /// The planner's study day, not Anki's "next day starts at" (04:00): with a window that crosses
     /// midnight a review at 00:40 closes the day before; with one that does not, the new date's day.
     @Test func aReviewAfterMidnightBelongsToThePlannersStudyDay() throws {
@@ -359,6 +383,42 @@ enum AnkiFixture {
             col = Collection(sys.argv[1]); print(col.db.scalar("select min(id) from revlog")); col.close()
             """, path], env: ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()])
         return try #require(Int64(out.out.trimmingCharacters(in: .whitespacesAndNewlines)), "\(out.err)")
+    }
+
+    /// Anki's own sync server (`python -m anki.syncserver`) on a free port of 127.0.0.1, one user.
+    final class SyncServer {
+        let process = Process()
+        let port: Int
+        var arguments: [String] { ["--endpoint", "http://127.0.0.1:\(port)/", "--user", "u", "--password", "p"] }
+
+        init(folder: String) throws {
+            try AnkiFixture.ready()
+            let free = try Harness.run(AnkiFixture.python, ["-c", "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"], env: [:])
+            port = try #require(Int(free.out.trimmingCharacters(in: .whitespacesAndNewlines)))
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            process.executableURL = URL(fileURLWithPath: AnkiFixture.python)
+            process.arguments = ["-m", "anki.syncserver"]
+            process.environment = ["SYNC_USER1": "u:p", "SYNC_BASE": folder, "SYNC_HOST": "127.0.0.1", "SYNC_PORT": String(port),
+                                   "PATH": "/usr/bin:/bin", "HOME": folder]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // Ready once it answers /health.
+            let deadline = Date().addingTimeInterval(15)
+            while Date() < deadline {
+                let probe = try Harness.run(AnkiFixture.python, ["-c", "import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=1)",
+                                                                  "http://127.0.0.1:\(port)/health"], env: [:])
+                if probe.status == 0 { return }
+                usleep(50_000)
+            }
+            stop()
+            throw HarnessError("Anki's sync server did not answer on port \(port) within 15 s")
+        }
+
+        /// SIGKILL: the server does not end on SIGTERM.
+        func stop() {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        }
     }
 
     /// `anki-fixture hold`: a real Anki holding the collection open, answering on command.
