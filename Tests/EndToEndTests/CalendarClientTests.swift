@@ -106,7 +106,17 @@ import Testing
             p.standardOutput = FileHandle.nullDevice
             p.standardError = FileHandle.nullDevice
             try p.run()
-            usleep(UInt32(Double.random(in: 0.1...0.95, using: &generator) * span * 1_000_000))
+            if round % 2 == 0 {
+                usleep(UInt32(Double.random(in: 0.1...0.95, using: &generator) * span * 1_000_000))
+            } else {
+                // Every other round kills as soon as a temporary file is seen: a busy machine's timing then
+                // cannot make every kill miss the window (fresh-machine once landed none of 48 random ones).
+                let end = Date().addingTimeInterval(max(span * 2, 1))
+                while p.isRunning, Date() < end,
+                      !((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).contains(where: { $0.hasPrefix(".planner-") }) {
+                    usleep(200)
+                }
+            }
             // A run already over: the warm-up was slower than the runs (a busy machine then, fresher caches
             // now): later kills come sooner (fresh-machine once landed none of 48 after a slow warm-up).
             if !p.isRunning { span = max(span * 0.7, 0.05) }
