@@ -15,7 +15,3 @@ CREATE TABLE anki_read (
     problem     TEXT,                         -- why the last read failed (status shows it); NULL: it worked
     read_at_ms  INTEGER                       -- when it was last read
 ) WITHOUT ROWID;
-
--- `status` lists the calendar folder's problems: with `calendar-days 60` (3,000 files) a scan of every row
--- cost it 11 % more than 14 days; the few rows with a problem are found through this index instead.
-CREATE INDEX calendar_file_problem ON calendar_file (name) WHERE problem IS NOT NULL;
