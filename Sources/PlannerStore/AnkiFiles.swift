@@ -56,12 +56,16 @@ enum AnkiFiles {
         }
         out.int(0)
         out.text(identity(db.info))
-        if let wal = open(walPath(collection)), wal.info.st_mode & S_IFMT == S_IFREG, Int64(wal.info.st_size) <= maximumBytes {
-            fds.append(wal.fd)
-            out.text(identity(wal.info))
-        } else {
-            out.text(absent)
+        // A -wal that is not a regular file of a sane size (a FIFO, a folder) is no WAL: the database alone.
+        if let wal = open(walPath(collection)) {
+            if wal.info.st_mode & S_IFMT == S_IFREG, Int64(wal.info.st_size) <= maximumBytes {
+                fds.append(wal.fd)
+                out.text(identity(wal.info))
+                return out.bytes
+            }
+            close(wal.fd)
         }
+        out.text(absent)
         return out.bytes
     }
 
@@ -92,12 +96,15 @@ enum AnkiFiles {
         var dbFD = fds.first ?? -1
         var walFD = fds.count > 1 ? fds[1] : -1
         var copyWhole = base.isEmpty
+        // What a later try opens is closed here; `fds` are the caller's (`look`'s), closed by it.
+        var reopened: [Int32] = []
+        defer { for fd in reopened { close(fd) } }
         for attempt in 0..<3 {
             if attempt > 0 {
                 // Taken again from the names (Anki may have put a new file there), whole this time.
-                for fd in [dbFD, walFD] where fd >= 0 { close(fd) }
                 dbFD = Glibc.open(collection, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
                 walFD = Glibc.open(walPath(collection), O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+                reopened += [dbFD, walFD].filter { $0 >= 0 }
                 copyWhole = true
                 guard dbFD >= 0 else { break }
             }
