@@ -125,7 +125,9 @@ public enum CalendarFolderText {
     /// Whether a remembered digest says the file holds `item`: written by this planner, or read back and
     /// saying the same.
     public static func holds(_ digest: String?, _ item: Item) -> Bool {
-        digest == item.digest || digest == readPrefix + item.digest
+        guard let digest else { return false }
+        let made = item.digest
+        return digest == made || digest == readPrefix + made
     }
 
     /// Why a folder that lost every file the planner wrote there is left alone.
@@ -185,43 +187,91 @@ public enum CalendarFolderText {
         }
     }
 
-    /// One file's content. `digest` covers everything but the DTSTAMP, so an item is rewritten only when
-    /// what it says changes, not at every run.
+    /// Bump whenever the text an item is made into changes, in any byte that `semanticDigest` reads: a
+    /// remembered recipe of an older version then no longer matches, and the item is compared by its text
+    /// again (CalendarFolderTextTests pins the texts of version 1).
+    static let recipeVersion = 1
+
+    /// One file's content, made only when asked for: a refill compares every item of the horizon with the
+    /// folder, and nearly all of them are as they were (`recipe`), so their text is never made.
     public struct Item: Equatable, Sendable {
-        public var uid: String
+        public let uid: String
         /// The study day it belongs to (nil: a one-off).
-        public var day: LocalDate?
-        public var isTask: Bool
-        public var digest: String
-        let head: String
-        let tail: String
-        /// DTSTAMP: a function of the item, not of when or where it was written, so every computer writes
-        /// the same bytes for the same plan (vdirsyncer and CalDAV servers ignore DTSTAMP when they compare).
-        let stamp: Instant
-
-        init(uid: String, day: LocalDate?, isTask: Bool, head: String, tail: String, stamp: Instant, shared: SharedHead? = nil) {
-            self.uid = uid
-            self.day = day
-            self.isTask = isTask
-            self.head = head
-            self.tail = tail
-            self.stamp = stamp
-            if let shared, head.utf8.starts(with: shared.text.utf8) {
-                let rest = String(decoding: head.utf8.dropFirst(shared.text.utf8.count), as: UTF8.self) + tail
-                digest = CalendarFolderText.semanticDigest(shared: shared.text, sharedLines: shared.lines, rest: rest)
-            } else {
-                digest = CalendarFolderText.semanticDigest(head + tail)
-            }
-        }
-
-        public var fileName: String { CalendarFolderText.fileName(uid) }
+        public let day: LocalDate?
+        public let isTask: Bool
+        /// What the item's text is made from, in one short string that starts with `recipeVersion`: two
+        /// items with one recipe have one text. Remembered beside the file (`calendar_file.recipe`), so an
+        /// item as it was is recognised without making or digesting its text.
+        public let recipe: String
+        let make: Make
+        let shared: SharedHead
         /// SEQUENCE, set only on an item put back after someone else changed it (see `revised(at:)`).
         public var sequence: Int64?
 
+        enum Make: Sendable {
+            case event(plannerID: String, start: LocalDateTime, title: String, body: String, zoneName: String)
+            case task(date: LocalDate, completed: Instant?, start: LocalDateTime, due: LocalDateTime, zoneName: String)
+        }
+
+        public static func == (a: Item, b: Item) -> Bool {
+            a.uid == b.uid && a.day == b.day && a.isTask == b.isTask && a.recipe == b.recipe && a.sequence == b.sequence
+        }
+
+        /// `<uid>.ics`, made once: the folder's pass looks each item up by it several times.
+        public let fileName: String
+
+        init(uid: String, day: LocalDate?, isTask: Bool, recipe: String, make: Make, shared: SharedHead) {
+            self.uid = uid
+            self.day = day
+            self.isTask = isTask
+            self.recipe = recipe
+            self.make = make
+            self.shared = shared
+            fileName = CalendarFolderText.fileName(uid)
+        }
+
+        /// The text after the shared calendar head, up to DTSTAMP and from after it; and the DTSTAMP: a
+        /// function of the item, not of when or where it was written, so every computer writes the same
+        /// bytes for the same plan (vdirsyncer and CalDAV servers ignore DTSTAMP when they compare).
+        private func parts() -> (head: String, tail: String, stamp: Instant) {
+            switch make {
+            case .event(let plannerID, let start, let title, let body, let zoneName):
+                let tail = [
+                    "DTSTART;TZID=\(ICalendar.parameter(zoneName)):\(ICalendar.localStamp(start))", "DURATION:PT5M",
+                    "SUMMARY:\(ICalendar.text(title))", "DESCRIPTION:\(ICalendar.text(body))", "TRANSP:TRANSPARENT",
+                    "X-PLANNER-ID:\(ICalendar.text(plannerID))", "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:\(ICalendar.text(title))",
+                    "TRIGGER;RELATED=START:PT0S", "END:VALARM", "END:VEVENT", "END:VCALENDAR",
+                ].map(ICalendar.fold).joined()
+                return ("BEGIN:VEVENT\r\n" + ICalendar.fold("UID:\(uid)"), tail, plannedStamp(start.date))
+            case .task(let date, let completed, let start, let due, let zoneName):
+                let tzid = ICalendar.parameter(zoneName)
+                var lines = ["SUMMARY:\(taskSummary)"]
+                // A task app hides a task until its start; DUE must come after DTSTART.
+                if start < due { lines.append("DTSTART;TZID=\(tzid):\(ICalendar.localStamp(start))") }
+                lines.append("DUE;TZID=\(tzid):\(ICalendar.localStamp(due))")
+                if let completed {
+                    lines += ["STATUS:COMPLETED", "COMPLETED:\(ICalendar.utcStamp(Instant(seconds: completed.seconds)))", "PERCENT-COMPLETE:100"]
+                } else {
+                    lines.append("STATUS:NEEDS-ACTION")
+                }
+                lines += ["X-PLANNER-ID:\(date)", "END:VTODO", "END:VCALENDAR"]
+                let stamp = completed.map { Instant(seconds: $0.seconds) } ?? plannedStamp(date)
+                return ("BEGIN:VTODO\r\n" + ICalendar.fold("UID:\(uid)"), lines.map(ICalendar.fold).joined(), stamp)
+            }
+        }
+
+        /// What the text says (`semanticDigest`: DTSTAMP and SEQUENCE left out), with the shared head's
+        /// lines read once per plan. Made on each call: ask once.
+        public var digest: String {
+            let (head, tail, _) = parts()
+            return CalendarFolderText.semanticDigest(shared: shared.text, sharedLines: shared.lines, rest: head + tail)
+        }
+
         /// The file's bytes.
         public func bytes() -> [UInt8] {
+            let (head, tail, stamp) = parts()
             let sequence = self.sequence.map { "SEQUENCE:\($0)\r\n" } ?? ""
-            return Array((head + "DTSTAMP:\(ICalendar.utcStamp(stamp))\r\n" + sequence + tail).utf8)
+            return Array((shared.text + head + "DTSTAMP:\(ICalendar.utcStamp(stamp))\r\n" + sequence + tail).utf8)
         }
 
         /// This item put back over a phone's edit, as a newer revision: vdirsyncer 0.19 records a download
@@ -235,35 +285,47 @@ public enum CalendarFolderText {
     }
 
     /// The folder as the plan wants it: `days` from `planAhead` (today first), the first open of each of
-    /// those days, the pending one-offs. Every item's text is a function of these alone.
+    /// those days, the pending one-offs. Every item's text is a function of these alone; none is made here.
     public static func items(days: [PlannedDay], opens: [LocalDate: Instant], oneOffs: [OneOff], zone: Zone,
                              settings: PlanSettings) -> [Item] {
         var items: [Item] = []
         // One VTIMEZONE for every item (`ZoneDefinition`), made once: the costly part of an item's text.
         let firstDate = (days.map(\.date) + oneOffs.map { zone.local($0.fireAt).date }).min()
-        let shared = firstDate.map { calendarHead(zone: zone, year: $0.year) } ?? ""
-        func head(_ date: LocalDate) -> String { shared }
-        // Its lines read once for every item's digest (`semanticDigest(shared:sharedLines:rest:)`).
-        let sharedHead = SharedHead(text: shared, lines: semanticLines(shared))
+        let shared = SharedHead(firstDate.map { calendarHead(zone: zone, year: $0.year) } ?? "")
+        // What every slot's and every task's text shares besides its own fields, in one digest per plan.
+        let eventKey = String(SHA256.hex(Array("\(shared.key)\0\(zone.name)\0\(settings.title)\0\(settings.body)".utf8)).prefix(32))
+        let schedule = settings.schedule
+        let taskKey = String(SHA256.hex(Array("\(shared.key)\0\(zone.name)\0\(schedule.startMinute) \(schedule.endMinute) \(schedule.crossesMidnight)".utf8)).prefix(32))
+        // A slot's identifier names its date and time (`SlotIdentifier`): with the plan's key, all its text
+        // depends on. Appended, not interpolated: this runs for every slot of the horizon.
+        let eventPrefix = "\(recipeVersion) E "
         for day in days {
             for slot in day.slots {
-                items.append(event(uid: slotUID(slot.identifier), plannerID: slot.identifier, day: day.date, start: slot.local,
-                                   title: settings.title, body: settings.body, zone: zone, head: head(day.date), shared: sharedHead))
+                var recipe = eventPrefix
+                recipe.reserveCapacity(eventPrefix.utf8.count + slot.identifier.utf8.count + 1 + eventKey.utf8.count)
+                recipe += slot.identifier
+                recipe += " "
+                recipe += eventKey
+                items.append(Item(uid: slotUID(slot.identifier), day: day.date, isTask: false, recipe: recipe,
+                                  make: .event(plannerID: slot.identifier, start: slot.local, title: settings.title, body: settings.body, zoneName: zone.name),
+                                  shared: shared))
             }
             let studyDay: Bool
             switch day.noSlots {
             case nil, .opened?, .over?: studyDay = true
             case .notInDays?, .skipped?, .paused?: studyDay = opens[day.date] != nil
             }
-            if studyDay {
-                items.append(task(day.date, completed: opens[day.date], zone: zone, schedule: settings.schedule, head: head(day.date), shared: sharedHead))
-            }
+            if studyDay { items.append(task(day.date, completed: opens[day.date], zone: zone, schedule: schedule, shared: shared, key: taskKey)) }
         }
         for oneOff in oneOffs {
             let local = zone.local(oneOff.fireAt)
-            items.append(event(uid: oneOffUID(oneOff.identifier), plannerID: oneOff.identifier, day: nil,
-                               start: LocalDateTime(date: local.date, hour: local.hour, minute: local.minute, second: local.second),
-                               title: oneOff.title, body: oneOff.body, zone: zone, head: head(local.date), shared: sharedHead))
+            let start = LocalDateTime(date: local.date, hour: local.hour, minute: local.minute, second: local.second)
+            // A one-off's identifier, title and body are free text: in the recipe as one digest.
+            let key = SHA256.hex(Array("\(shared.key)\0\(zone.name)\0\(oneOff.identifier)\0\(oneOff.title)\0\(oneOff.body)".utf8)).prefix(32)
+            items.append(Item(uid: oneOffUID(oneOff.identifier), day: nil, isTask: false,
+                              recipe: "\(recipeVersion) O \(ICalendar.localStamp(start)) \(key)",
+                              make: .event(plannerID: oneOff.identifier, start: start, title: oneOff.title, body: oneOff.body, zoneName: zone.name),
+                              shared: shared))
         }
         return items
     }
@@ -277,45 +339,28 @@ public enum CalendarFolderText {
     /// An item's DTSTAMP when nothing later revised it: 00:00 UTC of its date.
     static func plannedStamp(_ date: LocalDate) -> Instant { ZoneDefinition.utcMidnight(date) }
 
-    /// A calendar head made once per plan, with its lines as `semanticDigest` reads them.
-    struct SharedHead {
+    /// A calendar head made once per plan, with its lines as `semanticDigest` reads them and a digest of
+    /// it for the recipes. A class: every item of the plan shares the one copy.
+    final class SharedHead: Sendable {
         let text: String
         let lines: [[UInt8]]
-    }
-
-    static func event(uid: String, plannerID: String, day: LocalDate?, start: LocalDateTime, title: String,
-                      body: String, zone: Zone, head calendar: String, shared: SharedHead? = nil) -> Item {
-        let head = calendar + "BEGIN:VEVENT\r\n" + ICalendar.fold("UID:\(uid)")
-        let tail = [
-            "DTSTART;TZID=\(ICalendar.parameter(zone.name)):\(ICalendar.localStamp(start))", "DURATION:PT5M",
-            "SUMMARY:\(ICalendar.text(title))", "DESCRIPTION:\(ICalendar.text(body))", "TRANSP:TRANSPARENT",
-            "X-PLANNER-ID:\(ICalendar.text(plannerID))", "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:\(ICalendar.text(title))",
-            "TRIGGER;RELATED=START:PT0S", "END:VALARM", "END:VEVENT", "END:VCALENDAR",
-        ].map(ICalendar.fold).joined()
-        return Item(uid: uid, day: day, isTask: false, head: head, tail: tail, stamp: plannedStamp(start.date), shared: shared)
+        let key: String
+        init(_ text: String) {
+            self.text = text
+            lines = CalendarFolderText.semanticLines(text)
+            key = String(SHA256.hex(Array(text.utf8)).prefix(32))
+        }
     }
 
     /// "Study today", due at the end of the day's window; COMPLETED at the day's first open.
-    static func task(_ date: LocalDate, completed: Instant?, zone: Zone, schedule: Schedule, head calendar: String,
-                     shared: SharedHead? = nil) -> Item {
+    static func task(_ date: LocalDate, completed: Instant?, zone: Zone, schedule: Schedule, shared: SharedHead, key: String) -> Item {
         // A window across midnight ends on the next date, still in this study day (`Schedule.studyDay`).
         let due = LocalDateTime(date: schedule.crossesMidnight ? date.adding(days: 1) : date,
                                 hour: schedule.endMinute / 60, minute: schedule.endMinute % 60)
         let start = LocalDateTime(date: date, hour: schedule.startMinute / 60, minute: schedule.startMinute % 60)
-        let tzid = ICalendar.parameter(zone.name)
-        let head = calendar + "BEGIN:VTODO\r\n" + ICalendar.fold("UID:\(dayUID(date))")
-        var lines = ["SUMMARY:\(taskSummary)"]
-        // A task app hides a task until its start; DUE must come after DTSTART.
-        if start < due { lines.append("DTSTART;TZID=\(tzid):\(ICalendar.localStamp(start))") }
-        lines.append("DUE;TZID=\(tzid):\(ICalendar.localStamp(due))")
-        if let completed {
-            lines += ["STATUS:COMPLETED", "COMPLETED:\(ICalendar.utcStamp(Instant(seconds: completed.seconds)))", "PERCENT-COMPLETE:100"]
-        } else {
-            lines.append("STATUS:NEEDS-ACTION")
-        }
-        lines += ["X-PLANNER-ID:\(date)", "END:VTODO", "END:VCALENDAR"]
-        let stamp = completed.map { Instant(seconds: $0.seconds) } ?? plannedStamp(date)
-        return Item(uid: dayUID(date), day: date, isTask: true, head: head, tail: lines.map(ICalendar.fold).joined(), stamp: stamp,
-                    shared: shared)
+        // COMPLETED is written to the second.
+        let completedText = completed.map { String($0.seconds) } ?? "-"
+        return Item(uid: dayUID(date), day: date, isTask: true, recipe: "\(recipeVersion) T \(date) \(completedText) \(key)",
+                    make: .task(date: date, completed: completed, start: start, due: due, zoneName: zone.name), shared: shared)
     }
 }

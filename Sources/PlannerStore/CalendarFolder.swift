@@ -31,10 +31,14 @@ extension PlannerDatabase {
         var report = CalendarReport(folder: folder)
         var ticks: [(event: PlanEvent, date: LocalDate)] = []
         let (_, zone) = try readPlan()
-        var rows: [String: (digest: String?, size: Int64, mtime: Int64, problem: String?)] = [:]
-        let all = try connection.prepare("SELECT name, digest, size, mtime_ns, problem FROM calendar_file")
+        // Each row's place in `names`, where `present` marks the rows whose files are still there.
+        var rows: [String: (digest: String?, size: Int64, mtime: Int64, problem: String?, index: Int)] = [:]
+        var names: [String] = []
+        let all = try connection.prepare("SELECT name, digest, size, mtime_ns, problem FROM calendar_file ORDER BY name")
         while try all.step() {
-            rows[all.text(0)] = (all.isNull(1) ? nil : all.text(1), all.int64(2), all.int64(3), all.isNull(4) ? nil : all.text(4))
+            let name = all.text(0)
+            rows[name] = (all.isNull(1) ? nil : all.text(1), all.int64(2), all.int64(3), all.isNull(4) ? nil : all.text(4), names.count)
+            names.append(name)
         }
         // The folder's system calls are the folder child's (PeerFiles): a stalled mount costs a warning and
         // the phone's ticks wait.
@@ -73,21 +77,24 @@ extension PlannerDatabase {
         let remember = try connection.prepare("""
             INSERT INTO calendar_file (name, day, digest, size, mtime_ns, problem) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT (name) DO UPDATE SET day = excluded.day, digest = excluded.digest, size = excluded.size,
-                mtime_ns = excluded.mtime_ns, problem = excluded.problem
+                mtime_ns = excluded.mtime_ns, problem = excluded.problem, recipe = NULL
             """)
-        var present: Set<String> = []
+        var present = [Bool](repeating: false, count: names.count)
         for file in listing.files {
             let name = file.name
-            guard let uid = CalendarFolderText.uid(fromFileName: name) else { continue }
-            present.insert(name)
             let previous = rows[name]
-            if case .gone = file.state { present.remove(name); continue }
-            guard case .opened(let size, let mtime, _) = file.state else {
-                if case .refused(let why) = file.state { try note(name, why, previous?.problem, folder: folder, into: &report, remember) }
+            // As last written or read (most of a long horizon): nothing to parse. A row's name was a
+            // planner UID's when it was made.
+            if let previous, case .opened(let size, let mtime, _) = file.state, previous.size == size, previous.mtime == mtime {
+                present[previous.index] = true
+                if let problem = previous.problem { report.problems.append("\(folder)/\(name): \(problem)") }
                 continue
             }
-            if let previous, previous.size == size, previous.mtime == mtime {
-                if let problem = previous.problem { report.problems.append("\(folder)/\(name): \(problem)") }
+            guard let uid = CalendarFolderText.uid(fromFileName: name) else { continue }
+            if case .gone = file.state { continue }
+            if let previous { present[previous.index] = true }
+            guard case .opened(let size, let mtime, _) = file.state else {
+                if case .refused(let why) = file.state { try note(name, why, previous?.problem, folder: folder, into: &report, remember) }
                 continue
             }
             let bytes: [UInt8]
@@ -132,7 +139,7 @@ extension PlannerDatabase {
             return (report, ticks)
         }
         let forget = try connection.prepare("DELETE FROM calendar_file WHERE name = ?")
-        for name in rows.keys.sorted() where !present.contains(name) { try forget.run(.text(name)) }
+        for (index, name) in names.enumerated() where !present[index] { try forget.run(.text(name)) }
         return (report, ticks)
     }
 

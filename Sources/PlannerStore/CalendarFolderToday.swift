@@ -36,20 +36,22 @@ extension PlannerDatabase {
         let items = CalendarFolderText.items(days: days, opens: firstOpen.map { [today: $0] } ?? [:], oneOffs: [], zone: zone, settings: settings)
 
         var rows: [String: CalendarRow] = [:]
-        let stmt = try connection.prepare("SELECT name, day, digest, size, mtime_ns FROM calendar_file WHERE day = ?")
+        let stmt = try connection.prepare("SELECT name, day, digest, size, mtime_ns, recipe FROM calendar_file WHERE day = ?")
         try stmt.bind([.text(today.description)])
         while try stmt.step() {
-            rows[stmt.text(0)] = CalendarRow(day: stmt.text(1), digest: stmt.isNull(2) ? nil : stmt.text(2), size: stmt.int64(3), mtime: stmt.int64(4))
+            rows[stmt.text(0)] = CalendarRow(day: stmt.text(1), digest: stmt.isNull(2) ? nil : stmt.text(2), size: stmt.int64(3), mtime: stmt.int64(4),
+                                             recipe: stmt.isNull(5) ? nil : stmt.text(5))
         }
         var plan = TodaysCalendar(folder: folder)
         var clock = timespec()
         clock_gettime(CLOCK_REALTIME, &clock)
         let mtime = Int64(clock.tv_sec) * 1_000_000_000 + Int64(clock.tv_nsec)
         let upsert = try connection.prepare("""
-            INSERT INTO calendar_file (name, day, digest, size, mtime_ns, problem) VALUES (?, ?, ?, ?, ?, NULL)
+            INSERT INTO calendar_file (name, day, digest, size, mtime_ns, problem, recipe) VALUES (?, ?, ?, ?, ?, NULL, ?)
             ON CONFLICT (name) DO UPDATE SET day = excluded.day, digest = excluded.digest, size = excluded.size,
-                mtime_ns = excluded.mtime_ns, problem = NULL
+                mtime_ns = excluded.mtime_ns, problem = NULL, recipe = excluded.recipe
             """)
+        var learn: Statement?  // prepared when first needed: a login's open rarely learns
         // Today's files as they are, looked at by the folder child (a login never waits on a stalled mount).
         let names = items.map(\.fileName) + rows.keys.sorted()
         let outcome = try FolderChild.run(observe: { CalendarFiles.look(folder, names) }, decide: { _ in nil }, act: { _ in [] })
@@ -80,7 +82,13 @@ extension PlannerDatabase {
             wanted.insert(item.fileName)
             let state: FileState
             if let row = rows[item.fileName] {
-                guard row.digest != nil, !CalendarFolderText.holds(row.digest, item) else { continue }
+                guard let digest = row.digest, row.recipe != item.recipe else { continue }
+                if CalendarFolderText.holds(digest, item) {
+                    // Known by its recipe from now on (`calendar_file.recipe`).
+                    if learn == nil { learn = try connection.prepare("UPDATE calendar_file SET recipe = ? WHERE name = ? AND digest = ?") }
+                    try learn?.run(.text(item.recipe), .text(item.fileName), .text(digest))
+                    continue
+                }
                 state = look(item.fileName, row)
             } else {
                 state = seen[item.fileName] == nil ? .gone : .changed
@@ -90,7 +98,8 @@ extension PlannerDatabase {
             let bytes = item.bytes()
             let expected = state == .same ? rows[item.fileName].map { (size: $0.size, mtime: $0.mtime) } : nil
             plan.writes.append(.init(name: item.fileName, bytes: bytes, mtime: mtime, expected: expected))
-            try upsert.run(.text(item.fileName), .text(today.description), .text(item.digest), .integer(Int64(bytes.count)), .integer(mtime))
+            try upsert.run(.text(item.fileName), .text(today.description), .text(item.digest), .integer(Int64(bytes.count)), .integer(mtime),
+                           .text(item.recipe))
         }
         let forget = try connection.prepare("DELETE FROM calendar_file WHERE name = ?")
         for (name, row) in rows.sorted(by: { $0.key < $1.key }) where row.digest != nil && !wanted.contains(name) {

@@ -16,6 +16,8 @@ extension PlannerDatabase {
         var digest: String?
         var size: Int64
         var mtime: Int64
+        /// The recipe of the item its digest is known to hold (`calendar_file.recipe`), or nil.
+        var recipe: String?
     }
 
     /// Never throws: a folder that cannot be written is a warning, and the next command tries again.
@@ -48,6 +50,9 @@ extension PlannerDatabase {
         var failure: PlannerError?
         var placedItems: [String: CalendarFolderText.Item] = [:]
         var forgotten: [String] = []
+        // Rows found by their digest to hold an item of another recipe: remembered, so the next run knows
+        // them without making their text.
+        var learned: [(name: String, digest: String, recipe: String)] = []
         // The child holds the folder's lock and lists it; the plan is read once it holds the folder, so of
         // two planner processes the later commit is always the one written last.
         let outcome = try FolderChild.run(observe: {
@@ -90,7 +95,9 @@ extension PlannerDatabase {
                 let name = item.fileName
                 wantedNames.insert(name)
                 if let row = rows[name] {
-                    guard let digest = row.digest, !CalendarFolderText.holds(digest, item) else { continue }
+                    guard let digest = row.digest else { continue }
+                    if row.recipe == item.recipe { continue }
+                    if CalendarFolderText.holds(digest, item) { learned.append((name, digest, item.recipe)); continue }
                     switch state(name, row) {
                     case .changed: continue
                     case .gone:
@@ -109,7 +116,9 @@ extension PlannerDatabase {
                     placements.append(.init(name: name, bytes: item.bytes(), mtime: nil, expected: nil))
                 }
             }
-            for (name, row) in rows.sorted(by: { $0.key < $1.key }) where row.digest != nil && !wantedNames.contains(name) {
+            // Sorted after the filter: sorting every row's name cost more than the rest of the pass.
+            let unwanted = rows.filter { $0.value.digest != nil && !wantedNames.contains($0.key) }.sorted { $0.key < $1.key }
+            for (name, row) in unwanted {
                 switch state(name, row) {
                 case .changed: continue
                 case .gone: forgotten.append(name)
@@ -120,18 +129,21 @@ extension PlannerDatabase {
         }, act: { job in CalendarFiles.act(job, dir: dir) }, settle: { acted in
             // Recorded while the child still holds the folder's lock: the next process finds it as recorded.
             guard let done = CalendarFiles.done(acted) else { return }
-            guard !done.placed.isEmpty || !done.removed.isEmpty || !forgotten.isEmpty else { return }
+            guard !done.placed.isEmpty || !done.removed.isEmpty || !forgotten.isEmpty || !learned.isEmpty else { return }
             try write {
                 let upsert = try connection.prepare("""
-                    INSERT INTO calendar_file (name, day, digest, size, mtime_ns, problem) VALUES (?, ?, ?, ?, ?, NULL)
+                    INSERT INTO calendar_file (name, day, digest, size, mtime_ns, problem, recipe) VALUES (?, ?, ?, ?, ?, NULL, ?)
                     ON CONFLICT (name) DO UPDATE SET day = excluded.day, digest = excluded.digest, size = excluded.size,
-                        mtime_ns = excluded.mtime_ns, problem = NULL
+                        mtime_ns = excluded.mtime_ns, problem = NULL, recipe = excluded.recipe
                     """)
                 for file in done.placed {
                     guard let item = placedItems[file.name] else { continue }
                     try upsert.run(.text(file.name), item.day.map { .text($0.description) } ?? .null, .text(item.digest),
-                                   .integer(file.size), .integer(file.mtime))
+                                   .integer(file.size), .integer(file.mtime), .text(item.recipe))
                 }
+                // Only while the row still says what was compared (another process may have read the file since).
+                let learn = try connection.prepare("UPDATE calendar_file SET recipe = ? WHERE name = ? AND digest = ?")
+                for row in learned { try learn.run(.text(row.recipe), .text(row.name), .text(row.digest)) }
                 let delete = try connection.prepare("DELETE FROM calendar_file WHERE name = ?")
                 for name in done.removed + forgotten { try delete.run(.text(name)) }
             }
@@ -179,11 +191,11 @@ extension PlannerDatabase {
                                      title: pending.text(2), body: pending.text(3)))
             }
             let items = CalendarFolderText.items(days: days, opens: opens, oneOffs: oneOffs, zone: zone, settings: settings)
-            let stmt = try connection.prepare("SELECT name, day, digest, size, mtime_ns FROM calendar_file")
+            let stmt = try connection.prepare("SELECT name, day, digest, size, mtime_ns, recipe FROM calendar_file")
             var rows: [String: CalendarRow] = [:]
             while try stmt.step() {
                 rows[stmt.text(0)] = CalendarRow(day: stmt.isNull(1) ? nil : stmt.text(1), digest: stmt.isNull(2) ? nil : stmt.text(2),
-                                                 size: stmt.int64(3), mtime: stmt.int64(4))
+                                                 size: stmt.int64(3), mtime: stmt.int64(4), recipe: stmt.isNull(5) ? nil : stmt.text(5))
             }
             return (items, rows)
         }

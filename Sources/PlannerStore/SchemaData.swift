@@ -26,8 +26,9 @@ extension PlannerDatabase {
         0xDDDB_2A99_5004_A1F8,  // 10
         0x3F4B_14B8_771E_DF5F,  // 11
         0x3AA7_F4D5_A91C_0385,  // 12
+        0x435D_3C16_547B_61B2,  // 13
     ]
 
     /// `PRAGMA schema_version` after migrations 1…version, by version from 0.
-    static let schemaCookies: [Int64] = [0, 14, 18, 45, 46, 46, 48, 74, 81, 97, 99, 107, 108]
+    static let schemaCookies: [Int64] = [0, 14, 18, 45, 46, 46, 48, 74, 81, 97, 99, 107, 108, 109]
 }

@@ -112,6 +112,67 @@ import Testing
                     == CalendarFolderText.semanticDigest("BEGIN:VCALENDAR\r\n"))
     }
 
+    /// Plans that share items but differ in what an item is made from: the title and body, the zone, the
+    /// window (one across midnight), the day's first open, a one-off's text, and the year whose VTIMEZONE
+    /// the head holds (a horizon from December into January).
+    func variedPlans() -> [[CalendarFolderText.Item]] {
+        let berlin = Zone(name: "Europe/Berlin") { t in t >= 1_774_746_000 && t < 1_792_890_000 ? 7200 : 3600 }
+        let fixedBerlin = Zone.fixed(name: "Europe/Berlin", offsetSeconds: 3600)
+        var plans: [[CalendarFolderText.Item]] = []
+        for zone in [seoul, berlin, fixedBerlin] {
+            for (title, body) in [("Study", "Open your lessons"), ("Study", "Open"), ("学习", "Open your lessons")] {
+                for window in ["09:30-21:30", "20:00-01:00"] {
+                    for now in ["2026-12-30T08:00", "2027-01-02T23:30"] {
+                        var settings = PlanSettings()
+                        settings.title = title
+                        settings.body = body
+                        let parts = window.split(separator: "-").map { $0.split(separator: ":").map { Int($0)! } }
+                        settings.schedule.startMinute = parts[0][0] * 60 + parts[0][1]
+                        settings.schedule.endMinute = parts[1][0] * 60 + parts[1][1]
+                        let at = try! parseTime(now, in: zone)
+                        let plan = planAhead(now: at, zone: zone, schedule: settings.schedule, exclusions: Exclusions(), days: 8)
+                        for opened in [nil, at + 60_000, at + 60_500, at + 61_000] {
+                            let opens = opened.map { [plan[0].date: $0] } ?? [:]
+                            let oneOff = CalendarFolderText.OneOff(identifier: "tea", fireAt: try! parseTime("2027-01-04T10:00", in: zone),
+                                                                   title: title, body: opened == nil ? "green" : "black")
+                            plans.append(CalendarFolderText.items(days: plan, opens: opens, oneOffs: [oneOff], zone: zone, settings: settings))
+                        }
+                    }
+                }
+            }
+        }
+        return plans
+    }
+
+    /// The recipe stands for the text (what lets a refill skip making it): across plans that share
+    /// items, one recipe is always one file (DTSTAMP included), and two texts never share a recipe.
+    @Test func oneRecipeIsOneText() {
+        var texts: [String: [UInt8]] = [:]
+        var shared = 0
+        var mixed: [String] = []
+        for item in variedPlans().joined() {
+            let bytes = item.bytes()
+            if let seen = texts[item.recipe] {
+                if seen != bytes { mixed.append(item.recipe) }
+                shared += 1
+            }
+            texts[item.recipe] = bytes
+        }
+        #expect(mixed.isEmpty, "\(mixed.count) recipes made two texts, the first: \(mixed.first ?? "")")
+        #expect(shared > 1000)  // the plans do share items: the check compared something
+        #expect(Set(texts.values).count == texts.count)  // and no two recipes made one file
+    }
+
+    /// The texts of `recipeVersion` 1, pinned. A change to what an item's text says fails here: bump
+    /// `CalendarFolderText.recipeVersion` (else files remembered by an older recipe are never rewritten),
+    /// then record the new digest.
+    @Test func theTextsOfThisRecipeVersionArePinned() {
+        var all: [UInt8] = []
+        for item in variedPlans().joined() { all += Array(item.fileName.utf8) + item.bytes() }
+        #expect(CalendarFolderText.recipeVersion == 1)
+        #expect(SHA256.hex(all) == "aecbde0214932e1cfbee7dc3f1bf16046716da90ac67240e1e32280d48f73262")
+    }
+
     @Test func theTaskWrittenReadsBackAsItself() {
         let monday = LocalDate(year: 2026, month: 11, day: 23)
         for opened in [nil, at("2026-11-23T12:05")] {

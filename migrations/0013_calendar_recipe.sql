@@ -1,0 +1,10 @@
+-- 0013_calendar_recipe.sql: an unchanged calendar item known without making its text (issue 31). Never
+-- edit once shipped.
+--
+-- Every writing command compares each item of the next `calendar-days` with the folder; making and
+-- digesting an item's text was 90 % of a refill with a calendar folder, and grew with `calendar-days`.
+-- `recipe` is what the item this row's digest holds is made from (`CalendarFolderText.Item.recipe`: its
+-- own fields and a digest of what it shares with the plan): an item of the plan with the same recipe is
+-- as the file holds it. NULL: compare by the digest (a file read since it was written, or one written
+-- before this column).
+ALTER TABLE calendar_file ADD COLUMN recipe TEXT;
