@@ -125,8 +125,12 @@ public enum CalendarFolderText {
     /// Whether a remembered digest says the file holds `item`: written by this planner, or read back and
     /// saying the same.
     public static func holds(_ digest: String?, _ item: Item) -> Bool {
+        holds(digest, made: item.digest)
+    }
+
+    /// The same for an item's digest already made (`Item.made()`).
+    public static func holds(_ digest: String?, made: String) -> Bool {
         guard let digest else { return false }
-        let made = item.digest
         return digest == made || digest == readPrefix + made
     }
 
@@ -261,17 +265,18 @@ public enum CalendarFolderText {
         }
 
         /// What the text says (`semanticDigest`: DTSTAMP and SEQUENCE left out), with the shared head's
-        /// lines read once per plan. Made on each call: ask once.
-        public var digest: String {
-            let (head, tail, _) = parts()
-            return CalendarFolderText.semanticDigest(shared: shared.text, sharedLines: shared.lines, rest: head + tail)
-        }
+        /// lines read once per plan. Made on each call: ask once (or `made()` for the bytes too).
+        public var digest: String { made().digest }
 
         /// The file's bytes.
-        public func bytes() -> [UInt8] {
+        public func bytes() -> [UInt8] { made().bytes }
+
+        /// The text made once: the file's bytes and its `digest`.
+        public func made() -> (bytes: [UInt8], digest: String) {
             let (head, tail, stamp) = parts()
             let sequence = self.sequence.map { "SEQUENCE:\($0)\r\n" } ?? ""
-            return Array((shared.text + head + "DTSTAMP:\(ICalendar.utcStamp(stamp))\r\n" + sequence + tail).utf8)
+            let bytes = Array((shared.text + head + "DTSTAMP:\(ICalendar.utcStamp(stamp))\r\n" + sequence + tail).utf8)
+            return (bytes, CalendarFolderText.semanticDigest(shared: shared.text, sharedLines: shared.lines, rest: head + tail))
         }
 
         /// This item put back over a phone's edit, as a newer revision: vdirsyncer 0.19 records a download

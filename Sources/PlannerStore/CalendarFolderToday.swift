@@ -81,9 +81,11 @@ extension PlannerDatabase {
         for item in items {
             wanted.insert(item.fileName)
             let state: FileState
+            var made: (bytes: [UInt8], digest: String)?
             if let row = rows[item.fileName] {
                 guard let digest = row.digest, row.recipe != item.recipe else { continue }
-                if CalendarFolderText.holds(digest, item) {
+                made = item.made()
+                if CalendarFolderText.holds(digest, made: made!.digest) {
                     // Known by its recipe from now on (`calendar_file.recipe`).
                     if learn == nil { learn = try connection.prepare("UPDATE calendar_file SET recipe = ? WHERE name = ? AND digest = ?") }
                     try learn?.run(.text(item.recipe), .text(item.fileName), .text(digest))
@@ -95,10 +97,10 @@ extension PlannerDatabase {
             }
             // A file changed since the planner wrote it is the next full run's to read first.
             guard state != .changed else { continue }
-            let bytes = item.bytes()
+            let (bytes, digest) = made ?? item.made()
             let expected = state == .same ? rows[item.fileName].map { (size: $0.size, mtime: $0.mtime) } : nil
             plan.writes.append(.init(name: item.fileName, bytes: bytes, mtime: mtime, expected: expected))
-            try upsert.run(.text(item.fileName), .text(today.description), .text(item.digest), .integer(Int64(bytes.count)), .integer(mtime),
+            try upsert.run(.text(item.fileName), .text(today.description), .text(digest), .integer(Int64(bytes.count)), .integer(mtime),
                            .text(item.recipe))
         }
         let forget = try connection.prepare("DELETE FROM calendar_file WHERE name = ?")

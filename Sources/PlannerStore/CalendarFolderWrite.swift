@@ -48,7 +48,7 @@ extension PlannerDatabase {
                            listed: (Set<String>) -> Void = { _ in }) throws -> (written: Int, removed: Int) {
         var dir: Int32 = -1  // the child's
         var failure: PlannerError?
-        var placedItems: [String: CalendarFolderText.Item] = [:]
+        var placedItems: [String: (item: CalendarFolderText.Item, digest: String)] = [:]  // SEQUENCE aside, as written
         var forgotten: [String] = []
         // Rows found by their digest to hold an item of another recipe: remembered, so the next run knows
         // them without making their text.
@@ -97,23 +97,25 @@ extension PlannerDatabase {
                 if let row = rows[name] {
                     guard let digest = row.digest else { continue }
                     if row.recipe == item.recipe { continue }
-                    if CalendarFolderText.holds(digest, item) { learned.append((name, digest, item.recipe)); continue }
+                    let made = item.made()
+                    if CalendarFolderText.holds(digest, made: made.digest) { learned.append((name, digest, item.recipe)); continue }
                     switch state(name, row) {
                     case .changed: continue
                     case .gone:
-                        placedItems[name] = item
-                        placements.append(.init(name: name, bytes: item.bytes(), mtime: nil, expected: nil))
+                        placedItems[name] = (item, made.digest)
+                        placements.append(.init(name: name, bytes: made.bytes, mtime: nil, expected: nil))
                     case .same:
                         // Read since the planner wrote it (`read:`, or "" before): someone else's edit, put back as a new revision.
                         let read = digest == "" || digest.hasPrefix(CalendarFolderText.readPrefix)
-                        let item = read ? item.revised(at: now) : item
-                        placedItems[name] = item
-                        placements.append(.init(name: name, bytes: item.bytes(), mtime: nil, expected: (row.size, row.mtime)))
+                        placedItems[name] = (item, made.digest)
+                        placements.append(.init(name: name, bytes: read ? item.revised(at: now).bytes() : made.bytes, mtime: nil,
+                                                expected: (row.size, row.mtime)))
                     }
                 } else if seen[name] == nil {
                     // New: never over a file the planner has not read (it appeared since the read).
-                    placedItems[name] = item
-                    placements.append(.init(name: name, bytes: item.bytes(), mtime: nil, expected: nil))
+                    let made = item.made()
+                    placedItems[name] = (item, made.digest)
+                    placements.append(.init(name: name, bytes: made.bytes, mtime: nil, expected: nil))
                 }
             }
             // Sorted after the filter: sorting every row's name cost more than the rest of the pass.
@@ -137,8 +139,8 @@ extension PlannerDatabase {
                         mtime_ns = excluded.mtime_ns, problem = NULL, recipe = excluded.recipe
                     """)
                 for file in done.placed {
-                    guard let item = placedItems[file.name] else { continue }
-                    try upsert.run(.text(file.name), item.day.map { .text($0.description) } ?? .null, .text(item.digest),
+                    guard let (item, digest) = placedItems[file.name] else { continue }
+                    try upsert.run(.text(file.name), item.day.map { .text($0.description) } ?? .null, .text(digest),
                                    .integer(file.size), .integer(file.mtime), .text(item.recipe))
                 }
                 // Only while the row still says what was compared (another process may have read the file since).

@@ -134,6 +134,29 @@ import Testing
         #expect(task["status"] == "COMPLETED" && task["completed"] == "2026-11-23T03:15:30Z", "\(task)")
     }
 
+    /// Issue 31: an item is known by the recipe remembered beside its file (`calendar_file.recipe`), so
+    /// its text is not made. Rows without one (written before migration 0013) or with another are compared
+    /// by their digests: nothing is rewritten and the recipes are learned. A title changed rewrites every
+    /// event, and leaves the tasks (which do not show it) alone.
+    @Test func filesAreKnownByTheirRecipesAndRowsWithoutOneLearnThem() throws {
+        let (h, folder) = try Self.setUp(days: 7)
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T12:10")
+        let unknown = "SELECT count(*) FROM calendar_file WHERE digest IS NOT NULL AND recipe IS NULL"
+        #expect(try h.sqlite(unknown) == "0")
+        let rows = try h.sqlite("SELECT name, digest, size, mtime_ns, recipe FROM calendar_file ORDER BY name")
+        let before = try Self.snapshot(folder)
+        _ = try h.sqlite("UPDATE calendar_file SET recipe = CASE WHEN name LIKE '%0.ics' THEN NULL ELSE 'another' END")
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T12:11")
+        #expect(try Self.snapshot(folder) == before)
+        #expect(try h.sqlite("SELECT name, digest, size, mtime_ns, recipe FROM calendar_file ORDER BY name") == rows)
+        try h.configOK(["set", "title", "Lessons"], now: "2026-11-23T12:12")
+        let after = try Self.snapshot(folder)
+        let changed = Set(after.keys.filter { after[$0] != before[$0] })
+        let events = Set(before.keys.filter { $0.hasPrefix("planner-Noti_") })
+        #expect(changed == events && !events.isEmpty)
+        #expect(try h.sqlite(unknown) == "0")
+    }
+
     /// An event removed by an open, touched on the phone meanwhile, comes back through vdirsyncer: the next
     /// run that reads the folder removes it again (and never a file of the user's).
     @Test func aRemovedEventThatComesBackIsRemovedAgain() throws {
