@@ -187,7 +187,9 @@ extension PlannerDatabase {
             if stat(folder, &info) != 0 || info.st_mode & S_IFMT != S_IFDIR {
                 problems.append("the calendar folder \(folder) is missing or not a folder: the plan is written there once it exists")
             }
-            let stmt = try connection.prepare("SELECT name, problem FROM calendar_file WHERE problem IS NOT NULL ORDER BY name")
+            // A row with a problem has no day (`note` writes none): `day IS NULL` lets the day index skip the
+            // horizon's rows, so status does not grow with calendar-days.
+            let stmt = try connection.prepare("SELECT name, problem FROM calendar_file WHERE day IS NULL AND problem IS NOT NULL ORDER BY name")
             while try stmt.step() { problems.append("\(folder)/\(stmt.text(0)): \(stmt.text(1))") }
             return (folder, problems)
         }

@@ -188,6 +188,12 @@ public final class PlannerDatabase {
 
     /// A long-running ticker waits at most this long for the lock per attempt, then retries in its own
     /// loop, where it can notice SIGTERM (signals are read from a signalfd, not during SQLite's wait).
+    /// Gives back the pages SQLite caches and no statement uses (a ticker going idle for hours: a pass over a
+    /// calendar folder's rows left them in its heap, bench/TICK_MEMORY.md); the next use reads them again.
+    public func releaseCachedPages() {
+        sqlite3_db_release_memory(connection.handle)
+    }
+
     public func setBusyTimeout(milliseconds: Int32) {
         sqlite3_busy_timeout(connection.handle, milliseconds)
     }

@@ -158,7 +158,10 @@ public final class Ticker {
             let oldKernel = inFlight.contains { ($0.child?.pidfd ?? 0) < 0 }
             // Going idle for days: give back the heap that start-up and the last wake freed (glibc keeps
             // up to 128 KiB of it, dirty, at the top), so the sleeping ticker holds only what it uses.
-            if inFlight.isEmpty { malloc_trim(0) }
+            if inFlight.isEmpty {
+                db.database.releaseCachedPages()
+                malloc_trim(0)
+            }
             let events: Wakeups.Events
             switch wakeups.wait(children: children, pollEvery: oldKernel ? 20 : -1) {
             case .success(let e): events = e

@@ -1,7 +1,7 @@
 import PlannerCommands
 import PlannerCore
 
-/// `status`, `list`, `add`, `study`, `tick --once` and `--version` in their plain forms, parsed without ArgumentParser: its
+/// `status`, `list`, `add`, `study`, `tick` and `--version` in their plain forms, parsed without ArgumentParser: its
 /// `parseAsRoot` reflects every command (most of these commands' instructions, bench/RESULTS.md). Like
 /// `FastPath` for `open`/`refill`: anything else (help, a typo, `--x=y`, a repeated option, a value
 /// starting with '-', a value `validate()` would refuse) falls back to ArgumentParser, and
@@ -22,16 +22,22 @@ enum QuickPath {
         var command: [String] = []
     }
 
-    /// `tick --once [--sink notify|stdout] [--verbose] [--db PATH] [--now TIME]`: cron's line, every minute.
-    struct TickOnce: Equatable {
+    /// `tick --once [--sink notify|stdout] [--verbose] [--db PATH] [--now TIME]`: cron's line, every minute; and
+    /// `tick [--unless-running] [--calendar-job JOB] [--sink notify|stdout] [--verbose] [--db PATH]`: the live
+    /// ticker's, as setup installs it. ArgumentParser's reflection leaves its metadata caches in pages that stay
+    /// dirty for as long as the ticker lives (its private memory, bench/TICK_MEMORY.md).
+    struct Tick: Equatable {
+        var once = false
         var db: String?
         var now: String?
         var sink: String?
         var verbose = false
+        var unlessRunning = false
+        var calendarJob: String?
     }
 
     enum Parsed: Equatable {
-        case status(Reading), list(Reading), add(AddOptions), study(StudyOptions), tickOnce(TickOnce), version
+        case status(Reading), list(Reading), add(AddOptions), study(StudyOptions), tick(Tick), version
     }
 
     static func parse(_ args: [String]) -> Parsed? {
@@ -44,9 +50,15 @@ enum QuickPath {
             return .study(StudyOptions(db: values["--db"], now: values["--now"], command: Array(args[min(terminator + 1, args.endIndex)...])))
         }
         if command == "tick" {
-            guard let values = options(args.dropFirst(), flags: ["--once", "--verbose"], valued: ["--db", "--now", "--sink"]),
-                  values["--once"] != nil, values["--sink"].map({ $0 == "notify" || $0 == "stdout" }) ?? true else { return nil }
-            return .tickOnce(TickOnce(db: values["--db"], now: values["--now"], sink: values["--sink"], verbose: values["--verbose"] != nil))
+            guard let values = options(args.dropFirst(), flags: ["--once", "--verbose", "--unless-running"],
+                                       valued: ["--db", "--now", "--sink", "--calendar-job"]),
+                  values["--sink"].map({ $0 == "notify" || $0 == "stdout" }) ?? true else { return nil }
+            let tick = Tick(once: values["--once"] != nil, db: values["--db"], now: values["--now"], sink: values["--sink"],
+                            verbose: values["--verbose"] != nil, unlessRunning: values["--unless-running"] != nil,
+                            calendarJob: values["--calendar-job"])
+            // What `Tick.validate()` refuses is ArgumentParser's to say.
+            if tick.once ? (tick.unlessRunning || tick.calendarJob != nil) : tick.now != nil { return nil }
+            return .tick(tick)
         }
         let flags = command == "add" ? [] : ["--json"]
         let valued = command == "add" ? ["--db", "--now", "--at", "--in", "--title", "--body", "--id"] : ["--db", "--now"]
@@ -99,9 +111,12 @@ enum QuickPath {
         case .list(let options): try List.execute(options)
         case .add(let options): try Add.execute(options)
         case .study(let options): try Study.execute(db: options.db, now: options.now, command: options.command)
-        case .tickOnce(let t):
-            try TickCommand.run(.process, TickCommand.Options(db: t.db, now: t.now, sink: t.sink.map { $0 == "notify" ? .notify : .stdout },
-                                                              once: true, verbose: t.verbose))
+        case .tick(let t):
+            var options = TickCommand.Options(db: t.db, now: t.now, sink: t.sink.map { $0 == "notify" ? .notify : .stdout },
+                                              once: t.once, verbose: t.verbose)
+            options.unlessRunning = t.unlessRunning
+            options.calendarJob = t.calendarJob
+            try TickCommand.run(.process, options)
         case .version: print(PlannerCommand.version)
         }
     }

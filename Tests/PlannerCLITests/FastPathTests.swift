@@ -57,6 +57,9 @@ import Testing
         ["study", "--", "prog", "--", "-x"], ["study", "--"],
         ["tick", "--once"], ["tick", "--once", "--sink", "notify", "--db", "/tmp/x.db"],  // cron's line
         ["tick", "--verbose", "--once", "--sink", "stdout", "--now", "2026-11-23T12:00"],
+        ["tick"], ["tick", "--verbose"], ["tick", "--unless-running", "--db", "/tmp/x.db"],  // the live ticker, as setup installs it
+        ["tick", "--unless-running", "--calendar-job", "systemd", "--db", "/tmp/x.db"],
+        ["tick", "--calendar-job", "/usr/bin/vdirsyncer", "--sink", "notify", "--unless-running"],
     ]
 
     static let refused: [[String]] = [
@@ -68,8 +71,10 @@ import Testing
         ["history"], ["config"], ["Status"],
         ["study", "anki"], ["study", "--help"], ["study", "--db"], ["study", "--db", "a", "--db", "b"], ["study", "--verbose"],
         ["study", "--now", "-05:00"], ["study", "--db=/tmp/x.db"],
-        ["tick"], ["tick", "--verbose"], ["tick", "--once", "--sink", "dbus"], ["tick", "--once", "--exec", "prog"],
+        ["tick", "--once", "--sink", "dbus"], ["tick", "--once", "--exec", "prog"],
         ["tick", "--once", "--grace", "1m"], ["tick", "--once", "--once"], ["tick", "--once", "--unless-running"],
+        ["tick", "--once", "--calendar-job", "systemd"], ["tick", "--now", "2026-11-23T12:00"], ["tick", "--exec", "prog"],
+        ["tick", "--calendar-job"], ["tick", "--calendar-job", "--db"], ["tick", "--sink", "dbus"], ["tick", "--unless-running", "--unless-running"],
     ]
 
     @Test(arguments: accepted)
@@ -93,9 +98,9 @@ import Testing
         case let c as Study: slow = .study(QuickPath.StudyOptions(db: c.common.db, now: c.common.now, command: c.command))
         case let c as Tick:
             // Only the fields the quick path sets; the rest must be ArgumentParser's defaults.
-            #expect(c.grace == nil && c.urgency == nil && c.icon == nil && c.appName == "planner" && c.exec.isEmpty
-                    && !c.unlessRunning && c.calendarJob == nil && c.once)
-            slow = .tickOnce(QuickPath.TickOnce(db: c.common.db, now: c.common.now, sink: c.sink?.rawValue, verbose: c.verbose))
+            #expect(c.grace == nil && c.urgency == nil && c.icon == nil && c.appName == "planner" && c.exec.isEmpty)
+            slow = .tick(QuickPath.Tick(once: c.once, db: c.common.db, now: c.common.now, sink: c.sink?.rawValue, verbose: c.verbose,
+                                        unlessRunning: c.unlessRunning, calendarJob: c.calendarJob))
         case let other: Issue.record("ArgumentParser chose \(type(of: other))"); return
         }
         #expect(quick == slow)
