@@ -35,4 +35,32 @@ public enum RequestState: String, CaseIterable, Sendable {
         case .pending, .missed, .displaced, .replaced, .paused, .skipped, .retired: false
         }
     }
+
+    /// Still in the plan, to be delivered at its time: pending, or displaced (it comes back when room frees).
+    public var isWaiting: Bool {
+        switch self {
+        case .pending, .displaced: true
+        case .delivering, .delivered, .missed, .failed, .cancelled, .replaced, .paused, .skipped, .retired: false
+        }
+    }
+
+    /// Happened to the user: shown, or its time came and it was missed or failed. `history` lists these
+    /// (and answers and opens); the rest is the plan's bookkeeping.
+    public var happenedToTheUser: Bool {
+        switch self {
+        case .delivered, .missed, .failed: true
+        case .pending, .delivering, .cancelled, .displaced, .replaced, .paused, .skipped, .retired: false
+        }
+    }
+
+    /// The states a rule holds for, as an SQL list: `('pending', 'displaced')`. Statements spell a set of
+    /// states with these, so each rule is written once, here (and a new state must be placed in each switch).
+    public static func sqlList(_ rule: (RequestState) -> Bool) -> String {
+        "(" + allCases.filter(rule).map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
+    }
+
+    /// `state IN` these: waiting to be delivered (`isWaiting`).
+    public static let waitingSQL = sqlList(\.isWaiting)
+    /// `state IN` these: happened to the user (`happenedToTheUser`).
+    public static let happenedSQL = sqlList(\.happenedToTheUser)
 }

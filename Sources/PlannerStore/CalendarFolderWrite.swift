@@ -185,7 +185,7 @@ extension PlannerDatabase {
             }
             var oneOffs: [CalendarFolderText.OneOff] = []
             let pending = try connection.prepare("""
-                SELECT identifier, fire_at_ms, title, body FROM request WHERE kind = 'oneoff' AND state IN ('pending', 'displaced')
+                SELECT identifier, fire_at_ms, title, body FROM request WHERE kind = 'oneoff' AND state IN \(RequestState.waitingSQL)
                 ORDER BY fire_at_ms, identifier
                 """)
             while try pending.step() {

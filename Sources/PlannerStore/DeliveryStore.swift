@@ -58,10 +58,13 @@ public struct HistoryEntry: Sendable {
     /// nil when it happened on this one.
     public var device: String?
 
-    /// What happened to the user (shown, answered, missed, failed, studying started), as opposed to the
-    /// plan's bookkeeping (retired, displaced, cancelled, replaced, skipped, paused, delivering).
-    public var happenedToTheUser: Bool { Self.userStates.contains(state) }
-    public static let userStates: Set<String> = ["delivered", "answered", "missed", "failed", "opened"]
+    /// What happened to the user (a request shown, missed or failed: `RequestState.happenedToTheUser`; an
+    /// answer; studying started), as opposed to the plan's bookkeeping (retired, displaced, cancelled, …).
+    public var happenedToTheUser: Bool {
+        RequestState(rawValue: state)?.happenedToTheUser ?? Self.entryStates.contains(state)
+    }
+    /// The entries that are not requests: an answer to a reminder, an open.
+    public static let entryStates = ["answered", "opened"]
 }
 
 extension PlannerDatabase {
@@ -88,7 +91,7 @@ extension PlannerDatabase {
                 let base = request.identifier
                 var n = 1
                 while try connection.integer(
-                    "SELECT count(*) FROM request WHERE identifier = ? AND state IN ('pending', 'displaced')",
+                    "SELECT count(*) FROM request WHERE identifier = ? AND state IN \(RequestState.waitingSQL)",
                     .text(request.identifier)) ?? 0 > 0 {
                     n += 1
                     request.identifier = "\(base)_\(n)"
@@ -102,7 +105,7 @@ extension PlannerDatabase {
             try connection.prepare("""
                 UPDATE request SET state = 'replaced', reason = 'replaced by a request with the same identifier',
                                    changed_at_ms = ?
-                WHERE identifier = ? AND state IN ('pending', 'displaced')
+                WHERE identifier = ? AND state IN \(RequestState.waitingSQL)
                 """).run(.integer(now.milliseconds), .text(request.identifier))
             try transition(decision.missed, to: .missed, reason: MissReason.pastGrace, now: now)
             try transition(decision.displaced, to: .displaced, reason: Reason.displaced, now: now)
@@ -180,7 +183,7 @@ extension PlannerDatabase {
         if elsewhere {
             try connection.prepare("""
                 UPDATE request SET state = 'cancelled', reason = 'snoozed on another device', changed_at_ms = ?
-                WHERE identifier = ? AND state IN ('pending', 'displaced')
+                WHERE identifier = ? AND state IN \(RequestState.waitingSQL)
                 """).run(.integer(now.milliseconds), .text(identifier))
         }
         // Over before it arrived (a snooze read late, a new device reading the whole history): the reminder
@@ -329,7 +332,7 @@ extension PlannerDatabase {
     }
 
     /// The most recent changes to requests that are no longer pending, the answers and the opens, newest
-    /// first; without `all`, only what happened to the user (`HistoryEntry.userStates`). Also how many
+    /// first; without `all`, only what happened to the user (`HistoryEntry.happenedToTheUser`). Also how many
     /// bookkeeping rows that leaves out.
     public func history(limit: Int, all: Bool = false) throws(PlannerError) -> (entries: [HistoryEntry], bookkeeping: Int) {
         try read {
@@ -341,7 +344,7 @@ extension PlannerDatabase {
             // the day before (a snooze answers a reminder on screen), else at the answer's.
             let stmt = try connection.prepare("""
                 SELECT identifier, kind, fire_at_ms, state, changed_at_ms, delivered_at_ms, reason, error, id, 0, NULL
-                FROM request WHERE state <> 'pending' AND (?2 OR state IN ('delivered', 'missed', 'failed'))
+                FROM request WHERE state <> 'pending' AND (?2 OR state IN \(RequestState.happenedSQL))
                 UNION ALL
                 SELECT a.identifier, r.kind, r.fire_at_ms, 'answered', a.at_ms, NULL, a.action || ': ' || a.outcome, NULL, a.id, 1, NULL
                 FROM notification_action a JOIN request r ON r.id = a.request_id
@@ -377,7 +380,7 @@ extension PlannerDatabase {
                     isOpen: stmt.int64(9) == 2, device: stmt.isNull(10) ? nil : stmt.text(10)))
             }
             let bookkeeping = all ? 0 : try connection.integer(
-                "SELECT count(*) FROM request WHERE state NOT IN ('pending', 'delivered', 'missed', 'failed')") ?? 0
+                "SELECT count(*) FROM request WHERE state <> 'pending' AND state NOT IN \(RequestState.happenedSQL)") ?? 0
             return (entries, Int(bookkeeping))
         }
     }

@@ -299,7 +299,7 @@ extension PlannerDatabase {
         ids += "]"
         try connection.prepare("""
             UPDATE request SET state = ?, reason = ?, changed_at_ms = ?
-            WHERE id IN (SELECT value FROM json_each(?)) AND state IN ('pending', 'displaced')
+            WHERE id IN (SELECT value FROM json_each(?)) AND state IN \(RequestState.waitingSQL)
             """).run(.text(state.rawValue), .text(reason), .integer(now.milliseconds), .text(ids))
     }
 }

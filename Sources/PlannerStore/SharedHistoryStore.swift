@@ -118,7 +118,7 @@ extension PlannerDatabase {
         let move = try connection.prepare("UPDATE app_open SET local_date = ?, local_time = ?, zone = ? WHERE event_id = ?")
         let cancel = try connection.prepare("""
             UPDATE request SET state = 'cancelled', reason = 'app opened', changed_at_ms = ?
-            WHERE kind = 'slot' AND local_date = ? AND state IN ('pending', 'displaced')
+            WHERE kind = 'slot' AND local_date = ? AND state IN \(RequestState.waitingSQL)
             """)
         let reopen = try connection.prepare("""
             UPDATE request SET state = 'retired', reason = ?, changed_at_ms = ?

@@ -22,6 +22,17 @@ import PlannerTestSupport
         #expect(table == swift)
     }
 
+    /// The sets of states statements use are made from the enum's rules (`RequestState.sqlList`): pinned here,
+    /// and each SQL list names exactly the states its rule holds for.
+    @Test func theSQLListsAreTheRules() {
+        #expect(RequestState.waitingSQL == "('pending', 'displaced')")
+        #expect(RequestState.happenedSQL == "('delivered', 'missed', 'failed')")
+        for state in RequestState.allCases {
+            #expect(RequestState.waitingSQL.contains("'\(state.rawValue)'") == state.isWaiting, "\(state)")
+            #expect(RequestState.happenedSQL.contains("'\(state.rawValue)'") == state.happenedToTheUser, "\(state)")
+        }
+    }
+
     /// Each `UPDATE request SET state` of the store: PlanStore.transition and DeliveryStore (claim, finish,
     /// abandon, replace) move a pending or displaced row to what a decision says, and a claimed one on.
     static let storeTransitions: [(RequestState, RequestState)] =
