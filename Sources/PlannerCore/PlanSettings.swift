@@ -81,25 +81,27 @@ public struct PlanSettings: Equatable, Sendable {
         return (settings, unusable)
     }
 
-    /// Sets one key from its text form.
+    /// Sets one key from its text form. Exhaustive over the keys (no `default:`): a new setting does not
+    /// compile until it says where its value goes. Each key's `parse` returns the one kind of value matched.
     public mutating func apply(_ key: SettingKey, _ text: String) throws(SettingError) {
         let value = try key.parse(text)
-        switch (key, value) {
-        case (.window, .window(let start, let end)): schedule.startMinute = start; schedule.endMinute = end
-        case (.interval, .minutes(let m)): schedule.intervalMinutes = m
-        case (.days, .days(let d)): schedule.days = d
-        case (.title, .text(let t)): title = t
-        case (.body, .text(let t)): body = t
-        case (.icon, .text(let t)): icon = t
-        case (.urgency, .text(let t)): urgency = t
-        case (.grace, .milliseconds(let ms)): graceMilliseconds = ms
-        case (.zone, .text(let t)): zone = t
-        case (.studyCommand, .words(let w)): studyCommand = w
-        case (.snooze, .milliseconds(let ms)): snoozeMilliseconds = ms
-        case (.sound, .text(let t)): sound = t
-        case (.calendarDays, .count(let n)): calendarDays = n
-        case (.ankiCollection, .text(let t)): ankiCollection = t
-        default: break
+        switch key {
+        case .window: if case .window(let start, let end) = value { schedule.startMinute = start; schedule.endMinute = end }
+        case .interval: if case .minutes(let m) = value { schedule.intervalMinutes = m }
+        case .days: if case .days(let d) = value { schedule.days = d }
+        case .title: if case .text(let t) = value { title = t }
+        case .body: if case .text(let t) = value { body = t }
+        case .icon: if case .text(let t) = value { icon = t }
+        case .urgency: if case .text(let t) = value { urgency = t }
+        case .grace: if case .milliseconds(let ms) = value { graceMilliseconds = ms }
+        case .zone: if case .text(let t) = value { zone = t }
+        case .studyCommand: if case .words(let w) = value { studyCommand = w }
+        case .snooze: if case .milliseconds(let ms) = value { snoozeMilliseconds = ms }
+        case .sound: if case .text(let t) = value { sound = t }
+        case .calendarDays: if case .count(let n) = value { calendarDays = n }
+        case .ankiCollection: if case .text(let t) = value { ankiCollection = t }
+        // Not the plan's: read where they are used (SyncFolder.swift, CalendarFolder.swift), each on its own.
+        case .syncFolder, .deviceName, .calendarFolder: break
         }
     }
 }
