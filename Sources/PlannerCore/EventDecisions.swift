@@ -152,14 +152,11 @@ public func decideEvents(_ events: [PlanEvent], facts: PlanFacts, now: Instant, 
     effect.plan = plan
     let zone = resolve(plan.zone)
     let policy = PlanPolicy(graceMilliseconds: grace ?? plan.graceMilliseconds)
-    // An open cancels its day's study slots still pending (past ones not yet delivered too), on the plan's
-    // day: the same day on every device that shares the plan's zone.
+    // An open closes its study day (`closeStudyDay`), the plan's day: the same on every device that shares
+    // the plan's zone.
     for event in opens {
         let date = facts.openDays[event.id]?.date ?? plan.schedule.studyDay(at: event.at, in: zone)
-        let cancelled = state.pending.filter { $0.kind == .slot && $0.localDate == date }
-        let ids = Set(cancelled.map(\.rowID))
-        state.pending.removeAll { ids.contains($0.rowID) }
-        state.openedDates.insert(date)
+        let cancelled = closeStudyDay(date, in: &state)
         effect.opens.append(AppliedOpen(event: event, date: date, cancelled: cancelled))
     }
     effect.refill = decideRefill(now: now, zone: zone, policy: policy, state: state, plan: plan)

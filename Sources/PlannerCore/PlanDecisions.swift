@@ -196,15 +196,23 @@ public func decideRefill(now: Instant, zone: Zone, policy: PlanPolicy = PlanPoli
     return decision
 }
 
-/// Open ("the app opened"): cancel every pending study slot of today's study day (`Schedule.studyDay`),
-/// remember the day so nothing re-adds its slots, then refill.
+/// An open closes its study day: every study slot of that day still pending (past ones not yet delivered
+/// too) is cancelled, and the day is remembered so that nothing adds its slots again. The rule, once:
+/// `decideEvents` applies it to each open it decides, and `decideOpen` to one at now.
+public func closeStudyDay(_ date: LocalDate, in state: inout PlanState) -> [PendingRequest] {
+    let cancelled = state.pending.filter { $0.kind == .slot && $0.localDate == date }
+    let cancelledIDs = Set(cancelled.map(\.rowID))
+    state.pending.removeAll { cancelledIDs.contains($0.rowID) }
+    state.openedDates.insert(date)
+    return cancelled
+}
+
+/// Open ("the app opened") at now: today's study day (`Schedule.studyDay`) closed, then a refill. What
+/// `decideEvents` decides for an open event stamped now, without the events (tests state rules with it).
 public func decideOpen(now: Instant, zone: Zone, policy: PlanPolicy = PlanPolicy(), state: PlanState,
                        plan: PlanSettings = .standard) -> OpenDecision {
     let today = plan.schedule.studyDay(at: now, in: zone)
     var remaining = state
-    let cancelled = state.pending.filter { $0.kind == .slot && $0.localDate == today }
-    let cancelledIDs = Set(cancelled.map(\.rowID))
-    remaining.pending.removeAll { cancelledIDs.contains($0.rowID) }
-    remaining.openedDates.insert(today)
+    let cancelled = closeStudyDay(today, in: &remaining)
     return OpenDecision(date: today, cancelled: cancelled, refill: decideRefill(now: now, zone: zone, policy: policy, state: remaining, plan: plan))
 }
