@@ -47,9 +47,7 @@ enum Main {
         }
         do {
             let arguments = Array(CommandLine.arguments.dropFirst())
-            if let (name, options) = FastPath.parse(arguments) {
-                try FastPath.run(name, options)
-            } else if let parsed = QuickPath.parse(arguments) {
+            if let parsed = QuickPath.parse(arguments) {
                 try QuickPath.run(parsed)
             } else {
                 var command = try PlannerCommand.parseAsRoot(arguments)

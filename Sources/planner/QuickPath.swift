@@ -1,11 +1,12 @@
 import PlannerCommands
 import PlannerCore
 
-/// `status`, `list`, `add`, `study`, `tick` and `--version` in their plain forms, parsed without ArgumentParser: its
-/// `parseAsRoot` reflects every command (most of these commands' instructions, bench/RESULTS.md). Like
-/// `FastPath` for `open`/`refill`: anything else (help, a typo, `--x=y`, a repeated option, a value
-/// starting with '-', a value `validate()` would refuse) falls back to ArgumentParser, and
-/// FastPathTests checks both parsers read every accepted form alike.
+/// `open`, `refill`, `status`, `list`, `add`, `study`, `tick` and `--version` in their plain forms, parsed
+/// without ArgumentParser: its `parseAsRoot` reflects every command, which cost as much CPU as `open`'s whole
+/// database work (bench/RESULTS.md). `open` runs at every login, `refill` and `tick --once` from cron. Anything
+/// else (help, a typo, `--x=y`, a repeated option, a value starting with '-', a value `validate()` would
+/// refuse) falls back to ArgumentParser, and FastPathTests checks both parsers read every accepted form alike.
+/// One loop (`options`) reads them all.
 enum QuickPath {
     struct Reading: Equatable {
         var db: String?
@@ -37,11 +38,20 @@ enum QuickPath {
     }
 
     enum Parsed: Equatable {
+        case open(PlanCommandOptions), refill(PlanCommandOptions)
         case status(Reading), list(Reading), add(AddOptions), study(StudyOptions), tick(Tick), version
     }
 
     static func parse(_ args: [String]) -> Parsed? {
         guard let command = args.first else { return nil }
+        if command == "open" || command == "refill" {
+            // --login: once per login session, for the login hook's line (`open` only).
+            guard let values = options(args.dropFirst(), flags: command == "open" ? ["--verbose", "--login"] : ["--verbose"],
+                                       valued: ["--db", "--now", "--grace"]) else { return nil }
+            let options = PlanCommandOptions(db: values["--db"], now: values["--now"], grace: values["--grace"],
+                                             verbose: values["--verbose"] != nil, login: values["--login"] != nil)
+            return command == "open" ? .open(options) : .refill(options)
+        }
         if args == ["--version"] { return .version }
         if command == "study" {
             // Everything after the first `--` is the program, as ArgumentParser's `.postTerminator` reads it.
@@ -107,6 +117,8 @@ enum QuickPath {
 
     static func run(_ parsed: Parsed) throws {
         switch parsed {
+        case .open(let options): try Open.execute(options)
+        case .refill(let options): try Refill.execute(options)
         case .status(let options): try Status.execute(options)
         case .list(let options): try List.execute(options)
         case .add(let options): try Add.execute(options)
