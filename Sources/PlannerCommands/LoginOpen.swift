@@ -35,7 +35,7 @@ enum LoginOpen {
             let decision = try database.recordAppOpen(now: now, policy: policy, origin: origin, id: event.id, takenIn: zone,
                                                       unlessRecorded: unlessRecorded)
             return .applied(decision, database)
-        } catch where error.exitCode == PlannerError.busy("").exitCode {
+        } catch where error.kind == .busy {
             do {
                 return .saved(try Inbox.save(event, databasePath: path))
             } catch {

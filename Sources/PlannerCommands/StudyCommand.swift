@@ -42,11 +42,11 @@ public enum StudyProgram {
     /// regular file of that name in a `path` folder (an empty entry is the current folder). `path`: PATH.
     public static func find(_ name: String, path: String?) throws(PlannerError) -> String {
         let shown = TerminalText.quoted(name)
-        if name.isEmpty { throw PlannerError("cannot run '': the study command is empty", exitCode: 127) }
+        if name.isEmpty { throw PlannerError(.programNotFound, "cannot run '': the study command is empty") }
         var found: String?
         if name.contains("/") {
             guard ExecutableFile.isExecutable(name) else {
-                throw PlannerError("cannot run \(shown): \(String(cString: strerror(errno)))", exitCode: 127)
+                throw PlannerError(.programNotFound, "cannot run \(shown): \(String(cString: strerror(errno)))")
             }
             found = name
         } else {
@@ -54,11 +54,11 @@ public enum StudyProgram {
                 .map { ($0.isEmpty ? "." : String($0)) + "/" + name }
                 .first(where: ExecutableFile.isExecutable)
         }
-        guard let found else { throw PlannerError("cannot run \(shown): not found on PATH", exitCode: 127) }
+        guard let found else { throw PlannerError(.programNotFound, "cannot run \(shown): not found on PATH") }
         // exec would refuse anything else, but only after the open is recorded: look now (no shell runs a
         // file without #! here, unlike execvp).
         guard looksLikeProgram(found) else {
-            throw PlannerError("cannot run \(shown): not a program (neither an executable nor a script starting with #!)", exitCode: 126)
+            throw PlannerError(.programNotRunnable, "cannot run \(shown): not a program (neither an executable nor a script starting with #!)")
         }
         return found
     }
@@ -79,6 +79,6 @@ public enum StudyProgram {
         let argv = launch.words.map { strdup($0) } + [nil]
         execv(launch.program, argv)
         let why = String(cString: strerror(errno))
-        throw PlannerError("recorded the open, but cannot run \(TerminalText.quoted(launch.program)): \(why)", exitCode: 126)
+        throw PlannerError(.programNotRunnable, "recorded the open, but cannot run \(TerminalText.quoted(launch.program)): \(why)")
     }
 }

@@ -336,8 +336,8 @@ public final class Ticker {
     /// Busy or full: keep running and try again (a live ticker must survive a `sqlite3` shell left open
     /// or a full disk). Anything else stops the ticker with its one-line error.
     private func waitForDatabase(after error: PlannerError, doing what: String) throws(PlannerError) {
-        let full = error.exitCode == 74 && db.database.diskIsFull
-        guard mode == .live, error.exitCode == 75 || full else { throw error }
+        let full = error.kind == .io && db.database.diskIsFull
+        guard mode == .live, error.kind == .busy || full else { throw error }
         if databaseRetryAt == nil {
             log(full ? "the disk is full; \(what) again every 5 seconds until there is space"
                      : "the database is busy; \(what) again shortly")

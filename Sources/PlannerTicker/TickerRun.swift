@@ -28,7 +28,7 @@ public enum TickerRun {
         let lock: TickerLock
         do {
             lock = try TickerLock.acquire(databasePath: context.databasePath)
-        } catch where unlessRunning && error.exitCode == PlannerError.busy("").exitCode {
+        } catch where unlessRunning && error.kind == .busy {
             return
         }
         defer { close(lock.fd) }

@@ -54,7 +54,7 @@ import Testing
         let db = temporaryDatabasePath()
         let process = FakeProcess(environment: ["TZ": "Asia/Seoul", "PLANNER_NOW": "yesterday", "PLANNER_DB": db])
         let error = #expect(throws: PlannerError.self) { try process.context.resolveSetting(db: nil, now: nil) }
-        #expect(error?.exitCode == 64)
+        #expect(error?.kind == .usage)
         #expect(error?.message.hasPrefix("PLANNER_NOW: ") == true, "\(error?.message ?? "")")
         #expect(throws: PlannerError.self) { try OpenCommand.run(process.context, PlanCommandOptions()) }
         #expect(!fileExists(db))
@@ -63,7 +63,7 @@ import Testing
     @Test func anUnknownTZIsAUsageError() throws {
         let process = FakeProcess(environment: ["TZ": "Mars/Olympus_Mons", "PLANNER_DB": "/x/p.db"])
         let error = #expect(throws: PlannerError.self) { try process.context.resolveSetting(db: nil, now: nil) }
-        #expect(error?.exitCode == 64)
+        #expect(error?.kind == .usage)
         #expect(error?.message.contains("Mars/Olympus_Mons") == true)
     }
 }

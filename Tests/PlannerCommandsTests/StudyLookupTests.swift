@@ -33,19 +33,19 @@ import Testing
         let (first, _) = Self.folders()
         // /bin/sh exists, but not on the context's PATH.
         let error = #expect(throws: PlannerError.self) { try StudyProgram.find("sh", path: first) }
-        #expect(error?.exitCode == 127)
+        #expect(error?.kind == .programNotFound)
         #expect(error?.message == "cannot run 'sh': not found on PATH")
     }
 
     @Test func aFileThatIsNoProgramIs126AndAMissingOne127() {
         let (first, _) = Self.folders()
         let notAProgram = #expect(throws: PlannerError.self) { try StudyProgram.find("notes", path: first) }
-        #expect(notAProgram?.exitCode == 126)
+        #expect(notAProgram?.kind == .programNotRunnable)
         #expect(notAProgram?.message.contains("not a program") == true)
         let missing = #expect(throws: PlannerError.self) { try StudyProgram.find("nothing-here", path: first) }
-        #expect(missing?.exitCode == 127)
+        #expect(missing?.kind == .programNotFound)
         let notExecutable = #expect(throws: PlannerError.self) { try StudyProgram.find(first + "/readme", path: first) }
-        #expect(notExecutable?.exitCode == 127)
+        #expect(notExecutable?.kind == .programNotFound)
     }
 
     @Test func aRefusedProgramRecordsNothingAndAFoundOneRecordsTheOpen() throws {
@@ -55,7 +55,7 @@ import Testing
         let refused = #expect(throws: PlannerError.self) {
             try StudyCommand.run(process.context, db: nil, now: "2026-11-23T10:10", command: ["notes"])
         }
-        #expect(refused?.exitCode == 126)
+        #expect(refused?.kind == .programNotRunnable)
         #expect(!fileExists(db))
 
         let launch = try StudyCommand.run(process.context, db: nil, now: "2026-11-23T10:10", command: ["lesson", "--today"])

@@ -64,7 +64,7 @@ let berlinLike = Zone(name: "Test/Berlin") { t in
     ])
     func refuses(_ text: String) {
         #expect(throws: PlannerError.self) { try parseTime(text, in: seoul) }
-        do { _ = try parseTime(text, in: seoul) } catch { #expect(error.exitCode == 64) }
+        do { _ = try parseTime(text, in: seoul) } catch { #expect(error.kind == .usage) }
     }
 
     @Test func skippedLocalTimeIsAnErrorNamingTheZone() {
@@ -74,5 +74,14 @@ let berlinLike = Zone(name: "Test/Berlin") { t in
         } catch {
             #expect(error.message.contains("does not exist in Test/Berlin"))
         }
+    }
+}
+
+/// Exit codes follow from an error's kind, in one place (`PlannerError.Kind.exitCode`): the README's table.
+@Suite struct PlannerErrorKindTests {
+    @Test func exitCodesAreTheReadmes() {
+        let codes: [(PlannerError.Kind, Int32)] = [(.usage, 64), (.data, 65), (.io, 74), (.busy, 75), (.failure, 1),
+                                                   (.programNotFound, 127), (.programNotRunnable, 126)]
+        for (kind, code) in codes { #expect(PlannerError(kind, "x").exitCode == code, "\(kind)") }
     }
 }
