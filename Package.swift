@@ -80,17 +80,23 @@ let package = Package(
                 .unsafeFlags(["-static-executable", "-use-ld=lld"], .when(configuration: .release)),
                 // The order a run first executes functions in (the Swift runtime and glibc's archives have a
                 // section per function too); names no longer in the binary are skipped.
-                .unsafeFlags(["-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/link/startup-order.txt",
-                              "-Xlinker", "--no-warn-symbol-ordering"], .when(configuration: .release)),
+                .unsafeFlags(
+                    [
+                        "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/link/startup-order.txt",
+                        "-Xlinker", "--no-warn-symbol-ordering",
+                    ], .when(configuration: .release)),
             ]
         ),
         // Fixtures the test targets share: temporary database paths, a fixed clock, plan builders.
         .target(name: "PlannerTestSupport", dependencies: ["PlannerCore", "PlannerStore", "PlannerSystem"], path: "Tests/PlannerTestSupport"),
         .testTarget(name: "PlannerCoreTests", dependencies: ["PlannerCore", "PlannerSystem"]),
         .testTarget(name: "PlannerStoreTests", dependencies: ["PlannerStore", "PlannerCore", "PlannerSystem", "PlannerTestSupport"]),
-        .testTarget(name: "PlannerTickerTests", dependencies: ["PlannerTicker", "PlannerStore", "PlannerCore", "PlannerSystem", "PlannerTestSupport"]),
+        .testTarget(
+            name: "PlannerTickerTests", dependencies: ["PlannerTicker", "PlannerStore", "PlannerCore", "PlannerSystem", "PlannerTestSupport"]),
         // The commands in-process: a fake environment and clock, captured output, temporary databases.
-        .testTarget(name: "PlannerCommandsTests", dependencies: ["PlannerCommands", "PlannerTicker", "PlannerStore", "PlannerCore", "PlannerSystem", "PlannerTestSupport", "CSQLite"]),
+        .testTarget(
+            name: "PlannerCommandsTests",
+            dependencies: ["PlannerCommands", "PlannerTicker", "PlannerStore", "PlannerCore", "PlannerSystem", "PlannerTestSupport", "CSQLite"]),
         .testTarget(name: "PlannerCLITests", dependencies: ["planner"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PlannerCore"]),
     ]

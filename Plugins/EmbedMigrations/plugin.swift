@@ -15,11 +15,13 @@ import PackagePlugin
         // The files are inputs, so an edited one is embedded again; a file added or removed is seen because
         // Plugins/EmbedMigrations/migrations links to the folder: SwiftPM plans the build again (and calls
         // this again) when the listing of a target's folder changes, and only then.
-        return [.buildCommand(
-            displayName: "Embedding \(files.count) migrations",
-            executable: URL(fileURLWithPath: "/bin/sh"),
-            arguments: [script.path, output.path] + files.map(\.path),
-            inputFiles: [script] + files,
-            outputFiles: [output])]
+        return [
+            .buildCommand(
+                displayName: "Embedding \(files.count) migrations",
+                executable: URL(fileURLWithPath: "/bin/sh"),
+                arguments: [script.path, output.path] + files.map(\.path),
+                inputFiles: [script] + files,
+                outputFiles: [output])
+        ]
     }
 }

@@ -14,8 +14,10 @@ public enum AddCommand {
         public var body = ""
         public var id: String?
 
-        public init(db: String? = nil, now: String? = nil, at: String? = nil, delay: String? = nil, title: String,
-                    body: String = "", id: String? = nil) {
+        public init(
+            db: String? = nil, now: String? = nil, at: String? = nil, delay: String? = nil, title: String,
+            body: String = "", id: String? = nil
+        ) {
             (self.db, self.now, self.at, self.delay, self.title, self.body, self.id) = (db, now, at, delay, title, body, id)
         }
     }
@@ -33,7 +35,8 @@ public enum AddCommand {
         let fireAt = try Self.fireAt(at: options.at, delay: options.delay, now: setting.now, zone: setting.zone)
         let context = try setting.open()
         let local = context.zone.local(fireAt)
-        let defaultID = "Noti_Reminder_\(local.date.year)_\(pad(local.date.month, 2))_\(pad(local.date.day, 2))_"
+        let defaultID =
+            "Noti_Reminder_\(local.date.year)_\(pad(local.date.month, 2))_\(pad(local.date.day, 2))_"
             + "\(pad(local.hour, 2))_\(pad(local.minute, 2))_\(pad(local.second, 2))"
         let (identifier, decision) = try context.database.add(
             NewRequest(identifier: options.id ?? defaultID, fireAt: fireAt, title: options.title, body: options.body),
@@ -47,7 +50,9 @@ public enum AddCommand {
         if let delay {
             guard let ms = parseDuration(delay), ms > 0 else {
                 if delay.hasPrefix("-") {
-                    throw .usage("invalid --in \(TerminalText.quoted(delay)): a delay cannot be negative; give a positive duration such as 90s, 15m or 2h, or a time with --at")
+                    throw .usage(
+                        "invalid --in \(TerminalText.quoted(delay)): a delay cannot be negative; give a positive duration such as 90s, 15m or 2h, or a time with --at"
+                    )
                 }
                 throw .usage("invalid --in \(TerminalText.quoted(delay)): expected a positive duration such as 90s, 15m or 2h")
             }

@@ -41,9 +41,13 @@ public enum CalendarSyncCommand {
     /// Lines from vdirsyncer's `-v info` log, counted (vdirsyncer 0.19's wording).
     static func count(_ output: String, into report: inout Report) {
         for line in output.split(separator: "\n") {
-            if line.contains("Copying (uploading) item") { report.copied += 1 }
-            else if line.contains("Copying (updating) item") { report.updated += 1 }
-            else if line.contains("Deleting item") { report.deleted += 1 }
+            if line.contains("Copying (uploading) item") {
+                report.copied += 1
+            } else if line.contains("Copying (updating) item") {
+                report.updated += 1
+            } else if line.contains("Deleting item") {
+                report.deleted += 1
+            }
         }
     }
 
@@ -54,19 +58,24 @@ public enum CalendarSyncCommand {
         defer { close(lock) }
         let context = try setting.open()
         guard let folder = try context.database.settingRows().first(where: { $0.key == .calendarFolder })?.value, !folder.isEmpty else {
-            throw .usage("calendar-folder is not set: run planner config set calendar-folder FOLDER (the folder vdirsyncer syncs), then planner calendar-sync again")
+            throw .usage(
+                "calendar-folder is not set: run planner config set calendar-folder FOLDER (the folder vdirsyncer syncs), then planner calendar-sync again"
+            )
         }
         // One line and a failure, not a warning at every run (cron mails each): vdirsyncer would sync nothing.
         var info = stat()
         guard stat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
-            throw .io("the calendar folder \(folder) is not there (not mounted? removed?): planner config set calendar-folder \(folder) makes it again")
+            throw .io(
+                "the calendar folder \(folder) is not there (not mounted? removed?): planner config set calendar-folder \(folder) makes it again")
         }
         var report = Report()
         let first = sync(vdirsyncer, forceDelete: options.forceDelete, into: &report)
         // What the phone ticked is in the folder now (or was already): applied, and the folder written again.
         let found = try context.database.sync(now: context.now)
         guard let calendar = found.calendar else {
-            throw .usage("calendar-folder is not set: run planner config set calendar-folder FOLDER (the folder vdirsyncer syncs), then planner calendar-sync again")
+            throw .usage(
+                "calendar-folder is not set: run planner config set calendar-folder FOLDER (the folder vdirsyncer syncs), then planner calendar-sync again"
+            )
         }
         report.ticks = Array(Set(calendar.ticks)).sorted()
         if first, report.copied + report.updated + report.deleted > 0 || calendar.written + calendar.removed > 0 {
@@ -81,12 +90,15 @@ public enum CalendarSyncCommand {
     /// `emptied`: the planner took out everything the folder held. vdirsyncer refuses to empty a whole
     /// calendar on the other side ("was completely emptied"); only then, and only after that refusal, is it
     /// run again with `--force-delete`. A folder found empty (an unmounted mount point) is never forced.
-    public static func carryOut(_ ctx: RunContext, vdirsyncer: String?, emptied: Bool,
-                                limitMilliseconds: Int64 = runLimitMilliseconds) throws(PlannerError) -> Report {
+    public static func carryOut(
+        _ ctx: RunContext, vdirsyncer: String?, emptied: Bool,
+        limitMilliseconds: Int64 = runLimitMilliseconds
+    ) throws(PlannerError) -> Report {
         let vdirsyncer = try program(vdirsyncer, ctx)
         var report = Report()
         if !sync(vdirsyncer, forceDelete: false, limitMilliseconds: limitMilliseconds, into: &report), emptied,
-           report.failure?.contains("was completely emptied") == true {
+            report.failure?.contains("was completely emptied") == true
+        {
             report.failure = nil
             _ = sync(vdirsyncer, forceDelete: true, limitMilliseconds: limitMilliseconds, into: &report)
         }
@@ -96,7 +108,8 @@ public enum CalendarSyncCommand {
     /// Whether vdirsyncer is installed and configured for this user (its configuration file exists).
     public static func vdirsyncerReady(_ ctx: RunContext) -> Bool {
         guard SetupCommand.programOnPath("vdirsyncer", path: ctx.environment("PATH")) != nil,
-              let home = try? DatabaseLocation.home(environment: ctx.environment) else { return false }
+            let home = try? DatabaseLocation.home(environment: ctx.environment)
+        else { return false }
         let explicit = ctx.environment("VDIRSYNCER_CONFIG").flatMap { $0.isEmpty ? nil : $0 }
         let configHome = ctx.environment("XDG_CONFIG_HOME").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
         return SetupFiles.exists(explicit ?? SetupCommand.vdirsyncerConfig(home: home, configHome: configHome))
@@ -104,7 +117,8 @@ public enum CalendarSyncCommand {
 
     static func program(_ given: String?, _ ctx: RunContext) throws(PlannerError) -> String {
         guard let found = given ?? SetupCommand.programOnPath("vdirsyncer", path: ctx.environment("PATH")) else {
-            throw .usage("vdirsyncer is not installed (not on PATH): install it (Debian: sudo apt install vdirsyncer), or name it with --vdirsyncer PATH")
+            throw .usage(
+                "vdirsyncer is not installed (not on PATH): install it (Debian: sudo apt install vdirsyncer), or name it with --vdirsyncer PATH")
         }
         return found
     }
@@ -112,7 +126,10 @@ public enum CalendarSyncCommand {
     /// One job at a time per database: the lock beside it, waited for (a run takes seconds).
     public static func lockJob(database given: String) throws(PlannerError) -> Int32 {
         // One lock whatever path named the database (the ticker passes it resolved, cron as setup wrote it).
-        let database = realpath(given, nil).map { p in defer { free(p) }; return String(cString: p) } ?? given
+        let database =
+            realpath(given, nil).map { p in
+                defer { free(p) }; return String(cString: p)
+            } ?? given
         let lock = try TickerLock.openOwn(database + ".calendar.lock", what: "the calendar sync lock")
         // Inherited by vdirsyncer: a run whose planner was killed still holds the lock until its vdirsyncer
         // ends, so a second vdirsyncer never runs on the same status folder beside it.
@@ -121,7 +138,9 @@ public enum CalendarSyncCommand {
         while flock(lock, LOCK_EX | LOCK_NB) != 0 {
             guard waited < lockWaitMilliseconds else {
                 close(lock)
-                throw .busy("another calendar sync has held \(database).calendar.lock for \(lockWaitMilliseconds / 1000) s: it carries the folder; try again later")
+                throw .busy(
+                    "another calendar sync has held \(database).calendar.lock for \(lockWaitMilliseconds / 1000) s: it carries the folder; try again later"
+                )
             }
             usleep(100_000)
             waited += 100
@@ -130,8 +149,10 @@ public enum CalendarSyncCommand {
     }
 
     /// One `vdirsyncer sync`, counted into `report`; false when it failed (`report.failure` says how).
-    static func sync(_ vdirsyncer: String, forceDelete: Bool, limitMilliseconds: Int64 = runLimitMilliseconds,
-                     into report: inout Report) -> Bool {
+    static func sync(
+        _ vdirsyncer: String, forceDelete: Bool, limitMilliseconds: Int64 = runLimitMilliseconds,
+        into report: inout Report
+    ) -> Bool {
         report.runs += 1
         let arguments = [vdirsyncer, "-v", "info", "sync"] + (forceDelete ? ["--force-delete"] : [])
         let (outcome, output) = Spawn.run(arguments, timeoutMilliseconds: limitMilliseconds)

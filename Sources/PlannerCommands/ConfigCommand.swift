@@ -21,8 +21,10 @@ public enum ConfigCommand {
     /// `KEY VALUE` pairs, all checked before the database is opened (a refused set changes nothing),
     /// then set in one transaction that re-plans. With `verbose`, the context to report in: the plan's
     /// zone as the change left it.
-    public static func set(_ ctx: RunContext, db: String?, now: String?, pairs: [String],
-                           verbose: Bool = false) throws(PlannerError) -> (RefillDecision, CommandContext?) {
+    public static func set(
+        _ ctx: RunContext, db: String?, now: String?, pairs: [String],
+        verbose: Bool = false
+    ) throws(PlannerError) -> (RefillDecision, CommandContext?) {
         guard !pairs.isEmpty, pairs.count % 2 == 0 else {
             throw PlannerError.usage("config set takes KEY VALUE pairs (e.g. config set window 08:00-20:00); keys: \(keyList)")
         }
@@ -58,7 +60,8 @@ public enum ConfigCommand {
     /// that syncs it stops ringing once the calendar job carries that out; the user's own stay.
     static func leaveCalendarFolder(_ ctx: RunContext, _ context: CommandContext, for next: String) throws(PlannerError) {
         guard let old = try context.database.settingRows().first(where: { $0.key == .calendarFolder })?.value,
-              !old.isEmpty, old != next, !sameFolder(old, next) else { return }
+            !old.isEmpty, old != next, !sameFolder(old, next)
+        else { return }
         do {
             // The job's lock first: a calendar-sync under way would write the folder again in between.
             let lock = try CalendarSyncCommand.lockJob(database: context.database.path)
@@ -69,18 +72,25 @@ public enum ConfigCommand {
             // when the planner's items were all the folder held.
             let force = left == 0 ? " (with --force-delete if it refuses to empty the calendar)" : ""
             guard CalendarSyncCommand.vdirsyncerReady(ctx) else {
-                ctx.output.notice("removed \(removed) of the planner's items from the old calendar folder \(old): vdirsyncer sync\(force) carries that to the server")
+                ctx.output.notice(
+                    "removed \(removed) of the planner's items from the old calendar folder \(old): vdirsyncer sync\(force) carries that to the server"
+                )
                 return
             }
             // Once, now, so the phone stops ringing; bounded: a config command does not wait on a server for long.
             let report = try CalendarSyncCommand.carryOut(ctx, vdirsyncer: nil, emptied: left == 0, limitMilliseconds: 30_000)
             if let failure = report.failure {
-                ctx.output.notice("removed \(removed) of the planner's items from the old calendar folder \(old), but carrying that to the server failed: \(failure); run vdirsyncer sync\(force) to finish")
+                ctx.output.notice(
+                    "removed \(removed) of the planner's items from the old calendar folder \(old), but carrying that to the server failed: \(failure); run vdirsyncer sync\(force) to finish"
+                )
             } else {
-                ctx.output.notice("removed \(removed) of the planner's items from the old calendar folder \(old) and from the server (vdirsyncer deleted \(report.deleted))")
+                ctx.output.notice(
+                    "removed \(removed) of the planner's items from the old calendar folder \(old) and from the server (vdirsyncer deleted \(report.deleted))"
+                )
             }
         } catch {
-            ctx.output.notice("warning: could not take the planner's items out of the old calendar folder \(old): \(error); delete its planner-*.ics files by hand")
+            ctx.output.notice(
+                "warning: could not take the planner's items out of the old calendar folder \(old): \(error); delete its planner-*.ics files by hand")
         }
     }
 
@@ -99,7 +109,8 @@ public enum ConfigCommand {
         for part in folder.split(separator: "/") {
             path += "/" + part
             if mkdir(path, 0o700) != 0 && errno != EEXIST {
-                throw .io("cannot create the calendar folder \(folder) (\(String(cString: strerror(errno))) at \(path)): create it, then set it again")
+                throw .io(
+                    "cannot create the calendar folder \(folder) (\(String(cString: strerror(errno))) at \(path)): create it, then set it again")
             }
         }
     }

@@ -20,26 +20,32 @@ enum LoginOpen {
     /// `origin`: the command (`open`, `study`).
     /// `id`: the login session's event (`LoginSession`), recorded once; `unlessRecorded`: the logins this one
     /// runs inside.
-    static func run(_ setting: CommandSetting, policy: PlanPolicy?, origin: String, id: String? = nil,
-                    unlessRecorded: [String] = []) throws(PlannerError) -> Outcome {
+    static func run(
+        _ setting: CommandSetting, policy: PlanPolicy?, origin: String, id: String? = nil,
+        unlessRecorded: [String] = []
+    ) throws(PlannerError) -> Outcome {
         let start = monotonicMilliseconds()
         let (now, zone, path) = (setting.now, setting.zone, setting.path)
         // One event whichever way it goes: applied now, or saved and applied once by a later write.
         let event = PlannerDatabase.openEvent(now: now, takenIn: zone, policy: policy, origin: origin, id: id)
         do {
-            let database = try PlannerDatabase(path: path, busyTimeoutMilliseconds: Int32(waitMilliseconds),
-                                               zoneForNewPlan: setting.zoneForNewPlan)
+            let database = try PlannerDatabase(
+                path: path, busyTimeoutMilliseconds: Int32(waitMilliseconds),
+                zoneForNewPlan: setting.zoneForNewPlan)
             // Opening may have waited already (a pending migration, an exclusive lock): one budget in all.
             let left = max(50, waitMilliseconds - (monotonicMilliseconds() - start))
             database.setBusyTimeout(milliseconds: Int32(left))
-            let decision = try database.recordAppOpen(now: now, policy: policy, origin: origin, id: event.id, takenIn: zone,
-                                                      unlessRecorded: unlessRecorded)
+            let decision = try database.recordAppOpen(
+                now: now, policy: policy, origin: origin, id: event.id, takenIn: zone,
+                unlessRecorded: unlessRecorded)
             return .applied(decision, database)
-        } catch where error.kind == .busy {
+        } catch  where error.kind == .busy {
             do {
                 return .saved(try Inbox.save(event, databasePath: path))
             } catch {
-                throw .busy("the database \(path) is locked by another program, and this open could not be saved for later (\(error.message)): it was NOT recorded; close the other program and run planner open again")
+                throw .busy(
+                    "the database \(path) is locked by another program, and this open could not be saved for later (\(error.message)): it was NOT recorded; close the other program and run planner open again"
+                )
             }
         }
     }

@@ -27,7 +27,9 @@ public enum OpenCommand {
         }
         switch try LoginOpen.run(setting, policy: policy, origin: options.login ? "login" : "open", id: id, unlessRecorded: inside) {
         case .saved(let folder):
-            ctx.output.notice("the database \(setting.path) is locked by another program; this open (\(setting.zone.rfc3339(setting.now))) was saved in \(folder)/ and will be applied at its time by the next planner command that writes once the database is free", from: "open")
+            ctx.output.notice(
+                "the database \(setting.path) is locked by another program; this open (\(setting.zone.rfc3339(setting.now))) was saved in \(folder)/ and will be applied at its time by the next planner command that writes once the database is free",
+                from: "open")
             return .saved(folder)
         case .applied(let decision, let database):
             // The plan's zone is read only for the report: a plain open stays one transaction.

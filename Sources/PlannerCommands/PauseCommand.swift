@@ -20,7 +20,8 @@ public enum PauseCommand {
         }
         if let until, LocalDate(iso: until) == nil {
             do { _ = try parseTime(until, in: setting.zone) } catch {
-                throw PlannerError.usage("invalid --until \(TerminalText.quoted(until)): expected a date YYYY-MM-DD or a time such as 2026-12-01T08:00")
+                throw PlannerError.usage(
+                    "invalid --until \(TerminalText.quoted(until)): expected a date YYYY-MM-DD or a time such as 2026-12-01T08:00")
             }
         }
         var forMilliseconds: Int64?
@@ -34,7 +35,8 @@ public enum PauseCommand {
         var end: Instant?
         if let until {
             if let date = LocalDate(iso: until) {
-                end = context.zone.instant(for: LocalDateTime(date: date, hour: 0, minute: 0))
+                end =
+                    context.zone.instant(for: LocalDateTime(date: date, hour: 0, minute: 0))
                     ?? context.zone.instant(for: LocalDateTime(date: date, hour: 1, minute: 0))
             } else {
                 end = try parseTime(until, in: context.zone)

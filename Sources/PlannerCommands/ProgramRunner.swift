@@ -20,8 +20,10 @@ public struct ProgramRunner {
         self.run = run
     }
 
-    public func callAsFunction(_ arguments: [String], input: String? = nil,
-                               errors: Errors = .discarded) -> (status: Int32, output: String)? {
+    public func callAsFunction(
+        _ arguments: [String], input: String? = nil,
+        errors: Errors = .discarded
+    ) -> (status: Int32, output: String)? {
         run(arguments, input, errors)
     }
 

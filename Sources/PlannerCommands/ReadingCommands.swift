@@ -5,15 +5,19 @@ import PlannerStore
 /// iCalendar). A database the user cannot write is still shown.
 public enum ReadingCommands {
     /// `planner list`: the pending requests, soonest first.
-    public static func list(_ ctx: RunContext, db: String?, now: String?) throws(PlannerError) -> (requests: [StoredRequest], context: CommandContext) {
+    public static func list(_ ctx: RunContext, db: String?, now: String?) throws(PlannerError) -> (requests: [StoredRequest], context: CommandContext)
+    {
         let context = try ctx.readingContext(db: db, now: now)
         return (try context.database.pendingRequests(), context)
     }
 
     /// `planner history`: the last `limit` entries, most recent first: what happened to the user, or with
     /// `all` the bookkeeping too; and how many bookkeeping rows were left out.
-    public static func history(_ ctx: RunContext, db: String?, now: String?, limit: Int, all: Bool = false) throws(PlannerError)
-        -> (entries: [HistoryEntry], bookkeeping: Int, context: CommandContext) {
+    public static func history(
+        _ ctx: RunContext, db: String?, now: String?, limit: Int, all: Bool = false
+    ) throws(PlannerError)
+        -> (entries: [HistoryEntry], bookkeeping: Int, context: CommandContext)
+    {
         let context = try ctx.readingContext(db: db, now: now)
         let (entries, bookkeeping) = try context.database.history(limit: limit, all: all)
         return (entries, bookkeeping, context)
@@ -30,9 +34,11 @@ public enum ReadingCommands {
     /// `planner export --ics`: the plan ahead as iCalendar text (CRLF line ends).
     public static func calendar(_ ctx: RunContext, db: String?, now: String?, days: Int, version: String) throws(PlannerError) -> String {
         let report = try planAhead(ctx, db: db, now: now, days: days)
-        return ICalendar.render(report.days, zone: report.zone, now: report.now, content: ICalendar.Content(
-            calendarName: "Study reminders (planner)", title: report.settings.title, body: report.settings.body,
-            productVersion: version))
+        return ICalendar.render(
+            report.days, zone: report.zone, now: report.now,
+            content: ICalendar.Content(
+                calendarName: "Study reminders (planner)", title: report.settings.title, body: report.settings.body,
+                productVersion: version))
     }
 
     /// `planner stats`: the study record of the last `weeks` whole weeks, Monday first, the last one holding today.

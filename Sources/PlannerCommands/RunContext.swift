@@ -21,9 +21,11 @@ public struct RunContext {
     /// Runs another program directly (no shell): setup's crontab and systemctl.
     public var runProgram: ProgramRunner
 
-    public init(environment: @escaping (String) -> String?, clock: @escaping () -> Instant, output: CommandOutput,
-                currentFolder: @escaping () -> String?, programPath: @escaping () -> String?,
-                account: @escaping () -> Account?, runProgram: ProgramRunner) {
+    public init(
+        environment: @escaping (String) -> String?, clock: @escaping () -> Instant, output: CommandOutput,
+        currentFolder: @escaping () -> String?, programPath: @escaping () -> String?,
+        account: @escaping () -> Account?, runProgram: ProgramRunner
+    ) {
         self.environment = environment
         self.clock = clock
         self.output = output
@@ -35,9 +37,10 @@ public struct RunContext {
 
     /// The real one: this process's environment, clock, stdout and stderr, folder and executable.
     public static var process: RunContext {
-        RunContext(environment: Environment.get, clock: SystemClock.now, output: .standard,
-                   currentFolder: ProcessFacts.currentFolder, programPath: ProcessFacts.programPath,
-                   account: ProcessFacts.account, runProgram: .spawning)
+        RunContext(
+            environment: Environment.get, clock: SystemClock.now, output: .standard,
+            currentFolder: ProcessFacts.currentFolder, programPath: ProcessFacts.programPath,
+            account: ProcessFacts.account, runProgram: .spawning)
     }
 }
 
@@ -67,10 +70,12 @@ public struct CommandOutput {
 
     /// stdout through Swift's `print` (buffered; `Main` checks it was all written), stderr unbuffered.
     public static var standard: CommandOutput {
-        CommandOutput(line: { print($0) }, notice: { message in
-            var line = message + "\n"
-            line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
-        })
+        CommandOutput(
+            line: { print($0) },
+            notice: { message in
+                var line = message + "\n"
+                line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+            })
     }
 }
 

@@ -33,16 +33,19 @@ enum SetupAnki {
     static func line(_ facts: SetupFacts, current: String?, install: Bool) -> String? {
         let found = collections(facts)
         if let current, !current.isEmpty {
-            return found.contains(current) || access(current, F_OK) == 0 ? nil
+            return found.contains(current) || access(current, F_OK) == 0
+                ? nil
                 : "anki-collection is \(current), which is not there: planner config set anki-collection FILE (found: \(found.isEmpty ? "none" : found.joined(separator: ", ")))"
         }
         switch found.count {
         case 0:
-            return "Anki: no profile found under \(folders(facts).joined(separator: " or ")): if Anki keeps its collection elsewhere, planner config set anki-collection FILE"
+            return
+                "Anki: no profile found under \(folders(facts).joined(separator: " or ")): if Anki keeps its collection elsewhere, planner config set anki-collection FILE"
         case 1:
             return install ? nil : "Anki: found \(found[0]); --install sets anki-collection to it (a card answered there closes the day)"
         default:
-            return "Anki: found \(found.count) profiles (\(found.joined(separator: ", "))): choose the one you study in with planner config set anki-collection FILE"
+            return
+                "Anki: found \(found.count) profiles (\(found.joined(separator: ", "))): choose the one you study in with planner config set anki-collection FILE"
         }
     }
 

@@ -8,18 +8,26 @@ extension SetupCommand {
     static func calendarFacts(_ ctx: RunContext, _ facts: SetupFacts) throws(PlannerError) -> CalendarSyncFacts {
         let folder = try calendarFolder(database: facts.database)
         guard let folder, !folder.isEmpty else {
-            throw .usage("--calendar: calendar-folder is not set: run planner config set calendar-folder FOLDER (the folder vdirsyncer syncs, see contrib/vdirsyncer.config), then planner setup --calendar again")
+            throw .usage(
+                "--calendar: calendar-folder is not set: run planner config set calendar-folder FOLDER (the folder vdirsyncer syncs, see contrib/vdirsyncer.config), then planner setup --calendar again"
+            )
         }
         if let problem = SetupPlan.calendarFolderProblem(folder) { throw .usage(problem) }
         guard let vdirsyncer = programOnPath("vdirsyncer", path: ctx.environment("PATH")) else {
-            throw .usage("--calendar: vdirsyncer is not installed (not on PATH): install it (Debian: sudo apt install vdirsyncer), copy contrib/vdirsyncer.config to ~/.config/vdirsyncer/config and run vdirsyncer discover")
+            throw .usage(
+                "--calendar: vdirsyncer is not installed (not on PATH): install it (Debian: sudo apt install vdirsyncer), copy contrib/vdirsyncer.config to ~/.config/vdirsyncer/config and run vdirsyncer discover"
+            )
         }
         let explicit = ctx.environment("VDIRSYNCER_CONFIG").flatMap { $0.isEmpty ? nil : $0 }
         let config = explicit ?? vdirsyncerConfig(home: facts.home, configHome: facts.configHome)
         guard SetupFiles.read(config) != nil else {
-            throw .usage("--calendar: vdirsyncer is not configured (no \(config)): copy contrib/vdirsyncer.config there, set your server's url, username and password, run vdirsyncer discover, then planner setup --calendar again")
+            throw .usage(
+                "--calendar: vdirsyncer is not configured (no \(config)): copy contrib/vdirsyncer.config there, set your server's url, username and password, run vdirsyncer discover, then planner setup --calendar again"
+            )
         }
-        if !facts.systemdUser, let problem = SetupPlan.pathProblem(vdirsyncer, cron: true) ?? explicit.flatMap({ SetupPlan.pathProblem($0, cron: true) }) {
+        if !facts.systemdUser,
+            let problem = SetupPlan.pathProblem(vdirsyncer, cron: true) ?? explicit.flatMap({ SetupPlan.pathProblem($0, cron: true) })
+        {
             throw .usage(problem)
         }
         return CalendarSyncFacts(folder: folder, vdirsyncer: vdirsyncer, vdirsyncerConfig: explicit)
@@ -56,7 +64,9 @@ extension SetupCommand {
         if ctx.runProgram(["systemctl", "--user", "enable", "--now"] + units)?.status == 0 {
             ctx.output.line("enabled \(units.joined(separator: " and ")) (systemctl --user)")
         } else {
-            ctx.output.line("could not enable the calendar units (is a systemd user manager running?): run systemctl --user enable --now \(units.joined(separator: " ")) after logging in")
+            ctx.output.line(
+                "could not enable the calendar units (is a systemd user manager running?): run systemctl --user enable --now \(units.joined(separator: " ")) after logging in"
+            )
         }
     }
 }
@@ -70,7 +80,9 @@ extension SetupCommand {
             if let failure = report.failure {
                 ctx.output.line("the first calendar sync failed: \(failure); run planner calendar-sync to try again (vdirsyncer sync shows it whole)")
             } else {
-                ctx.output.line("calendar synced with the server: vdirsyncer copied \(report.copied) item\(report.copied == 1 ? "" : "s") between the folder and the server, updated \(report.updated), deleted \(report.deleted)")
+                ctx.output.line(
+                    "calendar synced with the server: vdirsyncer copied \(report.copied) item\(report.copied == 1 ? "" : "s") between the folder and the server, updated \(report.updated), deleted \(report.deleted)"
+                )
             }
         } catch {
             ctx.output.line("the first calendar sync failed: \(error.message); run planner calendar-sync to try again")
@@ -95,12 +107,18 @@ extension SetupCommand {
             }
             let report = try CalendarSyncCommand.carryOut(ctx, vdirsyncer: nil, emptied: others == 0)
             if let failure = report.failure {
-                output.line("removed \(removed) of the planner's items from \(folder), but carrying that to the server failed: \(failure); run vdirsyncer sync to finish")
+                output.line(
+                    "removed \(removed) of the planner's items from \(folder), but carrying that to the server failed: \(failure); run vdirsyncer sync to finish"
+                )
             } else {
-                output.line("removed \(removed) of the planner's items from \(folder) and from the server (vdirsyncer deleted \(report.deleted)); the calendar-folder setting is kept: planner config reset calendar-folder stops the planner writing it")
+                output.line(
+                    "removed \(removed) of the planner's items from \(folder) and from the server (vdirsyncer deleted \(report.deleted)); the calendar-folder setting is kept: planner config reset calendar-folder stops the planner writing it"
+                )
             }
         } catch {
-            output.line("could not take the planner's items out of the calendar folder \(folder): \(error); the phone keeps its alarms until they are deleted there")
+            output.line(
+                "could not take the planner's items out of the calendar folder \(folder): \(error); the phone keeps its alarms until they are deleted there"
+            )
         }
     }
 }

@@ -23,8 +23,10 @@ public enum SetupCommand {
         /// Also the calendar folder's sync job (vdirsyncer, then planner sync): `setup --calendar`.
         public var calendar = false
 
-        public init(db: String? = nil, now: String? = nil, install: Bool = false, uninstall: Bool = false,
-                    scheduler: Scheduler = .auto, packageFiles: String? = nil, loginHook: Bool = false) {
+        public init(
+            db: String? = nil, now: String? = nil, install: Bool = false, uninstall: Bool = false,
+            scheduler: Scheduler = .auto, packageFiles: String? = nil, loginHook: Bool = false
+        ) {
             (self.db, self.now, self.install, self.uninstall) = (db, now, install, uninstall)
             (self.scheduler, self.packageFiles, self.loginHook) = (scheduler, packageFiles, loginHook)
         }
@@ -46,7 +48,8 @@ public enum SetupCommand {
             every.systemdUser = systemd
             items += SetupPlan.items(every)
         }
-        let paths = manifest.entries.map(\.path) + items.filter { $0.kind != .crontab }.map(\.path)
+        let paths =
+            manifest.entries.map(\.path) + items.filter { $0.kind != .crontab }.map(\.path)
             + [SetupPlan.calendarService, SetupPlan.calendarTimer, SetupPlan.calendarPath].map { facts.configHome + "/systemd/user/" + $0 }
         for removed in SetupFiles.removeTemporaries(besides: paths) {
             ctx.output.line("removed \(removed), left by an interrupted planner setup")
@@ -62,7 +65,8 @@ public enum SetupCommand {
         let changes = try plan(facts, extras: extras, ctx, calendar: calendar)
         if !options.install {
             printPlan(changes, facts: facts, to: ctx.output)
-            let current = access(facts.database, F_OK) == 0
+            let current =
+                access(facts.database, F_OK) == 0
                 ? try? ConfigCommand.get(ctx, db: facts.database, now: options.now, key: SettingKey.ankiCollection.rawValue) : nil
             if let anki = SetupAnki.line(facts, current: current, install: false) { ctx.output.line(anki) }
             SetupReport.explain(facts, ctx)
@@ -91,8 +95,10 @@ public enum SetupCommand {
     }
 
     /// Where each edit goes (a link's file) and what refuses it, settled before anything is written.
-    static func plan(_ facts: SetupFacts, extras: SetupExtras, _ ctx: RunContext,
-                     calendar: CalendarSyncFacts? = nil) throws(PlannerError) -> [SetupChange] {
+    static func plan(
+        _ facts: SetupFacts, extras: SetupExtras, _ ctx: RunContext,
+        calendar: CalendarSyncFacts? = nil
+    ) throws(PlannerError) -> [SetupChange] {
         let crontab = Crontab(run: ctx.runProgram)
         var items = SetupPlan.items(facts) + extras.items(facts, path: ctx.environment("PATH"), packaged: packagedFiles(facts))
         if let calendar { items = SetupPlan.withCalendarSync(items, facts, calendar) }
@@ -128,7 +134,9 @@ public enum SetupCommand {
         if timer?.status == 0 && tick?.status == 0 {
             ctx.output.line("enabled planner-refill.timer and planner-tick.service (systemctl --user)")
         } else {
-            ctx.output.line("could not enable the units (is a systemd user manager running?): run systemctl --user enable --now planner-refill.timer planner-tick.service after logging in")
+            ctx.output.line(
+                "could not enable the units (is a systemd user manager running?): run systemctl --user enable --now planner-refill.timer planner-tick.service after logging in"
+            )
         }
     }
 
@@ -146,8 +154,9 @@ public enum SetupCommand {
         try SetupFiles.write(root + "/usr/share/zsh/vendor-completions/_planner", extras.zshCompletion)
         try SetupFiles.write(root + "/usr/share/fish/vendor_completions.d/planner.fish", extras.fishCompletion)
         try SetupFiles.write(root + "/usr/share/man/man1/planner.1", extras.manual)
-        try SetupFiles.write(root + "/usr/share/applications/planner-study.desktop",
-                             SetupPlan.desktopEntry(binary: "planner", database: nil))
+        try SetupFiles.write(
+            root + "/usr/share/applications/planner-study.desktop",
+            SetupPlan.desktopEntry(binary: "planner", database: nil))
         try SetupFiles.write(root + "/usr/share/" + PlannerIcon.relativePath, PlannerIcon.xpm)
     }
 
@@ -176,7 +185,8 @@ public enum SetupCommand {
         let state = ctx.runProgram(["systemctl", "--user", "is-system-running"])?.output ?? ""
         let systemd = state.hasPrefix("running") || state.hasPrefix("degraded")
         func xdg(_ name: String) -> String? { ctx.environment(name).flatMap { $0.hasPrefix("/") ? $0 : nil } }
-        return SetupFacts(home: home, binary: binary, database: database, shell: account.shell, existingFiles: existing,
-                          systemdUser: systemd, uid: account.uid, configHome: xdg("XDG_CONFIG_HOME"), dataHome: xdg("XDG_DATA_HOME"))
+        return SetupFacts(
+            home: home, binary: binary, database: database, shell: account.shell, existingFiles: existing,
+            systemdUser: systemd, uid: account.uid, configHome: xdg("XDG_CONFIG_HOME"), dataHome: xdg("XDG_DATA_HOME"))
     }
 }

@@ -24,23 +24,36 @@ public struct SetupExtras: Sendable {
     }
 
     private func all(_ f: SetupFacts, path: String?) -> [SetupItem] {
-        var items = [SetupItem(kind: .file, path: f.dataHome + "/bash-completion/completions/planner",
-                               content: bashCompletion, why: "bash completion")]
+        var items = [
+            SetupItem(
+                kind: .file, path: f.dataHome + "/bash-completion/completions/planner",
+                content: bashCompletion, why: "bash completion")
+        ]
         if SetupFiles.onPath("zsh", path: path) {
-            items.append(SetupItem(kind: .file, path: f.dataHome + "/zsh/site-functions/_planner", content: zshCompletion,
-                                   why: "zsh completion (add this folder to fpath before compinit)"))
+            items.append(
+                SetupItem(
+                    kind: .file, path: f.dataHome + "/zsh/site-functions/_planner", content: zshCompletion,
+                    why: "zsh completion (add this folder to fpath before compinit)"))
         }
         if SetupFiles.onPath("fish", path: path) {
-            items.append(SetupItem(kind: .file, path: f.configHome + "/fish/completions/planner.fish",
-                                   content: fishCompletion, why: "fish completion"))
+            items.append(
+                SetupItem(
+                    kind: .file, path: f.configHome + "/fish/completions/planner.fish",
+                    content: fishCompletion, why: "fish completion"))
         }
-        items.append(SetupItem(kind: .file, path: f.dataHome + "/man/man1/planner.1", content: manual,
-                               why: "the manual (man planner)"))
-        items.append(SetupItem(kind: .file, path: f.dataHome + "/" + PlannerIcon.relativePath, content: PlannerIcon.xpm,
-                               why: "the planner's icon, for its notifications and launcher"))
-        items.append(SetupItem(kind: .file, path: f.dataHome + "/applications/planner-study.desktop",
-                               content: SetupPlan.desktopEntry(binary: f.binary, database: f.database),
-                               why: "the launcher Start studying (planner study)"))
+        items.append(
+            SetupItem(
+                kind: .file, path: f.dataHome + "/man/man1/planner.1", content: manual,
+                why: "the manual (man planner)"))
+        items.append(
+            SetupItem(
+                kind: .file, path: f.dataHome + "/" + PlannerIcon.relativePath, content: PlannerIcon.xpm,
+                why: "the planner's icon, for its notifications and launcher"))
+        items.append(
+            SetupItem(
+                kind: .file, path: f.dataHome + "/applications/planner-study.desktop",
+                content: SetupPlan.desktopEntry(binary: f.binary, database: f.database),
+                why: "the launcher Start studying (planner study)"))
         return items
     }
 }

@@ -31,7 +31,9 @@ enum SetupFiles {
         var target = path
         if info.st_mode & S_IFMT == S_IFLNK {
             guard let resolved = realpath(path, nil) else {
-                let why = errno == ELOOP ? "a loop of symbolic links: fix or remove it"
+                let why =
+                    errno == ELOOP
+                    ? "a loop of symbolic links: fix or remove it"
                     : "a symbolic link to \(linkText(path)), which does not exist: create that file or remove the link"
                 throw .usage("\(path) is \(why), then run planner setup again")
             }

@@ -42,13 +42,17 @@ extension SetupCommand {
     /// Makes the changes, all or nothing. The backups are saved first (a crash half-way can still be
     /// uninstalled) and the crontab is changed before any file (crontab is what refuses most: cron.deny, a
     /// full spool); a failure puts back the crontab, every file written and the previous backups, then throws.
-    static func install(_ changes: [SetupChange], manifest: inout SetupManifest, facts: SetupFacts,
-                        output: CommandOutput) throws(PlannerError) {
+    static func install(
+        _ changes: [SetupChange], manifest: inout SetupManifest, facts: SetupFacts,
+        output: CommandOutput
+    ) throws(PlannerError) {
         let previous = manifest
         for change in changes {
             if manifest.entry(for: change.item.path) == nil {
-                manifest.entries.append(SetupManifest.Entry(kind: change.item.kind, path: change.item.path,
-                                                            before: change.current, after: change.next))
+                manifest.entries.append(
+                    SetupManifest.Entry(
+                        kind: change.item.kind, path: change.item.path,
+                        before: change.current, after: change.next))
             } else {
                 manifest.update(change.item.path, after: change.next)
             }
@@ -81,7 +85,8 @@ extension SetupCommand {
         // The calendar job's lock, the same way.
         let calendarLock = facts.database + ".calendar.lock"
         if changes.contains(where: { $0.item.content.contains(" calendar-sync ") }), !SetupFiles.exists(calendarLock),
-           !manifest.leftovers.contains(calendarLock) {
+            !manifest.leftovers.contains(calendarLock)
+        {
             manifest.leftovers.append(calendarLock)
         }
         let todo = changes.filter { $0.current != $0.next }

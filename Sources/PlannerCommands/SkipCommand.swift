@@ -15,8 +15,10 @@ public enum SkipCommand {
         public var list = false
         public var json = false
 
-        public init(db: String? = nil, now: String? = nil, dates: String? = nil, reason: String? = nil,
-                    remove: Bool = false, list: Bool = false, json: Bool = false) {
+        public init(
+            db: String? = nil, now: String? = nil, dates: String? = nil, reason: String? = nil,
+            remove: Bool = false, list: Bool = false, json: Bool = false
+        ) {
             (self.db, self.now, self.dates, self.reason) = (db, now, dates, reason)
             (self.remove, self.list, self.json) = (remove, list, json)
         }

@@ -66,11 +66,12 @@ public enum StatusCommand {
         let environmentTZ = setting.environmentTZ.flatMap { $0.isEmpty ? nil : $0 }
         let calendar = try context.database.calendarProblems()
         let anki = context.settings.ankiCollection
-        return StatusReport(now: context.now, zone: context.zone, databasePath: context.database.path, status: status,
-                            inbox: inbox, environmentTZ: environmentTZ, environmentZone: setting.zone.name,
-                            hasLocaltimeFile: SystemZone.hasLocaltimeFile, otherEnvironmentZone: tz,
-                            syncFolder: sync.folder, syncProblems: sync.problems,
-                            calendarFolder: calendar.folder, calendarProblems: calendar.problems,
-                            ankiCollection: anki.isEmpty ? nil : anki, ankiProblem: try context.database.ankiProblem(collection: anki))
+        return StatusReport(
+            now: context.now, zone: context.zone, databasePath: context.database.path, status: status,
+            inbox: inbox, environmentTZ: environmentTZ, environmentZone: setting.zone.name,
+            hasLocaltimeFile: SystemZone.hasLocaltimeFile, otherEnvironmentZone: tz,
+            syncFolder: sync.folder, syncProblems: sync.problems,
+            calendarFolder: calendar.folder, calendarProblems: calendar.problems,
+            ankiCollection: anki.isEmpty ? nil : anki, ankiProblem: try context.database.ankiProblem(collection: anki))
     }
 }

@@ -25,10 +25,14 @@ public enum StudyCommand {
         let program: String? = words.isEmpty ? nil : try StudyProgram.find(words[0], path: ctx.environment("PATH"))
         let outcome = try LoginOpen.run(setting, policy: nil, origin: "study")
         if case .saved(let folder) = outcome {
-            ctx.output.notice("the database \(setting.path) is locked by another program; this open was saved in \(folder)/ and will be applied at its time by the next planner command that writes", from: "study")
+            ctx.output.notice(
+                "the database \(setting.path) is locked by another program; this open was saved in \(folder)/ and will be applied at its time by the next planner command that writes",
+                from: "study")
         }
         guard let program else {
-            ctx.output.notice("recorded the open; no study program to run: set one with planner config set study-command PROGRAM, or give it after --", from: "study")
+            ctx.output.notice(
+                "recorded the open; no study program to run: set one with planner config set study-command PROGRAM, or give it after --",
+                from: "study")
             return nil
         }
         return Launch(program: program, words: words)

@@ -9,7 +9,9 @@ public enum SyncCommand {
         let context = try ctx.resolveSetting(db: db, now: now).open()
         let found = try context.database.sync(now: context.now)
         guard found.sync != nil || found.calendar != nil || found.anki != nil else {
-            throw .usage("this device does not sync: set a folder your sync engine shares with planner config set sync-folder DIR, a calendar folder with planner config set calendar-folder DIR, or Anki's collection with planner config set anki-collection FILE")
+            throw .usage(
+                "this device does not sync: set a folder your sync engine shares with planner config set sync-folder DIR, a calendar folder with planner config set calendar-folder DIR, or Anki's collection with planner config set anki-collection FILE"
+            )
         }
         return found
     }

@@ -25,9 +25,11 @@ public enum TickCommand {
         /// --calendar-job: `systemd` (start the calendar unit) or vdirsyncer's path (run calendar-sync).
         public var calendarJob: String?
 
-        public init(db: String? = nil, now: String? = nil, sink: SinkName? = nil, grace: String? = nil, once: Bool = false,
-                    verbose: Bool = false, urgency: String? = nil, icon: String? = nil, appName: String = "planner",
-                    exec: [String] = []) {
+        public init(
+            db: String? = nil, now: String? = nil, sink: SinkName? = nil, grace: String? = nil, once: Bool = false,
+            verbose: Bool = false, urgency: String? = nil, icon: String? = nil, appName: String = "planner",
+            exec: [String] = []
+        ) {
             (self.db, self.now, self.sink, self.grace, self.once, self.verbose) = (db, now, sink, grace, once, verbose)
             (self.urgency, self.icon, self.appName, self.exec) = (urgency, icon, appName, exec)
         }
@@ -41,10 +43,12 @@ public enum TickCommand {
         if options.once {
             // --now plus the time elapsed since: retries within the grace period see time pass.
             let started = ctx.clock()
-            let tickerContext = TickerContext(now: { context.now + (ctx.clock() - started) }, environment: ctx.environment,
-                                              databasePath: context.database.resolvedPath)
-            let failures = try TickerRun.once(database: context.database, policy: policy, sink: chosen,
-                                              verbose: options.verbose, context: tickerContext)
+            let tickerContext = TickerContext(
+                now: { context.now + (ctx.clock() - started) }, environment: ctx.environment,
+                databasePath: context.database.resolvedPath)
+            let failures = try TickerRun.once(
+                database: context.database, policy: policy, sink: chosen,
+                verbose: options.verbose, context: tickerContext)
             // A cron job says why with its exit status (and cron mails the line).
             if let first = failures.first {
                 let more = failures.count > 1 ? " (and \(failures.count - 1) more; see planner history)" : ""
@@ -52,11 +56,13 @@ public enum TickCommand {
             }
             return
         }
-        var tickerContext = TickerContext(now: ctx.clock, environment: ctx.environment,
-                                          databasePath: context.database.resolvedPath)
+        var tickerContext = TickerContext(
+            now: ctx.clock, environment: ctx.environment,
+            databasePath: context.database.resolvedPath)
         tickerContext.calendarJob = try calendarJob(options.calendarJob, ctx: ctx, database: context.database.resolvedPath)
-        try TickerRun.live(database: context.database, policy: policy, sink: chosen, verbose: options.verbose,
-                           context: tickerContext, unlessRunning: options.unlessRunning)
+        try TickerRun.live(
+            database: context.database, policy: policy, sink: chosen, verbose: options.verbose,
+            context: tickerContext, unlessRunning: options.unlessRunning)
     }
 
     /// What `--calendar-job` names: the unit setup installed (it has the network the ticker's sandbox has
@@ -76,11 +82,14 @@ public enum TickCommand {
 
     /// The sink the options name: --exec, --sink, else the automatic one. The session bus is looked up
     /// in `environment` once, for --sink notify; the automatic sink looks at each delivery.
-    public static func sink(_ options: Options, environment: @escaping (String) -> String?,
-                            output: @escaping (String) -> String? = TickerContext.writeStandardOutput) -> DeliverySink {
+    public static func sink(
+        _ options: Options, environment: @escaping (String) -> String?,
+        output: @escaping (String) -> String? = TickerContext.writeStandardOutput
+    ) -> DeliverySink {
         func notify(busAddress: String?) -> NotifySink {
-            NotifySink(appName: options.appName, urgency: options.urgency, icon: options.icon, busAddress: busAddress,
-                       answerable: !options.once, environment: environment)
+            NotifySink(
+                appName: options.appName, urgency: options.urgency, icon: options.icon, busAddress: busAddress,
+                answerable: !options.once, environment: environment)
         }
         if !options.exec.isEmpty { return ExecSink(command: options.exec) }
         switch options.sink {

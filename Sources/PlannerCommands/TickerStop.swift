@@ -33,7 +33,8 @@ enum TickerStop {
         else { return nil }
         var info = stat()
         guard stat("/proc/\(pid)", &info) == 0, info.st_uid == geteuid(),
-              let comm = SetupFiles.read("/proc/\(pid)/comm"), comm.hasPrefix("planner") else { return nil }
+            let comm = SetupFiles.read("/proc/\(pid)/comm"), comm.hasPrefix("planner")
+        else { return nil }
         return pid
     }
 }

@@ -24,7 +24,8 @@ public enum AnkiReviews {
 
     /// The opens one change applies when it may apply at most `limit` (nil: all): today's and later first
     /// (they cancel reminders), then past days from the latest back. `more`: some were left for later.
-    public static func chosen(_ opens: [PlanEvent], today: LocalDate, schedule: Schedule, zone: Zone, limit: Int?) -> (opens: [PlanEvent], more: Bool) {
+    public static func chosen(_ opens: [PlanEvent], today: LocalDate, schedule: Schedule, zone: Zone, limit: Int?) -> (opens: [PlanEvent], more: Bool)
+    {
         guard let limit, opens.count > limit else { return (opens, false) }
         let current = opens.filter { schedule.studyDay(at: $0.at, in: zone) >= today }
         let past = opens.filter { schedule.studyDay(at: $0.at, in: zone) < today }
@@ -64,8 +65,10 @@ public enum AnkiReviews {
     /// The first review of each study day with reviews at or after `start`, oldest first. `firstAtOrAfter`
     /// answers "the smallest review id ≥ this" (one indexed lookup in the review log), so the walk costs one
     /// lookup per study day, not one per review. A review after `now` (a clock ahead) counts as made now.
-    public static func firstReviews<E: Error>(from start: Int64, now: Instant, schedule: Schedule, zone: Zone,
-                                              firstAtOrAfter: (Int64) throws(E) -> Int64?) throws(E) -> [(day: LocalDate, review: Int64, at: Instant)] {
+    public static func firstReviews<E: Error>(
+        from start: Int64, now: Instant, schedule: Schedule, zone: Zone,
+        firstAtOrAfter: (Int64) throws(E) -> Int64?
+    ) throws(E) -> [(day: LocalDate, review: Int64, at: Instant)] {
         var result: [(day: LocalDate, review: Int64, at: Instant)] = []
         var cursor = start
         while let review = try firstAtOrAfter(cursor) {
@@ -87,12 +90,15 @@ public enum AnkiReviews {
     /// The opens to record: a day's first review, unless an open from Anki at or before it is recorded
     /// already (`recorded`: the earliest per study day). A review that arrives later with an earlier time (made on the
     /// phone, synced since) is recorded too: the day's first open moves earlier.
-    public static func opens(for firsts: [(day: LocalDate, review: Int64, at: Instant)], recorded: [LocalDate: Instant],
-                             zone: Zone) -> [PlanEvent] {
+    public static func opens(
+        for firsts: [(day: LocalDate, review: Int64, at: Instant)], recorded: [LocalDate: Instant],
+        zone: Zone
+    ) -> [PlanEvent] {
         firsts.compactMap { first in
             if let known = recorded[first.day], known <= first.at { return nil }
-            return PlanEvent(id: eventID(review: first.review), at: first.at, origin: origin,
-                             change: .open(zoneName: zone.name, offsetSeconds: zone.offset(at: first.at), graceMilliseconds: nil))
+            return PlanEvent(
+                id: eventID(review: first.review), at: first.at, origin: origin,
+                change: .open(zoneName: zone.name, offsetSeconds: zone.offset(at: first.at), graceMilliseconds: nil))
         }
     }
 }

@@ -20,8 +20,10 @@ public enum CalendarFolderText {
 
     /// Properties that say nothing about what an item is (when and by what it was written): left out, as
     /// vdirsyncer leaves them out when it compares items.
-    static let volatileProperties: Set<String> = ["DTSTAMP", "SEQUENCE", "PRODID", "LAST-MODIFIED", "CREATED", "METHOD",
-                                                   "X-RADICALE-NAME", "X-WR-CALNAME", "REV"]
+    static let volatileProperties: Set<String> = [
+        "DTSTAMP", "SEQUENCE", "PRODID", "LAST-MODIFIED", "CREATED", "METHOD",
+        "X-RADICALE-NAME", "X-WR-CALNAME", "REV",
+    ]
 
     /// What an item says, whoever wrote it: its content lines unfolded, without the volatile properties,
     /// sorted (a server may reorder or refold them). Two computers carrying one calendar each read the
@@ -91,7 +93,11 @@ public enum CalendarFolderText {
                 i += 1
                 start = i
             }
-            if var joined = folded { joined += bytes[start..<bytes.count]; add(joined) } else if start < bytes.count { add(Array(bytes[start..<bytes.count])) }
+            if var joined = folded {
+                joined += bytes[start..<bytes.count]; add(joined)
+            } else if start < bytes.count {
+                add(Array(bytes[start..<bytes.count]))
+            }
         }
         return lines
     }
@@ -291,8 +297,10 @@ public enum CalendarFolderText {
 
     /// The folder as the plan wants it: `days` from `planAhead` (today first), the first open of each of
     /// those days, the pending one-offs. Every item's text is a function of these alone; none is made here.
-    public static func items(days: [PlannedDay], opens: [LocalDate: Instant], oneOffs: [OneOff], zone: Zone,
-                             settings: PlanSettings) -> [Item] {
+    public static func items(
+        days: [PlannedDay], opens: [LocalDate: Instant], oneOffs: [OneOff], zone: Zone,
+        settings: PlanSettings
+    ) -> [Item] {
         var items: [Item] = []
         // One VTIMEZONE for every item (`ZoneDefinition`), made once: the costly part of an item's text.
         let firstDate = (days.map(\.date) + oneOffs.map { zone.local($0.fireAt).date }).min()
@@ -300,7 +308,9 @@ public enum CalendarFolderText {
         // What every slot's and every task's text shares besides its own fields, in one digest per plan.
         let eventKey = String(SHA256.hex(Array("\(shared.key)\0\(zone.name)\0\(settings.title)\0\(settings.body)".utf8)).prefix(32))
         let schedule = settings.schedule
-        let taskKey = String(SHA256.hex(Array("\(shared.key)\0\(zone.name)\0\(schedule.startMinute) \(schedule.endMinute) \(schedule.crossesMidnight)".utf8)).prefix(32))
+        let taskKey = String(
+            SHA256.hex(Array("\(shared.key)\0\(zone.name)\0\(schedule.startMinute) \(schedule.endMinute) \(schedule.crossesMidnight)".utf8)).prefix(
+                32))
         // A slot's identifier names its date and time (`SlotIdentifier`): with the plan's key, all its text
         // depends on. Appended, not interpolated: this runs for every slot of the horizon.
         let eventPrefix = "\(recipeVersion) E "
@@ -311,9 +321,11 @@ public enum CalendarFolderText {
                 recipe += slot.identifier
                 recipe += " "
                 recipe += eventKey
-                items.append(Item(uid: slotUID(slot.identifier), day: day.date, isTask: false, recipe: recipe,
-                                  make: .event(plannerID: slot.identifier, start: slot.local, title: settings.title, body: settings.body, zoneName: zone.name),
-                                  shared: shared))
+                items.append(
+                    Item(
+                        uid: slotUID(slot.identifier), day: day.date, isTask: false, recipe: recipe,
+                        make: .event(plannerID: slot.identifier, start: slot.local, title: settings.title, body: settings.body, zoneName: zone.name),
+                        shared: shared))
             }
             let studyDay: Bool
             switch day.noSlots {
@@ -327,10 +339,12 @@ public enum CalendarFolderText {
             let start = LocalDateTime(date: local.date, hour: local.hour, minute: local.minute, second: local.second)
             // A one-off's identifier, title and body are free text: in the recipe as one digest.
             let key = SHA256.hex(Array("\(shared.key)\0\(zone.name)\0\(oneOff.identifier)\0\(oneOff.title)\0\(oneOff.body)".utf8)).prefix(32)
-            items.append(Item(uid: oneOffUID(oneOff.identifier), day: nil, isTask: false,
-                              recipe: "\(recipeVersion) O \(ICalendar.localStamp(start)) \(key)",
-                              make: .event(plannerID: oneOff.identifier, start: start, title: oneOff.title, body: oneOff.body, zoneName: zone.name),
-                              shared: shared))
+            items.append(
+                Item(
+                    uid: oneOffUID(oneOff.identifier), day: nil, isTask: false,
+                    recipe: "\(recipeVersion) O \(ICalendar.localStamp(start)) \(key)",
+                    make: .event(plannerID: oneOff.identifier, start: start, title: oneOff.title, body: oneOff.body, zoneName: zone.name),
+                    shared: shared))
         }
         return items
     }
@@ -360,12 +374,14 @@ public enum CalendarFolderText {
     /// "Study today", due at the end of the day's window; COMPLETED at the day's first open.
     static func task(_ date: LocalDate, completed: Instant?, zone: Zone, schedule: Schedule, shared: SharedHead, key: String) -> Item {
         // A window across midnight ends on the next date, still in this study day (`Schedule.studyDay`).
-        let due = LocalDateTime(date: schedule.crossesMidnight ? date.adding(days: 1) : date,
-                                hour: schedule.endMinute / 60, minute: schedule.endMinute % 60)
+        let due = LocalDateTime(
+            date: schedule.crossesMidnight ? date.adding(days: 1) : date,
+            hour: schedule.endMinute / 60, minute: schedule.endMinute % 60)
         let start = LocalDateTime(date: date, hour: schedule.startMinute / 60, minute: schedule.startMinute % 60)
         // COMPLETED is written to the second.
         let completedText = completed.map { String($0.seconds) } ?? "-"
-        return Item(uid: dayUID(date), day: date, isTask: true, recipe: "\(recipeVersion) T \(date) \(completedText) \(key)",
-                    make: .task(date: date, completed: completed, start: start, due: due, zoneName: zone.name), shared: shared)
+        return Item(
+            uid: dayUID(date), day: date, isTask: true, recipe: "\(recipeVersion) T \(date) \(completedText) \(key)",
+            make: .task(date: date, completed: completed, start: start, due: due, zoneName: zone.name), shared: shared)
     }
 }

@@ -36,7 +36,8 @@ extension SetupPlan {
                 item.content = autostartEntry(binary: f.binary, database: f.database, calendarJob: tickJob, environment: environment)
                 item.why += ", and carries the calendar folder (planner calendar-sync)"
             } else if item.path.hasSuffix("/systemd/user/planner-tick.service"),
-                      let unit = units(binary: f.binary, database: f.database, calendarJob: tickJob).first(where: { $0.name == "planner-tick.service" }) {
+                let unit = units(binary: f.binary, database: f.database, calendarJob: tickJob).first(where: { $0.name == "planner-tick.service" })
+            {
                 item.content = unit.content
                 item.why += ", and carries the calendar folder (starts \(calendarService))"
             }
@@ -44,13 +45,15 @@ extension SetupPlan {
         }
         if f.systemdUser {
             let folder = f.configHome + "/systemd/user"
-            return items + calendarUnits(binary: f.binary, database: f.database, calendar: c).map {
-                SetupItem(kind: .file, path: folder + "/" + $0.name, content: $0.content, why: $0.why)
-            }
+            return items
+                + calendarUnits(binary: f.binary, database: f.database, calendar: c).map {
+                    SetupItem(kind: .file, path: folder + "/" + $0.name, content: $0.content, why: $0.why)
+                }
         }
         // --quiet: cron mails whatever a job prints; calendar-sync prints only a failure then.
         let env = c.vdirsyncerConfig.map { "VDIRSYNCER_CONFIG=\(cronQuoted($0)) " } ?? ""
-        let line = "*/15 * * * * \(env)\(cronQuoted(f.binary)) calendar-sync --quiet --db \(cronQuoted(f.database)) --vdirsyncer \(cronQuoted(c.vdirsyncer))"
+        let line =
+            "*/15 * * * * \(env)\(cronQuoted(f.binary)) calendar-sync --quiet --db \(cronQuoted(f.database)) --vdirsyncer \(cronQuoted(c.vdirsyncer))"
         items = items.map { item in
             guard item.kind == .crontab else { return item }
             var item = item
@@ -63,11 +66,16 @@ extension SetupPlan {
 
     /// The calendar job as systemd user units: the service, a timer (what the phone changed comes in when
     /// no ticker asks), and a path unit on the folder (what the planner changed goes out within seconds).
-    public static func calendarUnits(binary: String, database: String, calendar c: CalendarSyncFacts)
-        -> [(name: String, content: String, why: String)] {
+    public static func calendarUnits(
+        binary: String, database: String, calendar c: CalendarSyncFacts
+    )
+        -> [(name: String, content: String, why: String)]
+    {
         let env = c.vdirsyncerConfig.map { "Environment=VDIRSYNCER_CONFIG=\(systemdQuoted($0))\n" } ?? ""
         return [
-            (calendarService, """
+            (
+                calendarService,
+                """
                 # Installed by 'planner setup --calendar': the calendar folder to the CalDAV server and back.
                 [Unit]
                 Description=planner: sync the calendar folder with the CalDAV server (vdirsyncer)
@@ -82,8 +90,11 @@ extension SetupPlan {
                 ExecStart=\(systemdQuoted(binary)) calendar-sync --db \(systemdQuoted(database)) --vdirsyncer \(systemdQuoted(c.vdirsyncer))
                 \(calendarHardening.joined(separator: "\n"))
 
-                """, "planner calendar-sync: vdirsyncer sync, planner sync, vdirsyncer sync (run by the ticker, the timer and the path unit)"),
-            (calendarTimer, """
+                """, "planner calendar-sync: vdirsyncer sync, planner sync, vdirsyncer sync (run by the ticker, the timer and the path unit)"
+            ),
+            (
+                calendarTimer,
+                """
                 # Installed by 'planner setup --calendar': fetch what the phone changed every 15 minutes (the
                 # ticker asks every minute while a study day is not yet opened).
                 [Unit]
@@ -96,8 +107,11 @@ extension SetupPlan {
                 [Install]
                 WantedBy=timers.target
 
-                """, "the calendar sync schedule (systemd user timer)"),
-            (calendarPath, """
+                """, "the calendar sync schedule (systemd user timer)"
+            ),
+            (
+                calendarPath,
+                """
                 # Installed by 'planner setup --calendar': what the planner writes to the folder goes out at once.
                 [Unit]
                 Description=planner: sync the calendar folder when it changes
@@ -109,7 +123,8 @@ extension SetupPlan {
                 [Install]
                 WantedBy=default.target
 
-                """, "sync when the calendar folder changes (systemd path unit)"),
+                """, "sync when the calendar folder changes (systemd path unit)"
+            ),
         ]
     }
 
@@ -120,7 +135,9 @@ extension SetupPlan {
 
     /// Why the folder cannot go into a unit or the crontab, or nil.
     public static func calendarFolderProblem(_ folder: String) -> String? {
-        if folder.contains(where: { $0.isNewline || $0 == "\0" }) { return "a calendar-folder with a line break cannot go into a unit or crontab: \(folder)" }
+        if folder.contains(where: { $0.isNewline || $0 == "\0" }) {
+            return "a calendar-folder with a line break cannot go into a unit or crontab: \(folder)"
+        }
         return nil
     }
 }

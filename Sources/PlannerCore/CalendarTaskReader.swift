@@ -146,6 +146,7 @@ extension CalendarFolderText {
         let in_ = tzid.flatMap(resolve) ?? zone
         // A wall time a DST gap skips: read with the offset before the gap.
         return in_.instant(for: local)
-            ?? Instant(milliseconds: local.epochMillisecondsAsIfUTC - Int64(in_.offset(at: Instant(milliseconds: local.epochMillisecondsAsIfUTC))) * 1000)
+            ?? Instant(
+                milliseconds: local.epochMillisecondsAsIfUTC - Int64(in_.offset(at: Instant(milliseconds: local.epochMillisecondsAsIfUTC))) * 1000)
     }
 }

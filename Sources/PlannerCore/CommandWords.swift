@@ -53,10 +53,12 @@ public enum CommandWords {
     /// The words quoted back into one line that `split` reads as the same words (for messages and `config`).
     public static func join(_ words: [String]) -> String {
         words.map { w in
-            let plain = !w.isEmpty && w.unicodeScalars.allSatisfy {
-                ($0.value >= 0x30 && $0.value <= 0x39) || ($0.value | 0x20 >= 0x61 && $0.value | 0x20 <= 0x7A)
-                    || "-_./:=@%+,".unicodeScalars.contains($0)
-            }
+            let plain =
+                !w.isEmpty
+                && w.unicodeScalars.allSatisfy {
+                    ($0.value >= 0x30 && $0.value <= 0x39) || ($0.value | 0x20 >= 0x61 && $0.value | 0x20 <= 0x7A)
+                        || "-_./:=@%+,".unicodeScalars.contains($0)
+                }
             return plain ? w : "'" + w.replacing("'", with: "'\\''") + "'"
         }.joined(separator: " ")
     }

@@ -52,8 +52,10 @@ public func closedByOpen(identifier: String, kind: RequestKind, dayOpened: @auto
 /// The next request the ticker will really show, by its own decisions: of those already due, what
 /// `decideDue` delivers (not the ones past their grace, nor study slots superseded by a later due one);
 /// then the ones ahead; never one `closedByOpen`. `openedDays`: the study days opened.
-public func nextShown(now: Instant, policy: PlanPolicy = PlanPolicy(), pending: [PendingRequest],
-                      openedDays: Set<LocalDate>) -> PendingRequest? {
+public func nextShown(
+    now: Instant, policy: PlanPolicy = PlanPolicy(), pending: [PendingRequest],
+    openedDays: Set<LocalDate>
+) -> PendingRequest? {
     let byTime = { (a: PendingRequest, b: PendingRequest) in (a.fireAt, a.identifier) < (b.fireAt, b.identifier) }
     let due = decideDue(now: now, policy: policy, due: pending.filter { $0.fireAt <= now }).deliver
     let ahead = pending.filter { $0.fireAt > now }.sorted(by: byTime)

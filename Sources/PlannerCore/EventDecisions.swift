@@ -12,8 +12,10 @@ public struct PlanFacts: Sendable {
     /// the history: `DayRuleHistory`); an open without one takes the day the settings after the batch give.
     public var openDays: [String: (date: LocalDate, zone: Zone)] = [:]
 
-    public init(settingValues: [String: String], settingDefaults: [String: String] = [:], state: PlanState,
-                stamps: [Register: Stamp] = [:]) {
+    public init(
+        settingValues: [String: String], settingDefaults: [String: String] = [:], state: PlanState,
+        stamps: [Register: Stamp] = [:]
+    ) {
         self.settingValues = settingValues
         self.settingDefaults = settingDefaults
         self.state = state
@@ -135,7 +137,8 @@ public func decideEvents(_ events: [PlanEvent], facts: PlanFacts, now: Instant, 
         case .settings(let set, let reset):
             // The plan's shared zone is settled by the store before the batch is decided (`SharedZone`).
             if event.isPlanZoneClaim { continue }
-            let changes = set.map { ($0.key, $0.value) }
+            let changes =
+                set.map { ($0.key, $0.value) }
                 + reset.map { ($0, facts.settingDefaults[$0.rawValue] ?? $0.defaultValue) }
             for (key, value) in changes where wins(.setting(key), event) {
                 values[key.rawValue] = value

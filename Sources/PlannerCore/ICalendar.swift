@@ -58,8 +58,10 @@ public enum ICalendar {
             let kind = daylight ? "DAYLIGHT" : "STANDARD"
             // DTSTART of an observance is the wall time just before the change, read with the old offset.
             let wall = LocalDateTime(epochMillisecondsAsIfUTC: instant.milliseconds + Int64(old) * 1000)
-            lines += ["BEGIN:\(kind)", "DTSTART:\(localStamp(wall))",
-                      "TZOFFSETFROM:\(offsetText(old))", "TZOFFSETTO:\(offsetText(new))", "END:\(kind)"]
+            lines += [
+                "BEGIN:\(kind)", "DTSTART:\(localStamp(wall))",
+                "TZOFFSETFROM:\(offsetText(old))", "TZOFFSETTO:\(offsetText(new))", "END:\(kind)",
+            ]
         }
         let initial = zone.offset(at: start)
         // The first observance is daylight time when the next change sets the clocks back.

@@ -72,8 +72,9 @@ public enum LoginSession {
             // this shell's own ancestors, or started before the outermost of them (a tmux server is started
             // from inside the login). A process that started later only took the number: that login ended.
             if let hintedLogin = hinted.first, !f.ancestors.contains(hintedLogin),
-               let top = f.ancestors.prefix(while: { $0.uid == f.uid }).last ?? f.ancestors.first,
-               hintedLogin.start > top.start || hintedLogin.uid != f.uid {
+                let top = f.ancestors.prefix(while: { $0.uid == f.uid }).last ?? f.ancestors.first,
+                hintedLogin.start > top.start || hintedLogin.uid != f.uid
+            {
                 return .outlived
             }
             chain = hinted

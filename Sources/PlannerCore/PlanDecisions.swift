@@ -20,8 +20,10 @@ public struct PendingRequest: Hashable, Sendable {
     public var title: String?
     public var body: String?
 
-    public init(rowID: Int64, identifier: String, kind: RequestKind, fireAt: Instant, localDate: LocalDate, zone: String = "",
-                title: String? = nil, body: String? = nil) {
+    public init(
+        rowID: Int64, identifier: String, kind: RequestKind, fireAt: Instant, localDate: LocalDate, zone: String = "",
+        title: String? = nil, body: String? = nil
+    ) {
         self.rowID = rowID
         self.identifier = identifier
         self.kind = kind
@@ -45,8 +47,10 @@ public struct PlanState: Sendable {
     /// One-off requests waiting outside the cap (state `displaced`): they come back when among the soonest.
     public var waitingOneOffs: [PendingRequest]
 
-    public init(pending: [PendingRequest], finishedSlotIdentifiers: Set<String> = [], openedDates: Set<LocalDate> = [],
-                waitingOneOffs: [PendingRequest] = [], exclusions: Exclusions = Exclusions()) {
+    public init(
+        pending: [PendingRequest], finishedSlotIdentifiers: Set<String> = [], openedDates: Set<LocalDate> = [],
+        waitingOneOffs: [PendingRequest] = [], exclusions: Exclusions = Exclusions()
+    ) {
         self.pending = pending
         self.finishedSlotIdentifiers = finishedSlotIdentifiers
         self.exclusions = exclusions
@@ -116,8 +120,10 @@ public struct OpenDecision: Equatable, Sendable {
 /// Refill: pending slots the plan no longer has are retired and stale requests become missed, then the
 /// pending set becomes the soonest `cap` of (what is pending) ∪ (waiting one-offs) ∪ (the schedule's
 /// slots strictly after now on dates not excluded, not finished before).
-public func decideRefill(now: Instant, zone: Zone, policy: PlanPolicy = PlanPolicy(), state: PlanState,
-                         plan: PlanSettings = .standard) -> RefillDecision {
+public func decideRefill(
+    now: Instant, zone: Zone, policy: PlanPolicy = PlanPolicy(), state: PlanState,
+    plan: PlanSettings = .standard
+) -> RefillDecision {
     var decision = RefillDecision()
     let staleBefore = now - policy.graceMilliseconds
     var live: [PendingRequest] = []
@@ -151,7 +157,9 @@ public func decideRefill(now: Instant, zone: Zone, policy: PlanPolicy = PlanPoli
         } else if let title = request.title, title != plan.title || request.body != plan.body {
             retire(.retired, "content changed")
             // Due but not yet shown: shown with the new text, not lost.
-            if request.fireAt <= now, request.fireAt >= staleBefore { dueAgain.append(Slot(local: reading, fireAt: request.fireAt, day: plan.schedule.studyDay(of: reading))) }
+            if request.fireAt <= now, request.fireAt >= staleBefore {
+                dueAgain.append(Slot(local: reading, fireAt: request.fireAt, day: plan.schedule.studyDay(of: reading)))
+            }
         } else if request.fireAt < staleBefore {
             decision.missed.append(request)
         } else {
@@ -172,8 +180,11 @@ public func decideRefill(now: Instant, zone: Zone, policy: PlanPolicy = PlanPoli
     // the kept ones no later than the last fill it, every later slot would be left out by the merge below.
     let keptTimes = (live.map(\.fireAt) + waiting.map(\.fireAt)).sorted()
     var keptSoFar = 0
-    let candidates = due + SlotIdentifier.upcoming(
-        after: now, in: zone, schedule: plan.schedule, excluding: state.exclusions, skipping: taken) { count, last in
+    let candidates =
+        due
+        + SlotIdentifier.upcoming(
+            after: now, in: zone, schedule: plan.schedule, excluding: state.exclusions, skipping: taken
+        ) { count, last in
             while keptSoFar < keptTimes.count, keptTimes[keptSoFar] <= last { keptSoFar += 1 }
             return count + due.count + keptSoFar >= policy.cap
         }
@@ -209,8 +220,10 @@ public func closeStudyDay(_ date: LocalDate, in state: inout PlanState) -> [Pend
 
 /// Open ("the app opened") at now: today's study day (`Schedule.studyDay`) closed, then a refill. What
 /// `decideEvents` decides for an open event stamped now, without the events (tests state rules with it).
-public func decideOpen(now: Instant, zone: Zone, policy: PlanPolicy = PlanPolicy(), state: PlanState,
-                       plan: PlanSettings = .standard) -> OpenDecision {
+public func decideOpen(
+    now: Instant, zone: Zone, policy: PlanPolicy = PlanPolicy(), state: PlanState,
+    plan: PlanSettings = .standard
+) -> OpenDecision {
     let today = plan.schedule.studyDay(at: now, in: zone)
     var remaining = state
     let cancelled = closeStudyDay(today, in: &remaining)

@@ -40,8 +40,10 @@ public enum PlanEventText {
 
     /// The whole line, with its line break.
     public static func line(_ event: PlanEvent) -> String {
-        var head: [(String, String)] = [("id", event.id), ("at", String(event.at.milliseconds)), ("origin", event.origin),
-                                        ("kind", event.change.kind)]
+        var head: [(String, String)] = [
+            ("id", event.id), ("at", String(event.at.milliseconds)), ("origin", event.origin),
+            ("kind", event.change.kind),
+        ]
         // Where devices share events: which device made it and its place among changes (`Stamp`).
         if let stamp = event.stamp { head += [("device", stamp.device), ("stamp", stamp.clockText)] }
         return header + " " + fields(head + payload(event.change)) + "\n"
@@ -100,7 +102,8 @@ public enum PlanEventText {
         var fields: [(String, String)] = []
         for word in body.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false) {
             guard let equals = word.firstIndex(of: UInt8(ascii: "=")), equals > word.startIndex,
-                  let value = unescaped(word[(equals + 1)...]) else { return nil }
+                let value = unescaped(word[(equals + 1)...])
+            else { return nil }
             let name = String(decoding: word[..<equals], as: UTF8.self)
             guard !fields.contains(where: { $0.0 == name }) else { return nil }
             fields.append((name, value))
@@ -119,12 +122,14 @@ extension PlanEvent {
     public init?(bytes: ArraySlice<UInt8>) {
         let head = PlanEventText.headerBytes
         guard bytes.last == UInt8(ascii: "\n"), bytes.count <= PlanEventText.maximumLineBytes, bytes.count > head.count + 1,
-              bytes.prefix(head.count).elementsEqual(head), bytes[bytes.startIndex + head.count] == UInt8(ascii: " ") else { return nil }
+            bytes.prefix(head.count).elementsEqual(head), bytes[bytes.startIndex + head.count] == UInt8(ascii: " ")
+        else { return nil }
         guard let fields = PlanEventText.fields(of: bytes[(bytes.startIndex + head.count + 1)..<(bytes.endIndex - 1)]) else { return nil }
         var named = Dictionary(uniqueKeysWithValues: fields)
         func take(_ name: String) -> String? { named.removeValue(forKey: name) }
         guard let id = take("id"), let atText = take("at"), let at = Int64(atText), let origin = take("origin"),
-              let kind = take("kind") else { return nil }
+            let kind = take("kind")
+        else { return nil }
         var stamp: Stamp?
         switch (take("device"), take("stamp")) {
         case (nil, nil): break
@@ -167,7 +172,8 @@ extension PlanEvent {
             change = .resume
         case "snooze":
             guard let identifier = take("identifier"), let day = take("day").flatMap({ LocalDate(iso: $0) }),
-                  let untilText = take("until"), let until = Int64(untilText) else { return nil }
+                let untilText = take("until"), let until = Int64(untilText)
+            else { return nil }
             change = .snooze(identifier: identifier, day: day, until: Instant(milliseconds: until))
         case "settings":
             var set: [SettingChange] = []
@@ -197,7 +203,10 @@ extension PlanEvent {
     public var problem: String? {
         func isWord(_ text: String, first: ClosedRange<UInt8>, length: ClosedRange<Int>) -> Bool {
             guard length.contains(text.utf8.count), let head = text.utf8.first, first.contains(head) else { return false }
-            return text.utf8.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "-") }
+            return text.utf8.allSatisfy {
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                    || $0 == UInt8(ascii: "-")
+            }
         }
         guard isWord(id, first: UInt8(ascii: "0")...UInt8(ascii: "z"), length: 8...64) else { return "its id is not one" }
         guard isWord(origin, first: UInt8(ascii: "a")...UInt8(ascii: "z"), length: 1...32) else { return "its origin is not one" }
@@ -208,7 +217,8 @@ extension PlanEvent {
         if let stamp {
             guard PlanEvent.isDeviceID(stamp.device) else { return "its device is not a device id" }
             guard stamp.milliseconds >= 0, !outOfRange(Instant(milliseconds: stamp.milliseconds)), stamp.counter >= 0,
-                  stamp.counter < 1 << 32 else { return "its stamp is out of range" }
+                stamp.counter < 1 << 32
+            else { return "its stamp is out of range" }
         }
         if origin == PlanEvent.planZoneOrigin, !isPlanZoneClaim { return "a claim of the plan's zone that is not one" }
         switch change {
@@ -228,7 +238,7 @@ extension PlanEvent {
         case .snooze(let identifier, let day, let until):
             // Only a study reminder is answered, and a snooze is at most a day (the `snooze` setting's limit).
             guard identifier.hasPrefix(SlotIdentifier.prefix), identifier.utf8.count <= 200,
-                  identifier.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x5F })
+                identifier.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x5F })
             else { return "its reminder is not a study reminder" }
             guard supportedYears.contains(day.year), until > at, until.milliseconds - at.milliseconds <= 86_400_000 else {
                 return "its snooze is out of range"

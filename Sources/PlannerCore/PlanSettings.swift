@@ -22,16 +22,22 @@ public struct PlanSettings: Equatable, Sendable {
 
     /// Every key at its declared default (`SettingKey.declaration`): the defaults live there only.
     public static let standard: PlanSettings = {
-        var settings = PlanSettings(schedule: Schedule(startMinute: 0, endMinute: 0, intervalMinutes: 1, days: .weekdays), title: "", body: "", icon: "", urgency: "", graceMilliseconds: 0,
-                                    zone: "", snoozeMilliseconds: 0, sound: "", declaredDefaults: ())
+        var settings = PlanSettings(
+            schedule: Schedule(startMinute: 0, endMinute: 0, intervalMinutes: 1, days: .weekdays), title: "", body: "", icon: "", urgency: "",
+            graceMilliseconds: 0,
+            zone: "", snoozeMilliseconds: 0, sound: "", declaredDefaults: ())
         for key in SettingKey.allCases {
-            do throws(SettingError) { try settings.apply(key, key.defaultValue) } catch { preconditionFailure("the declared default of \(key.rawValue) does not parse: \(error.message)") }
+            do throws(SettingError) { try settings.apply(key, key.defaultValue) } catch {
+                preconditionFailure("the declared default of \(key.rawValue) does not parse: \(error.message)")
+            }
         }
         return settings
     }()
 
-    private init(schedule: Schedule, title: String, body: String, icon: String, urgency: String, graceMilliseconds: Int64,
-                 zone: String, snoozeMilliseconds: Int64, sound: String, declaredDefaults: Void) {
+    private init(
+        schedule: Schedule, title: String, body: String, icon: String, urgency: String, graceMilliseconds: Int64,
+        zone: String, snoozeMilliseconds: Int64, sound: String, declaredDefaults: Void
+    ) {
         self.schedule = schedule
         self.title = title
         self.body = body
@@ -44,8 +50,10 @@ public struct PlanSettings: Equatable, Sendable {
     }
 
     /// The declared defaults, with the given values instead (tests build plans this way).
-    public init(schedule: Schedule? = nil, title: String? = nil, body: String? = nil, icon: String? = nil,
-                urgency: String? = nil, graceMilliseconds: Int64? = nil, zone: String? = nil) {
+    public init(
+        schedule: Schedule? = nil, title: String? = nil, body: String? = nil, icon: String? = nil,
+        urgency: String? = nil, graceMilliseconds: Int64? = nil, zone: String? = nil
+    ) {
         self = Self.standard
         if let schedule { self.schedule = schedule }
         if let title { self.title = title }
@@ -167,56 +175,84 @@ public enum SettingKey: String, CaseIterable, Sendable {
     /// it needs no migration (a database without its row reads the default and the next write adds it).
     public var declaration: SettingDeclaration {
         switch self {
-        case .window: SettingDeclaration(
-            "09:30-21:30", "the study window: the first slot at its start, the last not after its end (an end before the start is on the next date, in the same study day)",
-            accepts: "HH:MM-HH:MM (e.g. 09:30-21:30; 20:00-01:30 crosses midnight: Monday's study day has its slots to Tuesday 01:30, named by their own date and time, and lasts until Tuesday 02:00, one interval after its end, so an open at 00:45 closes Monday's day, not Tuesday's)")
-        case .interval: SettingDeclaration(
-            "30m", "the time between two reminders",
-            accepts: "whole minutes from 5m to 12h (e.g. 30m, 45m, 1h30m, 90m, 2h)")
-        case .days: SettingDeclaration(
-            "mon-fri", "the study days",
-            accepts: "a comma list of mon tue wed thu fri sat sun and ranges (mon-fri), or daily, weekdays, weekends",
-            completions: ["mon-fri", "daily", "weekdays", "weekends", "sat-sun"])
-        case .title: SettingDeclaration(
-            "Time to study?", "the reminder's title",
-            accepts: "visible text without line breaks, control characters or characters that hide or reorder text (such as U+200B or U+202E), at most 200 characters")
-        case .body: SettingDeclaration(
-            "Start today's lesson: reminders stop for the day once you begin.", "the reminder's text",
-            accepts: "text without line breaks, control characters or characters that hide or reorder text (such as U+200B or U+202E), at most 1000 characters")
-        case .icon: SettingDeclaration(
-            "planner", "the desktop notification's icon",
-            accepts: "an icon name or file path for desktop notifications (planner: the planner's own, installed by setup; empty for none)")
-        case .urgency: SettingDeclaration("normal", "the desktop notification's urgency", accepts: "low, normal or critical",
-                                          completions: ["low", "normal", "critical"])
-        case .grace: SettingDeclaration(
-            "15m", "how late a reminder may still be shown", accepts: "a duration from 1m to 24h (e.g. 90s, 15m, 2h)")
-        case .zone: SettingDeclaration(
-            "system", "the plan's time zone (a new database takes the TZ of the command creating it)",
-            accepts: "a tz database name such as Europe/Berlin, or system (follow /etc/localtime)")
-        case .studyCommand: SettingDeclaration(
-            "", "what planner study runs after recording the open",
-            accepts: "a program and its arguments, split like a shell but run without one (e.g. anki, or xdg-open https://example.org/lesson); empty for none",
-            scope: .device)
-        case .snooze: SettingDeclaration(
-            "15m", "how long Snooze puts a reminder off", accepts: "a duration from 1m to 24h (e.g. 10m, 15m, 1h)")
-        case .sound: SettingDeclaration(
-            "", "the sound a desktop notification asks the server to play",
-            accepts: "a freedesktop sound name such as message-new-instant or complete (letters, digits, - and _), empty for none")
-        case .syncFolder: SettingDeclaration(
-            "", "a folder a sync engine (Syncthing) shares between your devices: opens, skips, pauses and settings go through it",
-            accepts: "an absolute folder path; empty: this device does not sync", scope: .device)
-        case .deviceName: SettingDeclaration(
-            "", "this device's name in planner devices on every device",
-            accepts: "visible text without control characters, at most 64 characters; empty: the host name", scope: .device)
-        case .calendarFolder: SettingDeclaration(
-            "", "a calendar folder (vdir) the planner keeps as the plan: reminders, alarms and a daily task, for vdirsyncer to carry to a CalDAV server",
-            accepts: "an absolute folder path; empty: no calendar folder", scope: .device)
-        case .calendarDays: SettingDeclaration(
-            "14", "how many days from today the calendar folder holds", accepts: "a whole number of days from 1 to 60",
-            scope: .device, completions: ["7", "14", "30"])
-        case .ankiCollection: SettingDeclaration(
-            "", "Anki's collection.anki2 on this computer: a study day with a review there is opened at its first review (read from a private copy; Anki is never locked or written)",
-            accepts: "an absolute file path (planner setup finds it under ~/.local/share/Anki2); empty: none", scope: .device)
+        case .window:
+            SettingDeclaration(
+                "09:30-21:30",
+                "the study window: the first slot at its start, the last not after its end (an end before the start is on the next date, in the same study day)",
+                accepts:
+                    "HH:MM-HH:MM (e.g. 09:30-21:30; 20:00-01:30 crosses midnight: Monday's study day has its slots to Tuesday 01:30, named by their own date and time, and lasts until Tuesday 02:00, one interval after its end, so an open at 00:45 closes Monday's day, not Tuesday's)"
+            )
+        case .interval:
+            SettingDeclaration(
+                "30m", "the time between two reminders",
+                accepts: "whole minutes from 5m to 12h (e.g. 30m, 45m, 1h30m, 90m, 2h)")
+        case .days:
+            SettingDeclaration(
+                "mon-fri", "the study days",
+                accepts: "a comma list of mon tue wed thu fri sat sun and ranges (mon-fri), or daily, weekdays, weekends",
+                completions: ["mon-fri", "daily", "weekdays", "weekends", "sat-sun"])
+        case .title:
+            SettingDeclaration(
+                "Time to study?", "the reminder's title",
+                accepts:
+                    "visible text without line breaks, control characters or characters that hide or reorder text (such as U+200B or U+202E), at most 200 characters"
+            )
+        case .body:
+            SettingDeclaration(
+                "Start today's lesson: reminders stop for the day once you begin.", "the reminder's text",
+                accepts:
+                    "text without line breaks, control characters or characters that hide or reorder text (such as U+200B or U+202E), at most 1000 characters"
+            )
+        case .icon:
+            SettingDeclaration(
+                "planner", "the desktop notification's icon",
+                accepts: "an icon name or file path for desktop notifications (planner: the planner's own, installed by setup; empty for none)")
+        case .urgency:
+            SettingDeclaration(
+                "normal", "the desktop notification's urgency", accepts: "low, normal or critical",
+                completions: ["low", "normal", "critical"])
+        case .grace:
+            SettingDeclaration(
+                "15m", "how late a reminder may still be shown", accepts: "a duration from 1m to 24h (e.g. 90s, 15m, 2h)")
+        case .zone:
+            SettingDeclaration(
+                "system", "the plan's time zone (a new database takes the TZ of the command creating it)",
+                accepts: "a tz database name such as Europe/Berlin, or system (follow /etc/localtime)")
+        case .studyCommand:
+            SettingDeclaration(
+                "", "what planner study runs after recording the open",
+                accepts:
+                    "a program and its arguments, split like a shell but run without one (e.g. anki, or xdg-open https://example.org/lesson); empty for none",
+                scope: .device)
+        case .snooze:
+            SettingDeclaration(
+                "15m", "how long Snooze puts a reminder off", accepts: "a duration from 1m to 24h (e.g. 10m, 15m, 1h)")
+        case .sound:
+            SettingDeclaration(
+                "", "the sound a desktop notification asks the server to play",
+                accepts: "a freedesktop sound name such as message-new-instant or complete (letters, digits, - and _), empty for none")
+        case .syncFolder:
+            SettingDeclaration(
+                "", "a folder a sync engine (Syncthing) shares between your devices: opens, skips, pauses and settings go through it",
+                accepts: "an absolute folder path; empty: this device does not sync", scope: .device)
+        case .deviceName:
+            SettingDeclaration(
+                "", "this device's name in planner devices on every device",
+                accepts: "visible text without control characters, at most 64 characters; empty: the host name", scope: .device)
+        case .calendarFolder:
+            SettingDeclaration(
+                "",
+                "a calendar folder (vdir) the planner keeps as the plan: reminders, alarms and a daily task, for vdirsyncer to carry to a CalDAV server",
+                accepts: "an absolute folder path; empty: no calendar folder", scope: .device)
+        case .calendarDays:
+            SettingDeclaration(
+                "14", "how many days from today the calendar folder holds", accepts: "a whole number of days from 1 to 60",
+                scope: .device, completions: ["7", "14", "30"])
+        case .ankiCollection:
+            SettingDeclaration(
+                "",
+                "Anki's collection.anki2 on this computer: a study day with a review there is opened at its first review (read from a private copy; Anki is never locked or written)",
+                accepts: "an absolute file path (planner setup finds it under ~/.local/share/Anki2); empty: none", scope: .device)
         }
     }
 
@@ -284,9 +320,12 @@ public enum SettingKey: String, CaseIterable, Sendable {
             guard ["low", "normal", "critical"].contains(text) else { throw bad() }
             return .text(text)
         case .sound:
-            guard text.unicodeScalars.count <= 100, text.unicodeScalars.allSatisfy({
-                ($0.value >= 0x30 && $0.value <= 0x39) || ($0.value | 0x20 >= 0x61 && $0.value | 0x20 <= 0x7A) || $0 == "-" || $0 == "_" || $0 == "."
-            }) else { throw bad() }
+            guard text.unicodeScalars.count <= 100,
+                text.unicodeScalars.allSatisfy({
+                    ($0.value >= 0x30 && $0.value <= 0x39) || ($0.value | 0x20 >= 0x61 && $0.value | 0x20 <= 0x7A) || $0 == "-" || $0 == "_"
+                        || $0 == "."
+                })
+            else { throw bad() }
             return .text(text)
         case .syncFolder, .calendarFolder, .ankiCollection:
             try refuseHiding(text)
@@ -294,11 +333,14 @@ public enum SettingKey: String, CaseIterable, Sendable {
             return .text(text)
         case .deviceName:
             try refuseHiding(text)
-            guard !TerminalText.containsControl(text), text.unicodeScalars.count <= 64, text.isEmpty || !RequestText.isBlank(text) else { throw bad() }
+            guard !TerminalText.containsControl(text), text.unicodeScalars.count <= 64, text.isEmpty || !RequestText.isBlank(text) else {
+                throw bad()
+            }
             return .text(text)
         case .calendarDays:
             guard (1...2).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let n = Int(text),
-                  (1...60).contains(n) else { throw bad() }
+                (1...60).contains(n)
+            else { throw bad() }
             return .count(n)
         case .grace, .snooze:
             guard let ms = parseDuration(text), (60_000...86_400_000).contains(ms) else { throw bad() }
@@ -319,7 +361,8 @@ public enum SettingKey: String, CaseIterable, Sendable {
             // One spelling per zone (no empty, "." or ".." parts); `localtime` and `posixrules` are links
             // to the system's zone under another name: that is `system`.
             let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-            let plain = !text.isEmpty && text.unicodeScalars.count <= 200
+            let plain =
+                !text.isEmpty && text.unicodeScalars.count <= 200
                 && parts.allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
                 && !["localtime", "posixrules"].contains(text) && text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
             guard plain else { throw bad() }
@@ -337,7 +380,8 @@ public enum SettingKey: String, CaseIterable, Sendable {
     static func minute(_ text: Substring) -> Int? {
         let p = text.split(separator: ":", omittingEmptySubsequences: false)
         guard p.count == 2, p[0].count == 2, p[1].count == 2, p.allSatisfy({ $0.allSatisfy(\.isASCII) }),
-              let h = Int(p[0]), let m = Int(p[1]), (0...23).contains(h), (0...59).contains(m) else { return nil }
+            let h = Int(p[0]), let m = Int(p[1]), (0...23).contains(h), (0...59).contains(m)
+        else { return nil }
         return h * 60 + m
     }
 

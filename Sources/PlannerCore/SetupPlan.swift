@@ -18,8 +18,10 @@ public struct SetupFacts: Sendable, Equatable {
     /// --login-hook: a login counts as starting to study (an account or machine used only for study).
     public var loginHook = false
 
-    public init(home: String, binary: String, database: String, shell: String, existingFiles: Set<String>,
-                systemdUser: Bool, uid: UInt32, configHome: String? = nil, dataHome: String? = nil) {
+    public init(
+        home: String, binary: String, database: String, shell: String, existingFiles: Set<String>,
+        systemdUser: Bool, uid: UInt32, configHome: String? = nil, dataHome: String? = nil
+    ) {
         self.home = home
         self.binary = binary
         self.database = database
@@ -117,9 +119,11 @@ public enum SetupPlan {
         // The live ticker starts with the desktop session however it starts: freedesktop autostart (every
         // desktop's session, and systemd's xdg-autostart generator), and the unit below where a session
         // reaches graphical-session.target. The tick lock lets one of them run; the other exits 0 at once.
-        items.append(SetupItem(kind: .file, path: f.configHome + "/autostart/planner-tick.desktop",
-                               content: autostartEntry(binary: bin, database: db),
-                               why: "the live ticker starts with your desktop session (freedesktop autostart)"))
+        items.append(
+            SetupItem(
+                kind: .file, path: f.configHome + "/autostart/planner-tick.desktop",
+                content: autostartEntry(binary: bin, database: db),
+                why: "the live ticker starts with your desktop session (freedesktop autostart)"))
         if f.systemdUser {
             let folder = f.configHome + "/systemd/user"
             items += units(binary: bin, database: db).map {
@@ -128,10 +132,13 @@ public enum SetupPlan {
         } else {
             // cron has no session: name the user's bus so `tick --once` reaches the desktop when there is one.
             let runtime = "/run/user/\(f.uid)"
-            items.append(SetupItem(kind: .crontab, path: "crontab", content: """
-                */15 * * * * \(cronQuoted(bin)) refill --db \(cronQuoted(db))
-                * * * * * XDG_RUNTIME_DIR=\(runtime) DBUS_SESSION_BUS_ADDRESS=unix:path=\(runtime)/bus \(cronQuoted(bin)) tick --once --sink notify --db \(cronQuoted(db))
-                """, why: "refill every 15 minutes and deliver every minute (cron: no systemd user manager)"))
+            items.append(
+                SetupItem(
+                    kind: .crontab, path: "crontab",
+                    content: """
+                        */15 * * * * \(cronQuoted(bin)) refill --db \(cronQuoted(db))
+                        * * * * * XDG_RUNTIME_DIR=\(runtime) DBUS_SESSION_BUS_ADDRESS=unix:path=\(runtime)/bus \(cronQuoted(bin)) tick --once --sink notify --db \(cronQuoted(db))
+                        """, why: "refill every 15 minutes and deliver every minute (cron: no systemd user manager)"))
         }
         return items
     }
@@ -144,7 +151,9 @@ public enum SetupPlan {
         let job = calendarJob.map { " --calendar-job " + systemdQuoted($0) } ?? ""
         let installer = database == nil ? "the planner package" : "'planner setup'"
         return [
-            ("planner-refill.service", """
+            (
+                "planner-refill.service",
+                """
                 # Installed by \(installer): keeps 64 study reminders pending.
                 [Unit]
                 Description=planner: top the study plan up to 64 pending reminders
@@ -154,8 +163,11 @@ public enum SetupPlan {
                 ExecStart=\(systemdQuoted(binary)) refill\(db)
                 \(hardening.joined(separator: "\n"))
 
-                """, "refill, run by the timer"),
-            ("planner-refill.timer", """
+                """, "refill, run by the timer"
+            ),
+            (
+                "planner-refill.timer",
+                """
                 # Installed by \(installer): refill every 15 minutes, and at once after a sleep that missed one.
                 [Unit]
                 Description=planner: refill every 15 minutes
@@ -167,8 +179,11 @@ public enum SetupPlan {
                 [Install]
                 WantedBy=timers.target
 
-                """, "the refill schedule (systemd user timer)"),
-            ("planner-tick.service", """
+                """, "the refill schedule (systemd user timer)"
+            ),
+            (
+                "planner-tick.service",
+                """
                 # Installed by \(installer): delivers each reminder at its time while the desktop session runs.
                 [Unit]
                 Description=planner: deliver study reminders at their time
@@ -186,7 +201,8 @@ public enum SetupPlan {
                 [Install]
                 WantedBy=graphical-session.target
 
-                """, "the ticker, bound to the graphical session"),
+                """, "the ticker, bound to the graphical session"
+            ),
         ]
     }
 
@@ -234,7 +250,9 @@ public enum SetupPlan {
     /// An Exec argument (Desktop Entry Specification): plain when safe, else in "…" with ", `, $ and \
     /// escaped, and every backslash doubled once more for the file's own string escaping.
     static func desktopQuoted(_ s: String) -> String {
-        let safe = !s.isEmpty && s.unicodeScalars.allSatisfy { "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+,@".unicodeScalars.contains($0) }
+        let safe =
+            !s.isEmpty
+            && s.unicodeScalars.allSatisfy { "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+,@".unicodeScalars.contains($0) }
         if safe { return s }
         var quoted = ""
         for c in s.unicodeScalars {
@@ -247,7 +265,8 @@ public enum SetupPlan {
     /// A path in a unit's ExecStart: quoted, with `%`, `$` and `\` escaped as systemd wants (it expands
     /// `$NAME` and `%x` even inside quotes).
     static func systemdQuoted(_ s: String) -> String {
-        "\"" + s.replacing("\\", with: "\\\\").replacing("%", with: "%%").replacing("$", with: "$$")
+        "\""
+            + s.replacing("\\", with: "\\\\").replacing("%", with: "%%").replacing("$", with: "$$")
             .replacing("\"", with: "\\\"") + "\""
     }
 
@@ -268,7 +287,8 @@ public enum SetupPlan {
 
     static func blockRange(_ text: String) -> Range<String.Index>? {
         guard let start = text.firstRange(of: begin + "\n"),
-              let stop = text[start.upperBound...].firstRange(of: end + "\n") else { return nil }
+            let stop = text[start.upperBound...].firstRange(of: end + "\n")
+        else { return nil }
         return start.lowerBound..<stop.upperBound
     }
 }

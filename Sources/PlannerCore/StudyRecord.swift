@@ -35,8 +35,10 @@ public struct RecordInput: Sendable {
     public var pauses: [Pause]
     public var days: [LocalDate: RecordedDay]
 
-    public init(schedule: Schedule, zone: Zone, firstDate: LocalDate?, skippedDates: Set<LocalDate> = [],
-                pauses: [Pause] = [], days: [LocalDate: RecordedDay] = [:]) {
+    public init(
+        schedule: Schedule, zone: Zone, firstDate: LocalDate?, skippedDates: Set<LocalDate> = [],
+        pauses: [Pause] = [], days: [LocalDate: RecordedDay] = [:]
+    ) {
         self.schedule = schedule
         self.zone = zone
         self.firstDate = firstDate

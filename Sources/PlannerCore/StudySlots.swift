@@ -68,7 +68,8 @@ public enum SlotIdentifier {
                 return value
             }
             guard let year = field(4), let month = field(2), let day = field(2), let hour = field(2),
-                  let minute = field(2) else { return nil }
+                let minute = field(2)
+            else { return nil }
             n = (year, month, day, hour, minute)
             let date = LocalDate(year: n.0, month: n.1, day: n.2)
             guard date.isValid, n.3 <= 23, n.4 <= 59 else { return nil }
@@ -89,8 +90,10 @@ public enum SlotIdentifier {
 
     /// The same, until `enough(count, last)` says the slots so far suffice (asked after each, and once
     /// before the first with none): a refill stops once the sooner of what it keeps and these fill the cap.
-    static func upcoming(after now: Instant, in zone: Zone, schedule: Schedule, excluding exclusions: Exclusions,
-                         skipping: Taken, enough: (Int, Instant) -> Bool) -> [Slot] {
+    static func upcoming(
+        after now: Instant, in zone: Zone, schedule: Schedule, excluding exclusions: Exclusions,
+        skipping: Taken, enough: (Int, Instant) -> Bool
+    ) -> [Slot] {
         var slots: [Slot] = []
         guard !enough(0, now) else { return slots }
         // From the study day `now` is in: with a window crossing midnight, its slots after midnight are ahead.
@@ -100,7 +103,8 @@ public enum SlotIdentifier {
             for reading in schedule.readings(on: date) {
                 // Taken readings are skipped before an identifier is made for them: most of a refill's are.
                 guard let fireAt = zone.instant(for: reading), fireAt > now,
-                      exclusions.reason(date: date, at: fireAt) == nil, !skipping.contains(reading) else { continue }
+                    exclusions.reason(date: date, at: fireAt) == nil, !skipping.contains(reading)
+                else { continue }
                 slots.append(Slot(local: reading, fireAt: fireAt, day: date))
                 if enough(slots.count, fireAt) { return slots }
             }

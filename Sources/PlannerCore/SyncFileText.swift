@@ -37,7 +37,8 @@ public enum SyncFileText {
 
     public static func classify(_ name: String) -> Name {
         if name == ".stfolder" || name == ".stignore" || name == ".stversions" || name.hasPrefix(".syncthing.")
-            || name.hasPrefix("~syncthing~") || name.hasPrefix(".planner-") {
+            || name.hasPrefix("~syncthing~") || name.hasPrefix(".planner-")
+        {
             return .engine
         }
         // The user's own files may share the folder: only `planner-….events` names are ours to read.
@@ -120,8 +121,10 @@ public enum SyncFileText {
         }
     }
 
-    private static func readOneLine(_ bytes: ArraySlice<UInt8>, device: String, now: Instant, into result: inout Read,
-                                    ahead: (Int64) -> LineProblem?) -> LineProblem? {
+    private static func readOneLine(
+        _ bytes: ArraySlice<UInt8>, device: String, now: Instant, into result: inout Read,
+        ahead: (Int64) -> LineProblem?
+    ) -> LineProblem? {
         guard bytes.count <= PlanEventText.maximumLineBytes else { return .refused("a line longer than \(PlanEventText.maximumLineBytes) bytes") }
         if bytes.starts(with: deviceHeaderBytes) {
             guard let line = String(validating: bytes, as: UTF8.self) else { return .refused("a line that is not UTF-8") }
@@ -155,7 +158,8 @@ public enum SyncFileText {
         guard let pairs = PlanEventText.fields(of: bytes[(deviceHeader.utf8.count + 1)..<(bytes.count - 1)]) else { return nil }
         let fields = Dictionary(uniqueKeysWithValues: pairs)
         guard fields.count == 3, let id = fields["id"], PlanEvent.isDeviceID(id), let name = fields["name"],
-              SettingKey.deviceName.problem(name) == nil, let atText = fields["at"], let at = Int64(atText), at >= 0 else { return nil }
+            SettingKey.deviceName.problem(name) == nil, let atText = fields["at"], let at = Int64(atText), at >= 0
+        else { return nil }
         return DeviceName(id: id, name: name, at: Instant(milliseconds: at))
     }
 

@@ -8,8 +8,9 @@ public let supportedYears = 1970...9990
 public func parseTime(_ text: String, in zone: Zone) throws(PlannerError) -> Instant {
     // Made only when refused (every --now and PLANNER_NOW is parsed; the message is dear).
     func bad() -> PlannerError {
-        .usage("invalid time \(TerminalText.quoted(text)): expected YYYY-MM-DDTHH:MM[:SS[.fff]], optionally followed by Z or ±HH:MM[:SS] "
-            + "(e.g. 2026-11-23T09:30 or 2026-11-23T00:30:00Z)")
+        .usage(
+            "invalid time \(TerminalText.quoted(text)): expected YYYY-MM-DDTHH:MM[:SS[.fff]], optionally followed by Z or ±HH:MM[:SS] "
+                + "(e.g. 2026-11-23T09:30 or 2026-11-23T00:30:00Z)")
     }
     var chars = Array(text.utf8)
     guard chars.count >= 16 else { throw bad() }
@@ -23,7 +24,7 @@ public func parseTime(_ text: String, in zone: Zone) throws(PlannerError) -> Ins
         // ±HH:MM:SS: what the planner prints for an offset with seconds (Monrovia until 1972) reads back.
         let tail = Array(chars[(chars.count - 8)...])
         guard tail[2] == UInt8(ascii: ":"), tail[5] == UInt8(ascii: ":"), let h = number(tail[0..<2]), let m = number(tail[3..<5]),
-              let sec = number(tail[6..<8]), h <= 23, m <= 59, sec <= 59
+            let sec = number(tail[6..<8]), h <= 23, m <= 59, sec <= 59
         else { throw bad() }
         offsetSeconds = (h * 3600 + m * 60 + sec) * (chars[chars.count - 9] == UInt8(ascii: "-") ? -1 : 1)
         chars.removeLast(9)
@@ -37,9 +38,9 @@ public func parseTime(_ text: String, in zone: Zone) throws(PlannerError) -> Ins
 
     // YYYY-MM-DDTHH:MM
     guard chars.count >= 16, chars[4] == UInt8(ascii: "-"), chars[7] == UInt8(ascii: "-"),
-          chars[10] == UInt8(ascii: "T"), chars[13] == UInt8(ascii: ":"),
-          let year = number(chars[0..<4]), let month = number(chars[5..<7]), let day = number(chars[8..<10]),
-          let hour = number(chars[11..<13]), let minute = number(chars[14..<16])
+        chars[10] == UInt8(ascii: "T"), chars[13] == UInt8(ascii: ":"),
+        let year = number(chars[0..<4]), let month = number(chars[5..<7]), let day = number(chars[8..<10]),
+        let hour = number(chars[11..<13]), let minute = number(chars[14..<16])
     else { throw bad() }
     var second = 0
     var millisecond = 0
@@ -70,7 +71,9 @@ public func parseTime(_ text: String, in zone: Zone) throws(PlannerError) -> Ins
         return Instant(milliseconds: reading.epochMillisecondsAsIfUTC - Int64(offsetSeconds) * 1000)
     }
     guard let instant = zone.instant(for: reading) else {
-        throw .usage("invalid time \(TerminalText.quoted(text)): that wall-clock time does not exist in \(zone.name) (skipped by a daylight-saving change); give an offset such as Z or +01:00")
+        throw .usage(
+            "invalid time \(TerminalText.quoted(text)): that wall-clock time does not exist in \(zone.name) (skipped by a daylight-saving change); give an offset such as Z or +01:00"
+        )
     }
     return instant
 }

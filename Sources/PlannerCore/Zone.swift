@@ -74,7 +74,8 @@ public struct Zone: Sendable {
     /// The same text by interpolation: any year and offset (and the check of the bytes above, in tests).
     static func rfc3339Text(_ l: LocalDateTime, offsetSeconds: Int) -> String {
         let fraction = l.millisecond == 0 ? "" : "." + pad(l.millisecond, 3)
-        return "\(pad(l.date.year, 4))-\(pad(l.date.month, 2))-\(pad(l.date.day, 2))T\(pad(l.hour, 2)):\(pad(l.minute, 2)):\(pad(l.second, 2))\(fraction)"
+        return
+            "\(pad(l.date.year, 4))-\(pad(l.date.month, 2))-\(pad(l.date.day, 2))T\(pad(l.hour, 2)):\(pad(l.minute, 2)):\(pad(l.second, 2))\(fraction)"
             + Zone.formatOffset(offsetSeconds)
     }
 

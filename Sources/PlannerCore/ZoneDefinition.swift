@@ -17,17 +17,21 @@ public enum ZoneDefinition {
         let tzid = ICalendar.parameter(zone.name)
         if changes.isEmpty {
             let offset = ICalendar.offsetText(zone.offset(at: start))
-            return ["BEGIN:VTIMEZONE", "TZID:\(tzid)", "BEGIN:STANDARD", "DTSTART:19700101T000000",
-                    "TZOFFSETFROM:\(offset)", "TZOFFSETTO:\(offset)", "END:STANDARD", "END:VTIMEZONE"]
+            return [
+                "BEGIN:VTIMEZONE", "TZID:\(tzid)", "BEGIN:STANDARD", "DTSTART:19700101T000000",
+                "TZOFFSETFROM:\(offset)", "TZOFFSETTO:\(offset)", "END:STANDARD", "END:VTIMEZONE",
+            ]
         }
         if let rules = yearlyRules(changes, years: 3) {
             var lines = ["BEGIN:VTIMEZONE", "TZID:\(tzid)"]
             for rule in rules {
                 let kind = rule.to > rule.from ? "DAYLIGHT" : "STANDARD"
                 let byDay = "\(rule.ordinal)\(weekdayNames[rule.weekday - 1])"
-                lines += ["BEGIN:\(kind)", "DTSTART:\(ICalendar.localStamp(rule.first(inYear: 1970)))",
-                          "TZOFFSETFROM:\(ICalendar.offsetText(rule.from))", "TZOFFSETTO:\(ICalendar.offsetText(rule.to))",
-                          "RRULE:FREQ=YEARLY;BYMONTH=\(rule.month);BYDAY=\(byDay)", "END:\(kind)"]
+                lines += [
+                    "BEGIN:\(kind)", "DTSTART:\(ICalendar.localStamp(rule.first(inYear: 1970)))",
+                    "TZOFFSETFROM:\(ICalendar.offsetText(rule.from))", "TZOFFSETTO:\(ICalendar.offsetText(rule.to))",
+                    "RRULE:FREQ=YEARLY;BYMONTH=\(rule.month);BYDAY=\(byDay)", "END:\(kind)",
+                ]
             }
             return lines + ["END:VTIMEZONE"]
         }
@@ -71,8 +75,9 @@ public enum ZoneDefinition {
             let d = first.date
             // "The 4th Sunday" of one year is the last of another: the last when it is the last every year.
             let isLast = group.walls.allSatisfy { $0.date.day + 7 > LocalDate.daysIn(month: $0.date.month, year: $0.date.year) }
-            let rule = Rule(month: d.month, weekday: d.isoWeekday, ordinal: isLast ? -1 : (d.day - 1) / 7 + 1,
-                            hour: first.hour, minute: first.minute, second: first.second, from: group.from, to: group.to)
+            let rule = Rule(
+                month: d.month, weekday: d.isoWeekday, ordinal: isLast ? -1 : (d.day - 1) / 7 + 1,
+                hour: first.hour, minute: first.minute, second: first.second, from: group.from, to: group.to)
             guard rule.ordinal <= 4, group.walls.allSatisfy({ rule.first(inYear: $0.date.year) == $0 }) else { return nil }
             rules.append(rule)
         }

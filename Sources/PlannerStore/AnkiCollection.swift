@@ -51,27 +51,30 @@ extension PlannerDatabase {
         var copied: (db: String, wal: String)?
         var problem: String?
         var fds: [Int32] = []  // the child's
-        let outcome = try FolderChild.run(observe: { AnkiFiles.look(collection, fds: &fds) }, decide: { observed throws -> [UInt8]? in
-            var r = Wire.Reader(observed)
-            guard let status = r.int() else { return nil }
-            if status != 0 { problem = r.text() ?? "cannot be read"; return nil }
-            guard let db = r.text(), let wal = r.text() else { return nil }
-            var info = stat()
-            let haveCopy = stat(copy, &info) == 0
-            if haveCopy, db == known.db, wal == known.wal, known.problem == nil {
-                // Unchanged: read again only when the last read left days for later (the ticker's budget).
-                if known.more { copied = (db, wal) }
-                return nil
-            }
-            // The database as the child first saw it: copied whole unless the copy is of that very file
-            // (and the child finds it so when it copies: a checkpoint in between makes it whole).
-            var job = Wire.Writer()
-            job.text(haveCopy && db == known.db ? db : "")
-            return job.bytes
-        }, act: { job in
-            var r = Wire.Reader(job)
-            return AnkiFiles.copy(collection, into: folder, base: r.text() ?? "", fds: fds)
-        }, release: { for fd in fds { close(fd) } })
+        let outcome = try FolderChild.run(
+            observe: { AnkiFiles.look(collection, fds: &fds) },
+            decide: { observed throws -> [UInt8]? in
+                var r = Wire.Reader(observed)
+                guard let status = r.int() else { return nil }
+                if status != 0 { problem = r.text() ?? "cannot be read"; return nil }
+                guard let db = r.text(), let wal = r.text() else { return nil }
+                var info = stat()
+                let haveCopy = stat(copy, &info) == 0
+                if haveCopy, db == known.db, wal == known.wal, known.problem == nil {
+                    // Unchanged: read again only when the last read left days for later (the ticker's budget).
+                    if known.more { copied = (db, wal) }
+                    return nil
+                }
+                // The database as the child first saw it: copied whole unless the copy is of that very file
+                // (and the child finds it so when it copies: a checkpoint in between makes it whole).
+                var job = Wire.Writer()
+                job.text(haveCopy && db == known.db ? db : "")
+                return job.bytes
+            },
+            act: { job in
+                var r = Wire.Reader(job)
+                return AnkiFiles.copy(collection, into: folder, base: r.text() ?? "", fds: fds)
+            }, release: { for fd in fds { close(fd) } })
         switch outcome {
         case .timedOut:
             problem = "did not answer within \(FolderChild.deadlineMilliseconds) ms (a stalled mount?)"
@@ -112,26 +115,32 @@ extension PlannerDatabase {
                     }
                 }
                 let today = settings.schedule.studyDay(at: now, in: zone)
-                (opens, more) = AnkiReviews.chosen(AnkiReviews.opens(for: found.firsts, recorded: recorded, zone: zone), today: today,
-                                                   schedule: settings.schedule, zone: zone, limit: ankiOpensPerChange)
+                (opens, more) = AnkiReviews.chosen(
+                    AnkiReviews.opens(for: found.firsts, recorded: recorded, zone: zone), today: today,
+                    schedule: settings.schedule, zone: zone, limit: ankiOpensPerChange)
                 report.more = more
             } catch let why as AnkiUnreadable {
                 problem = why.message
             }
             // What was copied is what was read; a copy that could not be used is taken whole next time.
-            try connection.prepare("""
+            try connection.prepare(
+                """
                 INSERT INTO anki_read (collection, db_file, wal_file, reviews, last_review, more, problem, read_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (collection) DO UPDATE SET db_file = excluded.db_file, wal_file = excluded.wal_file,
                     reviews = excluded.reviews, last_review = excluded.last_review, more = excluded.more,
                     problem = excluded.problem, read_at_ms = excluded.read_at_ms
-                """).run(.text(collection), .text(problem == nil ? copied.db : ""), .text(problem == nil ? copied.wal : ""),
-                         .integer(counts.reviews), .integer(counts.last), .integer(more ? 1 : 0), problem.map { .text($0) } ?? .null,
-                         .integer(now.milliseconds))
+                """
+            ).run(
+                .text(collection), .text(problem == nil ? copied.db : ""), .text(problem == nil ? copied.wal : ""),
+                .integer(counts.reviews), .integer(counts.last), .integer(more ? 1 : 0), problem.map { .text($0) } ?? .null,
+                .integer(now.milliseconds))
         } else if let problem {
-            try connection.prepare("""
+            try connection.prepare(
+                """
                 INSERT INTO anki_read (collection, problem, read_at_ms) VALUES (?, ?, ?)
                 ON CONFLICT (collection) DO UPDATE SET problem = excluded.problem, read_at_ms = excluded.read_at_ms
-                """).run(.text(collection), .text(problem), .integer(now.milliseconds))
+                """
+            ).run(.text(collection), .text(problem), .integer(now.milliseconds))
         }
         if let problem {
             report.problem = "the Anki collection \(collection) \(problem): reviews are read once it can be"
@@ -144,8 +153,11 @@ extension PlannerDatabase {
 
     /// Reads the copy: every study day's first review among the reviews that can be real (after Anki
     /// existed, not ahead of the clock: `AnkiReviews.plausible`), and the log's size and last id.
-    static func readReviews(_ copy: String, now: Instant, schedule: Schedule, zone: Zone)
-        throws -> (firsts: [(day: LocalDate, review: Int64, at: Instant)], reviews: Int64, last: Int64) {
+    static func readReviews(
+        _ copy: String, now: Instant, schedule: Schedule, zone: Zone
+    )
+        throws -> (firsts: [(day: LocalDate, review: Int64, at: Instant)], reviews: Int64, last: Int64)
+    {
         enum Found { case reviews([(day: LocalDate, review: Int64, at: Instant)], Int64, Int64), refused(String) }
         func read() throws(SQLiteError) -> Found {
             // Read-write so SQLite replays the copied WAL (it is the planner's own copy; closing folds the
@@ -154,19 +166,23 @@ extension PlannerDatabase {
             defer { anki.close() }
             try anki.execute("PRAGMA trusted_schema = OFF")
             guard try anki.integer("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('col', 'revlog')") == 2,
-                  let version = try anki.integer("SELECT ver FROM col"),
-                  try anki.integer("SELECT count(*) FROM pragma_table_info('revlog') WHERE name = 'id'") == 1 else {
+                let version = try anki.integer("SELECT ver FROM col"),
+                try anki.integer("SELECT count(*) FROM pragma_table_info('revlog') WHERE name = 'id'") == 1
+            else {
                 return .refused("is not an Anki collection (no col version or revlog)")
             }
             guard AnkiReviews.knownSchemaVersions.contains(version) else {
-                return .refused("has schema version \(version), which this planner does not know (it reads \(AnkiReviews.knownSchemaVersions.lowerBound)–\(AnkiReviews.knownSchemaVersions.upperBound)): update the planner")
+                return .refused(
+                    "has schema version \(version), which this planner does not know (it reads \(AnkiReviews.knownSchemaVersions.lowerBound)–\(AnkiReviews.knownSchemaVersions.upperBound)): update the planner"
+                )
             }
             try anki.execute("PRAGMA query_only = ON")
             let total = try anki.integer("SELECT count(*) FROM revlog") ?? 0
             let last = try anki.integer("SELECT coalesce(max(id), 0) FROM revlog") ?? 0
             let range = AnkiReviews.plausible(now: now)
             let next = try anki.prepare("SELECT id FROM revlog WHERE id >= ? AND id <= ? ORDER BY id LIMIT 1")
-            let firsts = try AnkiReviews.firstReviews(from: range.lowerBound, now: now, schedule: schedule, zone: zone) { (at: Int64) throws(SQLiteError) -> Int64? in
+            let firsts = try AnkiReviews.firstReviews(from: range.lowerBound, now: now, schedule: schedule, zone: zone) {
+                (at: Int64) throws(SQLiteError) -> Int64? in
                 try next.bind([.integer(at), .integer(range.upperBound)])
                 return try next.step() ? next.int64(0) : nil
             }

@@ -42,13 +42,18 @@ enum AnkiFiles {
         }
         guard let db = open(collection) else {
             out.int(1)
-            out.text(errno == ENOENT ? "is not there (Anki not installed here, or another profile?)" : "cannot be opened (\(DatabaseFile.describe(errno)))")
+            out.text(
+                errno == ENOENT ? "is not there (Anki not installed here, or another profile?)" : "cannot be opened (\(DatabaseFile.describe(errno)))"
+            )
             return out.bytes
         }
         fds.append(db.fd)
-        let refused: String? = db.info.st_mode & S_IFMT != S_IFREG ? "is not a regular file"
-            : db.info.st_uid != geteuid() ? "belongs to another user (uid \(db.info.st_uid))"
-            : Int64(db.info.st_size) > maximumBytes ? "is larger than \(maximumBytes >> 30) GiB" : nil
+        let refused: String? =
+            db.info.st_mode & S_IFMT != S_IFREG
+            ? "is not a regular file"
+            : db.info.st_uid != geteuid()
+                ? "belongs to another user (uid \(db.info.st_uid))"
+                : Int64(db.info.st_size) > maximumBytes ? "is larger than \(maximumBytes >> 30) GiB" : nil
         if let refused {
             out.int(1)
             out.text(refused)

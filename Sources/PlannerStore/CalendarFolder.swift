@@ -44,24 +44,29 @@ extension PlannerDatabase {
         // the phone's ticks wait.
         var fds: [String: Int32] = [:]  // the child's
         var listing: PeerFiles.Listing?
-        let outcome = try FolderChild.run(observe: {
-            PeerFiles.list(folder, own: nil, wanted: { CalendarFolderText.uid(fromFileName: $0) != nil },
-                           maximumBytes: CalendarFolderText.maximumFileBytes, fds: &fds)
-        }, decide: { observed throws -> [UInt8]? in
-            guard let seen = PeerFiles.Listing(observed) else { return nil }
-            listing = seen
-            var job: [(name: String, from: Int64, to: Int64)] = []
-            for file in seen.files {
-                guard case .opened(let size, let mtime, _) = file.state else { continue }
-                if let previous = rows[file.name], previous.size == size, previous.mtime == mtime { continue }
-                job.append((file.name, 0, size))
-            }
-            return job.isEmpty ? nil : PeerFiles.job(job)
-        }, act: { job in PeerFiles.read(job, fds: fds) }, release: { for fd in fds.values { close(fd) } })
+        let outcome = try FolderChild.run(
+            observe: {
+                PeerFiles.list(
+                    folder, own: nil, wanted: { CalendarFolderText.uid(fromFileName: $0) != nil },
+                    maximumBytes: CalendarFolderText.maximumFileBytes, fds: &fds)
+            },
+            decide: { observed throws -> [UInt8]? in
+                guard let seen = PeerFiles.Listing(observed) else { return nil }
+                listing = seen
+                var job: [(name: String, from: Int64, to: Int64)] = []
+                for file in seen.files {
+                    guard case .opened(let size, let mtime, _) = file.state else { continue }
+                    if let previous = rows[file.name], previous.size == size, previous.mtime == mtime { continue }
+                    job.append((file.name, 0, size))
+                }
+                return job.isEmpty ? nil : PeerFiles.job(job)
+            }, act: { job in PeerFiles.read(job, fds: fds) }, release: { for fd in fds.values { close(fd) } })
         let contents: [String: PeerFiles.Read]
         switch outcome {
         case .timedOut:
-            report.problems.append("the calendar folder \(folder) did not answer within \(FolderChild.deadlineMilliseconds) ms (a stalled or frozen mount?): ticks made on a phone wait")
+            report.problems.append(
+                "the calendar folder \(folder) did not answer within \(FolderChild.deadlineMilliseconds) ms (a stalled or frozen mount?): ticks made on a phone wait"
+            )
             return (report, [])
         case .failed(let why):
             report.problems.append("the calendar folder \(folder) cannot be read (\(why)): ticks made on a phone wait")
@@ -74,7 +79,8 @@ extension PlannerDatabase {
             report.problems.append("the calendar folder \(folder) cannot be read (\(why)): ticks made on a phone wait")
             return (report, [])
         }
-        let remember = try connection.prepare("""
+        let remember = try connection.prepare(
+            """
             INSERT INTO calendar_file (name, day, digest, size, mtime_ns, problem) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT (name) DO UPDATE SET day = excluded.day, digest = excluded.digest, size = excluded.size,
                 mtime_ns = excluded.mtime_ns, problem = excluded.problem, recipe = NULL
@@ -134,7 +140,14 @@ extension PlannerDatabase {
         }
         // Gone from the folder (deleted on the phone, or by hand): written again if the plan still wants it —
         // unless every file is gone (not mounted?): then the rows stay, and the write leaves the folder alone.
-        if !rows.isEmpty, !listing.files.contains(where: { $0.name.hasSuffix(CalendarFolderText.fileExtension) && { if case .gone = $0.state { return false }; return true }($0) }) {
+        if !rows.isEmpty,
+            !listing.files.contains(where: {
+                $0.name.hasSuffix(CalendarFolderText.fileExtension)
+                    && {
+                        if case .gone = $0.state { return false }; return true
+                    }($0)
+            })
+        {
             report.problems.append(CalendarFolderText.vanishedWarning(folder))
             return (report, ticks)
         }
@@ -145,8 +158,10 @@ extension PlannerDatabase {
 
     /// A file ignored: remembered with why (as it is now, so it is read again only once it changes), and
     /// said once, when it first appears; `status` and `sync` show it every time.
-    private func note(_ name: String, _ why: String, _ previous: String?, folder: String, into report: inout CalendarReport,
-                      _ remember: Statement, size: Int64 = -1, mtime: Int64 = -1) throws {
+    private func note(
+        _ name: String, _ why: String, _ previous: String?, folder: String, into report: inout CalendarReport,
+        _ remember: Statement, size: Int64 = -1, mtime: Int64 = -1
+    ) throws {
         report.problems.append("\(folder)/\(name): \(why)")
         try remember.run(.text(name), .null, .null, .integer(size), .integer(mtime), .text(why))
         if why != previous { PlannerDatabase.warnOnce("the calendar folder's file \(folder)/\(name): \(why)") }
@@ -167,12 +182,15 @@ extension PlannerDatabase {
         if date > today { return .ignored("ticked off before its day (ignored: planner skip \(date) skips a day)") }
         // A past day has no reminders left; a day opened already stays opened.
         if date < today { return .ignored(nil) }
-        if try connection.integer("SELECT EXISTS (SELECT 1 FROM app_open WHERE local_date = ?)", .text(date.description)) == 1 { return .ignored(nil) }
+        if try connection.integer("SELECT EXISTS (SELECT 1 FROM app_open WHERE local_date = ?)", .text(date.description)) == 1 {
+            return .ignored(nil)
+        }
         var at = min(completedAt ?? now, now)
         if schedule.studyDay(at: at, in: zone) != date { at = now }
         let id = String(SHA256.hex("calendar \(uid) \(at.milliseconds)".utf8).prefix(32))
-        let event = PlanEvent(id: id, at: at, origin: "calendar",
-                              change: .open(zoneName: zone.name, offsetSeconds: zone.offset(at: at), graceMilliseconds: nil))
+        let event = PlanEvent(
+            id: id, at: at, origin: "calendar",
+            change: .open(zoneName: zone.name, offsetSeconds: zone.offset(at: at), graceMilliseconds: nil))
         return .open(event)
     }
 }

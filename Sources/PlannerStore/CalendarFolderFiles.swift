@@ -133,8 +133,10 @@ enum CalendarFiles {
         let clean = r.int() == 1
         for _ in 0..<(r.int() ?? 0) {
             guard let name = r.text(), let bytes = r.data(), let mtime = r.int(), let size = r.int(), let expectedMtime = r.int() else { break }
-            placements.append(Placement(name: name, bytes: bytes, mtime: mtime < 0 ? nil : mtime,
-                                        expected: size < 0 ? nil : (size, expectedMtime)))
+            placements.append(
+                Placement(
+                    name: name, bytes: bytes, mtime: mtime < 0 ? nil : mtime,
+                    expected: size < 0 ? nil : (size, expectedMtime)))
         }
         for _ in 0..<(r.int() ?? 0) {
             guard let name = r.text(), let size = r.int(), let mtime = r.int() else { break }
@@ -205,7 +207,9 @@ enum CalendarFiles {
             }
             if let mtime = p.mtime {
                 // The access time left as it is (UTIME_OMIT), the modification time the row says.
-                var times = [timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2), timespec(tv_sec: Int(mtime / 1_000_000_000), tv_nsec: Int(mtime % 1_000_000_000))]
+                var times = [
+                    timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2), timespec(tv_sec: Int(mtime / 1_000_000_000), tv_nsec: Int(mtime % 1_000_000_000)),
+                ]
                 guard futimens(fd, &times) == 0 else { done.failure = (p.name, errno); return done }
             }
             var info = stat()
@@ -236,7 +240,9 @@ enum CalendarFiles {
         // A file system without hard links (vfat, some FUSE): renamed in once the name is seen free.
         if !linked, code == EPERM || code == EOPNOTSUPP || code == ENOSYS {
             var info = stat()
-            if fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0 { code = EEXIST } else {
+            if fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0 {
+                code = EEXIST
+            } else {
                 linked = renameat(dir, temp, dir, name) == 0
                 code = errno
             }
@@ -267,7 +273,8 @@ enum CalendarFiles {
             // No exchange on this file system: look, then rename over (the moment between is not covered).
             var info = stat()
             guard fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG,
-                  Int64(info.st_size) == expected.size, PlannerDatabase.mtimeNanoseconds(info) == expected.mtime else {
+                Int64(info.st_size) == expected.size, PlannerDatabase.mtimeNanoseconds(info) == expected.mtime
+            else {
                 unlinkat(dir, temp, 0)
                 return .changed
             }
@@ -299,7 +306,8 @@ enum CalendarFiles {
             }
             var info = stat()
             if fstatat(dir, aside, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG,
-               Int64(info.st_size) == r.size, PlannerDatabase.mtimeNanoseconds(info) == r.mtime {
+                Int64(info.st_size) == r.size, PlannerDatabase.mtimeNanoseconds(info) == r.mtime
+            {
                 unlinkat(dir, aside, 0)
                 done.removed.append(r.name)
             } else {

@@ -24,13 +24,16 @@ extension PlannerDatabase {
         try opened.bind([.text(today.description)])
         let firstOpen = try opened.step() && !opened.isNull(0) ? Instant(milliseconds: opened.int64(0)) : nil
         if firstOpen != nil { exclusions.openedDates.insert(today) }
-        if try connection.integer("SELECT count(*) FROM skipped_date WHERE local_date = ? AND removed_at_ms IS NULL", .text(today.description)) ?? 0 > 0 {
+        if try connection.integer("SELECT count(*) FROM skipped_date WHERE local_date = ? AND removed_at_ms IS NULL", .text(today.description)) ?? 0
+            > 0
+        {
             exclusions.skippedDates.insert(today)
         }
         let pause = try connection.prepare(HotQueries.pause)
         try pause.bind([.integer(now.milliseconds)])
         if try pause.step() {
-            exclusions.pause = Pause(since: Instant(milliseconds: pause.int64(0)), until: pause.isNull(1) ? nil : Instant(milliseconds: pause.int64(1)))
+            exclusions.pause = Pause(
+                since: Instant(milliseconds: pause.int64(0)), until: pause.isNull(1) ? nil : Instant(milliseconds: pause.int64(1)))
         }
         let days = planAhead(now: now, zone: zone, schedule: settings.schedule, exclusions: exclusions, days: 1)
         let items = CalendarFolderText.items(days: days, opens: firstOpen.map { [today: $0] } ?? [:], oneOffs: [], zone: zone, settings: settings)
@@ -39,14 +42,16 @@ extension PlannerDatabase {
         let stmt = try connection.prepare("SELECT name, day, digest, size, mtime_ns, recipe FROM calendar_file WHERE day = ?")
         try stmt.bind([.text(today.description)])
         while try stmt.step() {
-            rows[stmt.text(0)] = CalendarRow(day: stmt.text(1), digest: stmt.isNull(2) ? nil : stmt.text(2), size: stmt.int64(3), mtime: stmt.int64(4),
-                                             recipe: stmt.isNull(5) ? nil : stmt.text(5))
+            rows[stmt.text(0)] = CalendarRow(
+                day: stmt.text(1), digest: stmt.isNull(2) ? nil : stmt.text(2), size: stmt.int64(3), mtime: stmt.int64(4),
+                recipe: stmt.isNull(5) ? nil : stmt.text(5))
         }
         var plan = TodaysCalendar(folder: folder)
         var clock = timespec()
         clock_gettime(CLOCK_REALTIME, &clock)
         let mtime = Int64(clock.tv_sec) * 1_000_000_000 + Int64(clock.tv_nsec)
-        let upsert = try connection.prepare("""
+        let upsert = try connection.prepare(
+            """
             INSERT INTO calendar_file (name, day, digest, size, mtime_ns, problem, recipe) VALUES (?, ?, ?, ?, ?, NULL, ?)
             ON CONFLICT (name) DO UPDATE SET day = excluded.day, digest = excluded.digest, size = excluded.size,
                 mtime_ns = excluded.mtime_ns, problem = NULL, recipe = excluded.recipe
@@ -63,7 +68,8 @@ extension PlannerDatabase {
                 if case .cannotOpen(let code) = CalendarFiles.listed(observed) { why = DatabaseFile.describe(code) } else { why = "unreadable" }
             case .failed(let reason): why = reason
             }
-            PlannerDatabase.warnOnce("cannot write the calendar folder \(folder) (\(why)): it is written again by the next planner command once it can")
+            PlannerDatabase.warnOnce(
+                "cannot write the calendar folder \(folder) (\(why)): it is written again by the next planner command once it can")
             return nil
         }
         // Every one of today's files the planner wrote is gone: the folder is most likely not mounted (an
@@ -100,8 +106,9 @@ extension PlannerDatabase {
             let (bytes, digest) = made ?? item.made()
             let expected = state == .same ? rows[item.fileName].map { (size: $0.size, mtime: $0.mtime) } : nil
             plan.writes.append(.init(name: item.fileName, bytes: bytes, mtime: mtime, expected: expected))
-            try upsert.run(.text(item.fileName), .text(today.description), .text(digest), .integer(Int64(bytes.count)), .integer(mtime),
-                           .text(item.recipe))
+            try upsert.run(
+                .text(item.fileName), .text(today.description), .text(digest), .integer(Int64(bytes.count)), .integer(mtime),
+                .text(item.recipe))
         }
         let forget = try connection.prepare("DELETE FROM calendar_file WHERE name = ?")
         for (name, row) in rows.sorted(by: { $0.key < $1.key }) where row.digest != nil && !wanted.contains(name) {
@@ -124,23 +131,32 @@ extension PlannerDatabase {
         // No fsync of the folder needed for safety: a rename or removal a power cut undoes leaves files that
         // do not match their rows, and the next full run reads and repairs them.
         let job = CalendarFiles.job(plan.writes, removals: plan.removals, cleanTemporaries: false)
-        let outcome = try? FolderChild.run(observe: {
-            CalendarFiles.lockAndList(plan.folder, dir: &dir, listing: false)
-        }, decide: { observed in
-            guard case .listed = CalendarFiles.listed(observed) else { return nil }
-            return job
-        }, act: { job in CalendarFiles.act(job, dir: dir) }, release: { if dir >= 0 { close(dir) } })
+        let outcome = try? FolderChild.run(
+            observe: {
+                CalendarFiles.lockAndList(plan.folder, dir: &dir, listing: false)
+            },
+            decide: { observed in
+                guard case .listed = CalendarFiles.listed(observed) else { return nil }
+                return job
+            }, act: { job in CalendarFiles.act(job, dir: dir) }, release: { if dir >= 0 { close(dir) } })
         switch outcome {
         case .done(_, let acted?):
             if let failure = CalendarFiles.done(acted)?.failure {
-                PlannerDatabase.warnOnce("cannot write \(plan.folder)/\(failure.name) (\(DatabaseFile.describe(failure.code))): it is written again by the next planner command once it can")
+                PlannerDatabase.warnOnce(
+                    "cannot write \(plan.folder)/\(failure.name) (\(DatabaseFile.describe(failure.code))): it is written again by the next planner command once it can"
+                )
             }
         case .timedOut:
-            PlannerDatabase.warnOnce("the calendar folder \(plan.folder) did not answer within \(FolderChild.deadlineMilliseconds) ms (a stalled or frozen file system?): it is written again by the next planner command once it can")
+            PlannerDatabase.warnOnce(
+                "the calendar folder \(plan.folder) did not answer within \(FolderChild.deadlineMilliseconds) ms (a stalled or frozen file system?): it is written again by the next planner command once it can"
+            )
         case .failed(let why):
-            PlannerDatabase.warnOnce("cannot write the calendar folder \(plan.folder) (\(why)): it is written again by the next planner command once it can")
+            PlannerDatabase.warnOnce(
+                "cannot write the calendar folder \(plan.folder) (\(why)): it is written again by the next planner command once it can")
         case .done(_, nil), nil:
-            PlannerDatabase.warnOnce("the calendar folder \(plan.folder) cannot be written now (busy or missing): it is written again by the next planner command once it can")
+            PlannerDatabase.warnOnce(
+                "the calendar folder \(plan.folder) cannot be written now (busy or missing): it is written again by the next planner command once it can"
+            )
         }
     }
 }

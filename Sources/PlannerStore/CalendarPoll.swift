@@ -8,7 +8,8 @@ extension PlannerDatabase {
         try read {
             let (settings, zone) = try readPlan()
             let day = settings.schedule.studyDay(at: now, in: zone)
-            let stmt = try connection.prepare("""
+            let stmt = try connection.prepare(
+                """
                 SELECT min(fire_at_ms) FROM request WHERE kind = 'slot' AND local_date = ? AND state = 'pending'
                 """)
             try stmt.bind([.text(day.description)])

@@ -54,7 +54,8 @@ enum DatabaseFile {
         var header = [UInt8](repeating: 0, count: 100)
         let n = fread(&header, 1, 100, file)
         guard n == 100, header.starts(with: Array("SQLite format 3".utf8) + [0]) else {
-            throw .data("\(path) is not a SQLite database (or its header is damaged): pass another --db path, or move the file away to start a new plan")
+            throw .data(
+                "\(path) is not a SQLite database (or its header is damaged): pass another --db path, or move the file away to start a new plan")
         }
         // The header's page count is trustworthy when its "version-valid-for" matches the change counter,
         // and only when no WAL holds frames: another process's checkpoint writes the new header before
@@ -66,8 +67,11 @@ enum DatabaseFile {
         var wal = stat()
         let walHasFrames = stat(path + "-wal", &wal) == 0 && wal.st_size > 0
         if !walHasFrames, bigEndian(header, 92, 4) == bigEndian(header, 24, 4), pageCount > 0,
-           pageSize * pageCount > Int64(info.st_size) {
-            return .looksTruncated("\(path) is truncated (\(info.st_size) bytes, its header says \(pageSize * pageCount)): restore it from a backup or move it away to start a new plan")
+            pageSize * pageCount > Int64(info.st_size)
+        {
+            return .looksTruncated(
+                "\(path) is truncated (\(info.st_size) bytes, its header says \(pageSize * pageCount)): restore it from a backup or move it away to start a new plan"
+            )
         }
         return .sqlite(header: header)
     }
@@ -77,10 +81,14 @@ enum DatabaseFile {
     /// lock a file reached by two names (two tickers, a corrupted index).
     static func checkOwnedAndSingle(_ info: stat, name: String, what: String) throws(PlannerError) {
         if info.st_uid != geteuid() {
-            throw .data("\(what) \(name) belongs to another user (uid \(info.st_uid)): the planner uses only your own files; pass another --db, or let its owner run the planner; nothing was changed")
+            throw .data(
+                "\(what) \(name) belongs to another user (uid \(info.st_uid)): the planner uses only your own files; pass another --db, or let its owner run the planner; nothing was changed"
+            )
         }
         if info.st_nlink > 1 {
-            throw .data("\(what) \(name) has \(info.st_nlink) hard links: SQLite cannot lock a file reached by two names; remove the other names (find / -xdev -samefile \(name)) or use a copy; nothing was changed")
+            throw .data(
+                "\(what) \(name) has \(info.st_nlink) hard links: SQLite cannot lock a file reached by two names; remove the other names (find / -xdev -samefile \(name)) or use a copy; nothing was changed"
+            )
         }
     }
 

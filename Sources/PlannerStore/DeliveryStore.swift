@@ -76,15 +76,19 @@ extension PlannerDatabase {
     /// `planner add`: the same identifier replaces, and the soonest 64 win. One transaction.
     /// With `makeUnique` (no identifier given by the user) a used identifier gets a suffix instead.
     @discardableResult
-    public func add(_ request: NewRequest, makeUnique: Bool = false, now: Instant, zone: Zone,
-                    policy: PlanPolicy = PlanPolicy()) throws(PlannerError) -> (identifier: String, decision: AddDecision) {
+    public func add(
+        _ request: NewRequest, makeUnique: Bool = false, now: Instant, zone: Zone,
+        policy: PlanPolicy = PlanPolicy()
+    ) throws(PlannerError) -> (identifier: String, decision: AddDecision) {
         try change(at: now, from: .all) { try insertOneOff(request, makeUnique: makeUnique, now: now, zone: zone, policy: policy) }.0
     }
 
     /// The work of `add` inside the caller's transaction (a snooze adds its one-off with its action's row).
     /// `day`: the study day it belongs to (a snooze keeps its reminder's); nil: its local date.
-    func insertOneOff(_ request: NewRequest, makeUnique: Bool, now: Instant, zone: Zone,
-                      policy: PlanPolicy, day: LocalDate? = nil) throws -> (identifier: String, decision: AddDecision) {
+    func insertOneOff(
+        _ request: NewRequest, makeUnique: Bool, now: Instant, zone: Zone,
+        policy: PlanPolicy, day: LocalDate? = nil
+    ) throws -> (identifier: String, decision: AddDecision) {
         do {
             var request = request
             if makeUnique {
@@ -92,7 +96,8 @@ extension PlannerDatabase {
                 var n = 1
                 while try connection.integer(
                     "SELECT count(*) FROM request WHERE identifier = ? AND state IN \(RequestState.waitingSQL)",
-                    .text(request.identifier)) ?? 0 > 0 {
+                    .text(request.identifier)) ?? 0 > 0
+                {
                     n += 1
                     request.identifier = "\(base)_\(n)"
                 }
@@ -102,24 +107,28 @@ extension PlannerDatabase {
             while try rows.step() { pending.append(pendingRequest(rows)) }
             let decision = decideAdd(now: now, policy: policy, request: request, pending: pending)
             // A waiting request with the same identifier is replaced too: an identifier names one request.
-            try connection.prepare("""
+            try connection.prepare(
+                """
                 UPDATE request SET state = 'replaced', reason = 'replaced by a request with the same identifier',
                                    changed_at_ms = ?
                 WHERE identifier = ? AND state IN \(RequestState.waitingSQL)
-                """).run(.integer(now.milliseconds), .text(request.identifier))
+                """
+            ).run(.integer(now.milliseconds), .text(request.identifier))
             try transition(decision.missed, to: .missed, reason: MissReason.pastGrace, now: now)
             try transition(decision.displaced, to: .displaced, reason: Reason.displaced, now: now)
             let local = zone.local(request.fireAt)
-            try connection.prepare("""
+            try connection.prepare(
+                """
                 INSERT INTO request (identifier, kind, fire_at_ms, local_date, local_time, zone, title, body,
                                      state, reason, created_at_ms, changed_at_ms)
                 VALUES (?, 'oneoff', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """).run(
-                    .text(request.identifier), .integer(request.fireAt.milliseconds), .text((day ?? local.date).description),
-                    .text(zone.rfc3339(request.fireAt)), .text(zone.name), .text(request.title), .text(request.body),
-                    .text(decision.pending ? "pending" : "displaced"),
-                    decision.pending ? .null : .text("64 sooner requests are pending; waits for a refill"),
-                    .integer(now.milliseconds), .integer(now.milliseconds))
+                """
+            ).run(
+                .text(request.identifier), .integer(request.fireAt.milliseconds), .text((day ?? local.date).description),
+                .text(zone.rfc3339(request.fireAt)), .text(zone.name), .text(request.title), .text(request.body),
+                .text(decision.pending ? "pending" : "displaced"),
+                decision.pending ? .null : .text("64 sooner requests are pending; waits for a refill"),
+                .integer(now.milliseconds), .integer(now.milliseconds))
             return (request.identifier, decision)
         }
     }
@@ -127,7 +136,8 @@ extension PlannerDatabase {
     /// True when the app was opened on the local date of `claimed` (a snoozed reminder is not shown then).
     public func dayOpened(_ claimed: ClaimedRequest) throws(PlannerError) -> Bool {
         try read {
-            try connection.integer("""
+            try connection.integer(
+                """
                 SELECT count(*) FROM request r JOIN app_open a ON a.local_date = r.local_date WHERE r.id = ?
                 """, .integer(claimed.rowID)) ?? 0 > 0
         }
@@ -155,19 +165,24 @@ extension PlannerDatabase {
                 let studyDay = try day.step() ? LocalDate(iso: day.text(0)) : nil
                 let fireAt = now + plan.snoozeMilliseconds
                 // An event like any change: the other devices showing the same reminder close it and snooze it too.
-                let event = PlanEvent(id: Self.newEventID(), at: now, origin: "answer",
-                                      change: .snooze(identifier: request.identifier, day: studyDay ?? zone.local(now).date, until: fireAt))
+                let event = PlanEvent(
+                    id: Self.newEventID(), at: now, origin: "answer",
+                    change: .snooze(identifier: request.identifier, day: studyDay ?? zone.local(now).date, until: fireAt))
                 if let (identifier, decision) = try applyEvent(event)?.snoozed.first {
-                    answer.outcome = "snoozed as \(identifier) for \(zone.rfc3339(fireAt))" + (decision.pending ? "" : " (waits: 64 sooner are pending)")
+                    answer.outcome =
+                        "snoozed as \(identifier) for \(zone.rfc3339(fireAt))" + (decision.pending ? "" : " (waits: 64 sooner are pending)")
                     answer.snoozedAs = identifier
                 } else {
                     answer.outcome = "ignored: that day was already opened"
                 }
             }
-            try connection.prepare("""
+            try connection.prepare(
+                """
                 INSERT INTO notification_action (request_id, identifier, action, at_ms, outcome) VALUES (?, ?, ?, ?, ?)
-                """).run(.integer(request.rowID), .text(request.identifier), .text(action.rawValue),
-                         .integer(now.milliseconds), .text(answer.outcome))
+                """
+            ).run(
+                .integer(request.rowID), .text(request.identifier), .text(action.rawValue),
+                .integer(now.milliseconds), .text(answer.outcome))
             return answer
         }.0
     }
@@ -177,14 +192,18 @@ extension PlannerDatabase {
     /// A snooze, made here or on another device, inside the caller's transaction: unless its study day is
     /// opened, `<identifier>_snoozed` at `until` with the reminder's text. The same reminder still waiting
     /// here when another device snoozed it is cancelled (it was answered). nil: the day is opened.
-    func applySnooze(_ identifier: String, day: LocalDate, until: Instant, now: Instant, zone: Zone, plan: PlanSettings,
-                     elsewhere: Bool) throws -> (identifier: String, decision: AddDecision)? {
+    func applySnooze(
+        _ identifier: String, day: LocalDate, until: Instant, now: Instant, zone: Zone, plan: PlanSettings,
+        elsewhere: Bool
+    ) throws -> (identifier: String, decision: AddDecision)? {
         if try connection.integer("SELECT EXISTS (SELECT 1 FROM app_open WHERE local_date = ?)", .text(day.description)) == 1 { return nil }
         if elsewhere {
-            try connection.prepare("""
+            try connection.prepare(
+                """
                 UPDATE request SET state = 'cancelled', reason = 'snoozed on another device', changed_at_ms = ?
                 WHERE identifier = ? AND state IN \(RequestState.waitingSQL)
-                """).run(.integer(now.milliseconds), .text(identifier))
+                """
+            ).run(.integer(now.milliseconds), .text(identifier))
         }
         // Over before it arrived (a snooze read late, a new device reading the whole history): the reminder
         // was answered, and nothing comes back.
@@ -193,14 +212,16 @@ extension PlannerDatabase {
         try text.bind([.text(identifier)])
         let (title, body) = try text.step() ? (text.text(0), text.text(1)) : (plan.title, plan.body)
         let base = identifier.hasSuffix(Self.snoozedSuffix) ? identifier : identifier + Self.snoozedSuffix
-        return try insertOneOff(NewRequest(identifier: base, fireAt: until, title: title, body: body), makeUnique: false,
-                                now: now, zone: zone, policy: PlanPolicy(graceMilliseconds: plan.graceMilliseconds), day: day)
+        return try insertOneOff(
+            NewRequest(identifier: base, fireAt: until, title: title, body: body), makeUnique: false,
+            now: now, zone: zone, policy: PlanPolicy(graceMilliseconds: plan.graceMilliseconds), day: day)
     }
 
     /// Whether `claimed` (shown here) was snoozed on another device since it was due: its bubble is closed.
     public func snoozedElsewhere(_ claimed: ClaimedRequest) throws(PlannerError) -> Bool {
         try read {
-            try connection.integer("""
+            try connection.integer(
+                """
                 SELECT EXISTS (SELECT 1 FROM event WHERE kind = 'snooze' AND received_ms IS NOT NULL AND at_ms >= ?1
                                                    AND substr(payload, 1, length(?2)) = ?2)
                 """, .integer(claimed.fireAt.milliseconds), .text("identifier=\(claimed.identifier) ")) == 1
@@ -212,16 +233,21 @@ extension PlannerDatabase {
     /// A claim is `UPDATE … WHERE state = 'pending'`, so a request cancelled by `open` a moment earlier
     /// is never claimed.
     /// `sources`: what the outside sources found meanwhile (the ticker logs it and watches their folders).
-    public func claimDue(now: Instant, policy: PlanPolicy? = nil) throws(PlannerError)
-        -> (decision: DueDecision, claimed: [ClaimedRequest], zone: Zone, sources: SourcesReport) {
+    public func claimDue(
+        now: Instant, policy: PlanPolicy? = nil
+    ) throws(PlannerError)
+        -> (decision: DueDecision, claimed: [ClaimedRequest], zone: Zone, sources: SourcesReport)
+    {
         let (claim, sources) = try change(at: now, from: .all) { () throws -> (DueDecision, [ClaimedRequest], Zone) in
             let (plan, zone) = try readPlan()
             let policy = policy ?? PlanPolicy(graceMilliseconds: plan.graceMilliseconds)
-            try connection.prepare("""
+            try connection.prepare(
+                """
                 UPDATE request SET state = 'failed', changed_at_ms = ?,
                        error = 'the ticker stopped during delivery; not retried (deliveries are at most once)'
                 WHERE state = 'delivering' AND claimed_at_ms < ?
-                """).run(.integer(now.milliseconds), .integer(now.milliseconds - policy.graceMilliseconds - Self.orphanAfterGrace))
+                """
+            ).run(.integer(now.milliseconds), .integer(now.milliseconds - policy.graceMilliseconds - Self.orphanAfterGrace))
 
             var decision = try decideDue(now: now, policy: policy)
             for (request, reason) in decision.missed {
@@ -233,7 +259,8 @@ extension PlannerDatabase {
                 decision = try decideDue(now: now, policy: policy)
                 decision.missed = missed + decision.missed
             }
-            let claim = try connection.prepare("""
+            let claim = try connection.prepare(
+                """
                 UPDATE request SET state = 'delivering', claimed_at_ms = ?, changed_at_ms = ?, attempts = 0
                 WHERE id = ? AND state = 'pending'
                 RETURNING id, identifier, fire_at_ms, title, body, kind
@@ -242,12 +269,13 @@ extension PlannerDatabase {
             for chosen in decision.deliver {
                 try claim.bind([.integer(now.milliseconds), .integer(now.milliseconds), .integer(chosen.rowID)])
                 guard try claim.step() else { continue }
-                claimed.append(ClaimedRequest(
-                    rowID: claim.int64(0), identifier: claim.text(1), fireAt: Instant(milliseconds: claim.int64(2)),
-                    title: claim.text(3), body: claim.text(4), kind: RequestKind(rawValue: claim.text(5)) ?? .oneoff,
-                    graceMilliseconds: policy.graceMilliseconds, icon: plan.icon, urgency: plan.urgency,
-                    snoozeMilliseconds: plan.snoozeMilliseconds, sound: plan.sound,
-                    localFireAt: zone.rfc3339(Instant(milliseconds: claim.int64(2)))))
+                claimed.append(
+                    ClaimedRequest(
+                        rowID: claim.int64(0), identifier: claim.text(1), fireAt: Instant(milliseconds: claim.int64(2)),
+                        title: claim.text(3), body: claim.text(4), kind: RequestKind(rawValue: claim.text(5)) ?? .oneoff,
+                        graceMilliseconds: policy.graceMilliseconds, icon: plan.icon, urgency: plan.urgency,
+                        snoozeMilliseconds: plan.snoozeMilliseconds, sound: plan.sound,
+                        localFireAt: zone.rfc3339(Instant(milliseconds: claim.int64(2)))))
                 while try claim.step() {}
             }
             return (decision, claimed, zone)
@@ -283,20 +311,28 @@ extension PlannerDatabase {
     @discardableResult
     /// `deliveredAt` is when the successful attempt started (the moment the reminder went out);
     /// `at` is when the outcome was known.
-    public func finishDelivery(_ claimed: ClaimedRequest, at: Instant, deliveredAt: Instant? = nil, attempts: Int, sink: String, error: String?) throws(PlannerError) -> Bool {
+    public func finishDelivery(
+        _ claimed: ClaimedRequest, at: Instant, deliveredAt: Instant? = nil, attempts: Int, sink: String, error: String?
+    ) throws(PlannerError) -> Bool {
         try write {
             if let error {
-                try connection.prepare("""
+                try connection.prepare(
+                    """
                     UPDATE request SET state = 'failed', changed_at_ms = ?, attempts = ?, error = ?, reason = ?
                     WHERE id = ? AND state = 'delivering'
-                    """).run(.integer(at.milliseconds), .integer(Int64(attempts)), .text(error),
-                             .text("every attempt through \(sink) failed"), .integer(claimed.rowID))
+                    """
+                ).run(
+                    .integer(at.milliseconds), .integer(Int64(attempts)), .text(error),
+                    .text("every attempt through \(sink) failed"), .integer(claimed.rowID))
             } else {
-                try connection.prepare("""
+                try connection.prepare(
+                    """
                     UPDATE request SET state = 'delivered', changed_at_ms = ?, delivered_at_ms = ?, attempts = ?, reason = ?
                     WHERE id = ? AND state = 'delivering'
-                    """).run(.integer(at.milliseconds), .integer((deliveredAt ?? at).milliseconds), .integer(Int64(attempts)),
-                             .text("delivered through \(sink)"), .integer(claimed.rowID))
+                    """
+                ).run(
+                    .integer(at.milliseconds), .integer((deliveredAt ?? at).milliseconds), .integer(Int64(attempts)),
+                    .text("delivered through \(sink)"), .integer(claimed.rowID))
             }
             return sqlite3_changes(connection.handle) == 1
         }
@@ -306,7 +342,8 @@ extension PlannerDatabase {
     /// pending requests, so a slot in retry backoff must check before each new attempt.
     public func appOpenedSinceClaim(_ claimed: ClaimedRequest) throws(PlannerError) -> Bool {
         try read {
-            try connection.integer("""
+            try connection.integer(
+                """
                 SELECT count(*) FROM request r JOIN app_open a ON a.local_date = r.local_date
                 WHERE r.id = ? AND r.kind = 'slot' AND a.opened_at_ms >= r.claimed_at_ms
                 """, .integer(claimed.rowID)) ?? 0 > 0
@@ -316,10 +353,12 @@ extension PlannerDatabase {
     /// A claimed slot that must not be shown any more (the app was opened during its retries).
     public func abandonDelivery(_ claimed: ClaimedRequest, at: Instant, reason: String) throws(PlannerError) {
         try write {
-            try connection.prepare("""
+            try connection.prepare(
+                """
                 UPDATE request SET state = 'missed', changed_at_ms = ?, reason = ?
                 WHERE id = ? AND state = 'delivering'
-                """).run(.integer(at.milliseconds), .text(reason), .integer(claimed.rowID))
+                """
+            ).run(.integer(at.milliseconds), .text(reason), .integer(claimed.rowID))
         }
     }
 
@@ -342,7 +381,8 @@ extension PlannerDatabase {
             // its opens are app_open rows of its events; its snoozes are only events here (notification_action
             // holds this device's answers), shown at the time of the same reminder here if it was due within
             // the day before (a snooze answers a reminder on screen), else at the answer's.
-            let stmt = try connection.prepare("""
+            let stmt = try connection.prepare(
+                """
                 SELECT identifier, kind, fire_at_ms, state, changed_at_ms, delivered_at_ms, reason, error, id, 0, NULL
                 FROM request WHERE state <> 'pending' AND (?2 OR state IN \(RequestState.happenedSQL))
                 UNION ALL
@@ -371,16 +411,20 @@ extension PlannerDatabase {
             try stmt.bind([.integer(Int64(limit)), .integer(all ? 1 : 0)])
             var entries: [HistoryEntry] = []
             while try stmt.step() {
-                entries.append(HistoryEntry(
-                    identifier: stmt.text(0), kind: RequestKind(rawValue: stmt.text(1)) ?? .oneoff,
-                    fireAt: Instant(milliseconds: stmt.int64(2)), state: stmt.text(3),
-                    changedAt: Instant(milliseconds: stmt.int64(4)),
-                    deliveredAt: stmt.isNull(5) ? nil : Instant(milliseconds: stmt.int64(5)),
-                    reason: stmt.isNull(6) ? nil : stmt.text(6), error: stmt.isNull(7) ? nil : stmt.text(7),
-                    isOpen: stmt.int64(9) == 2, device: stmt.isNull(10) ? nil : stmt.text(10)))
+                entries.append(
+                    HistoryEntry(
+                        identifier: stmt.text(0), kind: RequestKind(rawValue: stmt.text(1)) ?? .oneoff,
+                        fireAt: Instant(milliseconds: stmt.int64(2)), state: stmt.text(3),
+                        changedAt: Instant(milliseconds: stmt.int64(4)),
+                        deliveredAt: stmt.isNull(5) ? nil : Instant(milliseconds: stmt.int64(5)),
+                        reason: stmt.isNull(6) ? nil : stmt.text(6), error: stmt.isNull(7) ? nil : stmt.text(7),
+                        isOpen: stmt.int64(9) == 2, device: stmt.isNull(10) ? nil : stmt.text(10)))
             }
-            let bookkeeping = all ? 0 : try connection.integer(
-                "SELECT count(*) FROM request WHERE state <> 'pending' AND state NOT IN \(RequestState.happenedSQL)") ?? 0
+            let bookkeeping =
+                all
+                ? 0
+                : try connection.integer(
+                    "SELECT count(*) FROM request WHERE state <> 'pending' AND state NOT IN \(RequestState.happenedSQL)") ?? 0
             return (entries, Int(bookkeeping))
         }
     }

@@ -92,8 +92,9 @@ extension PlannerDatabase {
         let rows = try readSettingRows()
         let (_, planZone) = try plan(from: rows.values)
         try addMissingSettingRows()
-        let facts = PlanFacts(settingValues: rows.values, settingDefaults: rows.defaults,
-                              state: try readPlanState(now: now, zone: override ?? planZone))
+        let facts = PlanFacts(
+            settingValues: rows.values, settingDefaults: rows.defaults,
+            state: try readPlanState(now: now, zone: override ?? planZone))
         let effect = decideEvents([], facts: facts, now: now) { name in override ?? Self.usableZone(named: name) }
         try apply(effect.refill, now: now, zone: override ?? planZone, plan: effect.plan)
         return EventOutcome(effect: effect, fresh: [])
@@ -106,7 +107,8 @@ extension PlannerDatabase {
     /// history, the plan's shared zone; an event arriving out of order re-derives what it changes.
     func applyEvents(_ events: [PlanEvent], now: Instant, receivedAt: Instant?, zone override: Zone? = nil) throws -> EventOutcome? {
         // Recorded first: a row already there means it was applied before, and nothing else is done.
-        let record = try connection.prepare("""
+        let record = try connection.prepare(
+            """
             INSERT INTO event (id, at_ms, origin, kind, payload, device, stamp_ms, stamp_counter, received_ms)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING
             """)
@@ -114,9 +116,10 @@ extension PlannerDatabase {
         var replaced: [(old: PlanEvent, new: PlanEvent)] = []
         for event in events {
             let stamp = event.stamp ?? Stamp(milliseconds: event.at.milliseconds)
-            try record.run(.text(event.id), .integer(event.at.milliseconds), .text(event.origin), .text(event.change.kind),
-                           .text(PlanEventText.fields(PlanEventText.payload(event.change))), .text(stamp.device),
-                           .integer(stamp.milliseconds), .integer(stamp.counter), receivedAt.map { .integer($0.milliseconds) } ?? .null)
+            try record.run(
+                .text(event.id), .integer(event.at.milliseconds), .text(event.origin), .text(event.change.kind),
+                .text(PlanEventText.fields(PlanEventText.payload(event.change))), .text(stamp.device),
+                .integer(stamp.milliseconds), .integer(stamp.counter), receivedAt.map { .integer($0.milliseconds) } ?? .null)
             if sqlite3Changes() == 1 {
                 fresh.append(event)
             } else if receivedAt != nil, let old = try settleTwoPayloads(event) {
@@ -132,9 +135,10 @@ extension PlannerDatabase {
         let (_, planZone) = try plan(from: rows.values)
         // A declared key without a row gets one first, so a settings change has a row to change.
         try addMissingSettingRows()
-        var facts = PlanFacts(settingValues: rows.values, settingDefaults: rows.defaults,
-                              state: try readPlanState(now: now, zone: override ?? planZone),
-                              stamps: try readStamps(Self.registers(of: deciding)))
+        var facts = PlanFacts(
+            settingValues: rows.values, settingDefaults: rows.defaults,
+            state: try readPlanState(now: now, zone: override ?? planZone),
+            stamps: try readStamps(Self.registers(of: deciding)))
         let opens = deciding.filter { if case .open = $0.change { true } else { false } }
         var rule: DayRuleHistory.StudyDays?
         facts.openDays = try openDays(opens, values: rows.values, defaults: rows.defaults, zone: override, rule: &rule)
@@ -153,7 +157,8 @@ extension PlannerDatabase {
         // Another calendar folder: what was written to the old one says nothing about the new.
         if effect.settings.contains(where: { $0.key == .calendarFolder }) { try connection.execute("DELETE FROM calendar_file") }
         if !effect.skips.isEmpty {
-            let skip = try connection.prepare("""
+            let skip = try connection.prepare(
+                """
                 INSERT INTO skipped_date (local_date, reason, skipped_at_ms) VALUES (?, ?, ?)
                 ON CONFLICT (local_date) DO UPDATE
                 SET reason = excluded.reason, skipped_at_ms = excluded.skipped_at_ms, removed_at_ms = NULL
@@ -174,17 +179,20 @@ extension PlannerDatabase {
             try rebuildPauses()
         }
         if !effect.stamped.isEmpty {
-            let stamp = try connection.prepare("""
+            let stamp = try connection.prepare(
+                """
                 INSERT INTO register (name, stamp_ms, stamp_counter, stamp_device, event_id) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT (name) DO UPDATE SET stamp_ms = excluded.stamp_ms, stamp_counter = excluded.stamp_counter,
                     stamp_device = excluded.stamp_device, event_id = excluded.event_id
                 """)
             for (register, won) in effect.stamped {
-                try stamp.run(.text(register.name), .integer(won.stamp.milliseconds), .integer(won.stamp.counter),
-                              .text(won.stamp.device), .text(won.event))
+                try stamp.run(
+                    .text(register.name), .integer(won.stamp.milliseconds), .integer(won.stamp.counter),
+                    .text(won.stamp.device), .text(won.event))
             }
         }
-        let recordOpen = try connection.prepare("""
+        let recordOpen = try connection.prepare(
+            """
             INSERT INTO app_open (opened_at_ms, local_date, local_time, zone, cancelled, event_id, origin)
             VALUES (?, ?, ?, ?, ?, ?, ?)
             """)
@@ -194,8 +202,9 @@ extension PlannerDatabase {
             if replaced.contains(where: { $0.new.id == open.event.id }) {
                 try connection.prepare("DELETE FROM app_open WHERE event_id = ?").run(.text(open.event.id))
             }
-            try recordOpen.run(.integer(at.milliseconds), .text(open.date.description), .text(openZone.rfc3339(at)),
-                         .text(openZone.name), .integer(Int64(open.cancelled.count)), .text(open.event.id), .text(open.event.origin))
+            try recordOpen.run(
+                .integer(at.milliseconds), .text(open.date.description), .text(openZone.rfc3339(at)),
+                .text(openZone.name), .integer(Int64(open.cancelled.count)), .text(open.event.id), .text(open.event.origin))
             try transition(open.cancelled, to: .cancelled, reason: receivedAt == nil ? "app opened" : "app opened on another device", now: now)
         }
         // What an event that arrived out of stamp order changes, derived again: the opens stamped after a
@@ -204,8 +213,10 @@ extension PlannerDatabase {
         var moved = false
         if zoneSettled {
             moved = try rederiveOpens(after: nil, now: now)
-        } else if let earliest = deciding.filter({ SettingsStep(stamp: $0.stamp ?? Stamp(milliseconds: $0.at.milliseconds), change: $0.change) != nil })
-                    .compactMap(\.stamp).min() {
+        } else if let earliest = deciding.filter({
+            SettingsStep(stamp: $0.stamp ?? Stamp(milliseconds: $0.at.milliseconds), change: $0.change) != nil
+        })
+        .compactMap(\.stamp).min() {
             moved = try rederiveOpens(after: earliest, now: now, rule: rule, decided: Set(facts.openDays.keys))
         }
         if try refold(replaced) { moved = true }
@@ -229,8 +240,10 @@ extension PlannerDatabase {
         // After the plan is made again: a snooze's one-off takes its place among the 64 as `add` does.
         for snooze in effect.snoozes.sorted(by: { ($0.stamp ?? Stamp(milliseconds: 0)) < ($1.stamp ?? Stamp(milliseconds: 0)) }) {
             guard case .snooze(let identifier, let day, let until) = snooze.change else { continue }
-            if let added = try applySnooze(identifier, day: day, until: until, now: now, zone: zone, plan: effect.plan,
-                                           elsewhere: receivedAt != nil) {
+            if let added = try applySnooze(
+                identifier, day: day, until: until, now: now, zone: zone, plan: effect.plan,
+                elsewhere: receivedAt != nil)
+            {
                 outcome.snoozed.append(added)
             }
         }
@@ -269,7 +282,8 @@ extension PlannerDatabase {
     /// is never adopted by this device's clock), and this device's id: one statement, since every change
     /// made here (a login's `open` too) reads both.
     func latestStampAndSelf(notAfter bound: Int64 = Int64.max) throws -> (Stamp?, String?) {
-        let stmt = try connection.prepare("""
+        let stmt = try connection.prepare(
+            """
             SELECT (SELECT id FROM device WHERE is_self = 1), e.stamp_ms, e.stamp_counter, e.device,
                    (SELECT max(stamp_ms) FROM register WHERE stamp_ms <= ?1)
             FROM (SELECT 1) LEFT JOIN (SELECT stamp_ms, stamp_counter, device FROM event WHERE stamp_ms <= ?1

@@ -37,5 +37,7 @@ enum HotQueries {
     /// What the cap triggers count before every insert or return to pending.
     static let pendingCount = "SELECT count(*) FROM request WHERE state = 'pending'"
 
-    static let all = [pending, pendingWithoutText, finishedSlots, waitingOneOffs, openedDates, skippedDates, pause, settings, due, nextFireAt, pendingCount]
+    static let all = [
+        pending, pendingWithoutText, finishedSlots, waitingOneOffs, openedDates, skippedDates, pause, settings, due, nextFireAt, pendingCount,
+    ]
 }

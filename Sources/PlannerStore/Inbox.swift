@@ -26,8 +26,9 @@ public enum Inbox {
             guard text.hasSuffix("\n") else { return nil }
             let fields = text.dropLast().split(separator: " ", maxSplits: 5, omittingEmptySubsequences: false)
             guard fields.count == 6, fields[0] == "planner-open", fields[1] == "1",
-                  let ms = Int64(fields[2]), let offset = Int(fields[3]), let grace = Int64(fields[4]), grace >= -1,
-                  !fields[5].isEmpty else { return nil }
+                let ms = Int64(fields[2]), let offset = Int(fields[3]), let grace = Int64(fields[4]), grace >= -1,
+                !fields[5].isEmpty
+            else { return nil }
             openedAt = Instant(milliseconds: ms)
             zoneName = String(fields[5])
             offsetSeconds = offset
@@ -36,9 +37,11 @@ public enum Inbox {
 
         /// The open as an event; its id comes from its file's name, unique in the folder.
         func event(fileName: String) -> PlanEvent {
-            PlanEvent(id: "spooled-" + fileName.dropLast(".open".count), at: openedAt, origin: "open",
-                      change: .open(zoneName: zoneName, offsetSeconds: offsetSeconds,
-                                    graceMilliseconds: graceMilliseconds < 0 ? nil : graceMilliseconds))
+            PlanEvent(
+                id: "spooled-" + fileName.dropLast(".open".count), at: openedAt, origin: "open",
+                change: .open(
+                    zoneName: zoneName, offsetSeconds: offsetSeconds,
+                    graceMilliseconds: graceMilliseconds < 0 ? nil : graceMilliseconds))
         }
     }
 
@@ -185,7 +188,8 @@ public enum Inbox {
                 // Left by a writer killed while saving (it exited non-zero; its file was never renamed).
                 var info = stat()
                 if fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_uid == getuid(),
-                   Int64(info.st_mtim.tv_sec) < Int64(time(nil)) - 3600 {
+                    Int64(info.st_mtim.tv_sec) < Int64(time(nil)) - 3600
+                {
                     batch.staleTemporaries.append(name)
                 }
                 continue
@@ -232,7 +236,8 @@ public enum Inbox {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == getuid(),
-              info.st_size <= PlanEventText.maximumLineBytes else { return .notOurs }
+            info.st_size <= PlanEventText.maximumLineBytes
+        else { return .notOurs }
         var buffer = [UInt8](repeating: 0, count: Int(info.st_size))
         let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
         guard n == buffer.count else { return .text("") }
@@ -255,8 +260,9 @@ public enum Inbox {
     /// Reads the inbox without changing it; nil when there is none.
     public static func report(resolvedPath: String) -> Report? {
         guard let batch = pending(resolvedPath: resolvedPath) else { return nil }
-        return Report(folder: batch.folder, waiting: batch.items.map(\.event),
-                      setAside: batch.setAside + batch.rejected.count, ignored: batch.ignored)
+        return Report(
+            folder: batch.folder, waiting: batch.items.map(\.event),
+            setAside: batch.setAside + batch.rejected.count, ignored: batch.ignored)
     }
 
     /// The events read from the inbox in one transaction: removed, exactly those, once it committed.
@@ -285,8 +291,9 @@ public enum Inbox {
                 let kept = renameat(fd, name, fd, name + Inbox.setAsideSuffix) == 0
                 // Gone: another process set it aside (and said so) first.
                 if !kept && errno == ENOENT { continue }
-                PlannerDatabase.warnOnce("a saved \(noun) \(folder)/\(name) was not applied: \(why); "
-                    + (kept ? "set aside as \(name)\(Inbox.setAsideSuffix) (delete it once read)" : "delete it"))
+                PlannerDatabase.warnOnce(
+                    "a saved \(noun) \(folder)/\(name) was not applied: \(why); "
+                        + (kept ? "set aside as \(name)\(Inbox.setAsideSuffix) (delete it once read)" : "delete it"))
             }
         }
     }
@@ -304,8 +311,12 @@ final class InboxSource: EventSource {
         for item in batch.items {
             // Saved by a planner before events: recorded already if an open at its instant is (its file
             // is removed with the others).
-            if item.legacy, try db.connection.integer(
-                "SELECT count(*) FROM app_open WHERE opened_at_ms = ?", .integer(item.event.at.milliseconds)) ?? 0 > 0 { continue }
+            if item.legacy,
+                try db.connection.integer(
+                    "SELECT count(*) FROM app_open WHERE opened_at_ms = ?", .integer(item.event.at.milliseconds)) ?? 0 > 0
+            {
+                continue
+            }
             events.append(SourcedEvent(event: item.event, fromAnotherDevice: false))
         }
         return events

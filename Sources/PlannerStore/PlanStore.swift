@@ -52,8 +52,10 @@ extension PlannerDatabase {
     /// transaction. `origin`: what made it (`open`, `study`, `answer`); `id`: a saved open's own, so it is
     /// recorded once whichever process applies it.
     @discardableResult
-    public func recordAppOpen(now: Instant, zone: Zone? = nil, policy: PlanPolicy? = nil, origin: String = "open",
-                              id: String? = nil, takenIn: Zone? = nil, unlessRecorded: [String] = []) throws(PlannerError) -> OpenDecision {
+    public func recordAppOpen(
+        now: Instant, zone: Zone? = nil, policy: PlanPolicy? = nil, origin: String = "open",
+        id: String? = nil, takenIn: Zone? = nil, unlessRecorded: [String] = []
+    ) throws(PlannerError) -> OpenDecision {
         let event = Self.openEvent(now: now, takenIn: takenIn ?? zone, policy: policy, origin: origin, id: id)
         return try change(at: now, from: .login) { () throws -> OpenDecision in
             // A login inside one already recorded (`LoginSession`): nothing new.
@@ -77,14 +79,16 @@ extension PlannerDatabase {
     /// An open taken now in `takenIn` (the environment's zone, a record: the day closed is the plan's).
     public static func openEvent(now: Instant, takenIn: Zone?, policy: PlanPolicy?, origin: String, id: String? = nil) -> PlanEvent {
         let zone = takenIn ?? SystemZone.systemDefault()
-        return PlanEvent(id: id ?? newEventID(), at: now, origin: origin,
-                         change: .open(zoneName: zone.name, offsetSeconds: zone.offset(at: now), graceMilliseconds: policy?.graceMilliseconds))
+        return PlanEvent(
+            id: id ?? newEventID(), at: now, origin: origin,
+            change: .open(zoneName: zone.name, offsetSeconds: zone.offset(at: now), graceMilliseconds: policy?.graceMilliseconds))
     }
 
     /// Pending requests, soonest first.
     public func pendingRequests() throws(PlannerError) -> [StoredRequest] {
         try read {
-            let stmt = try connection.prepare("""
+            let stmt = try connection.prepare(
+                """
                 SELECT identifier, kind, fire_at_ms, title, body, state FROM request
                 WHERE state = 'pending' ORDER BY fire_at_ms, identifier
                 """)
@@ -115,12 +119,14 @@ extension PlannerDatabase {
                 let text = try connection.prepare("SELECT title, body FROM request WHERE id = ?")
                 try text.bind([.integer(shown.rowID)])
                 _ = try text.step()
-                nextRequest = StoredRequest(identifier: shown.identifier, kind: shown.kind, fireAt: shown.fireAt,
-                                            title: text.text(0), body: text.text(1), state: RequestState.pending.rawValue)
+                nextRequest = StoredRequest(
+                    identifier: shown.identifier, kind: shown.kind, fireAt: shown.fireAt,
+                    title: text.text(0), body: text.text(1), state: RequestState.pending.rawValue)
             }
             let count = pending.count
             // Today's opens, the last refill and the pause in force (HotQueries.pause), in one statement.
-            let rest = try connection.prepare("""
+            let rest = try connection.prepare(
+                """
                 SELECT (SELECT count(*) FROM app_open WHERE local_date = ?1), (SELECT min(opened_at_ms) FROM app_open WHERE local_date = ?1),
                        (SELECT last_refill_at_ms FROM plan WHERE id = 1), p.since_ms, p.until_ms, p.since_ms IS NOT NULL
                 FROM (SELECT 1) LEFT JOIN (
@@ -131,7 +137,8 @@ extension PlannerDatabase {
             try rest.bind([.text(today.description), .integer(now.milliseconds)])
             _ = try rest.step()
             let lastRefill = rest.isNull(2) ? nil : Instant(milliseconds: rest.int64(2))
-            let paused = rest.int64(5) == 1
+            let paused =
+                rest.int64(5) == 1
                 ? Pause(since: Instant(milliseconds: rest.int64(3)), until: rest.isNull(4) ? nil : Instant(milliseconds: rest.int64(4)))
                 : nil
             return PlanStatus(
@@ -198,7 +205,9 @@ extension PlannerDatabase {
         do {
             return try SystemZone.named(name)
         } catch {
-            throw .data("the zone setting \(TerminalText.quoted(name)) is not in this system's tz database: planner config set zone NAME (e.g. Europe/Berlin), or system")
+            throw .data(
+                "the zone setting \(TerminalText.quoted(name)) is not in this system's tz database: planner config set zone NAME (e.g. Europe/Berlin), or system"
+            )
         }
     }
 
@@ -274,7 +283,8 @@ extension PlannerDatabase {
         try transition(decision.missed, to: .missed, reason: MissReason.pastGrace, now: now)
         try transition(decision.displaced, to: .displaced, reason: Reason.displaced, now: now)
         try transition(decision.readmitted, to: .pending, reason: "back among the soonest 64", now: now)
-        let insert = try connection.prepare("""
+        let insert = try connection.prepare(
+            """
             INSERT INTO request (identifier, kind, fire_at_ms, local_date, local_time, zone, title, body,
                                  state, created_at_ms, changed_at_ms)
             VALUES (?, 'slot', ?, ?, ?, ?, ?, ?, 'pending', ?, ?)
@@ -297,9 +307,11 @@ extension PlannerDatabase {
         var ids = "["
         for (n, request) in requests.enumerated() { ids += (n == 0 ? "" : ",") + String(request.rowID) }
         ids += "]"
-        try connection.prepare("""
+        try connection.prepare(
+            """
             UPDATE request SET state = ?, reason = ?, changed_at_ms = ?
             WHERE id IN (SELECT value FROM json_each(?)) AND state IN \(RequestState.waitingSQL)
-            """).run(.text(state.rawValue), .text(reason), .integer(now.milliseconds), .text(ids))
+            """
+        ).run(.text(state.rawValue), .text(reason), .integer(now.milliseconds), .text(ids))
     }
 }

@@ -45,8 +45,10 @@ public final class PlannerDatabase {
     /// A file that is not a planner database is refused before anything is written to it.
     /// `forWriting: false` (list, status, history) still reads a database the user cannot write.
     /// `zoneForNewPlan`: the `zone` setting a new plan starts with (the creating command's `TZ`).
-    public init(path: String, busyTimeoutMilliseconds: Int32 = PlannerDatabase.busyTimeoutMilliseconds,
-                forWriting: Bool = true, zoneForNewPlan: String? = nil) throws(PlannerError) {
+    public init(
+        path: String, busyTimeoutMilliseconds: Int32 = PlannerDatabase.busyTimeoutMilliseconds,
+        forWriting: Bool = true, zoneForNewPlan: String? = nil
+    ) throws(PlannerError) {
         self.path = path
         let existing = try DatabaseFile.inspect(path)
         if case .sqlite(let header) = existing {
@@ -122,7 +124,8 @@ public final class PlannerDatabase {
 
     /// application_id, user_version, the number of schema objects and the schema cookie.
     private func identityRow() throws -> (Int32, Int32, Int64, Int64) {
-        let stmt = try connection.prepare("""
+        let stmt = try connection.prepare(
+            """
             SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version),
                    (SELECT count(*) FROM sqlite_schema), (SELECT schema_version FROM pragma_schema_version)
             """)
@@ -131,11 +134,15 @@ public final class PlannerDatabase {
     }
 
     static func foreign(_ path: String) -> PlannerError {
-        .data("\(path) is a SQLite database that belongs to another program (no planner application_id): pass another --db path; the file was not changed")
+        .data(
+            "\(path) is a SQLite database that belongs to another program (no planner application_id): pass another --db path; the file was not changed"
+        )
     }
 
     static func newer(_ path: String, _ version: Int32) -> PlannerError {
-        .data("\(path) was written by a newer planner (schema \(version), this binary knows up to \(Migrations.latestVersion)): install a newer planner; the file was not changed")
+        .data(
+            "\(path) was written by a newer planner (schema \(version), this binary knows up to \(Migrations.latestVersion)): install a newer planner; the file was not changed"
+        )
     }
 
     /// Once per file, at its first use. Leaving the rollback journal needs every other connection's
@@ -245,7 +252,9 @@ public final class PlannerDatabase {
         case SQLITE_CORRUPT:
             return .data("\(path) is corrupt (\(error.message)): restore it from a backup or move it away to start a new plan")
         case SQLITE_BUSY, SQLITE_LOCKED:
-            return .busy("the database \(path) stayed locked by another program for \(busyTimeoutMilliseconds / 1000) s (a sqlite3 shell or database browser in the middle of a change, a stalled process, or another planner command): finish or close it and try again; nothing was changed")
+            return .busy(
+                "the database \(path) stayed locked by another program for \(busyTimeoutMilliseconds / 1000) s (a sqlite3 shell or database browser in the middle of a change, a stalled process, or another planner command): finish or close it and try again; nothing was changed"
+            )
         case SQLITE_READONLY:
             return readOnly(path)
         case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_AUTH:

@@ -15,20 +15,24 @@ extension PlannerDatabase {
             let firstSlot = try connection.prepare(
                 "SELECT local_date FROM request WHERE kind = 'slot' ORDER BY fire_at_ms LIMIT 1")
             let firstOpen = try connection.prepare("SELECT min(local_date) FROM app_open")
-            let starts = [try firstSlot.step() ? LocalDate(iso: firstSlot.text(0)) : nil,
-                          try firstOpen.step() && !firstOpen.isNull(0) ? LocalDate(iso: firstOpen.text(0)) : nil]
+            let starts = [
+                try firstSlot.step() ? LocalDate(iso: firstSlot.text(0)) : nil,
+                try firstOpen.step() && !firstOpen.isNull(0) ? LocalDate(iso: firstOpen.text(0)) : nil,
+            ]
             input.firstDate = starts.compactMap { $0 }.min()
 
             // With min(), SQLite takes `origin` from the row holding the minimum: the first open's.
             let opens = try connection.prepare("SELECT local_date, min(opened_at_ms), origin FROM app_open GROUP BY local_date")
             while try opens.step() {
                 guard let date = LocalDate(iso: opens.text(0)) else { continue }
-                input.days[date] = RecordedDay(firstOpen: Instant(milliseconds: opens.int64(1)), firstOpenOrigin: opens.isNull(2) ? nil : opens.text(2))
+                input.days[date] = RecordedDay(
+                    firstOpen: Instant(milliseconds: opens.int64(1)), firstOpenOrigin: opens.isNull(2) ? nil : opens.text(2))
             }
 
             // Each day's delivered and missed study slots, through the covering index request_record (its WHERE
             // is repeated in the queries so that SQLite may use it).
-            let counts = try connection.prepare("""
+            let counts = try connection.prepare(
+                """
                 SELECT local_date, state = 'delivered', count(*) FROM request
                 WHERE kind = 'slot' AND state IN ('delivered', 'missed') AND local_date BETWEEN ?1 AND ?2
                 GROUP BY local_date, state
@@ -41,7 +45,8 @@ extension PlannerDatabase {
                 input.days[date] = day
             }
             // Reminders shown after the day's first open (rare: the open cancels the rest) are not "before".
-            let afterOpen = try connection.prepare("""
+            let afterOpen = try connection.prepare(
+                """
                 SELECT f.local_date,
                        (SELECT count(*) FROM request AS r
                         WHERE r.kind = 'slot' AND r.state IN ('delivered', 'missed') AND r.local_date = f.local_date
@@ -56,7 +61,8 @@ extension PlannerDatabase {
             }
 
             // Snoozes that took effect ("Snooze" on a day not yet opened), by the date of the reminder answered.
-            let snoozes = try connection.prepare("""
+            let snoozes = try connection.prepare(
+                """
                 SELECT r.local_date, count(*) FROM notification_action AS a JOIN request AS r ON r.id = a.request_id
                 WHERE a.action = 'snooze' AND a.outcome LIKE 'snoozed as %' AND r.local_date BETWEEN ?1 AND ?2
                 GROUP BY r.local_date
@@ -72,15 +78,18 @@ extension PlannerDatabase {
                 if let date = LocalDate(iso: skipped.text(0)) { input.skippedDates.insert(date) }
             }
             // A pause ended by `resume` (or by a new pause) covered only up to then.
-            let pauses = try connection.prepare("""
+            let pauses = try connection.prepare(
+                """
                 SELECT since_ms, CASE WHEN until_ms IS NULL THEN ended_at_ms
                                       WHEN ended_at_ms IS NULL THEN until_ms
                                       ELSE min(until_ms, ended_at_ms) END
                 FROM pause ORDER BY since_ms
                 """)
             while try pauses.step() {
-                input.pauses.append(Pause(since: Instant(milliseconds: pauses.int64(0)),
-                                          until: pauses.isNull(1) ? nil : Instant(milliseconds: pauses.int64(1))))
+                input.pauses.append(
+                    Pause(
+                        since: Instant(milliseconds: pauses.int64(0)),
+                        until: pauses.isNull(1) ? nil : Instant(milliseconds: pauses.int64(1))))
             }
             return (input, settings)
         }

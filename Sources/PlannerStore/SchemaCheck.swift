@@ -38,8 +38,11 @@ extension PlannerDatabase {
     /// Throws when the planner's objects differ from what `userVersion`'s migrations leave.
     func checkSchema(userVersion: Int32) throws {
         guard Self.schemaFingerprints.indices.contains(Int(userVersion)),
-              try Self.schemaFingerprint(of: connection) == Self.schemaFingerprints[Int(userVersion)] else {
-            throw PlannerError.data("\(path) has a planner schema changed by hand (its tables, indexes, triggers or views differ from what schema version \(userVersion) has): restore it from a backup, or move it away to start a new plan; nothing was changed")
+            try Self.schemaFingerprint(of: connection) == Self.schemaFingerprints[Int(userVersion)]
+        else {
+            throw PlannerError.data(
+                "\(path) has a planner schema changed by hand (its tables, indexes, triggers or views differ from what schema version \(userVersion) has): restore it from a backup, or move it away to start a new plan; nothing was changed"
+            )
         }
     }
 }

@@ -1,3 +1,4 @@
+// swift-format-ignore-file
 // Written by `scripts/schema-data` from migrations/ (SchemaCheckTests checks it): do not edit by hand.
 extension PlannerDatabase {
     static let plannerObjects = [

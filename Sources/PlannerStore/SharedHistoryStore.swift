@@ -10,8 +10,12 @@ extension PlannerDatabase {
     /// stamp_counter, device from `first`); nil for a row no planner could have written.
     func storedEvent(_ stmt: Statement, from first: Int32 = 0) -> PlanEvent? {
         let payload = stmt.text(first + 4)
-        let line = PlanEventText.header + " " + PlanEventText.fields([("id", stmt.text(first)), ("at", String(stmt.int64(first + 1))),
-                                                                      ("origin", stmt.text(first + 2)), ("kind", stmt.text(first + 3))])
+        let line =
+            PlanEventText.header + " "
+            + PlanEventText.fields([
+                ("id", stmt.text(first)), ("at", String(stmt.int64(first + 1))),
+                ("origin", stmt.text(first + 2)), ("kind", stmt.text(first + 3)),
+            ])
             + (payload.isEmpty ? "" : " " + payload) + "\n"
         guard var event = PlanEvent(line: line) else { return nil }
         event.stamp = Stamp(milliseconds: stmt.int64(first + 5), counter: stmt.int64(first + 6), device: stmt.text(first + 7))
@@ -25,7 +29,8 @@ extension PlannerDatabase {
     /// The settings changes of the day rule, oldest stamp first, with what each key was before them.
     func dayRuleHistory(values: [String: String], defaults: [String: String]) throws -> DayRuleHistory {
         // Only the changes that touch the day rule are read and parsed (a year of title changes is not).
-        let stmt = try connection.prepare("""
+        let stmt = try connection.prepare(
+            """
             SELECT payload, coalesce(stamp_ms, at_ms), stamp_counter, device FROM event INDEXED BY event_day_rule
             WHERE kind = 'settings' AND (instr(payload, 'set.zone=') OR instr(payload, 'set.window=') OR instr(payload, 'set.interval=')
                              OR instr(payload, 'reset='))
@@ -63,13 +68,17 @@ extension PlannerDatabase {
 
     /// Each open's study day, by the settings in force at its stamp. The common case (no settings change
     /// stamped at or after the open: a login's `open`) reads one index entry and uses the plan as it is.
-    func openDays(_ opens: [PlanEvent], values: [String: String], defaults: [String: String],
-                  zone override: Zone?, rule: inout DayRuleHistory.StudyDays?) throws -> [String: (date: LocalDate, zone: Zone)] {
+    func openDays(
+        _ opens: [PlanEvent], values: [String: String], defaults: [String: String],
+        zone override: Zone?, rule: inout DayRuleHistory.StudyDays?
+    ) throws -> [String: (date: LocalDate, zone: Zone)] {
         let stamped = opens.filter { $0.stamp != nil }
         guard let earliest = stamped.compactMap(\.stamp).min() else { return [:] }
-        let later = try connection.integer("""
-            SELECT EXISTS (SELECT 1 FROM event WHERE kind = 'settings' AND stamp_ms >= ? AND origin <> 'plan-zone')
-            """, .integer(earliest.milliseconds)) == 1
+        let later =
+            try connection.integer(
+                """
+                SELECT EXISTS (SELECT 1 FROM event WHERE kind = 'settings' AND stamp_ms >= ? AND origin <> 'plan-zone')
+                """, .integer(earliest.milliseconds)) == 1
         guard later, override == nil else { return [:] }
         var days: [String: (date: LocalDate, zone: Zone)] = [:]
         var loaded = try rule ?? DayRuleHistory.StudyDays(dayRuleHistory(values: values, defaults: defaults), resolve: Self.usableZone(named:))
@@ -84,16 +93,26 @@ extension PlannerDatabase {
     /// True when an open moved.
     /// `rule`: the history as this transaction already loaded it, if it did (it is loaded once).
     /// `decided`: opens of this same batch, whose day was just derived from the same history.
-    func rederiveOpens(after stamp: Stamp?, now: Instant, rule known: DayRuleHistory.StudyDays? = nil,
-                       decided: Set<String> = []) throws -> Bool {
+    func rederiveOpens(
+        after stamp: Stamp?, now: Instant, rule known: DayRuleHistory.StudyDays? = nil,
+        decided: Set<String> = []
+    ) throws -> Bool {
         // A change in order (the common case) has no open after it: one index entry, nothing loaded.
-        if let stamp, try connection.integer("SELECT EXISTS (SELECT 1 FROM event WHERE kind = 'open' AND stamp_ms >= ?)",
-                                             .integer(stamp.milliseconds)) == 0 { return false }
-        var rule = try known ?? {
-            let rows = try readSettingRows()
-            return DayRuleHistory.StudyDays(try dayRuleHistory(values: rows.values, defaults: rows.defaults), resolve: Self.usableZone(named:))
-        }()
-        let stmt = try connection.prepare("""
+        if let stamp,
+            try connection.integer(
+                "SELECT EXISTS (SELECT 1 FROM event WHERE kind = 'open' AND stamp_ms >= ?)",
+                .integer(stamp.milliseconds)) == 0
+        {
+            return false
+        }
+        var rule =
+            try known
+            ?? {
+                let rows = try readSettingRows()
+                return DayRuleHistory.StudyDays(try dayRuleHistory(values: rows.values, defaults: rows.defaults), resolve: Self.usableZone(named:))
+            }()
+        let stmt = try connection.prepare(
+            """
             SELECT e.id, e.at_ms, coalesce(e.stamp_ms, e.at_ms), e.stamp_counter, e.device, o.local_date
             FROM event e JOIN app_open o ON o.event_id = e.id
             WHERE e.kind = 'open' AND e.stamp_ms >= ?1
@@ -116,11 +135,13 @@ extension PlannerDatabase {
         }
         guard !moves.isEmpty else { return false }
         let move = try connection.prepare("UPDATE app_open SET local_date = ?, local_time = ?, zone = ? WHERE event_id = ?")
-        let cancel = try connection.prepare("""
+        let cancel = try connection.prepare(
+            """
             UPDATE request SET state = 'cancelled', reason = 'app opened', changed_at_ms = ?
             WHERE kind = 'slot' AND local_date = ? AND state IN \(RequestState.waitingSQL)
             """)
-        let reopen = try connection.prepare("""
+        let reopen = try connection.prepare(
+            """
             UPDATE request SET state = 'retired', reason = ?, changed_at_ms = ?
             WHERE kind = 'slot' AND local_date = ? AND state = 'cancelled' AND reason LIKE 'app opened%' AND fire_at_ms > ?
               AND NOT EXISTS (SELECT 1 FROM app_open WHERE local_date = ?)
@@ -130,8 +151,9 @@ extension PlannerDatabase {
         }
         for moved in moves {
             try cancel.run(.integer(now.milliseconds), .text(moved.to.description))
-            try reopen.run(.text("the open of this day belongs to \(moved.to) by the settings in force when it was made"),
-                           .integer(now.milliseconds), .text(moved.from.description), .integer(now.milliseconds), .text(moved.from.description))
+            try reopen.run(
+                .text("the open of this day belongs to \(moved.to) by the settings in force when it was made"),
+                .integer(now.milliseconds), .text(moved.from.description), .integer(now.milliseconds), .text(moved.from.description))
         }
         return true
     }
@@ -141,7 +163,8 @@ extension PlannerDatabase {
     /// Rebuilds the pause rows events made from every pause and resume event, in stamp order
     /// (`pauseHistory`). Rows made before events existed stay; one still running ends at the first event.
     func rebuildPauses() throws {
-        let stmt = try connection.prepare("""
+        let stmt = try connection.prepare(
+            """
             SELECT id, at_ms, kind, payload, coalesce(stamp_ms, at_ms), stamp_counter, device FROM event
             WHERE kind IN ('pause', 'resume') ORDER BY stamp_ms, stamp_counter
             """)
@@ -160,14 +183,17 @@ extension PlannerDatabase {
         }
         try connection.execute("DELETE FROM pause WHERE event_id IS NOT NULL")
         if let first = steps.min(by: { $0.stamp < $1.stamp }) {
-            try connection.prepare("""
+            try connection.prepare(
+                """
                 UPDATE pause SET ended_at_ms = max(?1, since_ms) WHERE event_id IS NULL AND ended_at_ms IS NULL AND (until_ms IS NULL OR until_ms > ?1)
-                """).run(.integer(first.at.milliseconds))
+                """
+            ).run(.integer(first.at.milliseconds))
         }
         let insert = try connection.prepare("INSERT INTO pause (since_ms, until_ms, ended_at_ms, event_id) VALUES (?, ?, ?, ?)")
         for row in pauseHistory(steps) {
-            try insert.run(.integer(row.since.milliseconds), row.until.map { .integer($0.milliseconds) } ?? .null,
-                           row.endedAt.map { .integer($0.milliseconds) } ?? .null, .text(row.eventID))
+            try insert.run(
+                .integer(row.since.milliseconds), row.until.map { .integer($0.milliseconds) } ?? .null,
+                row.endedAt.map { .integer($0.milliseconds) } ?? .null, .text(row.eventID))
         }
     }
 
@@ -181,14 +207,17 @@ extension PlannerDatabase {
         guard !claims.isEmpty else { return false }
         let held = try readStamps([.planZone])[.planZone]
         guard let winner = claims.filter({ $0.stamp != nil }).min(by: { $0.stamp! < $1.stamp! }),
-              held.map({ winner.stamp! < $0 }) ?? true,
-              case .settings(let set, _) = winner.change, let zone = set.first?.value else { return false }
+            held.map({ winner.stamp! < $0 }) ?? true,
+            case .settings(let set, _) = winner.change, let zone = set.first?.value
+        else { return false }
         let stamp = winner.stamp!
-        try connection.prepare("""
+        try connection.prepare(
+            """
             INSERT INTO register (name, stamp_ms, stamp_counter, stamp_device, event_id) VALUES ('plan-zone', ?, ?, ?, ?)
             ON CONFLICT (name) DO UPDATE SET stamp_ms = excluded.stamp_ms, stamp_counter = excluded.stamp_counter,
                 stamp_device = excluded.stamp_device, event_id = excluded.event_id
-            """).run(.integer(stamp.milliseconds), .integer(stamp.counter), .text(stamp.device), .text(winner.id))
+            """
+        ).run(.integer(stamp.milliseconds), .integer(stamp.counter), .text(stamp.device), .text(winner.id))
         try connection.prepare("UPDATE setting SET default_value = ? WHERE key = 'zone'").run(.text(zone))
         if try !zoneWasSet() {
             try connection.prepare("UPDATE setting SET value = ? WHERE key = 'zone'").run(.text(zone))
@@ -198,7 +227,8 @@ extension PlannerDatabase {
 
     /// Whether the zone holds a value someone set (not a default, nor a reset to it).
     private func zoneWasSet() throws -> Bool {
-        let stmt = try connection.prepare("""
+        let stmt = try connection.prepare(
+            """
             SELECT r.event_id, e.id, e.at_ms, e.origin, e.kind, e.payload, coalesce(e.stamp_ms, e.at_ms), e.stamp_counter, e.device
             FROM register r LEFT JOIN event e ON e.id = r.event_id WHERE r.name = 'setting:zone'
             """)
@@ -216,15 +246,20 @@ extension PlannerDatabase {
     /// `system` would be that device's own). Published with this device's other events.
     func claimPlanZone(device: String, now: Instant) throws {
         guard try connection.integer("SELECT EXISTS (SELECT 1 FROM event WHERE origin = 'plan-zone' AND device = ?)", .text(device)) == 0,
-              var zone = try connection.text("SELECT default_value FROM setting WHERE key = 'zone'") else { return }
+            var zone = try connection.text("SELECT default_value FROM setting WHERE key = 'zone'")
+        else { return }
         if zone == "system" { zone = SystemZone.systemDefault().name }
         guard (try? SettingKey.zone.canonical(zone)) == zone, zone != "system" else { return }
-        let made = [try connection.integer("SELECT min(stamp_ms) FROM event WHERE received_ms IS NULL"),
-                    try connection.integer("SELECT created_at_ms FROM request ORDER BY id LIMIT 1"), now.milliseconds]
+        let made =
+            [
+                try connection.integer("SELECT min(stamp_ms) FROM event WHERE received_ms IS NULL"),
+                try connection.integer("SELECT created_at_ms FROM request ORDER BY id LIMIT 1"), now.milliseconds,
+            ]
             .compactMap { $0 }.min() ?? now.milliseconds
-        let claim = PlanEvent(id: Self.newEventID(), at: Instant(milliseconds: made), origin: PlanEvent.planZoneOrigin,
-                              change: .settings(set: [SettingChange(.zone, zone)], reset: []),
-                              stamp: Stamp(milliseconds: made, counter: 0, device: device))
+        let claim = PlanEvent(
+            id: Self.newEventID(), at: Instant(milliseconds: made), origin: PlanEvent.planZoneOrigin,
+            change: .settings(set: [SettingChange(.zone, zone)], reset: []),
+            stamp: Stamp(milliseconds: made, counter: 0, device: device))
         _ = try applyEvents([claim], now: now, receivedAt: nil)
     }
 
@@ -235,7 +270,8 @@ extension PlannerDatabase {
     /// every device whatever the order. Said once, and counted in `event_conflict` for `status`. Returns the
     /// version held before when `event` replaced it (the caller derives again what it changed).
     func settleTwoPayloads(_ event: PlanEvent) throws -> PlanEvent? {
-        let stmt = try connection.prepare("""
+        let stmt = try connection.prepare(
+            """
             SELECT id, at_ms, origin, kind, payload, coalesce(stamp_ms, at_ms), stamp_counter, device FROM event WHERE id = ?
             """)
         try stmt.bind([.text(event.id)])
@@ -249,15 +285,20 @@ extension PlannerDatabase {
         if known == 0 {
             try connection.prepare("INSERT INTO event_conflict (id, first_seen_ms) VALUES (?, ?)")
                 .run(.text(event.id), .integer(SystemClock.now().milliseconds))
-            PlannerDatabase.warnOnce("the event \(event.id) of device \(event.stamp?.device ?? "?") arrived with two different contents: every device keeps the same one (the greater hash); see planner status")
+            PlannerDatabase.warnOnce(
+                "the event \(event.id) of device \(event.stamp?.device ?? "?") arrived with two different contents: every device keeps the same one (the greater hash); see planner status"
+            )
         }
         guard wins else { return nil }
         let stamp = event.stamp ?? Stamp(milliseconds: event.at.milliseconds)
-        try connection.prepare("""
+        try connection.prepare(
+            """
             UPDATE event SET at_ms = ?, origin = ?, kind = ?, payload = ?, stamp_ms = ?, stamp_counter = ?, device = ? WHERE id = ?
-            """).run(.integer(event.at.milliseconds), .text(event.origin), .text(event.change.kind),
-                     .text(PlanEventText.fields(PlanEventText.payload(event.change))), .integer(stamp.milliseconds),
-                     .integer(stamp.counter), .text(stamp.device), .text(event.id))
+            """
+        ).run(
+            .integer(event.at.milliseconds), .text(event.origin), .text(event.change.kind),
+            .text(PlanEventText.fields(PlanEventText.payload(event.change))), .integer(stamp.milliseconds),
+            .integer(stamp.counter), .text(stamp.device), .text(event.id))
         return stored
     }
 
@@ -279,7 +320,8 @@ extension PlannerDatabase {
 
     /// Events of `kinds`, the latest stamp first.
     private func latestFirst(_ kinds: [String]) throws -> [PlanEvent] {
-        let stmt = try connection.prepare("""
+        let stmt = try connection.prepare(
+            """
             SELECT id, at_ms, origin, kind, payload, coalesce(stamp_ms, at_ms), stamp_counter, device FROM event
             WHERE kind IN (?, ?) AND origin <> 'plan-zone'
             """)
@@ -296,11 +338,13 @@ extension PlannerDatabase {
             try connection.prepare("DELETE FROM register WHERE name = ?").run(.text(register.name))
             return nil
         }
-        try connection.prepare("""
+        try connection.prepare(
+            """
             INSERT INTO register (name, stamp_ms, stamp_counter, stamp_device, event_id) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT (name) DO UPDATE SET stamp_ms = excluded.stamp_ms, stamp_counter = excluded.stamp_counter,
                 stamp_device = excluded.stamp_device, event_id = excluded.event_id
-            """).run(.text(register.name), .integer(stamp.milliseconds), .integer(stamp.counter), .text(stamp.device), .text(winner.id))
+            """
+        ).run(.text(register.name), .integer(stamp.milliseconds), .integer(stamp.counter), .text(stamp.device), .text(winner.id))
         return winner
     }
 
@@ -333,10 +377,12 @@ extension PlannerDatabase {
         }
         switch winner?.change {
         case .skip(_, let reason):
-            try connection.prepare("""
+            try connection.prepare(
+                """
                 INSERT INTO skipped_date (local_date, reason, skipped_at_ms) VALUES (?, ?, ?)
                 ON CONFLICT (local_date) DO UPDATE SET reason = excluded.reason, skipped_at_ms = excluded.skipped_at_ms, removed_at_ms = NULL
-                """).run(.text(date.description), reason.map { .text($0) } ?? .null, .integer(winner!.at.milliseconds))
+                """
+            ).run(.text(date.description), reason.map { .text($0) } ?? .null, .integer(winner!.at.milliseconds))
         case .unskip:
             try connection.prepare("UPDATE skipped_date SET removed_at_ms = ? WHERE local_date = ? AND removed_at_ms IS NULL")
                 .run(.integer(winner!.at.milliseconds), .text(date.description))

@@ -50,8 +50,10 @@ extension PlannerDatabase {
         var known: [String: (size: Int64, mtime: Int64, consumed: Int64, problem: String?, waiting: Int64?)] = [:]
         let rows = try connection.prepare("SELECT name, size, mtime_ns, consumed, problem, waiting_ms FROM sync_file")
         while try rows.step() {
-            known[rows.text(0)] = (rows.int64(1), rows.int64(2), rows.int64(3), rows.isNull(4) ? nil : rows.text(4),
-                                   rows.isNull(5) ? nil : rows.int64(5))
+            known[rows.text(0)] = (
+                rows.int64(1), rows.int64(2), rows.int64(3), rows.isNull(4) ? nil : rows.text(4),
+                rows.isNull(5) ? nil : rows.int64(5)
+            )
         }
         let own = try connection.prepare("SELECT id, out_seq, out_size FROM device WHERE is_self = 1 AND out_size > 0")
         let ownFile = try own.step() ? (name: SyncFileText.fileName(device: own.text(0), sequence: own.int64(1)), size: own.int64(2)) : nil
@@ -61,33 +63,39 @@ extension PlannerDatabase {
         var listing: PeerFiles.Listing?
         var ranges: [String: (from: Int64, size: Int64, mtime: Int64)] = [:]
         var budget = syncReadBudgetBytes ?? .max
-        let outcome = try FolderChild.run(observe: {
-            PeerFiles.list(folder, own: ownFile?.name, fds: &fds)
-        }, decide: { observed throws -> [UInt8]? in
-            guard let seen = PeerFiles.Listing(observed) else { return nil }
-            listing = seen
-            var job: [(name: String, from: Int64, to: Int64)] = []
-            for file in seen.files {
-                guard case .opened(let size, let mtime, _) = file.state, case .events = SyncFileText.classify(file.name) else { continue }
-                let previous = known[file.name]
-                // Unchanged, and nothing in it waiting for this clock to catch up: nothing new to read.
-                if let previous, previous.size == size, previous.mtime == mtime, previous.waiting.map({ now.milliseconds < $0 }) ?? true { continue }
-                // Appended since: read from where the last read stopped. A file that shrank was replaced: again
-                // from its start (every event applied is recorded by id, so nothing applies twice).
-                let from = previous.map { size >= $0.consumed ? $0.consumed : 0 } ?? 0
-                // Within the pass's budget (the ticker's): the rest is read by the next pass.
-                guard budget > 0 else { report.more = true; continue }
-                let to = size - from > budget ? from + budget : size
-                budget -= to - from
-                ranges[file.name] = (from, size, mtime)
-                job.append((file.name, from, to))
-            }
-            return job.isEmpty ? nil : PeerFiles.job(job)
-        }, act: { job in PeerFiles.read(job, fds: fds) }, release: { for fd in fds.values { close(fd) } })
+        let outcome = try FolderChild.run(
+            observe: {
+                PeerFiles.list(folder, own: ownFile?.name, fds: &fds)
+            },
+            decide: { observed throws -> [UInt8]? in
+                guard let seen = PeerFiles.Listing(observed) else { return nil }
+                listing = seen
+                var job: [(name: String, from: Int64, to: Int64)] = []
+                for file in seen.files {
+                    guard case .opened(let size, let mtime, _) = file.state, case .events = SyncFileText.classify(file.name) else { continue }
+                    let previous = known[file.name]
+                    // Unchanged, and nothing in it waiting for this clock to catch up: nothing new to read.
+                    if let previous, previous.size == size, previous.mtime == mtime, previous.waiting.map({ now.milliseconds < $0 }) ?? true {
+                        continue
+                    }
+                    // Appended since: read from where the last read stopped. A file that shrank was replaced: again
+                    // from its start (every event applied is recorded by id, so nothing applies twice).
+                    let from = previous.map { size >= $0.consumed ? $0.consumed : 0 } ?? 0
+                    // Within the pass's budget (the ticker's): the rest is read by the next pass.
+                    guard budget > 0 else { report.more = true; continue }
+                    let to = size - from > budget ? from + budget : size
+                    budget -= to - from
+                    ranges[file.name] = (from, size, mtime)
+                    job.append((file.name, from, to))
+                }
+                return job.isEmpty ? nil : PeerFiles.job(job)
+            }, act: { job in PeerFiles.read(job, fds: fds) }, release: { for fd in fds.values { close(fd) } })
         let read: [String: PeerFiles.Read]
         switch outcome {
         case .timedOut:
-            report.problems.append("the sync folder \(folder) did not answer within \(FolderChild.deadlineMilliseconds) ms (a stalled or frozen mount?): other devices' changes wait")
+            report.problems.append(
+                "the sync folder \(folder) did not answer within \(FolderChild.deadlineMilliseconds) ms (a stalled or frozen mount?): other devices' changes wait"
+            )
             return (report, [])
         case .failed(let why):
             report.problems.append("the sync folder \(folder) cannot be read (\(why)): other devices' changes wait")
@@ -100,13 +108,15 @@ extension PlannerDatabase {
             return (report, [])
         }
         if let code = listing.folderError {
-            report.problems.append("the sync folder \(folder) cannot be read (\(DatabaseFile.describe(code))): other devices' changes wait; is it mounted?")
+            report.problems.append(
+                "the sync folder \(folder) cannot be read (\(DatabaseFile.describe(code))): other devices' changes wait; is it mounted?")
             return (report, [])
         }
         var events: [PlanEvent] = []
         var names: [SyncFileText.DeviceName] = []
         var problemsByFile: [String: String] = [:]
-        let remember = try connection.prepare("""
+        let remember = try connection.prepare(
+            """
             INSERT INTO sync_file (name, size, mtime_ns, consumed, problem, waiting_ms) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT (name) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns,
                 consumed = excluded.consumed, problem = excluded.problem, waiting_ms = excluded.waiting_ms
@@ -156,23 +166,27 @@ extension PlannerDatabase {
                 problem = text.refused.count == 1 ? "1 line refused: \(first)" : "\(text.refused.count) lines refused (first: \(first))"
             }
             if let until = text.waitingUntil {
-                let waits = "\(text.waiting) line\(text.waiting == 1 ? "" : "s") dated more than a day ahead of this device's clock, read again from \(Self.utcText(until)) (a clock ahead delays a change, never loses it)"
+                let waits =
+                    "\(text.waiting) line\(text.waiting == 1 ? "" : "s") dated more than a day ahead of this device's clock, read again from \(Self.utcText(until)) (a clock ahead delays a change, never loses it)"
                 problem = problem.map { $0 + "; " + waits } ?? waits
             }
             if let problem { problemsByFile[name] = problem }
             // Read only in part (the ticker's budget): remembered as read up to there, so the next pass reads on.
-            try remember.run(.text(name), .integer(to), .integer(to < size ? -1 : range.mtime), .integer(from + Int64(text.consumed)),
-                             problem.map { .text($0) } ?? .null, text.waitingUntil.map { .integer($0.milliseconds) } ?? .null)
+            try remember.run(
+                .text(name), .integer(to), .integer(to < size ? -1 : range.mtime), .integer(from + Int64(text.consumed)),
+                problem.map { .text($0) } ?? .null, text.waitingUntil.map { .integer($0.milliseconds) } ?? .null)
             // Said once, when it first appears; `status` shows it every time.
             if let problem, problem != previous?.problem { PlannerDatabase.warnOnce("the sync folder's file \(folder)/\(name) \(problem)") }
         }
-        for (name, problem) in problemsByFile.sorted(by: { $0.key < $1.key }) where !report.problems.contains(where: { $0.hasPrefix("\(folder)/\(name):") }) {
+        for (name, problem) in problemsByFile.sorted(by: { $0.key < $1.key })
+        where !report.problems.contains(where: { $0.hasPrefix("\(folder)/\(name):") }) {
             report.problems.append("\(folder)/\(name): \(problem)")
         }
         if impostor, let selfID {
             // A copied database: both copies would append to the same files. This one takes a new id.
             try connection.prepare("UPDATE device SET is_self = 0 WHERE id = ?").run(.text(selfID))
-            PlannerDatabase.warnOnce("another device writes to the sync folder as this device (\(selfID); a copied database?): this device takes a new id")
+            PlannerDatabase.warnOnce(
+                "another device writes to the sync folder as this device (\(selfID); a copied database?): this device takes a new id")
         }
         try recordDeviceNames(names, now: now)
         // This device's file as another program left it: gone, or shorter than this device wrote it (a
@@ -188,7 +202,8 @@ extension PlannerDatabase {
     /// Names devices said, the latest saying of each.
     private func recordDeviceNames(_ names: [SyncFileText.DeviceName], now: Instant) throws {
         guard !names.isEmpty else { return }
-        let upsert = try connection.prepare("""
+        let upsert = try connection.prepare(
+            """
             INSERT INTO device (id, name, first_seen_ms) VALUES (?, ?, ?)
             ON CONFLICT (id) DO UPDATE SET name = excluded.name WHERE device.is_self = 0
             """)
@@ -209,7 +224,8 @@ extension PlannerDatabase {
             let before = seen[device] ?? (event.at.milliseconds, offset, 0)
             seen[device] = (max(before.last, event.at.milliseconds), max(before.offset, offset), before.count + 1)
         }
-        let note = try connection.prepare("""
+        let note = try connection.prepare(
+            """
             INSERT INTO device (id, first_seen_ms, last_event_ms, offset_ms, events) VALUES (?1, ?2, ?3, ?4, ?5)
             ON CONFLICT (id) DO UPDATE SET last_event_ms = max(coalesce(last_event_ms, ?3), ?3),
                 offset_ms = max(coalesce(offset_ms, ?4), ?4), events = events + ?5
@@ -229,7 +245,8 @@ extension PlannerDatabase {
     /// Inside a write transaction: whether this device has events to write to its sync folder.
     /// (Or has no id yet: its first publish makes one, says its name and claims the plan's zone.)
     func hasEventsToPublish() throws -> Bool {
-        try connection.integer("""
+        try connection.integer(
+            """
             SELECT EXISTS (SELECT 1 FROM setting WHERE key = 'sync-folder' AND value <> '')
                AND (EXISTS (SELECT 1 FROM event WHERE received_ms IS NULL AND published_ms IS NULL)
                     OR NOT EXISTS (SELECT 1 FROM device WHERE is_self = 1))
@@ -238,14 +255,19 @@ extension PlannerDatabase {
 
     /// This device's events not yet written to the folder, in stamp order.
     func unpublishedEvents() throws -> [PlanEvent] {
-        let stmt = try connection.prepare("""
+        let stmt = try connection.prepare(
+            """
             SELECT id, at_ms, origin, kind, payload, coalesce(stamp_ms, at_ms), stamp_counter, device FROM event
             WHERE received_ms IS NULL AND published_ms IS NULL ORDER BY coalesce(stamp_ms, at_ms), stamp_counter, id
             """)
         var events: [PlanEvent] = []
         while try stmt.step() {
-            let line = PlanEventText.header + " " + PlanEventText.fields([("id", stmt.text(0)), ("at", String(stmt.int64(1))),
-                                                                          ("origin", stmt.text(2)), ("kind", stmt.text(3))])
+            let line =
+                PlanEventText.header + " "
+                + PlanEventText.fields([
+                    ("id", stmt.text(0)), ("at", String(stmt.int64(1))),
+                    ("origin", stmt.text(2)), ("kind", stmt.text(3)),
+                ])
                 + (stmt.text(4).isEmpty ? "" : " " + stmt.text(4)) + "\n"
             guard var event = PlanEvent(line: line) else { continue }
             event.stamp = Stamp(milliseconds: stmt.int64(5), counter: stmt.int64(6), device: stmt.text(7))
@@ -273,7 +295,9 @@ extension PlannerDatabase {
             while try stmt.step() { problems.append("\(folder)/\(stmt.text(0)): \(stmt.text(1))") }
             let conflicts = try connection.integer("SELECT count(*) FROM event_conflict") ?? 0
             if conflicts > 0 {
-                problems.append("\(conflicts) event\(conflicts == 1 ? "" : "s") arrived with two different contents (a conflict copy edited by hand?): every device keeps the same version, the one with the greater hash")
+                problems.append(
+                    "\(conflicts) event\(conflicts == 1 ? "" : "s") arrived with two different contents (a conflict copy edited by hand?): every device keeps the same version, the one with the greater hash"
+                )
             }
             if let waiting = try connection.integer("SELECT count(*) FROM event WHERE received_ms IS NULL AND published_ms IS NULL"), waiting > 0 {
                 problems.append("\(waiting) change\(waiting == 1 ? "" : "s") of this device not yet written to the sync folder")
@@ -285,14 +309,17 @@ extension PlannerDatabase {
     /// The devices seen in the sync folder, this one first.
     public func devices() throws(PlannerError) -> [DeviceRow] {
         try read {
-            let stmt = try connection.prepare("""
+            let stmt = try connection.prepare(
+                """
                 SELECT id, name, is_self, last_event_ms, offset_ms, events FROM device ORDER BY is_self DESC, name, id
                 """)
             var rows: [DeviceRow] = []
             while try stmt.step() {
-                rows.append(DeviceRow(id: stmt.text(0), name: stmt.text(1), isSelf: stmt.int64(2) == 1,
-                                      lastEvent: stmt.isNull(3) ? nil : Instant(milliseconds: stmt.int64(3)),
-                                      offsetMilliseconds: stmt.isNull(4) ? nil : stmt.int64(4), events: stmt.int64(5)))
+                rows.append(
+                    DeviceRow(
+                        id: stmt.text(0), name: stmt.text(1), isSelf: stmt.int64(2) == 1,
+                        lastEvent: stmt.isNull(3) ? nil : Instant(milliseconds: stmt.int64(3)),
+                        offsetMilliseconds: stmt.isNull(4) ? nil : stmt.int64(4), events: stmt.int64(5)))
             }
             return rows
         }

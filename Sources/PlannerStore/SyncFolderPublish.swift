@@ -24,28 +24,32 @@ extension PlannerDatabase {
         // One read for what `open` needs on its fast path: the folder, the name, this device's id and file.
         struct Start { var folder: String?; var wanted = ""; var selfID: String?; var sequence: Int64 = 0 }
         let start = try read { () throws -> Start in
-            let stmt = try connection.prepare("""
+            let stmt = try connection.prepare(
+                """
                 SELECT (SELECT value FROM setting WHERE key = 'sync-folder'), (SELECT value FROM setting WHERE key = 'device-name'),
                        d.id, d.out_seq
                 FROM (SELECT 1) LEFT JOIN device d ON d.is_self = 1
                 """)
             _ = try stmt.step()
-            return Start(folder: stmt.isNull(0) || stmt.text(0).isEmpty ? nil : stmt.text(0), wanted: stmt.text(1),
-                         selfID: stmt.isNull(2) ? nil : stmt.text(2), sequence: stmt.int64(3))
+            return Start(
+                folder: stmt.isNull(0) || stmt.text(0).isEmpty ? nil : stmt.text(0), wanted: stmt.text(1),
+                selfID: stmt.isNull(2) ? nil : stmt.text(2), sequence: stmt.int64(3))
         }
         guard let folder = start.folder else { return 0 }
         let name = start.wanted.isEmpty ? Self.hostName() : start.wanted
-        let selfID = try start.selfID ?? write { () throws -> String in
-            if let id = try selfDeviceID() { return id }
-            let id = Self.newEventID()
-            try connection.prepare("INSERT INTO device (id, name, is_self, first_seen_ms) VALUES (?, ?, 1, ?)")
-                .run(.text(id), .text(name), .integer(now.milliseconds))
-            // Changes made before this device had an id are its own.
-            try connection.prepare("UPDATE event SET device = ? WHERE device = '' AND received_ms IS NULL").run(.text(id))
-            // Sharing starts: the zone this plan was made in is its claim to be every device's plan zone.
-            try claimPlanZone(device: id, now: now)
-            return id
-        }
+        let selfID =
+            try start.selfID
+            ?? write { () throws -> String in
+                if let id = try selfDeviceID() { return id }
+                let id = Self.newEventID()
+                try connection.prepare("INSERT INTO device (id, name, is_self, first_seen_ms) VALUES (?, ?, 1, ?)")
+                    .run(.text(id), .text(name), .integer(now.milliseconds))
+                // Changes made before this device had an id are its own.
+                try connection.prepare("UPDATE event SET device = ? WHERE device = '' AND received_ms IS NULL").run(.text(id))
+                // Sharing starts: the zone this plan was made in is its claim to be every device's plan zone.
+                try claimPlanZone(device: id, now: now)
+                return id
+            }
         var sequence = start.sequence
         var refusals: [String] = []
         // Each turn: the child opens this device's file and takes its lock; this process reads, under that
@@ -56,86 +60,107 @@ extension PlannerDatabase {
             var next: Int64?
             var failure: PlannerError?
             var dir: Int32 = -1, fd: Int32 = -1  // the child's
-            let outcome = try FolderChild.run(observe: {
-                OwnFile.open(folder: folder, name: fileName, dir: &dir, fd: &fd)
-            }, decide: { observed throws -> [UInt8]? in
-                switch OwnFile.Opened(observed) {
-                case .folderMissing(let code):
-                    failure = .io("cannot write to the sync folder \(folder) (\(DatabaseFile.describe(code))): this device's changes wait in the database and are written by the next planner command once it can")
-                case .failed(let code):
-                    failure = .io("cannot write \(folder)/\(fileName) (\(DatabaseFile.describe(code))): this device's changes wait in the database")
-                case .busy:
-                    FolderChild.stalled()
-                    failure = .io("\(folder)/\(fileName) is locked by another process: this device's changes wait in the database and are written by the next planner command")
-                case .refused(let why):
-                    // Not this device's own file (a FIFO, a link, another user's, other hard links): never
-                    // written; this device moves on to a new file and writes everything there.
-                    refusals.append(fileName)
-                    next = try write { () throws -> Int64 in
-                        try connection.execute("UPDATE event SET published_ms = NULL WHERE received_ms IS NULL")
-                        try connection.execute("UPDATE device SET out_seq = out_seq + 1, out_size = 0 WHERE is_self = 1")
-                        let moved = try connection.integer("SELECT out_seq FROM device WHERE is_self = 1") ?? sequence + 1
-                        try connection.prepare("""
-                            INSERT INTO sync_file (name, size, mtime_ns, consumed, problem) VALUES (?1, -1, -1, 0, ?2)
-                            ON CONFLICT (name) DO UPDATE SET size = -1, mtime_ns = -1, problem = ?2
-                            """).run(.text(fileName), .text("\(why): not this device's own file, never written; this device writes to \(SyncFileText.fileName(device: selfID, sequence: moved)) instead"))
-                        return moved
-                    }
-                    PlannerDatabase.warnOnce("the sync folder's file \(folder)/\(fileName) \(why): it is never written; this device writes to a new file (is the folder writable by others?)")
-                case .opened(let size):
-                    // Re-read under the lock: another process may have appended meanwhile.
-                    let (seq, expected, publishedName) = try read { () throws -> (Int64, Int64, String) in
-                        let stmt = try connection.prepare("SELECT out_seq, out_size, name FROM device WHERE is_self = 1")
-                        _ = try stmt.step()
-                        events = try unpublishedEvents()
-                        return (stmt.int64(0), stmt.int64(1), stmt.text(2))
-                    }
-                    if SyncFileText.fileName(device: selfID, sequence: seq) != fileName { next = seq; return nil }
-                    if size != expected || size >= SyncFileText.rotateBytes {
-                        // Not as this device left it (deleted, cut, replaced, written by another): a new file, and
-                        // everything again (readers skip what they have). Or simply full: a new file.
+            let outcome = try FolderChild.run(
+                observe: {
+                    OwnFile.open(folder: folder, name: fileName, dir: &dir, fd: &fd)
+                },
+                decide: { observed throws -> [UInt8]? in
+                    switch OwnFile.Opened(observed) {
+                    case .folderMissing(let code):
+                        failure = .io(
+                            "cannot write to the sync folder \(folder) (\(DatabaseFile.describe(code))): this device's changes wait in the database and are written by the next planner command once it can"
+                        )
+                    case .failed(let code):
+                        failure = .io(
+                            "cannot write \(folder)/\(fileName) (\(DatabaseFile.describe(code))): this device's changes wait in the database")
+                    case .busy:
+                        FolderChild.stalled()
+                        failure = .io(
+                            "\(folder)/\(fileName) is locked by another process: this device's changes wait in the database and are written by the next planner command"
+                        )
+                    case .refused(let why):
+                        // Not this device's own file (a FIFO, a link, another user's, other hard links): never
+                        // written; this device moves on to a new file and writes everything there.
+                        refusals.append(fileName)
                         next = try write { () throws -> Int64 in
-                            if size != expected { try connection.execute("UPDATE event SET published_ms = NULL WHERE received_ms IS NULL") }
+                            try connection.execute("UPDATE event SET published_ms = NULL WHERE received_ms IS NULL")
                             try connection.execute("UPDATE device SET out_seq = out_seq + 1, out_size = 0 WHERE is_self = 1")
-                            return seq + 1
+                            let moved = try connection.integer("SELECT out_seq FROM device WHERE is_self = 1") ?? sequence + 1
+                            try connection.prepare(
+                                """
+                                INSERT INTO sync_file (name, size, mtime_ns, consumed, problem) VALUES (?1, -1, -1, 0, ?2)
+                                ON CONFLICT (name) DO UPDATE SET size = -1, mtime_ns = -1, problem = ?2
+                                """
+                            ).run(
+                                .text(fileName),
+                                .text(
+                                    "\(why): not this device's own file, never written; this device writes to \(SyncFileText.fileName(device: selfID, sequence: moved)) instead"
+                                ))
+                            return moved
                         }
-                        return nil
+                        PlannerDatabase.warnOnce(
+                            "the sync folder's file \(folder)/\(fileName) \(why): it is never written; this device writes to a new file (is the folder writable by others?)"
+                        )
+                    case .opened(let size):
+                        // Re-read under the lock: another process may have appended meanwhile.
+                        let (seq, expected, publishedName) = try read { () throws -> (Int64, Int64, String) in
+                            let stmt = try connection.prepare("SELECT out_seq, out_size, name FROM device WHERE is_self = 1")
+                            _ = try stmt.step()
+                            events = try unpublishedEvents()
+                            return (stmt.int64(0), stmt.int64(1), stmt.text(2))
+                        }
+                        if SyncFileText.fileName(device: selfID, sequence: seq) != fileName { next = seq; return nil }
+                        if size != expected || size >= SyncFileText.rotateBytes {
+                            // Not as this device left it (deleted, cut, replaced, written by another): a new file, and
+                            // everything again (readers skip what they have). Or simply full: a new file.
+                            next = try write { () throws -> Int64 in
+                                if size != expected { try connection.execute("UPDATE event SET published_ms = NULL WHERE received_ms IS NULL") }
+                                try connection.execute("UPDATE device SET out_seq = out_seq + 1, out_size = 0 WHERE is_self = 1")
+                                return seq + 1
+                            }
+                            return nil
+                        }
+                        var text = ""
+                        if size == 0 || publishedName != name { text += SyncFileText.deviceLine(id: selfID, name: name, at: now) }
+                        for event in events {
+                            var event = event
+                            event.stamp?.device = selfID
+                            if let line = SyncFileText.publishedLine(event) { text += line }
+                        }
+                        return Array(text.utf8)
+                    case .unreadable:
+                        failure = .io("the sync folder's child said nothing usable: this device's changes wait in the database")
                     }
-                    var text = ""
-                    if size == 0 || publishedName != name { text += SyncFileText.deviceLine(id: selfID, name: name, at: now) }
-                    for event in events {
-                        var event = event
-                        event.stamp?.device = selfID
-                        if let line = SyncFileText.publishedLine(event) { text += line }
+                    return nil
+                }, act: { text in OwnFile.append(text, fd: fd, dir: dir) },
+                settle: { acted in
+                    // Recorded while the child still holds the file's lock: the next process finds it as recorded.
+                    guard case .appended(let size, let mtime) = OwnFile.Appended(acted) else { return }
+                    try write {
+                        let mark = try connection.prepare("UPDATE event SET published_ms = ? WHERE id = ?")
+                        for event in events { try mark.run(.integer(now.milliseconds), .text(event.id)) }
+                        // Only for the file written: a rotation since (another process) keeps its own size.
+                        try connection.prepare("UPDATE device SET out_size = ?, name = ? WHERE is_self = 1 AND out_seq = ?")
+                            .run(.integer(size), .text(name), .integer(sequence))
+                        // Our own file as we left it: the next read of the folder need not read it.
+                        try connection.prepare(
+                            """
+                            INSERT INTO sync_file (name, size, mtime_ns, consumed) VALUES (?1, ?2, ?3, ?2)
+                            ON CONFLICT (name) DO UPDATE SET size = ?2, mtime_ns = ?3, consumed = ?2, problem = NULL
+                            """
+                        ).run(.text(fileName), .integer(size), .integer(mtime))
                     }
-                    return Array(text.utf8)
-                case .unreadable:
-                    failure = .io("the sync folder's child said nothing usable: this device's changes wait in the database")
-                }
-                return nil
-            }, act: { text in OwnFile.append(text, fd: fd, dir: dir) }, settle: { acted in
-                // Recorded while the child still holds the file's lock: the next process finds it as recorded.
-                guard case .appended(let size, let mtime) = OwnFile.Appended(acted) else { return }
-                try write {
-                    let mark = try connection.prepare("UPDATE event SET published_ms = ? WHERE id = ?")
-                    for event in events { try mark.run(.integer(now.milliseconds), .text(event.id)) }
-                    // Only for the file written: a rotation since (another process) keeps its own size.
-                    try connection.prepare("UPDATE device SET out_size = ?, name = ? WHERE is_self = 1 AND out_seq = ?")
-                        .run(.integer(size), .text(name), .integer(sequence))
-                    // Our own file as we left it: the next read of the folder need not read it.
-                    try connection.prepare("""
-                        INSERT INTO sync_file (name, size, mtime_ns, consumed) VALUES (?1, ?2, ?3, ?2)
-                        ON CONFLICT (name) DO UPDATE SET size = ?2, mtime_ns = ?3, consumed = ?2, problem = NULL
-                        """).run(.text(fileName), .integer(size), .integer(mtime))
-                }
-            }, release: {
-                if fd >= 0 { close(fd) }
-                if dir >= 0 { close(dir) }
-            })
+                },
+                release: {
+                    if fd >= 0 { close(fd) }
+                    if dir >= 0 { close(dir) }
+                })
             if let failure { throw failure }
             switch outcome {
             case .timedOut:
-                throw PlannerError.io("the sync folder \(folder) did not answer within \(FolderChild.deadlineMilliseconds) ms (a stalled or frozen file system?): this device's changes wait in the database and are written by the next planner command once it can")
+                throw PlannerError.io(
+                    "the sync folder \(folder) did not answer within \(FolderChild.deadlineMilliseconds) ms (a stalled or frozen file system?): this device's changes wait in the database and are written by the next planner command once it can"
+                )
             case .failed(let why):
                 throw PlannerError.io("cannot write to the sync folder \(folder) (\(why)): this device's changes wait in the database")
             case .done(_, nil):
@@ -144,14 +169,16 @@ extension PlannerDatabase {
                 continue
             case .done(_, let acted?):
                 if case .failed(let code) = OwnFile.Appended(acted) {
-                    throw PlannerError.io("cannot write \(folder)/\(fileName) (\(DatabaseFile.describe(code))): this device's changes wait in the database")
+                    throw PlannerError.io(
+                        "cannot write \(folder)/\(fileName) (\(DatabaseFile.describe(code))): this device's changes wait in the database")
                 }
                 return events.count
             }
         }
-        throw PlannerError.io(refusals.count > 1
-            ? "the sync folder \(folder) holds files under this device's names that are not its own (\(refusals.prefix(3).joined(separator: ", "))…): remove them, and make the folder writable by you alone; this device's changes wait in the database"
-            : "the sync folder \(folder) kept changing under this device's file: try planner sync again")
+        throw PlannerError.io(
+            refusals.count > 1
+                ? "the sync folder \(folder) holds files under this device's names that are not its own (\(refusals.prefix(3).joined(separator: ", "))…): remove them, and make the folder writable by you alone; this device's changes wait in the database"
+                : "the sync folder \(folder) kept changing under this device's file: try planner sync again")
     }
 }
 

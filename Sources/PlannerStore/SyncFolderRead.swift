@@ -44,8 +44,10 @@ enum PeerFiles {
     }
 
     /// In the child: every name (sorted), each device file opened and kept open for `read`.
-    static func list(_ folder: String, own: String?, wanted: (String) -> Bool = PeerFiles.isDeviceFile,
-                     maximumBytes: Int64 = SyncFileText.maximumFileBytes, fds: inout [String: Int32]) -> [UInt8] {
+    static func list(
+        _ folder: String, own: String?, wanted: (String) -> Bool = PeerFiles.isDeviceFile,
+        maximumBytes: Int64 = SyncFileText.maximumFileBytes, fds: inout [String: Int32]
+    ) -> [UInt8] {
         var out = Wire.Writer()
         let dir = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard dir >= 0 else { out.int(1); out.int(Int64(errno)); return out.bytes }

@@ -55,12 +55,14 @@ public enum FolderChild {
     /// Children that outlived their deadline: reaped when they end (WNOHANG, at the next run).
     nonisolated(unsafe) private static var abandoned: [pid_t] = []
 
-    public static func run(deadlineMilliseconds: Int64 = deadlineMilliseconds,
-                           observe: () -> [UInt8],
-                           decide: ([UInt8]) throws -> [UInt8]?,
-                           act: ([UInt8]) -> [UInt8],
-                           settle: ([UInt8]) throws -> Void = { _ in },
-                           release: () -> Void = {}) throws -> Outcome {
+    public static func run(
+        deadlineMilliseconds: Int64 = deadlineMilliseconds,
+        observe: () -> [UInt8],
+        decide: ([UInt8]) throws -> [UInt8]?,
+        act: ([UInt8]) -> [UInt8],
+        settle: ([UInt8]) throws -> Void = { _ in },
+        release: () -> Void = {}
+    ) throws -> Outcome {
         // fork() is safe only in a single-threaded process (the planner and its ticker are): a process with
         // other threads (the test runner, in-process tests in parallel) could fork while one of them holds a
         // runtime lock the child then waits on forever. There the steps run here, unprotected.

@@ -20,8 +20,9 @@ extension LoginSessionFacts {
         }
         let me = entry(getpid()).map { ancestors(of: $0) } ?? []
         // 4294967295: (uint32)-1, no audit session was ever set for this process.
-        return LoginSessionFacts(uid: getuid(), bootID: boot, auditSession: audit == UInt32.max ? nil : audit,
-                                 logindSession: logind, ancestors: me, hint: hint)
+        return LoginSessionFacts(
+            uid: getuid(), bootID: boot, auditSession: audit == UInt32.max ? nil : audit,
+            logindSession: logind, ancestors: me, hint: hint)
     }
 
     /// A process's pid, start time and real uid, nil when it does not exist (or /proc cannot say). Read as
@@ -31,9 +32,9 @@ extension LoginSessionFacts {
         guard let stat = ProcFile.bytes("/proc/\(pid)/stat"), let close = stat.lastIndex(of: UInt8(ascii: ")")) else { return nil }
         let fields = stat[(close + 1)...].split(separator: UInt8(ascii: " "))
         guard fields.count > 19, let parent = ProcFile.number(fields[1]).flatMap({ Int32(exactly: $0) }),
-              let start = ProcFile.number(fields[19]),
-              let status = ProcFile.bytes("/proc/\(pid)/status"),
-              let uid = ProcFile.firstNumber(of: "Uid:", in: status[...]).flatMap({ UInt32(exactly: $0) })
+            let start = ProcFile.number(fields[19]),
+            let status = ProcFile.bytes("/proc/\(pid)/status"),
+            let uid = ProcFile.firstNumber(of: "Uid:", in: status[...]).flatMap({ UInt32(exactly: $0) })
         else { return nil }
         return (Process(pid: pid, start: start, uid: uid), parent)
     }

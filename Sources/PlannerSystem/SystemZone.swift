@@ -16,12 +16,15 @@ public enum SystemZone {
     /// glibc would silently use UTC for an unknown name, so the name is checked against the files first.
     public static func named(_ rawName: String) throws(PlannerError) -> Zone {
         let name = rawName.hasPrefix(":") ? String(rawName.dropFirst()) : rawName
-        let isPlainName = !name.isEmpty && !name.hasPrefix("/") && !name.split(separator: "/").contains("..")
+        let isPlainName =
+            !name.isEmpty && !name.hasPrefix("/") && !name.split(separator: "/").contains("..")
             && name.utf8.allSatisfy { isZoneNameByte($0) }
         let path = name.hasPrefix("/") ? name : zoneDirectory() + "/" + name
         // "right/" zones count leap seconds, which Unix time (and so the planner) does not.
         guard isPlainName || name.hasPrefix("/"), !name.hasPrefix("right/"), isTZifFile(path) else {
-            throw .usage("unknown time zone \(TerminalText.quoted(rawName)) in TZ: use a tz database name such as Europe/Berlin or America/New_York (see /usr/share/zoneinfo), or unset TZ for the system zone")
+            throw .usage(
+                "unknown time zone \(TerminalText.quoted(rawName)) in TZ: use a tz database name such as Europe/Berlin or America/New_York (see /usr/share/zoneinfo), or unset TZ for the system zone"
+            )
         }
         return make(name: name, tzValue: ":" + path)
     }

@@ -56,7 +56,9 @@ final class CalendarCarrier {
         if var running = child {
             if running.output >= 0 {
                 // At its end of file the pipe stays readable: closed, or every wait would return at once.
-                if let bytes = Spawn.readAvailable(running.output) { keep(bytes) } else {
+                if let bytes = Spawn.readAvailable(running.output) {
+                    keep(bytes)
+                } else {
                     close(running.output)
                     running.output = -1
                     child = running
@@ -100,7 +102,9 @@ final class CalendarCarrier {
         failed = outcome != .exited(0)
         let said = String(decoding: output, as: UTF8.self).split(separator: "\n").suffix(2).joined(separator: " / ")
         if failed {
-            log("the calendar job (\(job.command.prefix(2).joined(separator: " "))) failed (\(outcome)): \(said); asked again in \(CalendarCarry.afterFailureMilliseconds / 60_000) min")
+            log(
+                "the calendar job (\(job.command.prefix(2).joined(separator: " "))) failed (\(outcome)): \(said); asked again in \(CalendarCarry.afterFailureMilliseconds / 60_000) min"
+            )
         } else if !said.isEmpty {
             log(said)
         }

@@ -59,8 +59,10 @@ public struct NotifySink: DeliverySink {
     /// Where the session bus and the data folders are looked up (the context's environment).
     var environment: (String) -> String?
 
-    public init(appName: String, urgency: String?, icon: String?, busAddress: String?, answerable: Bool,
-                environment: @escaping (String) -> String?) {
+    public init(
+        appName: String, urgency: String?, icon: String?, busAddress: String?, answerable: Bool,
+        environment: @escaping (String) -> String?
+    ) {
         self.appName = appName
         self.urgency = urgency
         self.icon = icon
@@ -97,7 +99,8 @@ public struct NotifySink: DeliverySink {
         if offersActions(request) {
             // notify-send prints the id once shown, then the key of the action chosen, and exits when the
             // bubble closes. stdbuf: line by line, not when it exits, since stdout is a pipe.
-            arguments = ["stdbuf", "-oL"] + arguments + ["--print-id"]
+            arguments =
+                ["stdbuf", "-oL"] + arguments + ["--print-id"]
                 + Self.actionArguments(server: server, snooze: SettingKey.formatDuration(request.snoozeMilliseconds))
         }
         let icon = Self.iconArgument(icon ?? request.icon, environment: environment)
@@ -135,8 +138,10 @@ public struct NotifySink: DeliverySink {
     /// The notification server's name (GetServerInformation), or nil if it does not answer within 0.4 s:
     /// time for the bus to start one on demand (dunst in ~30 ms, xfce4-notifyd in ~0.25 s).
     func serverName() -> String? {
-        let call = ["dbus-send", "--session", "--print-reply", "--reply-timeout=400", "--dest=org.freedesktop.Notifications",
-                    "/org/freedesktop/Notifications", "org.freedesktop.Notifications.GetServerInformation"]
+        let call = [
+            "dbus-send", "--session", "--print-reply", "--reply-timeout=400", "--dest=org.freedesktop.Notifications",
+            "/org/freedesktop/Notifications", "org.freedesktop.Notifications.GetServerInformation",
+        ]
         guard let reply = Spawn.output(of: call, extraEnvironment: busEnvironment, timeoutMilliseconds: 450) else { return nil }
         return Self.firstString(inReply: reply)
     }
@@ -158,7 +163,8 @@ public struct NotifySink: DeliverySink {
         // that no session bus is listening (checked now: a live ticker's bus can come and go).
         if case .exited = outcome, SessionBus.reachableAddress(environment: environment) == nil {
             let set = { (name: String) in environment(name).flatMap { $0.isEmpty ? nil : $0 } }
-            let place = set("DBUS_SESSION_BUS_ADDRESS").map { "DBUS_SESSION_BUS_ADDRESS=\($0)" }
+            let place =
+                set("DBUS_SESSION_BUS_ADDRESS").map { "DBUS_SESSION_BUS_ADDRESS=\($0)" }
                 ?? set("XDG_RUNTIME_DIR").map { "\($0)/bus" } ?? "DBUS_SESSION_BUS_ADDRESS (not set)"
             return error + " (no D-Bus session bus is listening at \(place); is a desktop session running?)"
         }
@@ -170,7 +176,8 @@ public struct NotifySink: DeliverySink {
     /// the theme name `appointment-soon`. Any other name or path goes as it is.
     static func iconArgument(_ icon: String, environment: (String) -> String?) -> String {
         guard icon == "planner" else { return icon }
-        let home = environment("XDG_DATA_HOME").flatMap { $0.hasPrefix("/") ? $0 : nil }
+        let home =
+            environment("XDG_DATA_HOME").flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? environment("HOME").map { $0 + "/.local/share" }
         let system = (environment("XDG_DATA_DIRS").flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share")
             .split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
@@ -187,8 +194,10 @@ public struct NotifySink: DeliverySink {
     func close(_ id: UInt32) -> Spawn.Child? {
         var extra: [String: String] = [:]
         if let busAddress { extra["DBUS_SESSION_BUS_ADDRESS"] = busAddress }
-        let call = ["dbus-send", "--session", "--type=method_call", "--dest=org.freedesktop.Notifications",
-                    "/org/freedesktop/Notifications", "org.freedesktop.Notifications.CloseNotification", "uint32:\(id)"]
+        let call = [
+            "dbus-send", "--session", "--type=method_call", "--dest=org.freedesktop.Notifications",
+            "/org/freedesktop/Notifications", "org.freedesktop.Notifications.CloseNotification", "uint32:\(id)",
+        ]
         if case .success(let child) = Spawn.start(call, extraEnvironment: extra) { return child }
         return nil
     }

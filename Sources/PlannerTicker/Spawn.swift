@@ -22,9 +22,11 @@ public enum Spawn {
         var output: Int32 = -1
     }
 
-    static func start(_ arguments: [String], extraEnvironment: [String: String],
-                      captureOutput: Bool = false, discardErrors: Bool = false, captureErrors: Bool = false,
-                      ownGroup: Bool = true) -> Result<Child, SpawnFailure> {
+    static func start(
+        _ arguments: [String], extraEnvironment: [String: String],
+        captureOutput: Bool = false, discardErrors: Bool = false, captureErrors: Bool = false,
+        ownGroup: Bool = true
+    ) -> Result<Child, SpawnFailure> {
         var environment: [String] = []
         var p = environ
         while let entry = p.pointee {
@@ -62,7 +64,8 @@ public enum Spawn {
         if captureOutput {
             // pipe + FD_CLOEXEC (pipe2 needs _GNU_SOURCE): the ticker is one thread, nothing forks between.
             guard pipe(&pipeFDs) == 0, fcntl(pipeFDs[0], F_SETFD, FD_CLOEXEC) == 0,
-                  fcntl(pipeFDs[1], F_SETFD, FD_CLOEXEC) == 0 else {
+                fcntl(pipeFDs[1], F_SETFD, FD_CLOEXEC) == 0
+            else {
                 return .failure(SpawnFailure(why: "\(arguments[0]): pipe: \(String(cString: strerror(errno)))"))
             }
             posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 1)
@@ -117,8 +120,11 @@ public enum Spawn {
     /// `timeoutMilliseconds`, else nil. The one place the ticker waits for a program: keep the bound small.
     static func output(of arguments: [String], extraEnvironment: [String: String], timeoutMilliseconds: Int32) -> String? {
         // Its complaints (no server, no reply) are not the ticker's to log: nil says it failed.
-        guard case .success(let child) = start(arguments, extraEnvironment: extraEnvironment, captureOutput: true,
-                                               discardErrors: true) else { return nil }
+        guard
+            case .success(let child) = start(
+                arguments, extraEnvironment: extraEnvironment, captureOutput: true,
+                discardErrors: true)
+        else { return nil }
         var bytes: [UInt8] = []
         var left = timeoutMilliseconds
         while left > 0 {
@@ -140,8 +146,10 @@ public enum Spawn {
     /// stderr (the last `keep` bytes) and how it ended. For a job that is itself a separate process
     /// (`planner calendar-sync`), never for the ticker's loop. It stays in this process's group: whoever
     /// stops this process (the ticker's deadline, Ctrl-C) stops it too, never leaving it behind.
-    public static func run(_ arguments: [String], extraEnvironment: [String: String] = [:], timeoutMilliseconds: Int64,
-                           keep: Int = 64 << 10) -> (outcome: Outcome, output: String) {
+    public static func run(
+        _ arguments: [String], extraEnvironment: [String: String] = [:], timeoutMilliseconds: Int64,
+        keep: Int = 64 << 10
+    ) -> (outcome: Outcome, output: String) {
         let child: Child
         switch start(arguments, extraEnvironment: extraEnvironment, captureOutput: true, captureErrors: true, ownGroup: false) {
         case .success(let c): child = c

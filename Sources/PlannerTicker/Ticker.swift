@@ -108,8 +108,10 @@ public final class Ticker {
     /// How long a program may run in a `--once` run.
     static let onceProgramLimit: Int64 = 10_000
 
-    public init(db: TickerDatabase, policy: PlanPolicy?, sink: DeliverySink, verbose: Bool, mode: Mode,
-                wakeups: any TickerWakeups, context: TickerContext) {
+    public init(
+        db: TickerDatabase, policy: PlanPolicy?, sink: DeliverySink, verbose: Bool, mode: Mode,
+        wakeups: any TickerWakeups, context: TickerContext
+    ) {
         self.db = db
         self.policy = policy
         self.sink = sink
@@ -145,7 +147,9 @@ public final class Ticker {
             if stopDeadline != nil, inFlight.isEmpty, let left = unrecorded.first {
                 // Stopping while the database refuses the record: the claim stays `delivering` and a later
                 // run records it as failed — never delivered twice.
-                log("stopped before \(left.claimed.identifier)'s outcome could be recorded (\(unrecorded.count) left); a later run records it as failed")
+                log(
+                    "stopped before \(left.claimed.identifier)'s outcome could be recorded (\(unrecorded.count) left); a later run records it as failed"
+                )
                 return
             }
 
@@ -153,7 +157,8 @@ public final class Ticker {
             let real = context.timerNow()
             wakeups.arm(at: nextWake().map { real + ($0 - now) }, now: real)
             // Every fd an event can come from: programs ending, and what notify-send prints (shown, answered).
-            let children = (inFlight.compactMap(\.child) + answering.map(\.child) + launched)
+            let children =
+                (inFlight.compactMap(\.child) + answering.map(\.child) + launched)
                 .flatMap { [$0.pidfd, $0.output] }.filter { $0 >= 0 } + (calendar?.fds ?? [])
             let oldKernel = inFlight.contains { ($0.child?.pidfd ?? 0) < 0 }
             // Going idle for days: give back the heap that start-up and the last wake freed (glibc keeps
@@ -190,8 +195,10 @@ public final class Ticker {
             guard let shownID = UInt32(idLine), shownID > 0 else { continue }
             let rest = inFlight[i].output
             inFlight[i].child = nil
-            answering.append(Answering(claimed: inFlight[i].claimed, child: child, output: rest, notificationID: shownID,
-                                       notifier: inFlight[i].sink as? NotifySink))
+            answering.append(
+                Answering(
+                    claimed: inFlight[i].claimed, child: child, output: rest, notificationID: shownID,
+                    notifier: inFlight[i].sink as? NotifySink))
             attemptEnded(i, error: nil)
         }
         for j in answering.indices {
@@ -321,8 +328,10 @@ public final class Ticker {
                     log("ticked off in the calendar folder, opened: " + Set(calendar.ticks).map(\.description).sorted().joined(separator: ", "))
                 }
                 if let sync = sources.sync, sync.applied > 0 {
-                    log("applied \(sync.applied) change\(sync.applied == 1 ? "" : "s") from other devices"
-                        + (sync.openedElsewhere.isEmpty ? "" : "; opened there: " + Set(sync.openedElsewhere).map(\.description).sorted().joined(separator: ", ")))
+                    log(
+                        "applied \(sync.applied) change\(sync.applied == 1 ? "" : "s") from other devices"
+                            + (sync.openedElsewhere.isEmpty
+                                ? "" : "; opened there: " + Set(sync.openedElsewhere).map(\.description).sorted().joined(separator: ", ")))
                 }
             }
             closeOpenedDays()
@@ -339,8 +348,10 @@ public final class Ticker {
         let full = error.kind == .io && db.database.diskIsFull
         guard mode == .live, error.kind == .busy || full else { throw error }
         if databaseRetryAt == nil {
-            log(full ? "the disk is full; \(what) again every 5 seconds until there is space"
-                     : "the database is busy; \(what) again shortly")
+            log(
+                full
+                    ? "the disk is full; \(what) again every 5 seconds until there is space"
+                    : "the database is busy; \(what) again shortly")
         }
         databaseRetryAt = now + (full ? 5_000 : 250)
     }
@@ -352,14 +363,18 @@ public final class Ticker {
         // Nothing is delivered past its grace period, measured when the attempt starts (a suspend during
         // a back-off, a slow claim on a busy disk).
         if t > item.claimed.fireAt + item.claimed.graceMilliseconds {
-            finish(i, Outcome(claimed: item.claimed, at: t, attempts: item.attempt - 1,
-                              error: item.lastError.map { $0 + "; its grace period ended before the next attempt" },
-                              missedReason: item.lastError == nil ? MissReason.pastGrace + " when its delivery could start" : nil))
+            finish(
+                i,
+                Outcome(
+                    claimed: item.claimed, at: t, attempts: item.attempt - 1,
+                    error: item.lastError.map { $0 + "; its grace period ended before the next attempt" },
+                    missedReason: item.lastError == nil ? MissReason.pastGrace + " when its delivery could start" : nil))
             return
         }
         // A snoozed reminder of a day since opened is not shown (open cancels only the plan's slots).
         if item.claimed.kind == .oneoff,
-           closedByOpen(identifier: item.claimed.identifier, kind: item.claimed.kind, dayOpened: (try? db.database.dayOpened(item.claimed)) == true) {
+            closedByOpen(identifier: item.claimed.identifier, kind: item.claimed.kind, dayOpened: (try? db.database.dayOpened(item.claimed)) == true)
+        {
             finish(i, Outcome(claimed: item.claimed, at: t, attempts: item.attempt - 1, missedReason: "the app was opened that day"))
             return
         }
@@ -422,22 +437,29 @@ public final class Ticker {
         let t = now
         let item = inFlight[i]
         guard let error else {
-            finish(i, Outcome(claimed: item.claimed, at: t, deliveredAt: item.startedAt, attempts: item.attempt,
-                              sinkName: (item.sink ?? sink).name))
+            finish(
+                i,
+                Outcome(
+                    claimed: item.claimed, at: t, deliveredAt: item.startedAt, attempts: item.attempt,
+                    sinkName: (item.sink ?? sink).name))
             if verbose { log("delivered \(item.claimed.identifier) \(item.startedAt - item.claimed.fireAt) ms after its time") }
             return
         }
         log("delivering \(item.claimed.identifier) through \((item.sink ?? sink).name) failed (attempt \(item.attempt)): \(error)")
         let limit = mode == .once ? onceEnds : Instant.max
         if stopDeadline == nil, let retryAt = nextRetry(after: item.attempt, fireAt: item.claimed.fireAt, now: t, policy: item.claimed.policy),
-           retryAt <= limit {
+            retryAt <= limit
+        {
             inFlight[i].retryAt = retryAt
             inFlight[i].attempt += 1
             inFlight[i].lastError = error
             return
         }
-        let why = stopDeadline != nil ? "the ticker was stopped" : mode == .once && nextRetry(after: item.attempt, fireAt: item.claimed.fireAt, now: t, policy: item.claimed.policy) != nil
-            ? "tick --once retries for \(Self.onceRetryBudget / 1000) s only" : "its grace period is over"
+        let why =
+            stopDeadline != nil
+            ? "the ticker was stopped"
+            : mode == .once && nextRetry(after: item.attempt, fireAt: item.claimed.fireAt, now: t, policy: item.claimed.policy) != nil
+                ? "tick --once retries for \(Self.onceRetryBudget / 1000) s only" : "its grace period is over"
         log("gave up on \(item.claimed.identifier): \(why); recorded as failed")
         finish(i, Outcome(claimed: item.claimed, at: t, attempts: item.attempt, error: error, sinkName: (item.sink ?? sink).name))
     }
@@ -491,8 +513,11 @@ public final class Ticker {
         let t = now
         for i in inFlight.indices.reversed() where inFlight[i].child == nil {
             let item = inFlight[i]
-            finish(i, Outcome(claimed: item.claimed, at: t, attempts: item.attempt - 1,
-                              error: (item.lastError ?? "not delivered") + "; the ticker was stopped before the next attempt"))
+            finish(
+                i,
+                Outcome(
+                    claimed: item.claimed, at: t, attempts: item.attempt - 1,
+                    error: (item.lastError ?? "not delivered") + "; the ticker was stopped before the next attempt"))
         }
     }
 

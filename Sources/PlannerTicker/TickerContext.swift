@@ -21,10 +21,12 @@ public struct TickerContext {
     /// The calendar job a live ticker runs (`tick --calendar-job`), nil: none.
     public var calendarJob: CalendarJob?
 
-    public init(now: @escaping () -> Instant, timerNow: @escaping () -> Instant = SystemClock.now,
-                environment: @escaping (String) -> String? = Environment.get,
-                output: @escaping (String) -> String? = TickerContext.writeStandardOutput,
-                log: @escaping (String) -> Void = TickerContext.logToStandardError, databasePath: String) {
+    public init(
+        now: @escaping () -> Instant, timerNow: @escaping () -> Instant = SystemClock.now,
+        environment: @escaping (String) -> String? = Environment.get,
+        output: @escaping (String) -> String? = TickerContext.writeStandardOutput,
+        log: @escaping (String) -> Void = TickerContext.logToStandardError, databasePath: String
+    ) {
         self.now = now
         self.timerNow = timerNow
         self.environment = environment

@@ -12,7 +12,9 @@ public struct TickerLock {
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let pid = holder(fd)
             close(fd)
-            throw .busy("another ticker (pid \(pid ?? "unknown")) is already running on \(databasePath): stop it first (e.g. systemctl --user stop planner-tick) or use another --db")
+            throw .busy(
+                "another ticker (pid \(pid ?? "unknown")) is already running on \(databasePath): stop it first (e.g. systemctl --user stop planner-tick) or use another --db"
+            )
         }
         // Ours alone from here (our own file, one name, locked): replace the last holder's pid.
         let text = "\(getpid())\n"
@@ -31,14 +33,19 @@ public struct TickerLock {
             if err == ELOOP {
                 throw .data("\(what) \(path) is a symbolic link, which the planner never follows: remove it; nothing was changed")
             }
-            throw .io("cannot create \(what) \(path): \(String(cString: strerror(err))) (a file another user planted in a shared folder?): remove it or use another --db")
+            throw .io(
+                "cannot create \(what) \(path): \(String(cString: strerror(err))) (a file another user planted in a shared folder?): remove it or use another --db"
+            )
         }
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == geteuid(), info.st_nlink == 1 else {
             close(fd)
-            let why = (info.st_mode & S_IFMT) != S_IFREG ? "is not a regular file"
-                : info.st_uid != geteuid() ? "belongs to another user (uid \(info.st_uid))"
-                : "has \(info.st_nlink) hard links"
+            let why =
+                (info.st_mode & S_IFMT) != S_IFREG
+                ? "is not a regular file"
+                : info.st_uid != geteuid()
+                    ? "belongs to another user (uid \(info.st_uid))"
+                    : "has \(info.st_nlink) hard links"
             throw .data("\(what) \(path) \(why), so it is not the planner's own: remove it; nothing was changed")
         }
         return fd

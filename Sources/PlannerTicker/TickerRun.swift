@@ -7,11 +7,14 @@ import PlannerStore
 public enum TickerRun {
     /// `tick --once`: delivers what is due at the context's `now`, retries for a few seconds at most, and
     /// returns the failures (for the exit status a cron job reports).
-    public static func once(database: PlannerDatabase, policy: PlanPolicy?, sink: DeliverySink, verbose: Bool,
-                            context: TickerContext) throws(PlannerError) -> [String] {
+    public static func once(
+        database: PlannerDatabase, policy: PlanPolicy?, sink: DeliverySink, verbose: Bool,
+        context: TickerContext
+    ) throws(PlannerError) -> [String] {
         let wakeups = try Wakeups(databasePath: nil)
-        let ticker = Ticker(db: TickerDatabase(database, log: { _ in }), policy: policy, sink: sink,
-                            verbose: verbose, mode: .once, wakeups: wakeups, context: context)
+        let ticker = Ticker(
+            db: TickerDatabase(database, log: { _ in }), policy: policy, sink: sink,
+            verbose: verbose, mode: .once, wakeups: wakeups, context: context)
         try ticker.run()
         return ticker.failures
     }
@@ -20,15 +23,17 @@ public enum TickerRun {
     /// processes' writes and by files saved in the inbox.
     /// `unlessRunning`: when another ticker holds the database, return at once, silently (autostart and the
     /// unit may both start one: one runs).
-    public static func live(database: PlannerDatabase, policy: PlanPolicy?, sink: DeliverySink, verbose: Bool,
-                            context: TickerContext, unlessRunning: Bool = false) throws(PlannerError) {
+    public static func live(
+        database: PlannerDatabase, policy: PlanPolicy?, sink: DeliverySink, verbose: Bool,
+        context: TickerContext, unlessRunning: Bool = false
+    ) throws(PlannerError) {
         // Warnings (a stored setting it cannot use, a spooled open set aside) go to the ticker's log.
         let log = context.log
         PlannerDatabase.warn = { log("warning: " + $0) }
         let lock: TickerLock
         do {
             lock = try TickerLock.acquire(databasePath: context.databasePath)
-        } catch where unlessRunning && error.kind == .busy {
+        } catch  where unlessRunning && error.kind == .busy {
             return
         }
         defer { close(lock.fd) }
@@ -44,8 +49,9 @@ public enum TickerRun {
         // Short lock waits: the loop, not SQLite's busy handler, is where the ticker waits (it keeps
         // watching its deliveries and signals meanwhile).
         db.busyTimeout = 250
-        let ticker = Ticker(db: db, policy: policy, sink: sink, verbose: verbose, mode: .live,
-                            wakeups: wakeups, context: context)
+        let ticker = Ticker(
+            db: db, policy: policy, sink: sink, verbose: verbose, mode: .live,
+            wakeups: wakeups, context: context)
         let through = sink is AutoSink ? "notify when a session bus is reachable, else stdout" : sink.name
         log("delivering from \(database.path) through \(through) (pid \(getpid()))")
         try ticker.run()

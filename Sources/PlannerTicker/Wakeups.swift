@@ -170,7 +170,8 @@ public final class Wakeups: TickerWakeups {
         let name = String(file[file.index(after: slash)...])
         ankiNames = [name, name + "-wal"]
         let folder = file[..<slash].isEmpty ? "/" : String(file[..<slash])
-        ankiWatch = inotify_add_watch(inotifyFD, folder, UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE) | UInt32(IN_ONLYDIR))
+        ankiWatch = inotify_add_watch(
+            inotifyFD, folder, UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE) | UInt32(IN_ONLYDIR))
         return ankiWatch >= 0
     }
 
@@ -188,11 +189,12 @@ public final class Wakeups: TickerWakeups {
     /// Blocks until something happens: a signal, the timer, a database change, or one of `children`
     /// (pidfds) exiting. `pollEvery` bounds the wait (children without a pidfd on old kernels).
     public func wait(children: [Int32], pollEvery: Int32) -> Result<Events, PlannerError> {
-        var fds = [
-            pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: timerFD, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0),
-        ] + children.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        var fds =
+            [
+                pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: timerFD, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0),
+            ] + children.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         var events = Events()
         while true {
             let n = poll(&fds, nfds_t(fds.count), pollEvery)
@@ -207,7 +209,9 @@ public final class Wakeups: TickerWakeups {
             // Children are reaped by the caller, which checks every one of them after any wake-up.
             let childExited = fds.dropFirst(3).contains { $0.revents != 0 }
             if n == 0 || childExited || events.stop != nil || events.timer || events.clockChanged
-                || events.databaseChanged || events.inboxChanged || events.syncChanged || events.calendarChanged || events.ankiChanged || !events.ignoredSignals.isEmpty {
+                || events.databaseChanged || events.inboxChanged || events.syncChanged || events.calendarChanged || events.ankiChanged
+                || !events.ignoredSignals.isEmpty
+            {
                 return .success(events)
             }
             for i in fds.indices { fds[i].revents = 0 }
@@ -232,8 +236,11 @@ public final class Wakeups: TickerWakeups {
             // struct inotify_event { int wd; uint32_t mask, cookie, len; char name[len]; }
             while offset + 16 <= n {
                 let len = Int(buffer[offset + 12]) | Int(buffer[offset + 13]) << 8 | Int(buffer[offset + 14]) << 16 | Int(buffer[offset + 15]) << 24
-                let wd = Int32(bitPattern: UInt32(buffer[offset]) | UInt32(buffer[offset + 1]) << 8 | UInt32(buffer[offset + 2]) << 16 | UInt32(buffer[offset + 3]) << 24)
-                let mask = UInt32(buffer[offset + 4]) | UInt32(buffer[offset + 5]) << 8 | UInt32(buffer[offset + 6]) << 16 | UInt32(buffer[offset + 7]) << 24
+                let wd = Int32(
+                    bitPattern: UInt32(buffer[offset]) | UInt32(buffer[offset + 1]) << 8 | UInt32(buffer[offset + 2]) << 16 | UInt32(
+                        buffer[offset + 3]) << 24)
+                let mask =
+                    UInt32(buffer[offset + 4]) | UInt32(buffer[offset + 5]) << 8 | UInt32(buffer[offset + 6]) << 16 | UInt32(buffer[offset + 7]) << 24
                 let nameBytes = buffer[(offset + 16)..<min(offset + 16 + len, n)].prefix { $0 != 0 }
                 let name = String(decoding: nameBytes, as: UTF8.self)
                 offset += 16 + len

@@ -26,9 +26,11 @@ struct PlannerCommand: ParsableCommand {
             tick, another ticker running.
             """,
         version: version,
-        subcommands: [Refill.self, Open.self, List.self, Status.self, Tick.self, Add.self, History.self, Config.self,
-                      Pause.self, Resume.self, Skip.self, Stats.self, PlanAheadCommand.self, Export.self, Study.self, Setup.self,
-                      Sync.self, Devices.self, CalendarSync.self]
+        subcommands: [
+            Refill.self, Open.self, List.self, Status.self, Tick.self, Add.self, History.self, Config.self,
+            Pause.self, Resume.self, Skip.self, Stats.self, PlanAheadCommand.self, Export.self, Study.self, Setup.self,
+            Sync.self, Devices.self, CalendarSync.self,
+        ]
     )
 }
 

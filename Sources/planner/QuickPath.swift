@@ -46,10 +46,14 @@ enum QuickPath {
         guard let command = args.first else { return nil }
         if command == "open" || command == "refill" {
             // --login: once per login session, for the login hook's line (`open` only).
-            guard let values = options(args.dropFirst(), flags: command == "open" ? ["--verbose", "--login"] : ["--verbose"],
-                                       valued: ["--db", "--now", "--grace"]) else { return nil }
-            let options = PlanCommandOptions(db: values["--db"], now: values["--now"], grace: values["--grace"],
-                                             verbose: values["--verbose"] != nil, login: values["--login"] != nil)
+            guard
+                let values = options(
+                    args.dropFirst(), flags: command == "open" ? ["--verbose", "--login"] : ["--verbose"],
+                    valued: ["--db", "--now", "--grace"])
+            else { return nil }
+            let options = PlanCommandOptions(
+                db: values["--db"], now: values["--now"], grace: values["--grace"],
+                verbose: values["--verbose"] != nil, login: values["--login"] != nil)
             return command == "open" ? .open(options) : .refill(options)
         }
         if args == ["--version"] { return .version }
@@ -60,12 +64,16 @@ enum QuickPath {
             return .study(StudyOptions(db: values["--db"], now: values["--now"], command: Array(args[min(terminator + 1, args.endIndex)...])))
         }
         if command == "tick" {
-            guard let values = options(args.dropFirst(), flags: ["--once", "--verbose", "--unless-running"],
-                                       valued: ["--db", "--now", "--sink", "--calendar-job"]),
-                  values["--sink"].map({ $0 == "notify" || $0 == "stdout" }) ?? true else { return nil }
-            let tick = Tick(once: values["--once"] != nil, db: values["--db"], now: values["--now"], sink: values["--sink"],
-                            verbose: values["--verbose"] != nil, unlessRunning: values["--unless-running"] != nil,
-                            calendarJob: values["--calendar-job"])
+            guard
+                let values = options(
+                    args.dropFirst(), flags: ["--once", "--verbose", "--unless-running"],
+                    valued: ["--db", "--now", "--sink", "--calendar-job"]),
+                values["--sink"].map({ $0 == "notify" || $0 == "stdout" }) ?? true
+            else { return nil }
+            let tick = Tick(
+                once: values["--once"] != nil, db: values["--db"], now: values["--now"], sink: values["--sink"],
+                verbose: values["--verbose"] != nil, unlessRunning: values["--unless-running"] != nil,
+                calendarJob: values["--calendar-job"])
             // What `Tick.validate()` refuses is ArgumentParser's to say.
             if tick.once ? (tick.unlessRunning || tick.calendarJob != nil) : tick.now != nil { return nil }
             return .tick(tick)
@@ -73,7 +81,8 @@ enum QuickPath {
         let flags = command == "add" ? [] : ["--json"]
         let valued = command == "add" ? ["--db", "--now", "--at", "--in", "--title", "--body", "--id"] : ["--db", "--now"]
         guard command == "status" || command == "list" || command == "add",
-              let values = options(args.dropFirst(), flags: flags, valued: valued) else {
+            let values = options(args.dropFirst(), flags: flags, valued: valued)
+        else {
             return nil
         }
         switch command {
@@ -81,11 +90,13 @@ enum QuickPath {
         case "list": return .list(Reading(db: values["--db"], now: values["--now"], json: values["--json"] != nil))
         default:
             guard let title = values["--title"], (values["--at"] == nil) != (values["--in"] == nil),
-                  RequestText.titleProblem(title) == nil, values["--id"].map({ RequestText.identifierProblem($0) == nil }) ?? true,
-                  values["--body"].map({ RequestText.bodyProblem($0) == nil }) ?? true
+                RequestText.titleProblem(title) == nil, values["--id"].map({ RequestText.identifierProblem($0) == nil }) ?? true,
+                values["--body"].map({ RequestText.bodyProblem($0) == nil }) ?? true
             else { return nil }
-            return .add(AddOptions(db: values["--db"], now: values["--now"], at: values["--at"], delay: values["--in"],
-                                   title: title, body: values["--body"] ?? "", id: values["--id"]))
+            return .add(
+                AddOptions(
+                    db: values["--db"], now: values["--now"], at: values["--at"], delay: values["--in"],
+                    title: title, body: values["--body"] ?? "", id: values["--id"]))
         }
     }
 
@@ -124,8 +135,9 @@ enum QuickPath {
         case .add(let options): try Add.execute(options)
         case .study(let options): try Study.execute(db: options.db, now: options.now, command: options.command)
         case .tick(let t):
-            var options = TickCommand.Options(db: t.db, now: t.now, sink: t.sink.map { $0 == "notify" ? .notify : .stdout },
-                                              once: t.once, verbose: t.verbose)
+            var options = TickCommand.Options(
+                db: t.db, now: t.now, sink: t.sink.map { $0 == "notify" ? .notify : .stdout },
+                once: t.once, verbose: t.verbose)
             options.unlessRunning = t.unlessRunning
             options.calendarJob = t.calendarJob
             try TickCommand.run(.process, options)

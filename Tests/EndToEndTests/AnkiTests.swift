@@ -8,7 +8,8 @@ import Testing
 @Suite(.serialized) struct AnkiTests {
     /// Monday 2026-11-23 in the plan's zone (Asia/Seoul), as epoch milliseconds, by Python's zoneinfo.
     static func ms(_ local: String, zone: String = "Asia/Seoul") throws -> Int64 {
-        let out = try Harness().python("""
+        let out = try Harness().python(
+            """
             import sys; from datetime import datetime; from zoneinfo import ZoneInfo
             print(int(datetime.fromisoformat(sys.argv[1]).replace(tzinfo=ZoneInfo(sys.argv[2])).timestamp() * 1000))
             """, [local, zone])
@@ -41,7 +42,9 @@ import Testing
         #expect(try h.sqlite("SELECT count(*) FROM events WHERE origin = 'anki' AND kind = 'open'") == "2")
         // The record and the history say where the opens came from.
         let stats = try h.plannerOK(["stats", "--json"], now: "2026-11-23T12:00")
-        #expect(stats.contains("{\"date\": \"2026-11-20\", \"study_day\": true, \"opened_at\": \"2026-11-20T10:00:00+09:00\", \"opened_by\": \"anki\""), "\(stats.suffix(900))")
+        #expect(
+            stats.contains("{\"date\": \"2026-11-20\", \"study_day\": true, \"opened_at\": \"2026-11-20T10:00:00+09:00\", \"opened_by\": \"anki\""),
+            "\(stats.suffix(900))")
         #expect(stats.contains("\"opened_at\": \"2026-11-23T11:15:00+09:00\", \"opened_by\": \"anki\""))
         let history = try h.plannerOK(["history"], now: "2026-11-23T12:00")
         #expect(history.contains("anki        Mon 2026-11-23 11:15 +09:00  opened"), "\(history)")
@@ -69,7 +72,8 @@ import Testing
         try AnkiFixture.run(["review", anki, String(try Self.ms("2026-11-23T09:40")), String(try Self.ms("2026-11-18T21:00"))])
         _ = try h.plannerOK(["refill"], now: "2026-11-23T12:05")
         let opens = try h.sqlite("SELECT opened_at_local, local_date FROM app_open_events ORDER BY opened_at")
-        #expect(opens == "2026-11-18T21:00:00+09:00|2026-11-18\n2026-11-23T09:40:00+09:00|2026-11-23\n2026-11-23T11:15:00+09:00|2026-11-23", "\(opens)")
+        #expect(
+            opens == "2026-11-18T21:00:00+09:00|2026-11-18\n2026-11-23T09:40:00+09:00|2026-11-23\n2026-11-23T11:15:00+09:00|2026-11-23", "\(opens)")
         let status = try h.plannerOK(["status"], now: "2026-11-23T12:05")
         #expect(status.contains("yes, first at Mon 2026-11-23 09:40 +09:00"), "\(status)")
     }
@@ -82,8 +86,10 @@ import Testing
         let h = try Harness()
         let anki = try collection(h)
         try h.configOK(["set", "anki-collection", anki], now: "2026-11-20T08:00")
-        try AnkiFixture.run(["review", anki, "9223372036854775807", "0", "-5", String(try Self.ms("2027-06-01T10:00")),
-                             String(try Self.ms("2026-11-18T10:00")), String(try Self.ms("2026-11-20T10:00"))])
+        try AnkiFixture.run([
+            "review", anki, "9223372036854775807", "0", "-5", String(try Self.ms("2027-06-01T10:00")),
+            String(try Self.ms("2026-11-18T10:00")), String(try Self.ms("2026-11-20T10:00")),
+        ])
         for now in ["2026-11-20T13:00", "2026-11-20T13:01"] {
             let r = try h.planner(["refill", "--db", h.db, "--now", now])
             #expect(r.status == 0 && r.err.isEmpty, "\(r.status) \(r.err)")
@@ -204,9 +210,11 @@ import Testing
         try AnkiFixture.run(["create", damaged])
         try AnkiFixture.run(["review", damaged, String(try Self.ms("2026-11-23T09:00"))])
         try AnkiFixture.run(["corrupt", damaged])
-        for (path, why) in [(h.dir + "/missing/collection.anki2", "is not there"), (text, "is not an SQLite database"),
-                            (foreign, "is not an Anki collection"), (damaged, "is damaged"),
-                            (newer, "has schema version 19, which this planner does not know")] {
+        for (path, why) in [
+            (h.dir + "/missing/collection.anki2", "is not there"), (text, "is not an SQLite database"),
+            (foreign, "is not an Anki collection"), (damaged, "is damaged"),
+            (newer, "has schema version 19, which this planner does not know"),
+        ] {
             try h.configOK(["set", "anki-collection", path], now: "2026-11-23T10:00")
             let r = try h.planner(["refill", "--db", h.db, "--now", "2026-11-23T10:01"])
             #expect(r.status == 0, "\(path): \(r.err)")
@@ -347,7 +355,10 @@ import Testing
         for path in profiles { try AnkiFixture.run(["create", path]) }
         let install = try h.run(bin, ["setup", "--install", "--scheduler", "systemd"], env: h.env.merging(env) { $1 })
         #expect(install.status == 0, "\(install.err)")
-        #expect(install.out.contains("Anki: found 2 profiles (\(profiles.sorted().joined(separator: ", "))): choose the one you study in with planner config set anki-collection FILE"), "\(install.out)")
+        #expect(
+            install.out.contains(
+                "Anki: found 2 profiles (\(profiles.sorted().joined(separator: ", "))): choose the one you study in with planner config set anki-collection FILE"
+            ), "\(install.out)")
         let get = try h.run(bin, ["config", "get", "anki-collection"], env: h.env.merging(env) { $1 })
         #expect(get.out == "\n", "\(get.out)")
     }
@@ -378,10 +389,15 @@ enum AnkiFixture {
 
     /// The first review's id in the collection (through Anki's own handle).
     static func firstReview(_ path: String) throws -> Int64 {
-        let out = try Harness.run(python, ["-c", """
-            import sys; from anki.collection import Collection
-            col = Collection(sys.argv[1]); print(col.db.scalar("select min(id) from revlog")); col.close()
-            """, path], env: ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()])
+        let out = try Harness.run(
+            python,
+            [
+                "-c",
+                """
+                import sys; from anki.collection import Collection
+                col = Collection(sys.argv[1]); print(col.db.scalar("select min(id) from revlog")); col.close()
+                """, path,
+            ], env: ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()])
         return try #require(Int64(out.out.trimmingCharacters(in: .whitespacesAndNewlines)), "\(out.err)")
     }
 
@@ -393,21 +409,28 @@ enum AnkiFixture {
 
         init(folder: String) throws {
             try AnkiFixture.ready()
-            let free = try Harness.run(AnkiFixture.python, ["-c", "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"], env: [:])
+            let free = try Harness.run(
+                AnkiFixture.python, ["-c", "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"], env: [:])
             port = try #require(Int(free.out.trimmingCharacters(in: .whitespacesAndNewlines)))
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             process.executableURL = URL(fileURLWithPath: AnkiFixture.python)
             process.arguments = ["-m", "anki.syncserver"]
-            process.environment = ["SYNC_USER1": "u:p", "SYNC_BASE": folder, "SYNC_HOST": "127.0.0.1", "SYNC_PORT": String(port),
-                                   "PATH": "/usr/bin:/bin", "HOME": folder]
+            process.environment = [
+                "SYNC_USER1": "u:p", "SYNC_BASE": folder, "SYNC_HOST": "127.0.0.1", "SYNC_PORT": String(port),
+                "PATH": "/usr/bin:/bin", "HOME": folder,
+            ]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
             // Ready once it answers /health.
             let deadline = Date().addingTimeInterval(15)
             while Date() < deadline {
-                let probe = try Harness.run(AnkiFixture.python, ["-c", "import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=1)",
-                                                                  "http://127.0.0.1:\(port)/health"], env: [:])
+                let probe = try Harness.run(
+                    AnkiFixture.python,
+                    [
+                        "-c", "import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=1)",
+                        "http://127.0.0.1:\(port)/health",
+                    ], env: [:])
                 if probe.status == 0 { return }
                 usleep(50_000)
             }

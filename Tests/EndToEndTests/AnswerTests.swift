@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Testing
 
@@ -41,12 +41,14 @@ import Testing
         try h.waitFor(seconds: 10) { try h.sqlite("SELECT count(*) FROM notification_actions") == "1" }
         #expect(try h.sqlite("SELECT identifier, action FROM notification_actions") == "\(Self.study)|snooze")
         // The same reminder again, 10 minutes after the answer, as a one-off counted under the 64.
-        let again = try h.sqlite("""
+        let again = try h.sqlite(
+            """
             SELECT r.fire_at_ms - a.at_ms, r.kind, r.title, r.body FROM request r, notification_action a
             WHERE r.identifier = '\(Self.study)' AND r.state = 'pending'
             """)
         let parts = again.split(separator: "|")
-        #expect(parts.count == 4 && abs((Int(parts[0]) ?? 0) - 600_000) < 1000 && parts[1] == "oneoff"
+        #expect(
+            parts.count == 4 && abs((Int(parts[0]) ?? 0) - 600_000) < 1000 && parts[1] == "oneoff"
                 && parts[2] == "Time to study?" && parts[3] == "Lesson 12", "\(again)")
         #expect(try h.sqlite("SELECT count(*) FROM pending_requests") == "64")
         #expect(try h.sqlite("SELECT count(*) FROM app_open") == "0")
@@ -54,7 +56,8 @@ import Testing
         let history = try h.planner(["history", "--limit", "2", "--db", h.db])
         // (Its last line counts the bookkeeping rows it leaves out, such as the slot the one-off displaced.)
         let lines = history.out.split(separator: "\n").dropFirst().filter { !$0.hasSuffix("not shown: planner history --all") }
-        #expect(lines.count == 2 && lines.first?.contains("answered") == true && lines.first?.contains("snooze: snoozed as \(Self.study)") == true
+        #expect(
+            lines.count == 2 && lines.first?.contains("answered") == true && lines.first?.contains("snooze: snoozed as \(Self.study)") == true
                 && lines.last?.contains("delivered") == true, "\(history.out)")
     }
 
@@ -103,7 +106,8 @@ import Testing
         try add(h, Self.study)
         try h.waitFor(seconds: 10) { try state(h, Self.study) == "delivered" }
         // dunstctl action 0: what a click on the first bubble does (its default action).
-        let r = try Harness.run("/usr/bin/dunstctl", ["action", "0"], env: ["DBUS_SESSION_BUS_ADDRESS": desktop.busAddress, "PATH": "/usr/bin:/bin"])
+        let r = try Harness.run(
+            "/usr/bin/dunstctl", ["action", "0"], env: ["DBUS_SESSION_BUS_ADDRESS": desktop.busAddress, "PATH": "/usr/bin:/bin"])
         #expect(r.status == 0, "\(r.err)")
         try h.waitFor(seconds: 10) { try h.sqlite("SELECT count(*) FROM notification_actions") == "1" }
         #expect(try h.sqlite("SELECT action FROM notification_actions") == "default")
@@ -124,7 +128,8 @@ import Testing
         try desktop.dismissAll()
         // Its notify-send ends; nothing is recorded and the ticker keeps no child behind.
         try h.waitFor(seconds: 10) {
-            let children = (try? String(contentsOfFile: "/proc/\(ticker.processIdentifier)/task/\(ticker.processIdentifier)/children", encoding: .utf8)) ?? "x"
+            let children =
+                (try? String(contentsOfFile: "/proc/\(ticker.processIdentifier)/task/\(ticker.processIdentifier)/children", encoding: .utf8)) ?? "x"
             return children.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
         }
         #expect(try h.sqlite("SELECT count(*) FROM notification_actions") == "0")
@@ -133,8 +138,9 @@ import Testing
     }
 
     func displayed(_ desktop: PrivateDesktop) throws -> String {
-        let r = try Harness.run("/usr/bin/dunstctl", ["count", "displayed"],
-                                env: ["DBUS_SESSION_BUS_ADDRESS": desktop.busAddress, "PATH": "/usr/bin:/bin"])
+        let r = try Harness.run(
+            "/usr/bin/dunstctl", ["count", "displayed"],
+            env: ["DBUS_SESSION_BUS_ADDRESS": desktop.busAddress, "PATH": "/usr/bin:/bin"])
         return r.out.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -169,7 +175,8 @@ import Testing
         // The laptop's planner answered "Snooze" on its own bubble of the same reminder: its line arrives.
         let laptop = String(repeating: "a", count: 32)
         let now = Int64(Date().timeIntervalSince1970 * 1000), until = now + 600_000
-        let line = "planner-event 2 id=\(String(repeating: "b", count: 32)) at=\(now) origin=answer kind=snooze device=\(laptop) "
+        let line =
+            "planner-event 2 id=\(String(repeating: "b", count: 32)) at=\(now) origin=answer kind=snooze device=\(laptop) "
             + "stamp=\(now).0 identifier=\(Self.study) day=2026-11-23 until=\(until)\n"
         try line.write(toFile: folder + "/.syncthing.tmp", atomically: false, encoding: .utf8)
         rename(folder + "/.syncthing.tmp", folder + "/planner-\(laptop)-000001.events")
@@ -225,7 +232,7 @@ import Testing
         var h = try Harness()
         let desk = h.dir + "/desk"
         try FileManager.default.createDirectory(atPath: desk, withIntermediateDirectories: true)
-        h.env["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(desk)/bus"   // nobody listens there yet
+        h.env["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(desk)/bus"  // nobody listens there yet
         _ = try h.planner(["refill", "--db", h.db])
         let ticker = try h.startTicker([])
         defer { ticker.terminate(); ticker.waitUntilExit() }
@@ -240,8 +247,9 @@ import Testing
         try h.waitFor(seconds: 10) { try h.sqlite("SELECT state FROM request WHERE identifier = 'after'") == "delivered" }
         #expect(try desktop.waitForNotifications(count: 1).first?.summary == "after")
         #expect(!h.text("tick.out").contains("after\t"))
-        #expect(try h.sqlite("SELECT identifier || ':' || reason FROM request_history WHERE identifier IN ('before', 'after') ORDER BY identifier")
-            == "after:delivered through notify\nbefore:delivered through stdout")
+        #expect(
+            try h.sqlite("SELECT identifier || ':' || reason FROM request_history WHERE identifier IN ('before', 'after') ORDER BY identifier")
+                == "after:delivered through notify\nbefore:delivered through stdout")
     }
 }
 

@@ -25,8 +25,9 @@ import Testing
     static let cases: [Case] = [
         Case(name: "--now not a time", args: ["refill", "--now", "tomorrow"], exitCode: 64, says: "invalid time 'tomorrow'"),
         Case(name: "--now impossible date", args: ["open", "--now", "2026-02-30T10:00"], exitCode: 64, says: "no such date"),
-        Case(name: "--now skipped by DST", args: ["refill", "--now", "2026-03-08T02:30"], env: ["TZ": "America/New_York"],
-             exitCode: 64, says: "does not exist in America/New_York"),
+        Case(
+            name: "--now skipped by DST", args: ["refill", "--now", "2026-03-08T02:30"], env: ["TZ": "America/New_York"],
+            exitCode: 64, says: "does not exist in America/New_York"),
         Case(name: "PLANNER_NOW bad", args: ["status"], env: ["PLANNER_NOW": "2026-11-23 12:00"], exitCode: 64, says: "PLANNER_NOW"),
         Case(name: "--grace bad", args: ["refill", "--grace", "soon", "--now", "2026-11-23T12:00"], exitCode: 64, says: "invalid --grace"),
         Case(name: "TZ unknown", args: ["list"], env: ["TZ": "Mars/Olympus_Mons"], exitCode: 64, says: "unknown time zone 'Mars/Olympus_Mons'"),
@@ -35,62 +36,87 @@ import Testing
         Case(name: "unknown option", args: ["refill", "--frobnicate"], exitCode: 64, says: "unknown option"),
         Case(name: "unknown subcommand", args: ["explode"], addDefaults: false, exitCode: 64, says: "unexpected argument 'explode'"),
         Case(name: "--db without value", args: ["list", "--db"], exitCode: 64, says: "missing value"),
-        Case(name: "text file", prepare: { h in try "hello, not a database\n".write(toFile: h.db, atomically: true, encoding: .utf8) },
-             exitCode: 65, says: "is not a SQLite database"),
-        Case(name: "file with a damaged header", prepare: { h in
-                 try plannerDatabase(h)
-                 var data = h.bytes(h.db)!
-                 data.replaceSubrange(0..<16, with: Data(repeating: 0x41, count: 16))
-                 try data.write(to: URL(fileURLWithPath: h.db))
-             }, exitCode: 65, says: "is not a SQLite database"),
-        Case(name: "truncated planner database", prepare: { h in
-                 try plannerDatabase(h)
-                 let data = h.bytes(h.db)!
-                 try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: h.db))
-             }, exitCode: 65, says: "is truncated"),
-        Case(name: "planner database cut inside its header", prepare: { h in
-                 try plannerDatabase(h)
-                 try h.bytes(h.db)!.prefix(50).write(to: URL(fileURLWithPath: h.db))
-             }, exitCode: 65, says: "not a SQLite database"),
-        Case(name: "corrupt pages", prepare: { h in
-                 try plannerDatabase(h)
-                 var data = h.bytes(h.db)!
-                 let pageSize = 4096
-                 data.replaceSubrange(pageSize..<data.count, with: Data(repeating: 0xA5, count: data.count - pageSize))
-                 try data.write(to: URL(fileURLWithPath: h.db))
-             }, exitCode: 65, says: "is corrupt"),
-        Case(name: "someone else's SQLite database", prepare: { h in
-                 _ = try h.sqlite("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine');")
-             }, exitCode: 65, says: "belongs to another program"),
-        Case(name: "someone else's with an application_id", prepare: { h in
-                 _ = try h.sqlite("PRAGMA application_id = 12345; CREATE TABLE t (x);")
-             }, exitCode: 65, says: "belongs to another program"),
-        Case(name: "newer planner database", prepare: { h in
-                 try plannerDatabase(h)
-                 _ = try h.sqlite("PRAGMA user_version = 99")
-             }, exitCode: 65, says: "newer planner"),
-        Case(name: "newer schema only in a leftover WAL", prepare: { h in
-                 try plannerDatabase(h)
-                 try writerKilledWithContentInWAL(h, "PRAGMA user_version = 99")
-             }, exitCode: 65, says: "newer planner"),
-        Case(name: "someone else's tables only in a leftover WAL", prepare: { h in
-                 try writerKilledWithContentInWAL(h, "PRAGMA journal_mode = WAL; CREATE TABLE notes (body TEXT)")
-             }, exitCode: 65, says: "belongs to another program"),
+        Case(
+            name: "text file", prepare: { h in try "hello, not a database\n".write(toFile: h.db, atomically: true, encoding: .utf8) },
+            exitCode: 65, says: "is not a SQLite database"),
+        Case(
+            name: "file with a damaged header",
+            prepare: { h in
+                try plannerDatabase(h)
+                var data = h.bytes(h.db)!
+                data.replaceSubrange(0..<16, with: Data(repeating: 0x41, count: 16))
+                try data.write(to: URL(fileURLWithPath: h.db))
+            }, exitCode: 65, says: "is not a SQLite database"),
+        Case(
+            name: "truncated planner database",
+            prepare: { h in
+                try plannerDatabase(h)
+                let data = h.bytes(h.db)!
+                try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: h.db))
+            }, exitCode: 65, says: "is truncated"),
+        Case(
+            name: "planner database cut inside its header",
+            prepare: { h in
+                try plannerDatabase(h)
+                try h.bytes(h.db)!.prefix(50).write(to: URL(fileURLWithPath: h.db))
+            }, exitCode: 65, says: "not a SQLite database"),
+        Case(
+            name: "corrupt pages",
+            prepare: { h in
+                try plannerDatabase(h)
+                var data = h.bytes(h.db)!
+                let pageSize = 4096
+                data.replaceSubrange(pageSize..<data.count, with: Data(repeating: 0xA5, count: data.count - pageSize))
+                try data.write(to: URL(fileURLWithPath: h.db))
+            }, exitCode: 65, says: "is corrupt"),
+        Case(
+            name: "someone else's SQLite database",
+            prepare: { h in
+                _ = try h.sqlite("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine');")
+            }, exitCode: 65, says: "belongs to another program"),
+        Case(
+            name: "someone else's with an application_id",
+            prepare: { h in
+                _ = try h.sqlite("PRAGMA application_id = 12345; CREATE TABLE t (x);")
+            }, exitCode: 65, says: "belongs to another program"),
+        Case(
+            name: "newer planner database",
+            prepare: { h in
+                try plannerDatabase(h)
+                _ = try h.sqlite("PRAGMA user_version = 99")
+            }, exitCode: 65, says: "newer planner"),
+        Case(
+            name: "newer schema only in a leftover WAL",
+            prepare: { h in
+                try plannerDatabase(h)
+                try writerKilledWithContentInWAL(h, "PRAGMA user_version = 99")
+            }, exitCode: 65, says: "newer planner"),
+        Case(
+            name: "someone else's tables only in a leftover WAL",
+            prepare: { h in
+                try writerKilledWithContentInWAL(h, "PRAGMA journal_mode = WAL; CREATE TABLE notes (body TEXT)")
+            }, exitCode: 65, says: "belongs to another program"),
         Case(name: "--now year 9999", args: ["refill", "--now", "9999-12-31T12:00"], exitCode: 64, says: "between 1970 and 9990"),
         Case(name: "--now before 1970", args: ["refill", "--now", "1880-01-05T09:30"], exitCode: 64, says: "between 1970 and 9990"),
         Case(name: "TZ a leap-second zone", args: ["list"], env: ["TZ": "right/UTC"], exitCode: 64, says: "unknown time zone 'right/UTC'"),
         Case(name: "path ending in a slash", dbPath: { $0.dir + "/newfolder/" }, exitCode: 64, says: "names a folder"),
-        Case(name: "dangling symlink", prepare: { h in
-                 try FileManager.default.createSymbolicLink(atPath: h.db, withDestinationPath: h.dir + "/missing/x.db")
-             }, exitCode: 64, says: "symbolic link to a missing file"),
+        Case(
+            name: "dangling symlink",
+            prepare: { h in
+                try FileManager.default.createSymbolicLink(atPath: h.db, withDestinationPath: h.dir + "/missing/x.db")
+            }, exitCode: 64, says: "symbolic link to a missing file"),
         Case(name: "a FIFO", prepare: { h in _ = mkfifo(h.db, 0o600) }, exitCode: 64, says: "not a regular file"),
         Case(name: "/dev/null", dbPath: { _ in "/dev/null" }, exitCode: 64, says: "not a regular file"),
-        Case(name: "folder as database", prepare: { h in
-                 try FileManager.default.createDirectory(atPath: h.db, withIntermediateDirectories: true)
-             }, exitCode: 64, says: "is a folder"),
-        Case(name: "parent is a file", prepare: { h in
-                 _ = FileManager.default.createFile(atPath: h.dir + "/afile", contents: Data("x".utf8))
-             }, dbPath: { $0.dir + "/afile/planner.db" }, exitCode: 74, says: "cannot"),
+        Case(
+            name: "folder as database",
+            prepare: { h in
+                try FileManager.default.createDirectory(atPath: h.db, withIntermediateDirectories: true)
+            }, exitCode: 64, says: "is a folder"),
+        Case(
+            name: "parent is a file",
+            prepare: { h in
+                _ = FileManager.default.createFile(atPath: h.dir + "/afile", contents: Data("x".utf8))
+            }, dbPath: { $0.dir + "/afile/planner.db" }, exitCode: 74, says: "cannot"),
     ]
 
     /// Leaves `sql`'s effect only in the WAL, as when a writer is killed before it checkpoints.

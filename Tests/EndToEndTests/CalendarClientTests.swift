@@ -11,31 +11,34 @@ import Testing
         h.env["TZ"] = "Europe/Berlin"
         let folder = h.dir + "/calendar"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-        try h.configOK(["set", "calendar-folder", folder, "calendar-days", "7", "days", "daily", "window", "09:00-11:00", "interval", "1h"],
-                       now: "2026-10-22T12:00")
+        try h.configOK(
+            ["set", "calendar-folder", folder, "calendar-days", "7", "days", "daily", "window", "09:00-11:00", "interval", "1h"],
+            now: "2026-10-22T12:00")
         _ = try h.plannerOK(["refill"], now: "2026-10-22T12:00")
         for shown in ["Europe/Berlin", "America/New_York"] {
             let home = h.dir + "/khal-" + shown.replacingOccurrences(of: "/", with: "-")
             try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
             try """
-                [calendars]
-                [[study]]
-                path = \(folder)
-                type = calendar
-                [locale]
-                timeformat = %H:%M
-                dateformat = %Y-%m-%d
-                longdateformat = %Y-%m-%d
-                datetimeformat = %Y-%m-%d %H:%M
-                longdatetimeformat = %Y-%m-%d %H:%M
-                local_timezone = \(shown)
-                default_timezone = \(shown)
-                """.write(toFile: home + "/config", atomically: true, encoding: .utf8)
+            [calendars]
+            [[study]]
+            path = \(folder)
+            type = calendar
+            [locale]
+            timeformat = %H:%M
+            dateformat = %Y-%m-%d
+            longdateformat = %Y-%m-%d
+            datetimeformat = %Y-%m-%d %H:%M
+            longdatetimeformat = %Y-%m-%d %H:%M
+            local_timezone = \(shown)
+            default_timezone = \(shown)
+            """.write(toFile: home + "/config", atomically: true, encoding: .utf8)
             let env = h.env.merging(["HOME": home, "XDG_DATA_HOME": home + "/data", "XDG_CONFIG_HOME": home]) { $1 }
-            let r = try h.run("/usr/bin/khal", ["-c", home + "/config", "list", "--day-format", "", "--format", "{start} {title}", "2026-10-22", "8d"], env: env)
+            let r = try h.run(
+                "/usr/bin/khal", ["-c", home + "/config", "list", "--day-format", "", "--format", "{start} {title}", "2026-10-22", "8d"], env: env)
             #expect(r.status == 0, "\(r.err)")
             let listed = r.out.split(separator: "\n").map(String.init).sorted()
-            let expected = try h.python("""
+            let expected = try h.python(
+                """
                 import sys, datetime as dt, zoneinfo
                 berlin, shown = zoneinfo.ZoneInfo("Europe/Berlin"), zoneinfo.ZoneInfo(sys.argv[1])
                 now = dt.datetime(2026, 10, 22, 12, 0, tzinfo=berlin)
@@ -45,7 +48,8 @@ import Testing
                         t = dt.datetime(d.year, d.month, d.day, hour, tzinfo=berlin)
                         if t > now:
                             print(t.astimezone(shown).strftime("%Y-%m-%d %H:%M") + " Time to study?")
-                """, [shown]).split(separator: "\n").map(String.init).sorted()
+                """, [shown]
+            ).split(separator: "\n").map(String.init).sorted()
             #expect(expected.count == 18)
             #expect(listed == expected, "\(shown): \(r.out)")
         }
@@ -55,8 +59,10 @@ import Testing
         let h = try Harness()
         let folder = h.dir + "/calendar"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-        let set = try h.planner(["config", "set", "window", "00:00-23:55", "interval", "5m", "days", "daily", "calendar-folder", folder,
-                                 "calendar-days", "2", "--db", h.db])
+        let set = try h.planner([
+            "config", "set", "window", "00:00-23:55", "interval", "5m", "days", "daily", "calendar-folder", folder,
+            "calendar-days", "2", "--db", h.db,
+        ])
         #expect(set.status == 0, "\(set.err)")
         #expect(try h.planner(["refill", "--db", h.db]).status == 0)
         let ticker = try h.startTicker(["--sink", "stdout"])
@@ -113,7 +119,8 @@ import Testing
                 // cannot make every kill miss the window (fresh-machine once landed none of 48 random ones).
                 let end = Date().addingTimeInterval(max(span * 2, 1))
                 while p.isRunning, Date() < end,
-                      !((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).contains(where: { $0.hasPrefix(".planner-") }) {
+                    !((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).contains(where: { $0.hasPrefix(".planner-") })
+                {
                     usleep(200)
                 }
             }

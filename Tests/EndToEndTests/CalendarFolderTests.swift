@@ -75,11 +75,15 @@ import Testing
 
     @Test func refillWritesEachReminderWithItsAlarmAndOneTaskPerStudyDay() throws {
         let (h, folder) = try Self.setUp(days: 7)
-        try h.configOK(["set", "title", "공부; now, \\ really", "body", String(repeating: "Start the lesson, please; ", count: 5)], now: "2026-11-23T12:10")
-        _ = try h.planner(["add", "--db", h.db, "--now", "2026-11-23T12:10", "--at", "2026-11-28T08:00", "--title", "Dentist", "--id", "dentist / 3pm"])
+        try h.configOK(
+            ["set", "title", "공부; now, \\ really", "body", String(repeating: "Start the lesson, please; ", count: 5)], now: "2026-11-23T12:10")
+        _ = try h.planner([
+            "add", "--db", h.db, "--now", "2026-11-23T12:10", "--at", "2026-11-28T08:00", "--title", "Dentist", "--id", "dentist / 3pm",
+        ])
         let files = try Self.folder(h, folder)
         // Expected from zoneinfo, not from the planner: Mon 12:30 to 21:30, then Tue-Fri whole (Sat/Sun none).
-        let expected = try h.python("""
+        let expected = try h.python(
+            """
             import datetime as dt, zoneinfo
             z = zoneinfo.ZoneInfo("Asia/Seoul")
             now = dt.datetime(2026, 11, 23, 12, 10, tzinfo=z)
@@ -91,7 +95,8 @@ import Testing
                     t = dt.datetime(d.year, d.month, d.day, m // 60, m % 60, tzinfo=z)
                     if t > now:
                         print("planner-Noti_AppOpenPromotion_" + t.strftime("%Y_%m_%d_%H_%M") + ".ics " + t.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
-            """, []).split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+            """, []
+        ).split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
         let events = files.filter { $0.value["kind"] == "VEVENT" && $0.key.hasPrefix("planner-Noti") }
         #expect(events.count == expected.count && expected.count == 19 + 4 * 25)
         for pair in expected {
@@ -205,14 +210,17 @@ import Testing
         #expect(try h.sqlite("SELECT origin || ' ' || local_time FROM app_open") == "calendar 2026-11-23T13:15:00+09:00")
         #expect(try h.sqlite("SELECT count(*) FROM request WHERE state = 'pending' AND local_date = '2026-11-23'") == "0")
         // An open cancels every slot of its day still pending (12:30 and 13:00 too: no ticker delivered them).
-        #expect(try h.sqlite("SELECT count(*) FROM request WHERE state = 'cancelled' AND reason = 'app opened' AND local_date = '2026-11-23'") == "19")
+        #expect(
+            try h.sqlite("SELECT count(*) FROM request WHERE state = 'cancelled' AND reason = 'app opened' AND local_date = '2026-11-23'") == "19")
         // Its events are gone, the task is the planner's again (COMPLETED at the tick's time).
         let files = try Self.folder(h, folder)
         #expect(!files.keys.contains { $0.hasPrefix("planner-Noti_AppOpenPromotion_2026_11_23") })
         #expect(files["planner-day-2026-11-23.ics"]?["completed"] == "2026-11-23T04:15:00Z")
         #expect(try String(contentsOfFile: folder + "/planner-day-2026-11-23.ics", encoding: .utf8).contains("PRODID:-//planner//"))
         // The open reached the sync folder as any open does.
-        let published = try FileManager.default.contentsOfDirectory(atPath: shared).map { try String(contentsOfFile: shared + "/" + $0, encoding: .utf8) }.joined()
+        let published = try FileManager.default.contentsOfDirectory(atPath: shared).map {
+            try String(contentsOfFile: shared + "/" + $0, encoding: .utf8)
+        }.joined()
         #expect(published.contains("origin=calendar kind=open"), "\(published)")
         // Read again: nothing applied twice.
         let again = try h.planner(["sync", "--json", "--db", h.db, "--now", "2026-11-23T13:30"])
@@ -243,24 +251,32 @@ import Testing
         let untimed = Self.phoneTick(day: "2026-11-24", completedUTC: "X").replacingOccurrences(of: "completed;VALUE=DATE-TIME:X\r\n", with: "")
         try Self.deliver(untimed, to: folder + "/planner-day-2026-11-24.ics")
         _ = try h.plannerOK(["refill"], now: "2026-11-24T08:00")
-        #expect(try h.sqlite("SELECT local_time FROM app_open WHERE origin = 'calendar' ORDER BY 1") == "2026-11-23T12:20:00+09:00\n2026-11-24T08:00:00+09:00")
+        #expect(
+            try h.sqlite("SELECT local_time FROM app_open WHERE origin = 'calendar' ORDER BY 1")
+                == "2026-11-23T12:20:00+09:00\n2026-11-24T08:00:00+09:00")
     }
 
     @Test func theUsersOwnItemsStayByteIdenticalThroughEveryCommand() throws {
         let (h, folder) = try Self.setUp()
         let own: [String: String] = [
-            "work.ics": "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:me\r\nBEGIN:VEVENT\r\nUID:work@example.org\r\nDTSTAMP:20261101T000000Z\r\nDTSTART:20261123T050000Z\r\nSUMMARY:Work\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n",
+            "work.ics":
+                "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:me\r\nBEGIN:VEVENT\r\nUID:work@example.org\r\nDTSTAMP:20261101T000000Z\r\nDTSTART:20261123T050000Z\r\nSUMMARY:Work\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n",
             "notes.txt": "not a calendar\n",
             // Named like the planner's, but its UID is someone else's: never rewritten or removed.
-            "planner-day-2026-11-24.ics": "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:me\r\nBEGIN:VTODO\r\nUID:mine-too\r\nSTATUS:COMPLETED\r\nEND:VTODO\r\nEND:VCALENDAR\r\n",
+            "planner-day-2026-11-24.ics":
+                "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:me\r\nBEGIN:VTODO\r\nUID:mine-too\r\nSTATUS:COMPLETED\r\nEND:VTODO\r\nEND:VCALENDAR\r\n",
             "planner-Noti_AppOpenPromotion_2026_11_23_12_30.ics": "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:other\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n",
         ]
         for (name, text) in own { try Data(text.utf8).write(to: URL(fileURLWithPath: folder + "/" + name)) }
-        let steps: [[String]] = [["refill"], ["open"], ["config", "set", "calendar-days", "5"], ["skip", "2026-11-25"], ["pause", "--for", "2h"],
-                                 ["resume"], ["config", "set", "title", "Study?"], ["sync"], ["config", "set", "calendar-days", "1"]]
+        let steps: [[String]] = [
+            ["refill"], ["open"], ["config", "set", "calendar-days", "5"], ["skip", "2026-11-25"], ["pause", "--for", "2h"],
+            ["resume"], ["config", "set", "title", "Study?"], ["sync"], ["config", "set", "calendar-days", "1"],
+        ]
         var warnings = ""
         for step in steps {
-            let r = step[0] == "config" ? try h.config(Array(step.dropFirst()), now: "2026-11-23T12:40")
+            let r =
+                step[0] == "config"
+                ? try h.config(Array(step.dropFirst()), now: "2026-11-23T12:40")
                 : try h.planner([step[0], "--db", h.db, "--now", "2026-11-23T12:40"] + step.dropFirst())
             #expect(r.status == 0, "\(step): \(r.err)")
             warnings += r.err
@@ -298,15 +314,18 @@ import Testing
         let slotFile = folder + "/planner-Noti_AppOpenPromotion_2026_11_23_13_00.ics"
         try badUTF8.write(to: URL(fileURLWithPath: slotFile))
         let noTodo = folder + "/planner-day-2026-11-26.ics"
-        try Data("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:planner-day-2026-11-26\r\nSTATUS:COMPLETED\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n".utf8).write(to: URL(fileURLWithPath: noTodo))
+        try Data("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:planner-day-2026-11-26\r\nSTATUS:COMPLETED\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n".utf8).write(
+            to: URL(fileURLWithPath: noTodo))
 
         let first = try h.planner(["sync", "--db", h.db, "--now", "2026-11-23T12:20"])
         #expect(first.status == 0, "\(first.err)")
         let warned = first.err.split(separator: "\n")
         #expect(warned.count == 5, "\(first.err)")
-        for (name, why) in [("planner-day-2026-11-23.ics", "symbolic link"), ("planner-day-2026-11-24.ics", "not a regular file"),
-                            ("planner-day-2026-11-25.ics", "larger than 1 MiB"), ("planner-Noti_AppOpenPromotion_2026_11_23_13_00.ics", "not UTF-8"),
-                            ("planner-day-2026-11-26.ics", "without its one VTODO")] {
+        for (name, why) in [
+            ("planner-day-2026-11-23.ics", "symbolic link"), ("planner-day-2026-11-24.ics", "not a regular file"),
+            ("planner-day-2026-11-25.ics", "larger than 1 MiB"), ("planner-Noti_AppOpenPromotion_2026_11_23_13_00.ics", "not UTF-8"),
+            ("planner-day-2026-11-26.ics", "without its one VTODO"),
+        ] {
             #expect(warned.contains { $0.contains(name) && $0.contains(why) }, "\(name): \(first.err)")
         }
         #expect(try h.sqlite("SELECT count(*) FROM app_open") == "0")

@@ -24,8 +24,10 @@ import Testing
         // Its own session and group, with the job's own pid (setsid(1) may fork: its pid would not be the job's).
         p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         // (Foundation may already have made it a group leader: setsid then refuses, and it is one already.)
-        p.arguments = ["-c", "import os, sys\ntry: os.setsid()\nexcept OSError: pass\nassert os.getpgrp() == os.getpid()\nos.execv(sys.argv[1], sys.argv[1:])",
-                       Harness.binary, "calendar-sync", "--quiet", "--db", h.db, "--vdirsyncer", fake]
+        p.arguments = [
+            "-c", "import os, sys\ntry: os.setsid()\nexcept OSError: pass\nassert os.getpgrp() == os.getpid()\nos.execv(sys.argv[1], sys.argv[1:])",
+            Harness.binary, "calendar-sync", "--quiet", "--db", h.db, "--vdirsyncer", fake,
+        ]
         p.environment = h.env
         p.standardOutput = FileHandle.nullDevice
         FileManager.default.createFile(atPath: h.dir + "/job.err", contents: nil)

@@ -43,8 +43,10 @@ import Testing
             let tick = CalendarFolderTests.phoneTick(day: day, completedUTC: day.replacingOccurrences(of: "-", with: "") + "T010000Z")
             let p = Process()
             p.executableURL = URL(fileURLWithPath: Harness.binary)
-            p.arguments = ["config", "set", "title", "Study \(round)", "window", round % 2 == 0 ? "09:30-21:30" : "09:30-21:45",
-                           "--db", h.db, "--now", now]
+            p.arguments = [
+                "config", "set", "title", "Study \(round)", "window", round % 2 == 0 ? "09:30-21:30" : "09:30-21:45",
+                "--db", h.db, "--now", now,
+            ]
             p.environment = h.env
             p.standardOutput = FileHandle.nullDevice
             let err = Pipe()

@@ -35,15 +35,19 @@ import Testing
 
     /// (zone, a day 60 days before or across its changes): regular rules north and south, none, and a
     /// zone whose changes follow no yearly rule (Casablanca: Ramadan).
-    @Test(arguments: [("Europe/Berlin", "2027-02-15T12:00"), ("America/New_York", "2026-10-15T12:00"),
-                      ("Australia/Sydney", "2027-03-01T12:00"), ("Asia/Seoul", "2027-02-15T12:00"),
-                      ("Africa/Casablanca", "2027-01-20T12:00"), ("Europe/Berlin", "2026-12-15T12:00")])
+    @Test(arguments: [
+        ("Europe/Berlin", "2027-02-15T12:00"), ("America/New_York", "2026-10-15T12:00"),
+        ("Australia/Sydney", "2027-03-01T12:00"), ("Asia/Seoul", "2027-02-15T12:00"),
+        ("Africa/Casablanca", "2027-01-20T12:00"), ("Europe/Berlin", "2026-12-15T12:00"),
+    ])
     func everyEventAtZoneinfosInstantWhateverDefinitionWasReadFirst(zone: String, now: String) throws {
         let h = try Harness()
         let folder = h.dir + "/calendar"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         let env = ["TZ": zone]
-        for args in [["config", "set", "zone", zone], ["config", "set", "days", "daily", "calendar-folder", folder, "calendar-days", "60"], ["refill"]] {
+        for args in [
+            ["config", "set", "zone", zone], ["config", "set", "days", "daily", "calendar-folder", folder, "calendar-days", "60"], ["refill"],
+        ] {
             let r = try h.planner(args + ["--db", h.db, "--now", now], env: env)
             #expect(r.status == 0, "\(args): \(r.err)")
         }

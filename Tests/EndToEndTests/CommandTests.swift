@@ -18,7 +18,8 @@ import Testing
         let verbose = try h.plannerOK(["open", "--verbose"], now: "2026-11-23T12:40")
         #expect(verbose.contains("cancelled 19 of today's slots"))
         // 12:30 had passed but was not delivered: it is cancelled too.
-        #expect(try h.sqlite("SELECT state, reason FROM request WHERE identifier = 'Noti_AppOpenPromotion_2026_11_23_12_30'") == "cancelled|app opened")
+        #expect(
+            try h.sqlite("SELECT state, reason FROM request WHERE identifier = 'Noti_AppOpenPromotion_2026_11_23_12_30'") == "cancelled|app opened")
         #expect(try h.sqlite("SELECT count(*) FROM request_history WHERE state = 'cancelled'") == "19")
         #expect(try h.sqlite("SELECT local_date, cancelled FROM app_open_events") == "2026-11-23|19")
 
@@ -77,8 +78,9 @@ import Testing
         let h = try Harness()
         _ = try h.plannerOK(["refill"], now: "2026-11-23T12:00")
         _ = try h.plannerOK(["refill"], now: "2026-11-23T14:00")  // 12:30, 13:00, 13:30 are past grace
-        #expect(try h.sqlite("SELECT group_concat(identifier) FROM (SELECT identifier FROM request WHERE state = 'missed' ORDER BY fire_at_ms)")
-            == "Noti_AppOpenPromotion_2026_11_23_12_30,Noti_AppOpenPromotion_2026_11_23_13_00,Noti_AppOpenPromotion_2026_11_23_13_30")
+        #expect(
+            try h.sqlite("SELECT group_concat(identifier) FROM (SELECT identifier FROM request WHERE state = 'missed' ORDER BY fire_at_ms)")
+                == "Noti_AppOpenPromotion_2026_11_23_12_30,Noti_AppOpenPromotion_2026_11_23_13_00,Noti_AppOpenPromotion_2026_11_23_13_30")
         // 14:00 is due right now, within 15 minutes: still pending, and the cap is full again.
         #expect(try h.sqlite("SELECT count(*) FROM pending_requests") == "64")
         #expect(try h.sqlite("SELECT min(identifier) FROM pending_requests") == "Noti_AppOpenPromotion_2026_11_23_14_00")
@@ -125,7 +127,8 @@ import Testing
         #expect(try h.sqlite("PRAGMA journal_mode") == "wal")
         #expect(try h.sqlite("PRAGMA integrity_check") == "ok")
         // The cap and uniqueness hold for anyone writing with sqlite3, not only for the planner.
-        let insert = "INSERT INTO request (identifier, kind, fire_at_ms, local_date, local_time, zone, title, body, created_at_ms, changed_at_ms) VALUES ('extra', 'oneoff', 0, '2026-11-23', 'x', 'UTC', 't', 'b', 0, 0)"
+        let insert =
+            "INSERT INTO request (identifier, kind, fire_at_ms, local_date, local_time, zone, title, body, created_at_ms, changed_at_ms) VALUES ('extra', 'oneoff', 0, '2026-11-23', 'x', 'UTC', 't', 'b', 0, 0)"
         let r = try h.run("/usr/bin/env", ["sqlite3", h.db, insert], env: h.env)
         #expect(r.status != 0)
         #expect(r.err.contains("at most 64 requests may be pending"))

@@ -24,11 +24,13 @@ import Testing
     @Test func aOneOffWithASlotsIdentifierNeverBreaksOpenOrRefill() throws {
         let h = try Harness()
         _ = try h.plannerOK(["refill"], now: "2026-11-23T08:00")
-        _ = try h.plannerOK(["add", "--at", "2026-11-25T20:00", "--title", "x", "--id", "Noti_AppOpenPromotion_2026_11_26_10_00"], now: "2026-11-23T08:00")
+        _ = try h.plannerOK(
+            ["add", "--at", "2026-11-25T20:00", "--title", "x", "--id", "Noti_AppOpenPromotion_2026_11_26_10_00"], now: "2026-11-23T08:00")
         _ = try h.plannerOK(["open"], now: "2026-11-23T09:00")
         _ = try h.plannerOK(["refill"], now: "2026-11-23T09:10")
         _ = try h.plannerOK(["open"], now: "2026-11-24T09:00")
-        #expect(try h.sqlite("SELECT kind || '/' || state FROM request WHERE identifier = 'Noti_AppOpenPromotion_2026_11_26_10_00'") == "oneoff/pending")
+        #expect(
+            try h.sqlite("SELECT kind || '/' || state FROM request WHERE identifier = 'Noti_AppOpenPromotion_2026_11_26_10_00'") == "oneoff/pending")
     }
 
     /// Days without a refill: 64 stale slots must not push a new one-off out of the cap, neither in
@@ -89,7 +91,9 @@ import Testing
         let h = try Harness()
         _ = try h.plannerOK(["add", "--at", "2026-11-23T12:05", "--title", "t", "--id", "x"], now: "2026-11-23T12:00")
         let start = Date()
-        let r = try h.run("/usr/bin/timeout", ["-s", "KILL", "40", Harness.binary, "tick", "--db", h.db, "--now", "2026-11-23T12:05", "--once", "--exec", "false"], env: h.env)
+        let r = try h.run(
+            "/usr/bin/timeout", ["-s", "KILL", "40", Harness.binary, "tick", "--db", h.db, "--now", "2026-11-23T12:05", "--once", "--exec", "false"],
+            env: h.env)
         #expect(Date().timeIntervalSince(start) < 15)
         #expect(r.status == 1, "\(r.err)")
         #expect(r.err.hasSuffix("error: delivery failed: x: false exited with status 1\n"), "\(r.err)")

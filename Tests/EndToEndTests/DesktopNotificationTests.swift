@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `planner tick --sink notify` against a real desktop notification stack, private to each test: its own
@@ -44,8 +44,9 @@ import Glibc
         #expect(got.urgency == "CRITICAL")
         #expect(got.icon == "appointment-soon")  // the planner's icon is not installed in this HOME: its fallback name
         // ... so that what dunst renders, `<b>%s</b>\n%b` as Pango markup, is well-formed and reads as typed.
-        #expect(try desktop.renderedMessages().contains(
-            "<b>Time to study? $(id)</b>\nOpen the app &amp; start today’s lesson &lt;b&gt;"))
+        #expect(
+            try desktop.renderedMessages().contains(
+                "<b>Time to study? $(id)</b>\nOpen the app &amp; start today’s lesson &lt;b&gt;"))
         #expect(!desktop.serverLog().contains("Unable to parse markup"), "dunst: \(desktop.serverLog())")
 
         // The planner recorded the delivery, through notify.
@@ -55,8 +56,9 @@ import Glibc
         #expect(entry["reason"] as? String == "delivered through notify")
         #expect(entry["error"] is NSNull)
         #expect(try h.sqlite("SELECT state, attempts FROM request WHERE identifier = 'Noti_Study_Now'") == "delivered|1")
-        #expect(try h.sqlite("SELECT title, body FROM delivered_notifications WHERE identifier = 'Noti_Study_Now'")
-            == "\(Self.title)|\(Self.body)")
+        #expect(
+            try h.sqlite("SELECT title, body FROM delivered_notifications WHERE identifier = 'Noti_Study_Now'")
+                == "\(Self.title)|\(Self.body)")
     }
 
     @Test func withoutSinkOptionNotifyIsChosenWhenTheBusIsReachable() throws {
@@ -65,10 +67,12 @@ import Glibc
         let desktop = try PrivateDesktop(in: h.dir)
         defer { desktop.stop() }
 
-        _ = try h.plannerOK(["add", "--at", "2026-11-23T10:02", "--title", "Default sink", "--body", "plain body"],
-                           now: "2026-11-23T10:01")
-        let tick = try h.planner(["tick", "--once", "--db", h.db, "--now", "2026-11-23T10:02"],
-                                 env: ["DBUS_SESSION_BUS_ADDRESS": desktop.busAddress])
+        _ = try h.plannerOK(
+            ["add", "--at", "2026-11-23T10:02", "--title", "Default sink", "--body", "plain body"],
+            now: "2026-11-23T10:01")
+        let tick = try h.planner(
+            ["tick", "--once", "--db", h.db, "--now", "2026-11-23T10:02"],
+            env: ["DBUS_SESSION_BUS_ADDRESS": desktop.busAddress])
         #expect(tick.status == 0, "tick failed: \(tick.err)")
         #expect(tick.out.isEmpty, "the stdout sink was used: \(tick.out)")
 
@@ -86,8 +90,9 @@ import Glibc
         defer { try? FileManager.default.removeItem(atPath: h.dir) }
         let nowhere = h.dir + "/no-bus-here"  // nothing listens: not even a socket file
 
-        _ = try h.plannerOK(["add", "--at", "2026-11-23T10:02", "--title", Self.title, "--body", Self.body, "--id", "Noti_Unheard"],
-                           now: "2026-11-23T10:01")
+        _ = try h.plannerOK(
+            ["add", "--at", "2026-11-23T10:02", "--title", Self.title, "--body", Self.body, "--id", "Noti_Unheard"],
+            now: "2026-11-23T10:01")
         let started = Date()
         let tick = try h.planner(
             ["tick", "--once", "--db", h.db, "--now", "2026-11-23T10:02", "--sink", "notify", "--grace", "3s"],
@@ -96,8 +101,10 @@ import Glibc
 
         // A --once run says a delivery failed with its exit status (cron mails the last line).
         #expect(tick.status == 1)
-        #expect(tick.err.hasSuffix("\n") && tick.err.split(separator: "\n").last?.hasPrefix("error: delivery failed: Noti_Unheard: notify-send exited") == true,
-                "stderr: \(tick.err)")
+        #expect(
+            tick.err.hasSuffix("\n")
+                && tick.err.split(separator: "\n").last?.hasPrefix("error: delivery failed: Noti_Unheard: notify-send exited") == true,
+            "stderr: \(tick.err)")
         #expect(tick.out.isEmpty)
         // Retried with backoff (1 s, then 2 s would pass the 3 s grace), then given up.
         #expect(tick.err.contains("through notify failed (attempt 1)"), "stderr: \(tick.err)")
@@ -105,8 +112,9 @@ import Glibc
         #expect(tick.err.contains("gave up on Noti_Unheard"), "stderr: \(tick.err)")
         // Why: notify-send's own message, and the planner's diagnosis naming the address.
         #expect(tick.err.contains("Could not connect"), "stderr: \(tick.err)")
-        #expect(tick.err.contains("no D-Bus session bus is listening at DBUS_SESSION_BUS_ADDRESS=unix:path=\(nowhere)"),
-                "stderr: \(tick.err)")
+        #expect(
+            tick.err.contains("no D-Bus session bus is listening at DBUS_SESSION_BUS_ADDRESS=unix:path=\(nowhere)"),
+            "stderr: \(tick.err)")
         #expect(took >= 0.9 && took < 10, "took \(took) s")
 
         let history = try parseHistory(h.plannerOK(["history", "--json"], now: "2026-11-23T10:03"))
@@ -156,7 +164,8 @@ final class PrivateDesktop {
         let missing = tools.filter { which($0.program) == nil }
         guard missing.isEmpty else {
             let packages = Array(Set(tools.map(\.package))).sorted().joined(separator: " ")
-            throw HarnessError("""
+            throw HarnessError(
+                """
                 desktop notification tests need \(missing.map(\.program).joined(separator: ", ")) on PATH: \
                 apt-get install -y \(packages)
                 """)
@@ -177,14 +186,19 @@ final class PrivateDesktop {
         let base = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": dir]
 
         // 1. A private session bus whose socket lives in this test's folder.
-        let bus = try launch("dbus-daemon", ["--session", "--nofork", "--nopidfile", "--print-address=1",
-                                             "--address=unix:path=\(dir)/bus"], env: base, stdoutPipe: true)
+        let bus = try launch(
+            "dbus-daemon",
+            [
+                "--session", "--nofork", "--nopidfile", "--print-address=1",
+                "--address=unix:path=\(dir)/bus",
+            ], env: base, stdoutPipe: true)
         busAddress = try readLine(from: bus, what: "dbus-daemon's address")
         guard busAddress.hasPrefix("unix:path=\(dir)/bus") else { throw HarnessError("unexpected bus address \(busAddress)") }
 
         // 2. An X server on a display number it picks and claims itself (-displayfd: no race between tests).
-        let x = try launch("Xvfb", ["-displayfd", "1", "-nolisten", "tcp", "-screen", "0", "800x600x24"],
-                           env: base, stdoutPipe: true)
+        let x = try launch(
+            "Xvfb", ["-displayfd", "1", "-nolisten", "tcp", "-screen", "0", "800x600x24"],
+            env: base, stdoutPipe: true)
         let number = try readLine(from: x, what: "Xvfb's display number")
         guard Int(number) != nil else { throw HarnessError("Xvfb printed '\(number)' instead of a display number") }
         display = ":" + number
@@ -193,58 +207,61 @@ final class PrivateDesktop {
         //    dunst passes (appname, summary, body, icon, urgency) NUL-separated, one file per notification.
         let script = dir + "/record.sh"
         try """
-            #!/bin/sh
-            out="\(receivedDir)/$DUNST_ID"
-            printf '%s\\0' "$@" > "$out.tmp" && mv "$out.tmp" "$out"
+        #!/bin/sh
+        out="\(receivedDir)/$DUNST_ID"
+        printf '%s\\0' "$@" > "$out.tmp" && mv "$out.tmp" "$out"
 
-            """.write(toFile: script, atomically: true, encoding: .utf8)
+        """.write(toFile: script, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
         // dunst's context menu (`dunstctl context`) lists every action as "#Label (summary) [id,key]" and
         // invokes the one its dmenu prints: this one prints the line holding the text in `choice`, the way
         // a person picks "Snooze" from the menu (`answer(_:)`).
         let menu = dir + "/dmenu.sh"
         try """
-            #!/bin/sh
-            cat > "\(dir)/menu.tmp"
-            grep -m1 -F -- "$(cat "\(dir)/choice")" "\(dir)/menu.tmp"
-            mv "\(dir)/menu.tmp" "\(dir)/menu.txt"
+        #!/bin/sh
+        cat > "\(dir)/menu.tmp"
+        grep -m1 -F -- "$(cat "\(dir)/choice")" "\(dir)/menu.tmp"
+        mv "\(dir)/menu.tmp" "\(dir)/menu.txt"
 
-            """.write(toFile: menu, atomically: true, encoding: .utf8)
+        """.write(toFile: menu, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: menu)
         let config = dir + "/dunstrc"
         try """
-            [global]
-                dmenu = \(menu)
-                markup = full
-                format = "<b>%s</b>\\n%b"
-                history_length = 20
-                sticky_history = yes
+        [global]
+            dmenu = \(menu)
+            markup = full
+            format = "<b>%s</b>\\n%b"
+            history_length = 20
+            sticky_history = yes
 
-            # Notifications stay until answered or closed (tests check what closes them, not a timeout).
-            [urgency_low]
-                timeout = 0
-            [urgency_normal]
-                timeout = 0
-            [urgency_critical]
-                timeout = 0
+        # Notifications stay until answered or closed (tests check what closes them, not a timeout).
+        [urgency_low]
+            timeout = 0
+        [urgency_normal]
+            timeout = 0
+        [urgency_critical]
+            timeout = 0
 
-            [record_everything]
-                summary = "*"
-                script = \(script)
+        [record_everything]
+            summary = "*"
+            script = \(script)
 
-            """.write(toFile: config, atomically: true, encoding: .utf8)
-        let dunst = try launch("dunst", ["-config", config],
-                               env: base.merging(["DISPLAY": display, "DBUS_SESSION_BUS_ADDRESS": busAddress]) { $1 },
-                               logTo: dunstLogPath)
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let dunst = try launch(
+            "dunst", ["-config", config],
+            env: base.merging(["DISPLAY": display, "DBUS_SESSION_BUS_ADDRESS": busAddress]) { $1 },
+            logTo: dunstLogPath)
 
         // Wait until *this* dunst owns org.freedesktop.Notifications, so notify-send never triggers D-Bus
         // activation of some other server (dunst installs an activation file for the name).
         let deadline = Date().addingTimeInterval(10)
         while true {
             guard !dunst.hasExited() else { throw HarnessError("dunst exited: \(serverLog())") }
-            if let owner = try? busCall(["org.freedesktop.DBus.GetConnectionUnixProcessID", "string:org.freedesktop.Notifications"],
-                                        dest: "org.freedesktop.DBus", path: "/org/freedesktop/DBus"),
-               owner.split(separator: "\n").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "uint32 \(dunst.pid)" }) {
+            if let owner = try? busCall(
+                ["org.freedesktop.DBus.GetConnectionUnixProcessID", "string:org.freedesktop.Notifications"],
+                dest: "org.freedesktop.DBus", path: "/org/freedesktop/DBus"),
+                owner.split(separator: "\n").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "uint32 \(dunst.pid)" })
+            {
                 break
             }
             guard Date() < deadline else { throw HarnessError("dunst did not take org.freedesktop.Notifications: \(serverLog())") }
@@ -258,8 +275,12 @@ final class PrivateDesktop {
     func answer(_ label: String) throws -> String {
         try "#\(label)".write(toFile: dir + "/choice", atomically: true, encoding: .utf8)
         try? FileManager.default.removeItem(atPath: dir + "/menu.txt")
-        let r = try Harness.run("/usr/bin/dunstctl", ["context"], env: ["DBUS_SESSION_BUS_ADDRESS": busAddress,
-                                                                      "PATH": "/usr/bin:/bin"])
+        let r = try Harness.run(
+            "/usr/bin/dunstctl", ["context"],
+            env: [
+                "DBUS_SESSION_BUS_ADDRESS": busAddress,
+                "PATH": "/usr/bin:/bin",
+            ])
         guard r.status == 0 else { throw HarnessError("dunstctl context: \(r.err)") }
         // dunst runs the menu after dunstctl returns: wait for the menu it offered.
         let deadline = Date().addingTimeInterval(5)
@@ -326,10 +347,13 @@ final class PrivateDesktop {
         (try? String(contentsOfFile: dunstLogPath, encoding: .utf8)) ?? ""
     }
 
-    private func busCall(_ call: [String], dest: String = "org.freedesktop.Notifications",
-                         path: String = "/org/freedesktop/Notifications") throws -> String {
-        let r = try Harness.run(Self.which("dbus-send")!, ["--bus=\(busAddress)", "--print-reply", "--dest=\(dest)", path] + call,
-                                env: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"])
+    private func busCall(
+        _ call: [String], dest: String = "org.freedesktop.Notifications",
+        path: String = "/org/freedesktop/Notifications"
+    ) throws -> String {
+        let r = try Harness.run(
+            Self.which("dbus-send")!, ["--bus=\(busAddress)", "--print-reply", "--dest=\(dest)", path] + call,
+            env: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"])
         guard r.status == 0 else { throw HarnessError("dbus-send \(call[0]) failed: \(r.err)") }
         return r.out
     }
@@ -362,8 +386,10 @@ final class PrivateDesktop {
         dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")!,
         to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
 
-    private func launch(_ program: String, _ args: [String], env: [String: String], stdoutPipe: Bool = false,
-                        logTo log: String? = nil) throws -> Daemon {
+    private func launch(
+        _ program: String, _ args: [String], env: [String: String], stdoutPipe: Bool = false,
+        logTo log: String? = nil
+    ) throws -> Daemon {
         let path = Self.which(program)!
         let logFD = open(log ?? "\(dir)/\(program).log", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard logFD >= 0 else { throw HarnessError("cannot create \(program)'s log: \(String(cString: strerror(errno)))") }
@@ -424,8 +450,9 @@ final class PrivateDesktop {
             let n = read(fd, &buffer, buffer.count)
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else {
-                throw HarnessError("\(p.name) exited before printing \(what); log: "
-                    + ((try? String(contentsOfFile: "\(dir)/\(p.name).log", encoding: .utf8)) ?? ""))
+                throw HarnessError(
+                    "\(p.name) exited before printing \(what); log: "
+                        + ((try? String(contentsOfFile: "\(dir)/\(p.name).log", encoding: .utf8)) ?? ""))
             }
             bytes += buffer[0..<n]
         }

@@ -10,16 +10,20 @@ import Testing
         let folder = laptop.dir + "/shared"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         for (h, name) in [(laptop, "laptop"), (desktop, "desktop")] {
-            let set = try h.planner(["config", "set", "sync-folder", folder, "device-name", name,
-                                     "--db", h.db, "--now", "2026-11-23T12:00:00"])
+            let set = try h.planner([
+                "config", "set", "sync-folder", folder, "device-name", name,
+                "--db", h.db, "--now", "2026-11-23T12:00:00",
+            ])
             #expect(set.status == 0, "\(set.err)")
         }
         _ = try laptop.plannerOK(["skip", "2026-12-02"], now: "2026-11-23T12:00:00")
         _ = try desktop.plannerOK(["sync"], now: readAt)
         let devices = try desktop.plannerOK(["devices"], now: readAt)
         let row = devices.split(separator: "\n").first { $0.hasPrefix("laptop ") }.map(String.init) ?? devices
-        return (row, try desktop.plannerOK(["devices", "--json"], now: readAt),
-                try desktop.sqlite("SELECT offset_ms FROM device WHERE name = 'laptop'"))
+        return (
+            row, try desktop.plannerOK(["devices", "--json"], now: readAt),
+            try desktop.sqlite("SELECT offset_ms FROM device WHERE name = 'laptop'")
+        )
     }
 
     @Test func aCarriageOfASecondIsNoClockOffset() throws {

@@ -72,7 +72,9 @@ import Testing
         let widths = try measure(h, out, "\u{0}").map(\.width)
         #expect(widths.allSatisfy { $0 <= 80 }, "\(out)")
         // The whole legend is still there.
-        for words in ["opened before any reminder", "after 1-2 reminders", "after 3 or more", "not opened", "not a study day", "today, not opened yet"] {
+        for words in [
+            "opened before any reminder", "after 1-2 reminders", "after 3 or more", "not opened", "not a study day", "today, not opened yet",
+        ] {
             #expect(out.contains(words))
         }
     }

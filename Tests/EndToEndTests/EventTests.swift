@@ -18,19 +18,21 @@ import Testing
         #expect(study.status == 0, "\(study.err)")
         // A refill changes nothing the user owns: no event.
         _ = try h.plannerOK(["refill"], now: "2026-11-23T08:08")
-        #expect(try h.sqlite("SELECT group_concat(at || ' ' || origin || ' ' || kind, char(10)) FROM events") == """
-            2026-11-22T23:01:00.000Z skip skip
-            2026-11-22T23:02:00.000Z skip unskip
-            2026-11-22T23:03:00.000Z pause pause
-            2026-11-22T23:04:00.000Z resume resume
-            2026-11-22T23:05:00.000Z config settings
-            2026-11-22T23:06:00.000Z open open
-            2026-11-22T23:07:00.000Z study open
-            """)
+        #expect(
+            try h.sqlite("SELECT group_concat(at || ' ' || origin || ' ' || kind, char(10)) FROM events") == """
+                2026-11-22T23:01:00.000Z skip skip
+                2026-11-22T23:02:00.000Z skip unskip
+                2026-11-22T23:03:00.000Z pause pause
+                2026-11-22T23:04:00.000Z resume resume
+                2026-11-22T23:05:00.000Z config settings
+                2026-11-22T23:06:00.000Z open open
+                2026-11-22T23:07:00.000Z study open
+                """)
         #expect(try h.sqlite("SELECT payload FROM events WHERE kind = 'skip'") == "dates=2026-12-24 reason=Christmas%20Eve")
         #expect(try h.sqlite("SELECT payload FROM events WHERE kind = 'settings'") == "set.interval=45m")
         // Each open says which event it was and where it came from.
-        #expect(try h.sqlite("SELECT group_concat(origin || ':' || (event_id IN (SELECT id FROM event)), ' ') FROM app_open_events") == "open:1 study:1")
+        #expect(
+            try h.sqlite("SELECT group_concat(origin || ':' || (event_id IN (SELECT id FROM event)), ' ') FROM app_open_events") == "open:1 study:1")
         #expect(try h.sqlite("SELECT count(DISTINCT id) FROM event WHERE id GLOB '" + String(repeating: "[0-9a-f]", count: 32) + "'") == "7")
     }
 
@@ -61,13 +63,16 @@ import Testing
         #expect(r.status == 0, "\(r.err)")
         #expect(r.err.split(separator: "\n").filter { $0.hasPrefix("warning: a saved change") }.count == 2, "\(r.err)")
         // 1795392000000 is 2026-11-23T09:00+09:00: the skip took that day's slots out then, not at 10:00.
-        #expect(try h.sqlite("SELECT count(*), min(changed_at_ms) FROM request WHERE state = 'skipped' AND local_date = '2026-11-23'") == "25|1795392000000")
+        #expect(
+            try h.sqlite("SELECT count(*), min(changed_at_ms) FROM request WHERE state = 'skipped' AND local_date = '2026-11-23'")
+                == "25|1795392000000")
         #expect(try h.sqlite("SELECT reason FROM skipped_dates") == "sick day")
         #expect(try h.sqlite("SELECT value, changed_at_ms FROM setting WHERE key = 'title'") == "Study now|1795392060000")
         #expect(try h.sqlite("SELECT value FROM setting WHERE key = 'interval'") == "30m")
         #expect(try h.sqlite("SELECT group_concat(origin || ' ' || kind, ', ') FROM events") == "skip skip, config settings")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: inbox).sorted()
-            == ["001795392120000-py-c.open.rejected", "001795392180000-py-d.open.rejected"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: inbox).sorted()
+                == ["001795392120000-py-c.open.rejected", "001795392180000-py-d.open.rejected"])
         // The same skip arriving again (a copy) changes nothing, even after its removal.
         _ = try h.plannerOK(["skip", "--remove", "2026-11-23"], now: "2026-11-23T10:01")
         _ = try h.python(script, [inbox])

@@ -24,7 +24,10 @@ import Testing
         let lines = out.split(separator: "\n").map(String.init)
         let rows = lines.dropFirst().filter { !$0.contains("bookkeeping rows") }
         let states = rows.map { $0.split(separator: " ", omittingEmptySubsequences: true) }.compactMap { words in
-            words.first { ["delivered", "answered", "missed", "failed", "opened", "retired", "displaced", "cancelled", "replaced", "skipped", "paused"].contains(String($0)) }.map(String.init)
+            words.first {
+                ["delivered", "answered", "missed", "failed", "opened", "retired", "displaced", "cancelled", "replaced", "skipped", "paused"]
+                    .contains(String($0))
+            }.map(String.init)
         }
         // What the database says happened to the user, counted there.
         let delivered = try Int(h.sqlite("SELECT count(*) FROM request WHERE state IN ('delivered', 'missed', 'failed')")) ?? -1
@@ -51,7 +54,9 @@ import Testing
         let open = try #require(entries.first { $0["state"] as? String == "opened" })
         #expect(open["kind"] as? String == "open")
         #expect(open["fire_at"] as? String == "2026-11-23T10:07:00+09:00")
-        let all = try #require(JSONSerialization.jsonObject(with: Data(try h.plannerOK(["history", "--json", "--all", "--limit", "500"], now: "2026-11-23T10:08").utf8)) as? [[String: Any]])
+        let all = try #require(
+            JSONSerialization.jsonObject(with: Data(try h.plannerOK(["history", "--json", "--all", "--limit", "500"], now: "2026-11-23T10:08").utf8))
+                as? [[String: Any]])
         #expect(all.contains { $0["state"] as? String == "displaced" && $0["bookkeeping"] as? Bool == true })
         #expect(all.count > entries.count)
     }

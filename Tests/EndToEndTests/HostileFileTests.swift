@@ -93,7 +93,9 @@ import Testing
         chown(h.db, 65534, 65534)
         chmod(h.db, 0o666)
         let before = h.bytes(h.db)
-        for args in [["open", "--db", h.db, "--now", "2026-11-23T12:00"], ["list", "--db", h.db], ["add", "--db", h.db, "--in", "1h", "--title", "t"]] {
+        for args in [
+            ["open", "--db", h.db, "--now", "2026-11-23T12:00"], ["list", "--db", h.db], ["add", "--db", h.db, "--in", "1h", "--title", "t"],
+        ] {
             expectRefused(try h.planner(args), 65, saying: "belongs to another user")
         }
         expectRefused(try tick(h), 65, saying: "belongs to another user")
@@ -132,8 +134,10 @@ import Testing
 
     @Test func aSchemaChangedByHandIsRefusedAtOpen() throws {
         let h = try Harness()
-        for change in ["ALTER TABLE request DROP COLUMN attempts", "DROP INDEX request_changed_at",
-                       "PRAGMA user_version = 1", "DROP TRIGGER request_cap_on_insert"] {
+        for change in [
+            "ALTER TABLE request DROP COLUMN attempts", "DROP INDEX request_changed_at",
+            "PRAGMA user_version = 1", "DROP TRIGGER request_cap_on_insert",
+        ] {
             unlink(h.db)
             _ = try h.plannerOK(["refill"], now: "2026-11-23T08:00")
             _ = try h.sqlite(change)

@@ -18,16 +18,20 @@ import Testing
     static let cases: [Case] = [
         Case(name: "--in past Int64 year range", args: ["add", "--in", "999999999d", "--title", "t"], says: "after the year 9990"),
         Case(name: "--in past year 9990", args: ["add", "--in", "3000000d", "--title", "t"], says: "after the year 9990"),
-        Case(name: "--at past year 9990 in TZ", args: ["add", "--at", "9990-12-31T23:59-23:59", "--title", "t"], says: "after the year 9990 in Asia/Seoul"),
+        Case(
+            name: "--at past year 9990 in TZ", args: ["add", "--at", "9990-12-31T23:59-23:59", "--title", "t"],
+            says: "after the year 9990 in Asia/Seoul"),
         Case(name: "--in negative", args: ["add", "--in", "-5m", "--title", "t"], says: "cannot be negative"),
         Case(name: "--in bad unit", args: ["add", "--in", "15min", "--title", "t"], says: "invalid --in '15min'"),
         Case(name: "--in with a line break", args: ["add", "--in", "5\nm", "--title", "t"], says: "invalid --in '5\\nm'"),
         Case(name: "--at garbage", args: ["add", "--at", "garbage", "--title", "t"], says: "invalid time 'garbage'"),
         Case(name: "--at in the past", args: ["add", "--at", "2026-11-23T12:00", "--title", "t"], says: "not in the future"),
-        Case(name: "--id of 150 emoji (1050 code points)", args: ["add", "--in", "5m", "--title", "t", "--id", String(repeating: family, count: 150)],
-             says: "1 to 200 characters"),
-        Case(name: "--id of 201 code points", args: ["add", "--in", "5m", "--title", "t", "--id", String(repeating: "é", count: 201)],
-             says: "1 to 200 characters"),
+        Case(
+            name: "--id of 150 emoji (1050 code points)", args: ["add", "--in", "5m", "--title", "t", "--id", String(repeating: family, count: 150)],
+            says: "1 to 200 characters"),
+        Case(
+            name: "--id of 201 code points", args: ["add", "--in", "5m", "--title", "t", "--id", String(repeating: "é", count: 201)],
+            says: "1 to 200 characters"),
         Case(name: "--id with a tab", args: ["add", "--in", "5m", "--title", "t", "--id", "a\tb"], says: "control characters"),
         Case(name: "--id with CR-LF", args: ["add", "--in", "5m", "--title", "t", "--id", "a\r\nb"], says: "control characters"),
         Case(name: "--id with LF", args: ["add", "--in", "5m", "--title", "t", "--id", "a\nb"], says: "control characters"),
@@ -37,7 +41,9 @@ import Testing
         Case(name: "--id only spaces", args: ["add", "--in", "5m", "--title", "t", "--id", "   "], says: "--id must not be only spaces"),
         Case(name: "--title only spaces", args: ["add", "--in", "5m", "--title", " \t "], says: "--title must contain some visible text"),
         Case(name: "--now with a line break", args: ["list", "--now", "2026-11-23T12:00\nx"], says: "invalid time '2026-11-23T12:00\\nx'"),
-        Case(name: "PLANNER_NOW with ESC", args: ["status"], env: ["PLANNER_NOW": "\u{1B}]0;pwned\u{07}"], says: "invalid time '\\u{1B}]0;pwned\\u{7}'"),
+        Case(
+            name: "PLANNER_NOW with ESC", args: ["status"], env: ["PLANNER_NOW": "\u{1B}]0;pwned\u{07}"], says: "invalid time '\\u{1B}]0;pwned\\u{7}'"
+        ),
         Case(name: "TZ with a line break", args: ["list"], env: ["TZ": "Asia/Seoul\nX"], says: "unknown time zone 'Asia/Seoul\\nX'"),
         Case(name: "--limit negative", args: ["history", "--limit", "-5"], says: "--limit must be at least 1"),
         Case(name: "--limit with a line break", args: ["history", "--limit", "1\n2"], says: "the value '1\\n2' is invalid"),
@@ -58,7 +64,8 @@ import Testing
         #expect(r.status == 64, "\(r.err)")
         #expect(r.out.isEmpty, "\(r.out)")
         #expect(r.err.hasPrefix("error: "), "\(r.err)")
-        #expect(Array(r.err.unicodeScalars.filter { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0.value == 0x2028 }) == ["\n"], "\(r.err)")
+        #expect(
+            Array(r.err.unicodeScalars.filter { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0.value == 0x2028 }) == ["\n"], "\(r.err)")
         #expect(r.err.hasSuffix("\n"))
         #expect(r.err.contains(c.says), "\(r.err)")
         #expect(!r.err.contains("Fatal error") && !r.err.contains("Backtrac") && !r.err.contains("constraint"), "\(r.err)")
@@ -106,10 +113,14 @@ import Testing
         let h = try Harness()
         let title = "a\r\nb\u{0B}c\u{0C}d\u{1B}[31mred\u{85}e\u{2028}f\u{2029}g\u{7F}h\u{9B}i\tj\nk"
         _ = try h.plannerOK(["add", "--at", "2026-11-23T12:05", "--title", title, "--id", "x"], now: "2026-11-23T12:00")
-        _ = try h.sqlite("UPDATE request SET identifier = 'i' || char(13, 10) || 'd' || char(9) || 'e' || char(27) || '[2J' || char(133) || char(8232) WHERE identifier = 'x'")
+        _ = try h.sqlite(
+            "UPDATE request SET identifier = 'i' || char(13, 10) || 'd' || char(9) || 'e' || char(27) || '[2J' || char(133) || char(8232) WHERE identifier = 'x'"
+        )
         let out = try h.plannerOK(["tick", "--once", "--sink", "stdout"], now: "2026-11-23T12:05")
         #expect(out.hasSuffix("\n"))
-        let controls: [Unicode.Scalar] = out.unicodeScalars.filter { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0.value == 0x2028 || $0.value == 0x2029 }
+        let controls: [Unicode.Scalar] = out.unicodeScalars.filter {
+            $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0.value == 0x2028 || $0.value == 0x2029
+        }
         #expect(controls == ["\t", "\t", "\n"], "\(out.unicodeScalars.map { String($0.value, radix: 16) })")
         let fields = out.dropLast().split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
         #expect(fields.count == 3)
@@ -156,12 +167,15 @@ import Testing
         let h = try Harness()
         let now = "2026-11-23T12:00"
         _ = try h.plannerOK(["refill"], now: now)
-        _ = try h.sqlite("""
+        _ = try h.sqlite(
+            """
             UPDATE request SET fire_at_ms = -9223372036854775808 WHERE id = (SELECT min(id) FROM request WHERE state = 'pending');
             UPDATE request SET fire_at_ms = 9223372036854775807 WHERE id = (SELECT max(id) FROM request WHERE state = 'pending');
             """)
-        for command in [["list"], ["list", "--json"], ["status"], ["status", "--json"], ["history"], ["history", "--json"],
-                        ["tick", "--once", "--sink", "stdout"], ["refill", "--verbose"], ["open"]] {
+        for command in [
+            ["list"], ["list", "--json"], ["status"], ["status", "--json"], ["history"], ["history", "--json"],
+            ["tick", "--once", "--sink", "stdout"], ["refill", "--verbose"], ["open"],
+        ] {
             let r = try h.planner([command[0], "--db", h.db, "--now", now] + command.dropFirst())
             #expect(r.status == 0, "\(command): \(r.err)")
             #expect(!r.err.contains("Fatal error") && !r.err.contains("Backtrac"), "\(command): \(r.err)")

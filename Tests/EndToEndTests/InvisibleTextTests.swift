@@ -34,28 +34,28 @@ import Testing
 
     /// Each with the code point the error must name.
     static let hidingText: [(String, String)] = [
-        ("invoice\u{202E}fdp.exe", "U+202E"),       // RIGHT-TO-LEFT OVERRIDE: reads "invoiceexe.pdf"
-        ("\u{2067}abc\u{2069} def", "U+2067"),      // RIGHT-TO-LEFT ISOLATE … POP DIRECTIONAL ISOLATE
-        ("a\u{202A}b\u{202C}", "U+202A"),           // LEFT-TO-RIGHT EMBEDDING
-        ("pay\u{200B}pal", "U+200B"),               // ZERO WIDTH SPACE
-        ("\u{FEFF}study", "U+FEFF"),                // BYTE ORDER MARK
-        ("a\u{2060}b", "U+2060"),                   // WORD JOINER
-        ("\u{200D}x", "U+200D"),                    // a ZERO WIDTH JOINER with nothing before it
-        ("x\u{E0067}y", "U+E0067"),                 // a tag character outside an emoji's tag sequence
+        ("invoice\u{202E}fdp.exe", "U+202E"),  // RIGHT-TO-LEFT OVERRIDE: reads "invoiceexe.pdf"
+        ("\u{2067}abc\u{2069} def", "U+2067"),  // RIGHT-TO-LEFT ISOLATE … POP DIRECTIONAL ISOLATE
+        ("a\u{202A}b\u{202C}", "U+202A"),  // LEFT-TO-RIGHT EMBEDDING
+        ("pay\u{200B}pal", "U+200B"),  // ZERO WIDTH SPACE
+        ("\u{FEFF}study", "U+FEFF"),  // BYTE ORDER MARK
+        ("a\u{2060}b", "U+2060"),  // WORD JOINER
+        ("\u{200D}x", "U+200D"),  // a ZERO WIDTH JOINER with nothing before it
+        ("x\u{E0067}y", "U+E0067"),  // a tag character outside an emoji's tag sequence
     ]
 
     static let realText = [
         "오늘 공부 시작?", "日本語の勉強を始めましょう",
-        "\u{1F469}\u{200D}\u{1F4BB} study",                       // 👩‍💻: ZERO WIDTH JOINER between two emoji
-        "\u{2764}\u{FE0F}\u{200D}\u{1F525} focus",               // ❤️‍🔥: after a variation selector
-        "\u{1F468}\u{1F3FD}\u{200D}\u{1F3EB} lesson",            // 👨🏽‍🏫: after a skin tone
+        "\u{1F469}\u{200D}\u{1F4BB} study",  // 👩‍💻: ZERO WIDTH JOINER between two emoji
+        "\u{2764}\u{FE0F}\u{200D}\u{1F525} focus",  // ❤️‍🔥: after a variation selector
+        "\u{1F468}\u{1F3FD}\u{200D}\u{1F3EB} lesson",  // 👨🏽‍🏫: after a skin tone
         "\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}\u{200D}\u{1F466}",
         "\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F} G\u{E0}idhlig",  // the flag of Scotland: tags
         "\u{645}\u{6CC}\u{200C}\u{62E}\u{648}\u{627}\u{647}\u{645} \u{62F}\u{631}\u{633}",  // Persian: ZWNJ inside a word
-        "\u{5E9}\u{5DC}\u{5D5}\u{5DD}\u{200F}! Hello",          // Hebrew, RIGHT-TO-LEFT MARK before "!"
+        "\u{5E9}\u{5DC}\u{5D5}\u{5DD}\u{200F}! Hello",  // Hebrew, RIGHT-TO-LEFT MARK before "!"
         "\u{915}\u{94D}\u{200D}\u{937} and \u{DC1}\u{DCA}\u{200D}\u{DBB}\u{DD3}",  // Devanagari, Sinhala conjuncts with ZWJ
-        "Read \u{6DD}\u{661}\u{662}",                             // ARABIC END OF AYAH before its number
-        "Silben\u{AD}trennung",                                   // a soft hyphen
+        "Read \u{6DD}\u{661}\u{662}",  // ARABIC END OF AYAH before its number
+        "Silben\u{AD}trennung",  // a soft hyphen
     ]
 
     func refused(_ h: Harness, _ args: [String], saying: String) throws {
@@ -137,7 +137,9 @@ import Testing
     @Test(arguments: ["PLANNER_DB", "PLANNER_NOW", "TZ"])
     func environmentBytesThatAreNotUTF8AreRefused(_ name: String) throws {
         let h = try Harness()
-        let value = name == "PLANNER_DB" ? "\(h.dir)/caf$(printf '\\351').db" : name == "TZ" ? "Europe/Z$(printf '\\351')rich" : "2026-11-23T12:00$(printf '\\351')"
+        let value =
+            name == "PLANNER_DB"
+            ? "\(h.dir)/caf$(printf '\\351').db" : name == "TZ" ? "Europe/Z$(printf '\\351')rich" : "2026-11-23T12:00$(printf '\\351')"
         let db = name == "PLANNER_DB" ? "" : "--db '\(h.db)'"
         let r = try h.run("/bin/sh", ["-c", "\(name)=\"\(value)\" exec '\(Harness.binary)' refill \(db)"], env: h.env)
         #expect(r.status == 64, "\(r.err)")

@@ -23,8 +23,9 @@ import Testing
         Case(name: "title", args: ["config", "set", "title", essay]),
         Case(name: "body", args: ["config", "set", "body", essay]),
         Case(name: "an unknown setting", args: ["config", "set", essay, "x"]),
-        Case(name: "zone", args: ["config", "set", "zone", essay.replacingOccurrences(of: " ", with: "_")],
-             quotes: essay.replacingOccurrences(of: " ", with: "_")),
+        Case(
+            name: "zone", args: ["config", "set", "zone", essay.replacingOccurrences(of: " ", with: "_")],
+            quotes: essay.replacingOccurrences(of: " ", with: "_")),
         Case(name: "add --in", args: ["add", "--in", essay, "--title", "t"]),
         Case(name: "add --at", args: ["add", "--at", essay, "--title", "t"]),
         Case(name: "--now", args: ["refill", "--now", essay]),
@@ -49,10 +50,13 @@ import Testing
         _ = try h.plannerOK(["refill"], now: "2026-11-23T08:00")
         let before = h.bytes(h.db)
         // Options after the subcommand (config's after its own subcommand); none after `study --`.
-        let (head, rest) = c.args[0] == "config" ? (Array(c.args.prefix(2)), Array(c.args.dropFirst(2)))
+        let (head, rest) =
+            c.args[0] == "config"
+            ? (Array(c.args.prefix(2)), Array(c.args.dropFirst(2)))
             : (Array(c.args.prefix(1)), Array(c.args.dropFirst()))
         let dbGiven = c.args.contains("--db") || c.env["PLANNER_DB"] != nil
-        let defaults = (dbGiven ? [] : ["--db", h.db]) + (c.args.contains("--now") || c.env["PLANNER_NOW"] != nil ? [] : ["--now", "2026-11-23T12:00"])
+        let defaults =
+            (dbGiven ? [] : ["--db", h.db]) + (c.args.contains("--now") || c.env["PLANNER_NOW"] != nil ? [] : ["--now", "2026-11-23T12:00"])
         let args = c.args[0].hasPrefix("--") ? c.args : head + defaults + rest
         let r = try h.planner(args, env: c.env)
         #expect(r.status == c.exitCode, "\(r.err.prefix(300))")

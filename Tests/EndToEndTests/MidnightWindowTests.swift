@@ -57,8 +57,10 @@ import Testing
         print(json.dumps({"plan": out, "opens": opens}))
         """
 
-    static func expected(_ h: Harness, now: String, window: String, days: String, skipped: [String] = [],
-                         opened: [String] = [], count: Int, opens: [String] = []) throws -> (plan: [[String: Any]], opens: [String]) {
+    static func expected(
+        _ h: Harness, now: String, window: String, days: String, skipped: [String] = [],
+        opened: [String] = [], count: Int, opens: [String] = []
+    ) throws -> (plan: [[String: Any]], opens: [String]) {
         func json(_ list: [String]) -> String { "[" + list.map { "\"\($0)\"" }.joined(separator: ", ") + "]" }
         let text = try h.python(independentPlan, ["America/New_York", now, window, days, json(skipped), json(opened), "\(count)", json(opens)])
         let object = try #require(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
@@ -85,8 +87,9 @@ import Testing
         let h = try Self.setUp(days: "daily")
         _ = try h.plannerOK(["open"], now: "2026-10-30T00:45")
         let now = "2026-10-30T00:50"
-        let want = try Self.expected(h, now: now, window: "1200,90,30", days: "[1,2,3,4,5,6,7]", opened: ["2026-10-29"],
-                                     count: 6, opens: ["2026-10-30T00:45", "2026-10-30T01:59", "2026-10-30T02:00"])
+        let want = try Self.expected(
+            h, now: now, window: "1200,90,30", days: "[1,2,3,4,5,6,7]", opened: ["2026-10-29"],
+            count: 6, opens: ["2026-10-30T00:45", "2026-10-30T01:59", "2026-10-30T02:00"])
         // The rule itself: up to one interval after the window's end, the evening before; from then, the date.
         #expect(want.opens == ["2026-10-29", "2026-10-29", "2026-10-30"])
         let got = try Self.plan(h, now: now, days: 6)

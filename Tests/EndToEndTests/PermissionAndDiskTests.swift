@@ -39,8 +39,10 @@ import Testing
     @Test func outputToAFullDeviceFails() throws {
         let h = try Harness()
         _ = try h.plannerOK(["refill"], now: "2026-11-23T12:00")
-        for args in [["list"], ["list", "--json"], ["status"], ["history"], ["stats", "--json"], ["plan"],
-                     ["export", "--ics"], ["config"], ["--version"]] {
+        for args in [
+            ["list"], ["list", "--json"], ["status"], ["history"], ["stats", "--json"], ["plan"],
+            ["export", "--ics"], ["config"], ["--version"],
+        ] {
             let command = args[0] == "--version" ? args : [args[0], "--db", h.db] + args.dropFirst()
             let r = try h.run("/bin/sh", ["-c", "exec \"$0\" \"$@\" > /dev/full", Harness.binary] + command, env: h.env)
             #expect(r.status == 74, "\(args)")
@@ -164,7 +166,8 @@ import Testing
         let (mountPoint, db) = try smallDisk(h, dueIn: 2)
         defer { _ = try? h.run("/bin/umount", ["-l", mountPoint], env: h.env) }
         let shown = h.dir + "/shown"
-        let ticker = try h.startTicker(["--exec", "/bin/sh", "-c", "dd if=/dev/zero of=\(mountPoint)/filler bs=4k 2>/dev/null; echo x >> \(shown)"], at: db)
+        let ticker = try h.startTicker(
+            ["--exec", "/bin/sh", "-c", "dd if=/dev/zero of=\(mountPoint)/filler bs=4k 2>/dev/null; echo x >> \(shown)"], at: db)
         defer { if !Harness.hasExited(ticker.processIdentifier) { kill(ticker.processIdentifier, SIGKILL) } }
         try h.waitFor(seconds: 10) { FileManager.default.fileExists(atPath: shown) }
         Thread.sleep(forTimeInterval: 3)
@@ -182,7 +185,8 @@ import Testing
         let (mountPoint, db) = try smallDisk(h, dueIn: 2)
         defer { _ = try? h.run("/bin/umount", ["-l", mountPoint], env: h.env) }
         let shown = h.dir + "/shown"
-        let ticker = try h.startTicker(["--exec", "/bin/sh", "-c", "dd if=/dev/zero of=\(mountPoint)/filler bs=4k 2>/dev/null; echo x >> \(shown)"], at: db)
+        let ticker = try h.startTicker(
+            ["--exec", "/bin/sh", "-c", "dd if=/dev/zero of=\(mountPoint)/filler bs=4k 2>/dev/null; echo x >> \(shown)"], at: db)
         defer { if !Harness.hasExited(ticker.processIdentifier) { kill(ticker.processIdentifier, SIGKILL) } }
         try h.waitFor(seconds: 10) { h.text("tick.err").contains("the disk is full") }
         try FileManager.default.removeItem(atPath: mountPoint + "/filler")

@@ -63,9 +63,12 @@ import Testing
         let now = "2026-10-28T12:00"
         let out = try h.plannerOK(["plan", "--json"], now: now)
         let plan = try #require(JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String: Any]])
-        let expectedText = try h.python(Self.independentPlan, [
-            "America/New_York", now, #"["2026-10-30"]"#, #"["2026-10-28"]"#,
-            #"["2026-11-03T00:00", "2026-11-04T12:00"]"#, "14"])
+        let expectedText = try h.python(
+            Self.independentPlan,
+            [
+                "America/New_York", now, #"["2026-10-30"]"#, #"["2026-10-28"]"#,
+                #"["2026-11-03T00:00", "2026-11-04T12:00"]"#, "14",
+            ])
         let expected = try #require(JSONSerialization.jsonObject(with: Data(expectedText.utf8)) as? [[String: Any]])
         #expect(plan.count == 14)
         for (got, want) in zip(plan, expected) {
@@ -81,10 +84,13 @@ import Testing
         let text = try h.plannerOK(["plan", "--days", "8"], now: now)
         // Columns are padded to the widest cell: compare with runs of spaces as one.
         let lines = text.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
-        #expect(lines == ["DAY (America/New_York) SLOTS", "Wed 2026-10-28 opened", "Thu 2026-10-29 09:30-21:30 every 30m (25)",
-                          "Fri 2026-10-30 skipped", "Sat 2026-10-31 weekend", "Sun 2026-11-01 weekend",
-                          "Mon 2026-11-02 09:30-21:30 every 30m (25)", "Tue 2026-11-03 paused",
-                          "Wed 2026-11-04 12:00-21:30 every 30m (20)", "70 slots in 8 days"])
+        #expect(
+            lines == [
+                "DAY (America/New_York) SLOTS", "Wed 2026-10-28 opened", "Thu 2026-10-29 09:30-21:30 every 30m (25)",
+                "Fri 2026-10-30 skipped", "Sat 2026-10-31 weekend", "Sun 2026-11-01 weekend",
+                "Mon 2026-11-02 09:30-21:30 every 30m (25)", "Tue 2026-11-03 paused",
+                "Wed 2026-11-04 12:00-21:30 every 30m (20)", "70 slots in 8 days",
+            ])
     }
 
     /// Parses the export with python3-icalendar, then reads every event's DTSTART through the VTIMEZONE
@@ -178,8 +184,12 @@ import Testing
         let calendar = try h.plannerOK(["export", "--ics"], now: now)
         try Data(calendar.utf8).write(to: URL(fileURLWithPath: ics))
         try Data(try h.plannerOK(["plan", "--json"], now: now).utf8).write(to: URL(fileURLWithPath: planJSON))
-        let r = try h.run("/usr/bin/python3", ["-c", Self.checkCalendar, ics, planJSON, "Time to study?",
-                                               "Start today's lesson: reminders stop for the day once you begin."], env: h.env)
+        let r = try h.run(
+            "/usr/bin/python3",
+            [
+                "-c", Self.checkCalendar, ics, planJSON, "Time to study?",
+                "Start today's lesson: reminders stop for the day once you begin.",
+            ], env: h.env)
         #expect(r.status == 0, "\(zone): \(r.err)")
         #expect(r.out.trimmingCharacters(in: .whitespacesAndNewlines) == "244")  // Thursday from 12:30 (19), then nine weekdays of 25
         #expect(calendar.components(separatedBy: "TZOFFSETFROM:").count == 3, "\(zone): the start and one change")
@@ -196,19 +206,19 @@ import Testing
             let home = h.dir + "/khal-" + localZone.replacingOccurrences(of: "/", with: "-")
             try FileManager.default.createDirectory(atPath: home + "/calendar", withIntermediateDirectories: true)
             try """
-                [calendars]
-                [[study]]
-                path = \(home)/calendar
-                type = calendar
-                [locale]
-                timeformat = %H:%M
-                dateformat = %Y-%m-%d
-                longdateformat = %Y-%m-%d
-                datetimeformat = %Y-%m-%d %H:%M
-                longdatetimeformat = %Y-%m-%d %H:%M
-                local_timezone = \(localZone)
-                default_timezone = \(localZone)
-                """.write(toFile: home + "/config", atomically: true, encoding: .utf8)
+            [calendars]
+            [[study]]
+            path = \(home)/calendar
+            type = calendar
+            [locale]
+            timeformat = %H:%M
+            dateformat = %Y-%m-%d
+            longdateformat = %Y-%m-%d
+            datetimeformat = %Y-%m-%d %H:%M
+            longdatetimeformat = %Y-%m-%d %H:%M
+            local_timezone = \(localZone)
+            default_timezone = \(localZone)
+            """.write(toFile: home + "/config", atomically: true, encoding: .utf8)
             let env = h.env.merging(["HOME": home, "XDG_DATA_HOME": home + "/data", "XDG_CONFIG_HOME": home]) { $1 }
             let r = try h.run("/usr/bin/khal", ["-c", home + "/config"] + args, env: env)
             #expect(r.status == 0, "khal \(args): \(r.err)")
@@ -219,7 +229,8 @@ import Testing
             let listed = try khal(zone, ["list", "--day-format", "", "--format", "{start} {title}", "2026-10-29", "8d"])
                 .split(separator: "\n").map(String.init)
             // Expected: the slots of the plan (New York wall times), shown in `zone` as zoneinfo says.
-            let expected = try h.python("""
+            let expected = try h.python(
+                """
                 import sys, datetime as dt, zoneinfo
                 ny, shown = zoneinfo.ZoneInfo("America/New_York"), zoneinfo.ZoneInfo(sys.argv[1])
                 now = dt.datetime(2026, 10, 29, 21, 0, tzinfo=ny)
@@ -233,7 +244,8 @@ import Testing
                         paused = dt.datetime(2026, 11, 3, tzinfo=ny) <= t < dt.datetime(2026, 11, 4, 12, tzinfo=ny)
                         if t > now and not paused:
                             print(t.astimezone(shown).strftime("%Y-%m-%d %H:%M") + " Time to study?")
-                """, [zone]).split(separator: "\n").map(String.init)
+                """, [zone]
+            ).split(separator: "\n").map(String.init)
             #expect(listed.count == 46, "\(zone)")  // Thursday 21:30, Monday's 25, Wednesday from 12:00
             #expect(listed.sorted() == expected.sorted(), "\(zone)")
         }

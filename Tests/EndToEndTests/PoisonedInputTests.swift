@@ -6,12 +6,15 @@ import Testing
 /// is wrong once, and the repair the message names works.
 @Suite struct PoisonedInputTests {
     /// Every command that writes, and the ticker's `--once`, as a cron job or a login would run them.
-    static let writers: [[String]] = [["refill"], ["open"], ["add", "--in", "1h", "--title", "x"], ["config", "set", "snooze", "10m"],
-                                      ["pause", "--for", "1h"], ["resume"], ["tick", "--once", "--sink", "stdout"]]
+    static let writers: [[String]] = [
+        ["refill"], ["open"], ["add", "--in", "1h", "--title", "x"], ["config", "set", "snooze", "10m"],
+        ["pause", "--for", "1h"], ["resume"], ["tick", "--once", "--sink", "stdout"],
+    ]
 
     func run(_ h: Harness, _ args: [String], now: String) throws -> Harness.Result {
         // `config`'s options come after its sub-subcommand; the others' right after the command.
-        args[0] == "config" ? try h.planner(args + ["--db", h.db, "--now", now])
+        args[0] == "config"
+            ? try h.planner(args + ["--db", h.db, "--now", now])
             : try h.planner([args[0], "--db", h.db, "--now", now] + args.dropFirst())
     }
 
@@ -23,7 +26,8 @@ import Testing
         try FileManager.default.createDirectory(atPath: h.spool, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         func plant() throws {
             try "planner-open 1 -99999999999999 0 -1 UTC\n".write(toFile: h.spool + "/000000000000001-1-a.open", atomically: false, encoding: .utf8)
-            try "planner-open 1 999999999999999999 0 -1 UTC\n".write(toFile: h.spool + "/000000000000002-1-b.open", atomically: false, encoding: .utf8)
+            try "planner-open 1 999999999999999999 0 -1 UTC\n".write(
+                toFile: h.spool + "/000000000000002-1-b.open", atomically: false, encoding: .utf8)
             try "not an open\n".write(toFile: h.spool + "/000000000000003-1-c.open", atomically: false, encoding: .utf8)
         }
         for (i, args) in Self.writers.enumerated() {

@@ -38,7 +38,8 @@ import Testing
             #expect(help.contains("\n  \(key) "), "\(key) missing from config --help")
         }
         for (key, value) in try h.sqlite("SELECT key || '=' || value FROM settings WHERE key IN ('window', 'interval', 'snooze')")
-            .split(separator: "\n").map({ $0.split(separator: "=").map(String.init) }).map({ ($0[0], $0[1]) }) {
+            .split(separator: "\n").map({ $0.split(separator: "=").map(String.init) }).map({ ($0[0], $0[1]) })
+        {
             #expect(help.replacingOccurrences(of: "\n", with: " ").contains("default \"\(value)\""), "\(key)'s default")
         }
     }
@@ -61,7 +62,9 @@ import Testing
             echo ==
             complete_line "$1" "planner config set urgency low "
             """
-        let r = try h.run("/bin/bash", ["-c", script, "bash", Harness.binary], env: h.env.merging(["PATH": URL(fileURLWithPath: Harness.binary).deletingLastPathComponent().path + ":/usr/bin:/bin"]) { $1 })
+        let r = try h.run(
+            "/bin/bash", ["-c", script, "bash", Harness.binary],
+            env: h.env.merging(["PATH": URL(fileURLWithPath: Harness.binary).deletingLastPathComponent().path + ":/usr/bin:/bin"]) { $1 })
         let parts = r.out.components(separatedBy: "==\n").map { $0.split(separator: "\n").map(String.init) }
         #expect(parts.count == 3, "\(r.out) \(r.err)")
         #expect(parts.first?.sorted() == (try storedKeys(h)))

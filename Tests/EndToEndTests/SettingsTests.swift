@@ -9,68 +9,68 @@ import Testing
 /// interval (minutes), days ([1…7], Monday 1), exclude_dates, exclude_ids, pause ([since, until|null]),
 /// limit.
 let pythonPlan = #"""
-import json, sys
-from datetime import datetime, timedelta, timezone
-from zoneinfo import ZoneInfo
-a = json.loads(sys.argv[1])
-if a["zone"] == "system":
-    with open("/etc/localtime", "rb") as f:
-        zone = ZoneInfo.from_file(f)
-else:
-    zone = ZoneInfo(a["zone"])
-def instant(text):
-    t = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return t.replace(tzinfo=zone) if t.tzinfo is None else t
-now = instant(a["now"])
-sh, sm = map(int, a.get("start", "09:30").split(":"))
-eh, em = map(int, a.get("end", "21:30").split(":"))
-step = a.get("interval", 30)
-days = set(a.get("days", [1, 2, 3, 4, 5]))
-exclude_dates = set(a.get("exclude_dates", []))
-exclude_ids = set(a.get("exclude_ids", []))
-pause = a.get("pause")
-limit = a.get("limit", 64)
-day = now.astimezone(zone).date()
-out = []
-for _ in range(800):
-    if len(out) >= limit:
-        break
-    if day.isoweekday() in days and day.isoformat() not in exclude_dates:
-        for minute in range(sh * 60 + sm, eh * 60 + em + 1, step):
-            naive = datetime(day.year, day.month, day.day, minute // 60, minute % 60)
-            t = naive.replace(tzinfo=zone, fold=0)
-            # A reading in a gap does not survive the round trip through UTC: it does not exist.
-            if t.astimezone(timezone.utc).astimezone(zone).replace(tzinfo=None) != naive:
-                continue
-            if t.timestamp() <= now.timestamp():
-                continue
-            if pause is not None:
-                since = instant(pause[0]).timestamp()
-                until = None if pause[1] is None else instant(pause[1]).timestamp()
-                if t.timestamp() >= since and (until is None or t.timestamp() < until):
+    import json, sys
+    from datetime import datetime, timedelta, timezone
+    from zoneinfo import ZoneInfo
+    a = json.loads(sys.argv[1])
+    if a["zone"] == "system":
+        with open("/etc/localtime", "rb") as f:
+            zone = ZoneInfo.from_file(f)
+    else:
+        zone = ZoneInfo(a["zone"])
+    def instant(text):
+        t = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        return t.replace(tzinfo=zone) if t.tzinfo is None else t
+    now = instant(a["now"])
+    sh, sm = map(int, a.get("start", "09:30").split(":"))
+    eh, em = map(int, a.get("end", "21:30").split(":"))
+    step = a.get("interval", 30)
+    days = set(a.get("days", [1, 2, 3, 4, 5]))
+    exclude_dates = set(a.get("exclude_dates", []))
+    exclude_ids = set(a.get("exclude_ids", []))
+    pause = a.get("pause")
+    limit = a.get("limit", 64)
+    day = now.astimezone(zone).date()
+    out = []
+    for _ in range(800):
+        if len(out) >= limit:
+            break
+        if day.isoweekday() in days and day.isoformat() not in exclude_dates:
+            for minute in range(sh * 60 + sm, eh * 60 + em + 1, step):
+                naive = datetime(day.year, day.month, day.day, minute // 60, minute % 60)
+                t = naive.replace(tzinfo=zone, fold=0)
+                # A reading in a gap does not survive the round trip through UTC: it does not exist.
+                if t.astimezone(timezone.utc).astimezone(zone).replace(tzinfo=None) != naive:
                     continue
-            ident = "Noti_AppOpenPromotion_" + naive.strftime("%Y_%m_%d_%H_%M")
-            if ident in exclude_ids:
-                continue
-            if len(out) < limit:
-                out.append({"id": ident, "fire_at": t.isoformat(), "utc_ms": round(t.timestamp() * 1000)})
-    day += timedelta(days=1)
-print(json.dumps(out))
-"""#
+                if t.timestamp() <= now.timestamp():
+                    continue
+                if pause is not None:
+                    since = instant(pause[0]).timestamp()
+                    until = None if pause[1] is None else instant(pause[1]).timestamp()
+                    if t.timestamp() >= since and (until is None or t.timestamp() < until):
+                        continue
+                ident = "Noti_AppOpenPromotion_" + naive.strftime("%Y_%m_%d_%H_%M")
+                if ident in exclude_ids:
+                    continue
+                if len(out) < limit:
+                    out.append({"id": ident, "fire_at": t.isoformat(), "utc_ms": round(t.timestamp() * 1000)})
+        day += timedelta(days=1)
+    print(json.dumps(out))
+    """#
 
 /// The instant (ms since the epoch) a wall-clock reading `YYYY_MM_DD_HH_MM` names in `zone`, first
 /// occurrence, by zoneinfo; one per line of stdin-less argv.
 let pythonWallClock = #"""
-import json, sys
-from datetime import datetime
-from zoneinfo import ZoneInfo
-zone = ZoneInfo(sys.argv[1])
-out = {}
-for ident in json.loads(sys.argv[2]):
-    y, mo, d, h, mi = map(int, ident.split("_")[-5:])
-    out[ident] = round(datetime(y, mo, d, h, mi, tzinfo=zone).timestamp() * 1000)
-print(json.dumps(out))
-"""#
+    import json, sys
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+    zone = ZoneInfo(sys.argv[1])
+    out = {}
+    for ident in json.loads(sys.argv[2]):
+        y, mo, d, h, mi = map(int, ident.split("_")[-5:])
+        out[ident] = round(datetime(y, mo, d, h, mi, tzinfo=zone).timestamp() * 1000)
+    print(json.dumps(out))
+    """#
 
 struct ExpectedSlot: Equatable {
     var id: String
@@ -102,7 +102,9 @@ extension Harness {
 
     /// Pending rows straight from the database: (identifier, kind, fire_at_ms, title, body), soonest first.
     func pendingRows() throws -> [(id: String, kind: String, at: Int64, title: String, body: String)] {
-        let out = try sqlite("SELECT identifier || char(31) || kind || char(31) || fire_at_ms || char(31) || title || char(31) || body FROM request WHERE state = 'pending' ORDER BY fire_at_ms, identifier")
+        let out = try sqlite(
+            "SELECT identifier || char(31) || kind || char(31) || fire_at_ms || char(31) || title || char(31) || body FROM request WHERE state = 'pending' ORDER BY fire_at_ms, identifier"
+        )
         return out.split(separator: "\n").map { line in
             let f = line.split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init)
             return (f[0], f[1], Int64(f[2])!, f[3], f[4])
@@ -165,23 +167,30 @@ func checkInvariants(_ h: Harness, _ step: String, sourceLocation: SourceLocatio
     }
 
     static let scheduleCases: [ScheduleCase] = [
-        ScheduleCase(zone: "Asia/Seoul", now: "2026-11-23T12:00", set: ["window", "08:00-20:00", "interval", "45m"],
-                     start: "08:00", end: "20:00", interval: 45, days: [1, 2, 3, 4, 5]),
-        ScheduleCase(zone: "Asia/Seoul", now: "2026-11-23T12:00", set: ["days", "sat-sun"],
-                     start: "09:30", end: "21:30", interval: 30, days: [6, 7]),
-        ScheduleCase(zone: "Europe/Berlin", now: "2026-11-21T10:00", set: ["days", "mon,wed,fri"],
-                     start: "09:30", end: "21:30", interval: 30, days: [1, 3, 5]),
-        ScheduleCase(zone: "Asia/Kolkata", now: "2026-11-23T12:00", set: ["window", "06:15-23:59", "interval", "1h30m", "days", "fri-mon"],
-                     start: "06:15", end: "23:59", interval: 90, days: [5, 6, 7, 1]),
+        ScheduleCase(
+            zone: "Asia/Seoul", now: "2026-11-23T12:00", set: ["window", "08:00-20:00", "interval", "45m"],
+            start: "08:00", end: "20:00", interval: 45, days: [1, 2, 3, 4, 5]),
+        ScheduleCase(
+            zone: "Asia/Seoul", now: "2026-11-23T12:00", set: ["days", "sat-sun"],
+            start: "09:30", end: "21:30", interval: 30, days: [6, 7]),
+        ScheduleCase(
+            zone: "Europe/Berlin", now: "2026-11-21T10:00", set: ["days", "mon,wed,fri"],
+            start: "09:30", end: "21:30", interval: 30, days: [1, 3, 5]),
+        ScheduleCase(
+            zone: "Asia/Kolkata", now: "2026-11-23T12:00", set: ["window", "06:15-23:59", "interval", "1h30m", "days", "fri-mon"],
+            start: "06:15", end: "23:59", interval: 90, days: [5, 6, 7, 1]),
         // Clocks go forward at 02:00 on Sunday 8 March: 02:00 and 02:30 do not exist.
-        ScheduleCase(zone: "America/New_York", now: "2026-03-06T12:00", set: ["window", "01:00-04:00", "interval", "30m", "days", "daily"],
-                     start: "01:00", end: "04:00", interval: 30, days: [1, 2, 3, 4, 5, 6, 7]),
+        ScheduleCase(
+            zone: "America/New_York", now: "2026-03-06T12:00", set: ["window", "01:00-04:00", "interval", "30m", "days", "daily"],
+            start: "01:00", end: "04:00", interval: 30, days: [1, 2, 3, 4, 5, 6, 7]),
         // Clocks go back at 03:00 on Sunday 25 October: 02:00 and 02:30 happen twice, the first counts.
-        ScheduleCase(zone: "Europe/Berlin", now: "2026-10-23T12:00", set: ["window", "01:00-04:00", "interval", "30m", "days", "daily"],
-                     start: "01:00", end: "04:00", interval: 30, days: [1, 2, 3, 4, 5, 6, 7]),
+        ScheduleCase(
+            zone: "Europe/Berlin", now: "2026-10-23T12:00", set: ["window", "01:00-04:00", "interval", "30m", "days", "daily"],
+            start: "01:00", end: "04:00", interval: 30, days: [1, 2, 3, 4, 5, 6, 7]),
         // Clocks go back at 02:00 on Sunday 1 November, on a weekend-only plan.
-        ScheduleCase(zone: "America/New_York", now: "2026-10-30T12:00", set: ["window", "00:05-03:05", "interval", "20m", "days", "weekends"],
-                     start: "00:05", end: "03:05", interval: 20, days: [6, 7]),
+        ScheduleCase(
+            zone: "America/New_York", now: "2026-10-30T12:00", set: ["window", "00:05-03:05", "interval", "20m", "days", "weekends"],
+            start: "00:05", end: "03:05", interval: 20, days: [6, 7]),
     ]
 
     @Test(arguments: SettingsTests.scheduleCases)
@@ -211,21 +220,23 @@ func checkInvariants(_ h: Harness, _ step: String, sourceLocation: SourceLocatio
         _ = try h.plannerOK(["refill"], now: "2026-03-07T12:00", extraEnv: ny)
         try h.configOK(["set", "window", "01:00-04:00", "interval", "30m", "days", "daily"], now: "2026-03-07T12:00", env: ny)
         let list = try h.listed("2026-03-07T12:00", env: ny).filter { $0["id"]!.contains("_2026_03_08_") }
-        #expect(list.map { $0["fire_at"]! } == [
-            "2026-03-08T01:00:00-05:00", "2026-03-08T01:30:00-05:00",
-            "2026-03-08T03:00:00-04:00", "2026-03-08T03:30:00-04:00", "2026-03-08T04:00:00-04:00",
-        ])
+        #expect(
+            list.map { $0["fire_at"]! } == [
+                "2026-03-08T01:00:00-05:00", "2026-03-08T01:30:00-05:00",
+                "2026-03-08T03:00:00-04:00", "2026-03-08T03:30:00-04:00", "2026-03-08T04:00:00-04:00",
+            ])
 
         let b = try Harness()
         let berlin = ["TZ": "Europe/Berlin"]
         _ = try b.plannerOK(["refill"], now: "2026-10-24T12:00", extraEnv: berlin)
         try b.configOK(["set", "window", "01:00-04:00", "interval", "30m", "days", "daily"], now: "2026-10-24T12:00", env: berlin)
         let sunday = try b.listed("2026-10-24T12:00", env: berlin).filter { $0["id"]!.contains("_2026_10_25_") }
-        #expect(sunday.map { $0["fire_at"]! } == [
-            "2026-10-25T01:00:00+02:00", "2026-10-25T01:30:00+02:00", "2026-10-25T02:00:00+02:00",
-            "2026-10-25T02:30:00+02:00", "2026-10-25T03:00:00+01:00", "2026-10-25T03:30:00+01:00",
-            "2026-10-25T04:00:00+01:00",
-        ])
+        #expect(
+            sunday.map { $0["fire_at"]! } == [
+                "2026-10-25T01:00:00+02:00", "2026-10-25T01:30:00+02:00", "2026-10-25T02:00:00+02:00",
+                "2026-10-25T02:30:00+02:00", "2026-10-25T03:00:00+01:00", "2026-10-25T03:30:00+01:00",
+                "2026-10-25T04:00:00+01:00",
+            ])
     }
 
     // MARK: 2. Re-planning at once
@@ -251,8 +262,10 @@ func checkInvariants(_ h: Harness, _ step: String, sourceLocation: SourceLocatio
         let gone = before.subtracting(slots.map(\.id))
         #expect(!gone.isEmpty)
         // (The slot the one-off pushed out stays 'displaced': it was not pending.)
-        let retired = try h.sqlite("SELECT identifier || '|' || state || '|' || reason FROM request WHERE kind = 'slot' AND state NOT IN ('pending', 'displaced') ORDER BY identifier")
-            .split(separator: "\n").map(String.init)
+        let retired = try h.sqlite(
+            "SELECT identifier || '|' || state || '|' || reason FROM request WHERE kind = 'slot' AND state NOT IN ('pending', 'displaced') ORDER BY identifier"
+        )
+        .split(separator: "\n").map(String.init)
         #expect(Set(retired) == Set(gone.map { "\($0)|retired|schedule changed" }))
         try checkInvariants(h, "after config set window/interval")
     }
@@ -314,9 +327,11 @@ func checkInvariants(_ h: Harness, _ step: String, sourceLocation: SourceLocatio
         let h = try Harness()
         _ = try h.plannerOK(["refill"], now: "2026-11-23T12:00")
         _ = try h.plannerOK(["open"], now: "2026-11-23T12:10")
-        for (now, set) in [("2026-11-23T12:20", ["window", "06:00-23:45", "interval", "15m"]),
-                           ("2026-11-23T12:30", ["days", "daily"]),
-                           ("2026-11-23T12:40", ["zone", "Asia/Tokyo"])] {
+        for (now, set) in [
+            ("2026-11-23T12:20", ["window", "06:00-23:45", "interval", "15m"]),
+            ("2026-11-23T12:30", ["days", "daily"]),
+            ("2026-11-23T12:40", ["zone", "Asia/Tokyo"]),
+        ] {
             try h.configOK(["set"] + set, now: now)
             let ids = try h.pendingRows().map(\.id)
             #expect(ids.count == 64)
@@ -324,8 +339,10 @@ func checkInvariants(_ h: Harness, _ step: String, sourceLocation: SourceLocatio
             try checkInvariants(h, "after config set \(set)")
         }
         // And the plan is exactly the new schedule from tomorrow on.
-        let expected = try h.expectedPlan(["zone": "Asia/Tokyo", "now": "2026-11-23T12:40+09:00", "start": "06:00", "end": "23:45",
-                                           "interval": 15, "days": [1, 2, 3, 4, 5, 6, 7], "exclude_dates": ["2026-11-23"]])
+        let expected = try h.expectedPlan([
+            "zone": "Asia/Tokyo", "now": "2026-11-23T12:40+09:00", "start": "06:00", "end": "23:45",
+            "interval": 15, "days": [1, 2, 3, 4, 5, 6, 7], "exclude_dates": ["2026-11-23"],
+        ])
         #expect(try h.pendingRows().map(\.id) == expected.map(\.id))
         #expect(try h.pendingRows().map(\.at) == expected.map(\.utcMs))
     }
@@ -362,8 +379,11 @@ func checkInvariants(_ h: Harness, _ step: String, sourceLocation: SourceLocatio
             _ = try h.plannerOK(["refill"], now: now)
             try checkInvariants(h, "Seoul tick at \(now)")
         }
-        #expect(delivered == ["Noti_AppOpenPromotion_2026_11_23_09_30", "Noti_AppOpenPromotion_2026_11_23_12_00",
-                              "Noti_AppOpenPromotion_2026_11_24_18_00"])
+        #expect(
+            delivered == [
+                "Noti_AppOpenPromotion_2026_11_23_09_30", "Noti_AppOpenPromotion_2026_11_23_12_00",
+                "Noti_AppOpenPromotion_2026_11_24_18_00",
+            ])
 
         // Tuesday 18:05 in Seoul is 10:05 in Berlin: the flight landed.
         let change = "2026-11-24T09:05:00Z"
@@ -375,15 +395,18 @@ func checkInvariants(_ h: Harness, _ step: String, sourceLocation: SourceLocatio
         // Every pending slot fires at the wall-clock time its identifier names, in Berlin.
         let ids = pending.map(\.id)
         let argv = String(decoding: try JSONSerialization.data(withJSONObject: ids), as: UTF8.self)
-        let wall = try JSONSerialization.jsonObject(with: Data(try h.python(pythonWallClock, ["Europe/Berlin", argv]).utf8)) as? [String: NSNumber] ?? [:]
+        let wall =
+            try JSONSerialization.jsonObject(with: Data(try h.python(pythonWallClock, ["Europe/Berlin", argv]).utf8)) as? [String: NSNumber] ?? [:]
         for row in pending {
             #expect(wall[row.id]?.int64Value == row.at, "\(row.id) not at its Berlin wall-clock time")
         }
         // Berlin's plan from now on, soonest first, without what Seoul already delivered (Tuesday 18:00 is
         // still ahead in Berlin but was shown) nor any identifier that already ended (a slot missed in
         // Seoul, never shown, may come back in Berlin: `zoneChangePlansSlotsThatSeoulMissed`).
-        let ended = try h.sqlite("SELECT identifier FROM request WHERE state NOT IN ('pending', 'displaced', 'retired', 'paused', 'skipped', 'missed')")
-            .split(separator: "\n").map(String.init)
+        let ended = try h.sqlite(
+            "SELECT identifier FROM request WHERE state NOT IN ('pending', 'displaced', 'retired', 'paused', 'skipped', 'missed')"
+        )
+        .split(separator: "\n").map(String.init)
         #expect(Set(delivered).isSubset(of: ended))
         let expected = try h.expectedPlan(["zone": "Europe/Berlin", "now": change, "exclude_ids": ended])
         #expect(ids == expected.map(\.id))
@@ -394,17 +417,25 @@ func checkInvariants(_ h: Harness, _ step: String, sourceLocation: SourceLocatio
 
         // The rest of the week in Berlin: ticks at every slot time of Tuesday evening, Wednesday morning.
         let berlin = ["TZ": "Europe/Berlin"]
-        for now in ["2026-11-24T10:30", "2026-11-24T12:00", "2026-11-24T18:00", "2026-11-24T18:00:10",
-                    "2026-11-24T21:30", "2026-11-25T09:30"] {
+        for now in [
+            "2026-11-24T10:30", "2026-11-24T12:00", "2026-11-24T18:00", "2026-11-24T18:00:10",
+            "2026-11-24T21:30", "2026-11-25T09:30",
+        ] {
             _ = try h.plannerOK(["tick", "--once", "--sink", "stdout"], now: now, extraEnv: berlin, stderrAllowed: true)
             _ = try h.plannerOK(["refill"], now: now, extraEnv: berlin)
             try checkInvariants(h, "Berlin tick at \(now)")
         }
         let all = try h.sqlite("SELECT identifier FROM delivered_notifications").split(separator: "\n").map(String.init)
         #expect(all.count == Set(all).count, "delivered twice: \(all)")
-        #expect(Set(all).isSuperset(of: ["Noti_AppOpenPromotion_2026_11_24_21_30",
-                                         "Noti_AppOpenPromotion_2026_11_25_09_30"]))
-        #expect(try h.sqlite("SELECT count(*) FROM request WHERE identifier = 'Noti_AppOpenPromotion_2026_11_24_18_00' AND state IN ('delivered', 'delivering')") == "1")
+        #expect(
+            Set(all).isSuperset(of: [
+                "Noti_AppOpenPromotion_2026_11_24_21_30",
+                "Noti_AppOpenPromotion_2026_11_25_09_30",
+            ]))
+        #expect(
+            try h.sqlite(
+                "SELECT count(*) FROM request WHERE identifier = 'Noti_AppOpenPromotion_2026_11_24_18_00' AND state IN ('delivered', 'delivering')")
+                == "1")
     }
 
     /// A slot Seoul marked missed (its Seoul time passed unseen) names a Berlin time still ahead, never
@@ -445,8 +476,10 @@ func checkInvariants(_ h: Harness, _ step: String, sourceLocation: SourceLocatio
         _ = try h.plannerOK(["add", "--at", "2026-11-24T10:00", "--title", "dentist"], now: "2026-11-23T12:05")
         try checkInvariants(h, "after add")
         var shown: [String] = []
-        for now in ["2026-11-23T12:30", "2026-11-23T18:00", "2026-11-23T21:30", "2026-11-24T09:30", "2026-11-24T10:00",
-                    "2026-11-24T21:30", "2026-11-25T11:30"] {
+        for now in [
+            "2026-11-23T12:30", "2026-11-23T18:00", "2026-11-23T21:30", "2026-11-24T09:30", "2026-11-24T10:00",
+            "2026-11-24T21:30", "2026-11-25T11:30",
+        ] {
             _ = try h.plannerOK(["refill"], now: now)
             let out = try h.plannerOK(["tick", "--once", "--sink", "stdout"], now: now, stderrAllowed: true)
             shown += out.split(separator: "\n").map { String($0.split(separator: "\t").first!) }
@@ -515,9 +548,11 @@ func checkInvariants(_ h: Harness, _ step: String, sourceLocation: SourceLocatio
         _ = try h.plannerOK(["skip", "2026-11-27"], now: "2026-11-23T12:00", stderrAllowed: true)
         try h.configOK(["set", "days", "daily", "window", "06:00-23:00"], now: "2026-11-23T12:10")
         try checkInvariants(h, "after config set in a pause")
-        let expected = try h.expectedPlan(["zone": "Asia/Seoul", "now": "2026-11-23T12:10", "start": "06:00", "end": "23:00",
-                                           "days": [1, 2, 3, 4, 5, 6, 7], "exclude_dates": ["2026-11-27"],
-                                           "pause": ["2026-11-23T12:00", "2026-11-25T12:00"]])
+        let expected = try h.expectedPlan([
+            "zone": "Asia/Seoul", "now": "2026-11-23T12:10", "start": "06:00", "end": "23:00",
+            "days": [1, 2, 3, 4, 5, 6, 7], "exclude_dates": ["2026-11-27"],
+            "pause": ["2026-11-23T12:00", "2026-11-25T12:00"],
+        ])
         #expect(try h.pendingRows().map(\.id) == expected.map(\.id))
         #expect(try h.pendingRows().map(\.at) == expected.map(\.utcMs))
     }
@@ -581,10 +616,16 @@ func checkInvariants(_ h: Harness, _ step: String, sourceLocation: SourceLocatio
         #expect(onSkipped.count == 44)  // Thursday's 25, Friday's first 19 (Wednesday's 19, and the one-off)
         _ = try h.plannerOK(["skip", "2026-12-24..2026-12-26", "--reason", "holidays"], now: "2026-12-23T12:00")
         try checkInvariants(h, "after skip")
-        #expect(try h.sqlite("SELECT local_date || '|' || reason FROM skipped_dates") == "2026-12-24|holidays\n2026-12-25|holidays\n2026-12-26|holidays")
-        let list = try JSONSerialization.jsonObject(with: Data(h.plannerOK(["skip", "--list", "--json"], now: "2026-12-23T12:00").utf8)) as? [[String: String]]
-        #expect(list == [["date": "2026-12-24", "reason": "holidays"], ["date": "2026-12-25", "reason": "holidays"],
-                         ["date": "2026-12-26", "reason": "holidays"]])
+        #expect(
+            try h.sqlite("SELECT local_date || '|' || reason FROM skipped_dates") == "2026-12-24|holidays\n2026-12-25|holidays\n2026-12-26|holidays")
+        let list =
+            try JSONSerialization.jsonObject(with: Data(h.plannerOK(["skip", "--list", "--json"], now: "2026-12-23T12:00").utf8))
+            as? [[String: String]]
+        #expect(
+            list == [
+                ["date": "2026-12-24", "reason": "holidays"], ["date": "2026-12-25", "reason": "holidays"],
+                ["date": "2026-12-26", "reason": "holidays"],
+            ])
         let skipped = ["2026-12-24", "2026-12-25", "2026-12-26"]
         var expected = try h.expectedPlan(["zone": "Asia/Seoul", "now": "2026-12-23T12:00", "exclude_dates": skipped])
         var slots = try h.pendingRows().filter { $0.kind == "slot" }
@@ -663,10 +704,13 @@ func checkInvariants(_ h: Harness, _ step: String, sourceLocation: SourceLocatio
         let out = try h.config(["--json"], now: now)
         #expect(out.status == 0 && out.err.isEmpty)
         let object = try JSONSerialization.jsonObject(with: Data(out.out.utf8)) as? [String: [String: Any]]
-        let defaults = ["window": "09:30-21:30", "interval": "30m", "days": "mon-fri", "title": "Time to study?",
-                        "body": "Start today's lesson: reminders stop for the day once you begin.", "icon": "planner",
-                        "urgency": "normal", "grace": "15m", "zone": "Asia/Seoul",  // a new plan's zone: its creator's TZ
-                        "study-command": "", "snooze": "15m", "sound": "", "sync-folder": "", "device-name": "", "calendar-folder": "", "calendar-days": "14", "anki-collection": ""]
+        let defaults = [
+            "window": "09:30-21:30", "interval": "30m", "days": "mon-fri", "title": "Time to study?",
+            "body": "Start today's lesson: reminders stop for the day once you begin.", "icon": "planner",
+            "urgency": "normal", "grace": "15m", "zone": "Asia/Seoul",  // a new plan's zone: its creator's TZ
+            "study-command": "", "snooze": "15m", "sound": "", "sync-folder": "", "device-name": "", "calendar-folder": "", "calendar-days": "14",
+            "anki-collection": "",
+        ]
         #expect(Set(object?.keys ?? [:].keys) == Set(defaults.keys))
         let values = ["interval": "1h30m", "days": "mon-fri", "grace": "1h"]
         for (key, d) in defaults {
@@ -678,8 +722,9 @@ func checkInvariants(_ h: Harness, _ step: String, sourceLocation: SourceLocatio
         #expect(try h.config(["show", "--json"], now: now).out == out.out)
         #expect(try h.config(["get", "interval"], now: now).out == "1h30m\n")
         // The settings view agrees.
-        #expect(try h.sqlite("SELECT key || '=' || value || '=' || is_default FROM settings WHERE key IN ('interval', 'window')")
-            == "interval=1h30m=0\nwindow=09:30-21:30=1")
+        #expect(
+            try h.sqlite("SELECT key || '=' || value || '=' || is_default FROM settings WHERE key IN ('interval', 'window')")
+                == "interval=1h30m=0\nwindow=09:30-21:30=1")
     }
 
     @Test func resetRestoresTheDefaultsAndTodaysDefaultPlan() throws {

@@ -46,8 +46,10 @@ import Testing
         #expect(first.status == 0, "\(first.err)")
         let db = h.dir + "/.local/share/planner/planner.db"
         let units = h.dir + "/.config/systemd/user"
-        for file in [units + "/planner-refill.service", units + "/planner-refill.timer", units + "/planner-tick.service",
-                     h.dir + "/.local/share/bash-completion/completions/planner", h.dir + "/.local/share/man/man1/planner.1", db] {
+        for file in [
+            units + "/planner-refill.service", units + "/planner-refill.timer", units + "/planner-tick.service",
+            h.dir + "/.local/share/bash-completion/completions/planner", h.dir + "/.local/share/man/man1/planner.1", db,
+        ] {
             #expect(FileManager.default.fileExists(atPath: file), "\(file)")
         }
         // Absolute paths everywhere: the login, the timer and the ticker use this binary and this database.
@@ -63,7 +65,8 @@ import Testing
         let second = try h.run(bin, ["setup", "--install", "--scheduler", "systemd"], env: h.env.merging(env) { $1 })
         #expect(second.status == 0, "\(second.err)")
         #expect(!second.out.split(separator: "\n").contains { $0.hasPrefix("created ") || $0.hasPrefix("changed ") }, "\(second.out)")
-        #expect(try Self.snapshot(h.dir).filter { !$0.key.hasPrefix(".local/share/planner") }
+        #expect(
+            try Self.snapshot(h.dir).filter { !$0.key.hasPrefix(".local/share/planner") }
                 == installed.filter { !$0.key.hasPrefix(".local/share/planner") }, "a second install changes nothing")
 
         let undo = try h.run(bin, ["setup", "--uninstall"], env: h.env.merging(env) { $1 })
@@ -83,9 +86,10 @@ import Testing
         let runtime = h.dir + "/run"
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let units = h.dir + "/.config/systemd/user"
-        let verify = try Harness.run("/usr/bin/systemd-analyze",
-                                     ["--user", "verify", "planner-refill.service", "planner-refill.timer", "planner-tick.service"],
-                                     env: h.env.merging(env) { $1 }.merging(["XDG_RUNTIME_DIR": runtime]) { $1 }, in: units)
+        let verify = try Harness.run(
+            "/usr/bin/systemd-analyze",
+            ["--user", "verify", "planner-refill.service", "planner-refill.timer", "planner-tick.service"],
+            env: h.env.merging(env) { $1 }.merging(["XDG_RUNTIME_DIR": runtime]) { $1 }, in: units)
         #expect(verify.status == 0 && verify.err.isEmpty, "systemd-analyze verify: \(verify.err)")
         let timer = try String(contentsOfFile: units + "/planner-refill.timer", encoding: .utf8)
         let calendar = try #require(timer.split(separator: "\n").first { $0.hasPrefix("OnCalendar=") }).dropFirst("OnCalendar=".count)
@@ -140,7 +144,8 @@ import Testing
         let path = h.dir + "/.local/bin:/usr/bin:/bin"
         let found = try h.run("/usr/bin/man", ["-w", "planner"], env: h.env.merging(env) { $1 }.merging(["PATH": path]) { $1 })
         #expect(found.out.trimmingCharacters(in: .whitespacesAndNewlines) == h.dir + "/.local/share/man/man1/planner.1", "\(found.err)")
-        let page = try h.run("/usr/bin/man", ["planner"], env: h.env.merging(env) { $1 }.merging(["PATH": path, "MANWIDTH": "100", "MANPAGER": "cat"]) { $1 })
+        let page = try h.run(
+            "/usr/bin/man", ["planner"], env: h.env.merging(env) { $1 }.merging(["PATH": path, "MANWIDTH": "100", "MANPAGER": "cat"]) { $1 })
         for section in ["EXIT STATUS", "ENVIRONMENT", "FILES", "EXAMPLES"] { #expect(page.out.contains(section), "\(section)") }
         // Every subcommand's abstract, as --help gives it, is in the page: it was made from these definitions.
         let help = try h.planner(["--help"]).out
@@ -178,15 +183,20 @@ extension SetupTests {
         let (h, env) = try home()
         let odd = h.dir + "/my \"study\" $tuff"
         try FileManager.default.createDirectory(atPath: odd, withIntermediateDirectories: true)
-        let r = try h.run(h.dir + "/.local/bin/planner", ["setup", "--install", "--scheduler", "systemd", "--db", odd + "/p.db"],
-                          env: h.env.merging(env) { $1 })
+        let r = try h.run(
+            h.dir + "/.local/bin/planner", ["setup", "--install", "--scheduler", "systemd", "--db", odd + "/p.db"],
+            env: h.env.merging(env) { $1 })
         #expect(r.status == 0, "\(r.err)")
         let installed = h.dir + "/.local/share/applications/planner-study.desktop"
         let entry = try String(contentsOfFile: installed, encoding: .utf8)
-        #expect(entry.contains("Exec=\(h.dir)/.local/bin/planner study --db \"\(odd.replacingOccurrences(of: "\"", with: "\\\\\"").replacingOccurrences(of: "$", with: "\\\\$"))/p.db\"\n"), "\(entry)")
+        #expect(
+            entry.contains(
+                "Exec=\(h.dir)/.local/bin/planner study --db \"\(odd.replacingOccurrences(of: "\"", with: "\\\\\"").replacingOccurrences(of: "$", with: "\\\\$"))/p.db\"\n"
+            ), "\(entry)")
         // systemd would expand $tuff and %x: the unit escapes them.
         let tick = try String(contentsOfFile: h.dir + "/.config/systemd/user/planner-tick.service", encoding: .utf8)
-        #expect(tick.contains(" --db \"\(odd.replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "$", with: "$$"))/p.db\""), "\(tick)")
+        #expect(
+            tick.contains(" --db \"\(odd.replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "$", with: "$$"))/p.db\""), "\(tick)")
         let package = h.dir + "/package"
         #expect(try h.run(Harness.binary, ["setup", "--package-files", package], env: h.env).status == 0)
         let packaged = try String(contentsOfFile: package + "/usr/share/applications/planner-study.desktop", encoding: .utf8)

@@ -10,27 +10,31 @@ extension SetupTests {
         let bin = dir + "/fake-bin"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
         let table = dir + "/fake-crontab"
-        let install = refuse
+        let install =
+            refuse
             ? "cat >/dev/null; echo 'You (student) are not allowed to use this program (crontab)' >&2; echo 'See crontab(1) for more information' >&2; exit 1"
             : "cat > '\(table)'"
         try """
-            #!/bin/sh
-            case "$1" in
-              -l) [ -f '\(table)' ] || { echo 'no crontab for student' >&2; exit 1; }; cat '\(table)' ;;
-              -r) rm -f '\(table)' ;;
-              -) \(install) ;;
-              *) exit 2 ;;
-            esac
-            """.write(toFile: bin + "/crontab", atomically: true, encoding: .utf8)
+        #!/bin/sh
+        case "$1" in
+          -l) [ -f '\(table)' ] || { echo 'no crontab for student' >&2; exit 1; }; cat '\(table)' ;;
+          -r) rm -f '\(table)' ;;
+          -) \(install) ;;
+          *) exit 2 ;;
+        esac
+        """.write(toFile: bin + "/crontab", atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: bin + "/crontab")
         return bin
     }
 
-    static func expectOneErrorLine(_ r: Harness.Result, status: Int32, mentioning words: String,
-                                   sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectOneErrorLine(
+        _ r: Harness.Result, status: Int32, mentioning words: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(r.status == status, "exit \(r.status): \(r.err)", sourceLocation: sourceLocation)
-        #expect(r.err.hasPrefix("error: ") && r.err.hasSuffix("\n") && r.err.filter { $0 == "\n" }.count == 1,
-                "one error line: \(r.err)", sourceLocation: sourceLocation)
+        #expect(
+            r.err.hasPrefix("error: ") && r.err.hasSuffix("\n") && r.err.filter { $0 == "\n" }.count == 1,
+            "one error line: \(r.err)", sourceLocation: sourceLocation)
         #expect(r.err.contains(words), "\(r.err)", sourceLocation: sourceLocation)
     }
 
@@ -112,7 +116,8 @@ extension SetupTests {
         try FileManager.default.removeItem(atPath: h.dir + "/.profile")
         try FileManager.default.createSymbolicLink(atPath: h.dir + "/.profile", withDestinationPath: theirs)
         let before = try Self.snapshot(h.dir)
-        let r = try h.run(h.dir + "/.local/bin/planner", ["setup", "--install", "--login-hook", "--scheduler", "systemd"], env: h.env.merging(env) { $1 })
+        let r = try h.run(
+            h.dir + "/.local/bin/planner", ["setup", "--install", "--login-hook", "--scheduler", "systemd"], env: h.env.merging(env) { $1 })
         Self.expectOneErrorLine(r, status: 74, mentioning: "\(h.dir)/.profile (a link to \(theirs)) belongs to another user")
         #expect(try Self.snapshot(h.dir) == before)
     }
@@ -173,17 +178,18 @@ extension SetupTests {
         let bin = h.dir + "/fake-bin"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
         try """
-            #!/bin/sh
-            case "$1" in
-              -l) i=0; while [ $i -lt 2000 ]; do echo "# a long line of the user's own crontab, number $i, kept as it is"; i=$((i+1)); done ;;
-              -) echo 'You (student) are not allowed to use this program (crontab)' >&2; exit 1 ;;
-              *) exit 2 ;;
-            esac
-            """.write(toFile: bin + "/crontab", atomically: true, encoding: .utf8)
+        #!/bin/sh
+        case "$1" in
+          -l) i=0; while [ $i -lt 2000 ]; do echo "# a long line of the user's own crontab, number $i, kept as it is"; i=$((i+1)); done ;;
+          -) echo 'You (student) are not allowed to use this program (crontab)' >&2; exit 1 ;;
+          *) exit 2 ;;
+        esac
+        """.write(toFile: bin + "/crontab", atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: bin + "/crontab")
         let before = try Self.snapshot(h.dir)
-        let r = try h.run(h.dir + "/.local/bin/planner", ["setup", "--install", "--scheduler", "cron"],
-                          env: h.env.merging(env) { $1 }.merging(["PATH": bin + ":/usr/bin:/bin"]) { $1 })
+        let r = try h.run(
+            h.dir + "/.local/bin/planner", ["setup", "--install", "--scheduler", "cron"],
+            env: h.env.merging(env) { $1 }.merging(["PATH": bin + ":/usr/bin:/bin"]) { $1 })
         Self.expectOneErrorLine(r, status: 1, mentioning: "not allowed to use this program")
         #expect(try Self.snapshot(h.dir) == before, "nothing written")
     }
@@ -194,7 +200,8 @@ extension SetupTests {
         let refusing = h.env.merging(env) { $1 }.merging(["PATH": try Self.fakeCrontab(in: h.dir, refuse: true) + ":/usr/bin:/bin"]) { $1 }
         let before = try Self.snapshot(h.dir)
         let r = try h.run(bin, ["setup", "--install", "--scheduler", "cron"], env: refusing)
-        Self.expectOneErrorLine(r, status: 1, mentioning: "cannot change the crontab: crontab: You (student) are not allowed to use this program (crontab)")
+        Self.expectOneErrorLine(
+            r, status: 1, mentioning: "cannot change the crontab: crontab: You (student) are not allowed to use this program (crontab)")
         #expect(!r.err.contains("is cron installed"), "\(r.err)")
         #expect(try Self.snapshot(h.dir) == before, "nothing written")
 

@@ -122,8 +122,10 @@ import Testing
         try a.run(["config", "set", "icon", "x"], now: "2026-11-25T09:00")
         try a.run(["config", "set", "title", "A real change"], now: "2026-11-23T08:05")
         try a.run(["pause", "--for", "1d"], now: "2026-11-23T08:06")
-        #expect(try a.sql("SELECT stamp FROM events WHERE payload LIKE '%title%'").hasPrefix(try a.sql("SELECT at_ms FROM event WHERE payload LIKE '%title%'")),
-                "the title is stamped by the clock, not two days ahead")
+        #expect(
+            try a.sql("SELECT stamp FROM events WHERE payload LIKE '%title%'").hasPrefix(
+                try a.sql("SELECT at_ms FROM event WHERE payload LIKE '%title%'")),
+            "the title is stamped by the clock, not two days ahead")
         try carry(a, b)
         let sync = try b.run(["sync"], now: "2026-11-23T08:10")
         #expect(try b.sql("SELECT value FROM settings WHERE key = 'title'") == "A real change")
@@ -144,7 +146,8 @@ import Testing
         try b.join(now: "2026-11-23T08:00")
         let forged = String(repeating: "c", count: 32)
         let ms = try a.sql("SELECT CAST((julianday('2026-11-23T01:30:00') - 2440587.5) * 86400000 AS INTEGER)")
-        let line = "planner-event 2 id=\(String(repeating: "d", count: 32)) at=\(ms) origin=config kind=settings device=\(forged) stamp=\(ms).4294967295 set.body=Hi\n"
+        let line =
+            "planner-event 2 id=\(String(repeating: "d", count: 32)) at=\(ms) origin=config kind=settings device=\(forged) stamp=\(ms).4294967295 set.body=Hi\n"
         try line.write(toFile: b.folder + "/planner-\(forged)-000001.events", atomically: true, encoding: .utf8)
         try b.run(["sync"], now: "2026-11-23T10:29")
         #expect(try b.sql("SELECT value FROM settings WHERE key = 'body'") == "Hi")

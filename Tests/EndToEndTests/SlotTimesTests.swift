@@ -4,24 +4,24 @@ import Testing
 /// The independent computation: Python's zoneinfo (its own TZif reader, not glibc) lists the first
 /// 64 weekday slots strictly after `now`; the planner's plan must match it exactly.
 let pythonSlots = #"""
-import json, sys
-from datetime import datetime, timedelta, timezone
-from zoneinfo import ZoneInfo
-zone, now_text = ZoneInfo(sys.argv[1]), sys.argv[2]
-now = datetime.fromisoformat(now_text.replace("Z", "+00:00"))
-if now.tzinfo is None:
-    now = now.replace(tzinfo=zone)
-day = now.astimezone(zone).date()
-out = []
-while len(out) < 64:
-    if day.weekday() < 5:
-        for minute in range(9 * 60 + 30, 21 * 60 + 31, 30):
-            t = datetime(day.year, day.month, day.day, minute // 60, minute % 60, tzinfo=zone)
-            if t.timestamp() > now.timestamp() and len(out) < 64:
-                out.append({"id": "Noti_AppOpenPromotion_" + t.strftime("%Y_%m_%d_%H_%M"), "fire_at": t.isoformat()})
-    day += timedelta(days=1)
-print(json.dumps(out))
-"""#
+    import json, sys
+    from datetime import datetime, timedelta, timezone
+    from zoneinfo import ZoneInfo
+    zone, now_text = ZoneInfo(sys.argv[1]), sys.argv[2]
+    now = datetime.fromisoformat(now_text.replace("Z", "+00:00"))
+    if now.tzinfo is None:
+        now = now.replace(tzinfo=zone)
+    day = now.astimezone(zone).date()
+    out = []
+    while len(out) < 64:
+        if day.weekday() < 5:
+            for minute in range(9 * 60 + 30, 21 * 60 + 31, 30):
+                t = datetime(day.year, day.month, day.day, minute // 60, minute % 60, tzinfo=zone)
+                if t.timestamp() > now.timestamp() and len(out) < 64:
+                    out.append({"id": "Noti_AppOpenPromotion_" + t.strftime("%Y_%m_%d_%H_%M"), "fire_at": t.isoformat()})
+        day += timedelta(days=1)
+    print(json.dumps(out))
+    """#
 
 @Suite struct SlotTimesTests {
     @Test(arguments: [

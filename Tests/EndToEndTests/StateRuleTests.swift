@@ -20,7 +20,9 @@ import Testing
     @Test func aStateNotInTheTableIsRefused() throws {
         let h = try plan()
         let before = h.bytes(h.db)
-        let inserted = try shell(h, """
+        let inserted = try shell(
+            h,
+            """
             INSERT INTO request (identifier, kind, fire_at_ms, local_date, local_time, zone, title, body, state, created_at_ms, changed_at_ms)
             VALUES ('x', 'oneoff', 1, '2026-11-24', 't', 'Asia/Seoul', 't', 'b', 'snoozed', 1, 1)
             """)
@@ -48,11 +50,15 @@ import Testing
     /// transitions are the only ways out of it.
     @Test func aNewStateIsRows() throws {
         let h = try plan()
-        #expect(try shell(h, """
-            INSERT INTO request_state (name, ends_slot, meaning) VALUES ('snoozed', 0, 'put off by the user');
-            INSERT INTO request_transition (from_state, to_state) VALUES ('pending', 'snoozed'), ('snoozed', 'snoozed');
-            UPDATE request SET state = 'snoozed' WHERE id = (SELECT min(id) FROM request WHERE state = 'pending');
-            """).status == 0)
+        #expect(
+            try shell(
+                h,
+                """
+                INSERT INTO request_state (name, ends_slot, meaning) VALUES ('snoozed', 0, 'put off by the user');
+                INSERT INTO request_transition (from_state, to_state) VALUES ('pending', 'snoozed'), ('snoozed', 'snoozed');
+                UPDATE request SET state = 'snoozed' WHERE id = (SELECT min(id) FROM request WHERE state = 'pending');
+                """
+            ).status == 0)
         #expect(try h.sqlite("SELECT count(*) FROM request WHERE state = 'snoozed'") == "1")
         let out = try shell(h, "UPDATE request SET state = 'pending' WHERE state = 'snoozed'")
         #expect(out.err.contains("planner: a finished request cannot change state"), "\(out.err)")

@@ -20,14 +20,16 @@ import Testing
         _ = try h.plannerOK(["refill"], now: "2026-11-23T12:00")
         let set = try h.plannerOK(["status"], now: "2026-11-23T12:01")
         #expect(set.split(separator: "\n").contains("TZ        Asia/Seoul"), "\(set)")
-        let json = try #require(JSONSerialization.jsonObject(with: Data(try h.plannerOK(["status", "--json"], now: "2026-11-23T12:01").utf8)) as? [String: Any])
+        let json = try #require(
+            JSONSerialization.jsonObject(with: Data(try h.plannerOK(["status", "--json"], now: "2026-11-23T12:01").utf8)) as? [String: Any])
         #expect(json["tz"] as? String == "Asia/Seoul")
 
         h.env["TZ"] = nil
         let expected = try h.python(Self.systemZone, []).trimmingCharacters(in: .whitespacesAndNewlines)
         let unset = try h.plannerOK(["status"], now: "2026-11-23T03:01Z")
         #expect(unset.split(separator: "\n").contains("TZ        \(expected)"), "\(unset)")
-        let unsetJSON = try #require(JSONSerialization.jsonObject(with: Data(try h.plannerOK(["status", "--json"], now: "2026-11-23T03:01Z").utf8)) as? [String: Any])
+        let unsetJSON = try #require(
+            JSONSerialization.jsonObject(with: Data(try h.plannerOK(["status", "--json"], now: "2026-11-23T03:01Z").utf8)) as? [String: Any])
         #expect(unsetJSON["tz"] is NSNull)
         // An empty TZ is unset too (glibc reads it as UTC; the planner as the system zone).
         h.env["TZ"] = ""
@@ -39,7 +41,8 @@ import Testing
     @Test func nextIsTheReminderThatWillReallyBeShown() throws {
         let h = try Harness()
         _ = try h.plannerOK(["refill"], now: "2026-11-23T12:00")
-        let json = try #require(JSONSerialization.jsonObject(with: Data(try h.plannerOK(["status", "--json"], now: "2026-11-23T14:05").utf8)) as? [String: Any])
+        let json = try #require(
+            JSONSerialization.jsonObject(with: Data(try h.plannerOK(["status", "--json"], now: "2026-11-23T14:05").utf8)) as? [String: Any])
         #expect(json["next_id"] as? String == "Noti_AppOpenPromotion_2026_11_23_14_00")
         _ = try h.plannerOK(["tick", "--once"], now: "2026-11-23T14:05", stderrAllowed: true)
         #expect(try h.sqlite("SELECT identifier FROM request WHERE state = 'delivered'") == "Noti_AppOpenPromotion_2026_11_23_14_00")

@@ -138,7 +138,9 @@ import Testing
         while text.utf8.count < 24 << 20 {
             let ms = base + Int64(n)
             let id = String(format: "%032x", n + 1)
-            text += "planner-event 2 id=\(id) at=\(ms) origin=config kind=settings device=\(peer) stamp=\(ms).0 set.body=" + String(repeating: "x", count: 120) + "\n"
+            text +=
+                "planner-event 2 id=\(id) at=\(ms) origin=config kind=settings device=\(peer) stamp=\(ms).0 set.body="
+                + String(repeating: "x", count: 120) + "\n"
             n += 1
         }
         let temp = h.dir + "/peer.tmp"
@@ -161,8 +163,9 @@ import Testing
     /// tests say they are skipped, and why).
     static let usable: Bool = {
         guard getuid() == 0,
-              ["/usr/sbin/fsfreeze", "/usr/sbin/mkfs.ext4", "/usr/bin/mount"].allSatisfy({ FileManager.default.isExecutableFile(atPath: $0) }),
-              let h = try? Harness(), (try? Mount(h)) != nil else { return false }
+            ["/usr/sbin/fsfreeze", "/usr/sbin/mkfs.ext4", "/usr/bin/mount"].allSatisfy({ FileManager.default.isExecutableFile(atPath: $0) }),
+            let h = try? Harness(), (try? Mount(h)) != nil
+        else { return false }
         return true
     }()
 
@@ -195,10 +198,12 @@ import Testing
         let mount = try Mount(h)
         let folder = mount.point + "/shared"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-        #expect(try h.planner(["config", "set", "sync-folder", folder, "device-name", "laptop", "--db", h.db, "--now", "2026-11-23T08:00"]).status == 0)
+        #expect(
+            try h.planner(["config", "set", "sync-folder", folder, "device-name", "laptop", "--db", h.db, "--now", "2026-11-23T08:00"]).status == 0)
         try mount.freeze()
         let start = Date()
-        let r = try h.run("/usr/bin/timeout", ["-s", "KILL", "10", Harness.binary, "open", "--login", "--db", h.db, "--now", "2026-11-24T10:00"], env: h.env)
+        let r = try h.run(
+            "/usr/bin/timeout", ["-s", "KILL", "10", Harness.binary, "open", "--login", "--db", h.db, "--now", "2026-11-24T10:00"], env: h.env)
         let seconds = Date().timeIntervalSince(start)
         #expect(r.status == 0 && seconds < 1.5, "status \(r.status) after \(seconds) s: \(r.err)")
         #expect(r.err.contains("did not answer"), "\(r.err)")
@@ -220,7 +225,8 @@ import Testing
         #expect(try h.planner(["config", "set", "calendar-folder", folder, "--db", h.db, "--now", "2026-11-24T08:00"]).status == 0)
         try mount.freeze()
         let start = Date()
-        let r = try h.run("/usr/bin/timeout", ["-s", "KILL", "10", Harness.binary, "open", "--login", "--db", h.db, "--now", "2026-11-24T10:00"], env: h.env)
+        let r = try h.run(
+            "/usr/bin/timeout", ["-s", "KILL", "10", Harness.binary, "open", "--login", "--db", h.db, "--now", "2026-11-24T10:00"], env: h.env)
         let seconds = Date().timeIntervalSince(start)
         #expect(r.status == 0 && seconds < 1.5, "status \(r.status) after \(seconds) s: \(r.err)")
         #expect(try h.sqlite("SELECT local_date FROM app_open") == "2026-11-24")
@@ -237,12 +243,18 @@ import Testing
     @Test(.enabled(if: usable, "needs root, fsfreeze and a loop mount")) func bothFoldersFrozenCostALoginUnderASecond() throws {
         let h = try Harness()
         let mount = try Mount(h)
-        for name in ["shared", "calendar"] { try FileManager.default.createDirectory(atPath: mount.point + "/" + name, withIntermediateDirectories: false) }
-        #expect(try h.planner(["config", "set", "sync-folder", mount.point + "/shared", "device-name", "laptop",
-                               "calendar-folder", mount.point + "/calendar", "--db", h.db, "--now", "2026-11-24T08:00"]).status == 0)
+        for name in ["shared", "calendar"] {
+            try FileManager.default.createDirectory(atPath: mount.point + "/" + name, withIntermediateDirectories: false)
+        }
+        #expect(
+            try h.planner([
+                "config", "set", "sync-folder", mount.point + "/shared", "device-name", "laptop",
+                "calendar-folder", mount.point + "/calendar", "--db", h.db, "--now", "2026-11-24T08:00",
+            ]).status == 0)
         try mount.freeze()
         let start = Date()
-        let r = try h.run("/usr/bin/timeout", ["-s", "KILL", "10", Harness.binary, "open", "--login", "--db", h.db, "--now", "2026-11-24T10:00"], env: h.env)
+        let r = try h.run(
+            "/usr/bin/timeout", ["-s", "KILL", "10", Harness.binary, "open", "--login", "--db", h.db, "--now", "2026-11-24T10:00"], env: h.env)
         let seconds = Date().timeIntervalSince(start)
         #expect(r.status == 0 && seconds < 1.0, "status \(r.status) after \(seconds) s: \(r.err)")
         #expect(try h.sqlite("SELECT local_date FROM app_open") == "2026-11-24")
@@ -256,8 +268,11 @@ import Testing
         let folder = mount.point + "/shared"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         try FileManager.default.createDirectory(atPath: mount.point + "/calendar", withIntermediateDirectories: false)
-        #expect(try h.planner(["config", "set", "sync-folder", folder, "device-name", "laptop", "calendar-folder", mount.point + "/calendar",
-                               "--db", h.db]).status == 0)
+        #expect(
+            try h.planner([
+                "config", "set", "sync-folder", folder, "device-name", "laptop", "calendar-folder", mount.point + "/calendar",
+                "--db", h.db,
+            ]).status == 0)
         let ticker = try h.startTicker(["--sink", "stdout"])
         defer { if !Harness.hasExited(ticker.processIdentifier) { kill(ticker.processIdentifier, SIGKILL) } }
         try mount.freeze()

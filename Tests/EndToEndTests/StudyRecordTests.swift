@@ -193,20 +193,24 @@ import Testing
     @Test func daysAreLocalDatesAcrossADSTChange() throws {
         var h = try Harness()
         h.env["TZ"] = "America/New_York"
-        let dates = ["2026-10-26", "2026-10-27", "2026-10-28", "2026-10-29", "2026-10-30",
-                     "2026-11-02", "2026-11-03", "2026-11-04", "2026-11-05", "2026-11-06"]
+        let dates = [
+            "2026-10-26", "2026-10-27", "2026-10-28", "2026-10-29", "2026-10-30",
+            "2026-11-02", "2026-11-03", "2026-11-04", "2026-11-05", "2026-11-06",
+        ]
         for date in dates {
             _ = try h.plannerOK(["refill"], now: "\(date)T09:00")
             _ = try h.plannerOK(["tick", "--once", "--sink", "stdout"], now: "\(date)T09:30")
             _ = try h.plannerOK(["open"], now: "\(date)T23:50")  // late: the last minutes of the local day
         }
         // The offsets come from Python's zoneinfo, not from the planner.
-        let offsets = try h.python("""
+        let offsets = try h.python(
+            """
             import sys, datetime, zoneinfo
             z = zoneinfo.ZoneInfo("America/New_York")
             for d in sys.argv[1:]:
                 print(datetime.datetime.fromisoformat(d + "T23:50").replace(tzinfo=z).isoformat())
-            """, dates).split(separator: "\n").map(String.init)
+            """, dates
+        ).split(separator: "\n").map(String.init)
         let stats = try Self.statsJSON(h, now: "2026-11-08T12:00", weeks: 2)
         let days = try #require(stats["days"] as? [[String: Any]])
         let opened = days.filter { $0["opened_at"] is String }
@@ -218,8 +222,10 @@ import Testing
 
     @Test func badOptionsAreRefusedBeforeTheDatabaseIsOpened() throws {
         let h = try Harness()
-        for args in [["stats", "--weeks", "0"], ["stats", "--weeks", "1001"], ["plan", "--days", "0"],
-                     ["plan", "--days", "367"], ["export"], ["export", "--ics", "--days", "-1"]] {
+        for args in [
+            ["stats", "--weeks", "0"], ["stats", "--weeks", "1001"], ["plan", "--days", "0"],
+            ["plan", "--days", "367"], ["export"], ["export", "--ics", "--days", "-1"],
+        ] {
             let r = try h.planner(args + ["--db", h.db])
             #expect(r.status == 64, "\(args)")
             #expect(r.err.hasPrefix("error: ") && r.err.split(separator: "\n").count == 1, "\(args): \(r.err)")

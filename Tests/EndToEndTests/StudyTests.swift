@@ -96,25 +96,29 @@ import Testing
         defer { holder.release() }
         let r = try h.planner(["study", "--db", h.db, "--now", Self.monday, "--", "/bin/true"])
         #expect(r.status == 0, "\(r.err)")
-        #expect(r.err.hasPrefix("planner study: the database \(h.db) is locked by another program; this open was saved in ")
-            && r.err.split(separator: "\n").count == 1, "\(r.err)")
+        #expect(
+            r.err.hasPrefix("planner study: the database \(h.db) is locked by another program; this open was saved in ")
+                && r.err.split(separator: "\n").count == 1, "\(r.err)")
         #expect(h.spoolFiles().count == 1)
     }
 
     @Test func badStudySettingsAreRefusedAndChangeNothing() throws {
         let h = try planned()
         let before = h.bytes(h.db)
-        for (key, value) in [("study-command", "anki 'unclosed"), ("study-command", "anki \"x"), ("study-command", "anki \\"),
-                             ("study-command", "'' --deck"), ("study-command", "anki\u{1B}[2J"), ("snooze", "30s"),
-                             ("snooze", "25h"), ("snooze", "soon")] {
+        for (key, value) in [
+            ("study-command", "anki 'unclosed"), ("study-command", "anki \"x"), ("study-command", "anki \\"),
+            ("study-command", "'' --deck"), ("study-command", "anki\u{1B}[2J"), ("snooze", "30s"),
+            ("snooze", "25h"), ("snooze", "soon"),
+        ] {
             let r = try h.planner(["config", "set", key, value, "--db", h.db])
             #expect(r.status == 64, "\(key) \(value): \(r.status) \(r.err)")
             #expect(r.err.split(separator: "\n").count == 1, "\(r.err)")
             #expect(h.bytes(h.db) == before, "\(key) \(value)")
         }
         try config(h, ["set", "snooze", "10m", "study-command", ""])
-        #expect(try h.sqlite("SELECT key || '=' || value || '=' || is_default FROM settings WHERE key IN ('snooze', 'study-command') ORDER BY key")
-            == "snooze=10m=0\nstudy-command==1")
+        #expect(
+            try h.sqlite("SELECT key || '=' || value || '=' || is_default FROM settings WHERE key IN ('snooze', 'study-command') ORDER BY key")
+                == "snooze=10m=0\nstudy-command==1")
     }
 
     /// The splitting rules against Python's shlex.split (posix), an independent implementation: hand-made
@@ -142,8 +146,12 @@ import Testing
         let h = try Harness()
         let path = h.dir + "/cases.json"
         try input.write(toFile: path, atomically: true, encoding: .utf8)
-        let expected = try JSONDecoder().decode([[String]?].self, from: Data(try h.python(
-            "import sys; sys.stdin = open(sys.argv[1]); exec(sys.argv[2])", [path, script]).utf8))
+        let expected = try JSONDecoder().decode(
+            [[String]?].self,
+            from: Data(
+                try h.python(
+                    "import sys; sys.stdin = open(sys.argv[1]); exec(sys.argv[2])", [path, script]
+                ).utf8))
         for (text, shlex) in zip(cases, expected) {
             let ours = try? CommandWords.split(text)
             #expect(ours == shlex, "\(text.debugDescription): ours \(String(describing: ours)), shlex \(String(describing: shlex))")

@@ -45,8 +45,9 @@ import Testing
         #expect(text.status == 0, "\(text.err)")
         let lines = text.out.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.contains("Start studying (answer) on laptop") && $0.contains("opened") }, "\(text.out)")
-        #expect(lines.contains { $0.hasPrefix(Self.snoozed) && $0.contains("answered") && $0.contains("snooze on laptop") },
-                "\(text.out)")
+        #expect(
+            lines.contains { $0.hasPrefix(Self.snoozed) && $0.contains("answered") && $0.contains("snooze on laptop") },
+            "\(text.out)")
         let json = try desktop.planner(["history", "--json", "--db", desktop.db])
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [[String: Any]])
         let open = rows.first { $0["kind"] as? String == "open" }
@@ -57,8 +58,9 @@ import Testing
         // On the laptop itself the same rows name no device.
         let own = try laptop.planner(["history", "--db", laptop.db]).out
         #expect(!own.contains(" on laptop") && own.contains("Start studying (answer)"), "\(own)")
-        let ownRows = try #require(try JSONSerialization.jsonObject(with: Data(laptop.planner(["history", "--json", "--db", laptop.db]).out.utf8))
-                                   as? [[String: Any]])
+        let ownRows = try #require(
+            try JSONSerialization.jsonObject(with: Data(laptop.planner(["history", "--json", "--db", laptop.db]).out.utf8))
+                as? [[String: Any]])
         #expect(!ownRows.isEmpty && ownRows.allSatisfy { $0["device"] is NSNull }, "\(ownRows)")
     }
 }

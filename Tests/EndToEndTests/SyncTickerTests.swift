@@ -10,8 +10,10 @@ import Testing
         let folder = a.dir + "/shared"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         for (h, name) in [(a, "laptop"), (b, "desktop")] {
-            let set = try h.planner(["config", "set", "window", "00:00-23:55", "interval", "5m", "days", "daily",
-                                     "sync-folder", folder, "device-name", name, "--db", h.db])
+            let set = try h.planner([
+                "config", "set", "window", "00:00-23:55", "interval", "5m", "days", "daily",
+                "sync-folder", folder, "device-name", name, "--db", h.db,
+            ])
             #expect(set.status == 0, "\(set.err)")
             #expect(try h.planner(["refill", "--db", h.db]).status == 0)
         }
@@ -34,7 +36,9 @@ import Testing
         // `devices` and `sync` on A see B once B wrote something (its refill had nothing to write; a skip has).
         #expect(try b.planner(["skip", "2030-01-02", "--db", b.db]).status == 0)
         let sync = try a.planner(["sync", "--json", "--db", a.db])
-        #expect(sync.status == 0 && sync.out.contains("\"applied\": 3"), "B's settings, its claim of the plan's zone and its skip: \(sync.out) \(sync.err)")
+        #expect(
+            sync.status == 0 && sync.out.contains("\"applied\": 3"),
+            "B's settings, its claim of the plan's zone and its skip: \(sync.out) \(sync.err)")
         #expect(try a.sqlite("SELECT count(*) FROM skipped_dates WHERE local_date = '2030-01-02'") == "1")
         let devices = try a.planner(["devices", "--db", a.db])
         #expect(devices.out.contains("laptop (this device)") && devices.out.contains("desktop"), "\(devices.out)")

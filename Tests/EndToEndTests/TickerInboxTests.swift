@@ -28,10 +28,12 @@ import Testing
         try h.waitFor(seconds: 5) { h.spoolFiles().isEmpty }
         #expect(try h.sqlite("SELECT count(*) FROM app_open") == "1")
         #expect(try h.sqlite("SELECT local_date = \(today) FROM app_open_events") == "1")
-        #expect(try h.sqlite("""
-            SELECT count(*) FROM request WHERE state = 'pending' AND local_date = \(today)
-            AND fire_at_ms > (SELECT opened_at_ms FROM app_open)
-            """) == "0")
+        #expect(
+            try h.sqlite(
+                """
+                SELECT count(*) FROM request WHERE state = 'pending' AND local_date = \(today)
+                AND fire_at_ms > (SELECT opened_at_ms FROM app_open)
+                """) == "0")
         let cancelled = try h.sqlite("SELECT count(*) FROM request WHERE state = 'cancelled' AND reason = 'app opened'")
         let nearMidnight = try h.sqlite("SELECT time('now', '+9 hours') >= '23:54'") == "1"
         #expect(nearMidnight || Int(cancelled) ?? 0 > 0, "cancelled \(cancelled)")
@@ -63,10 +65,12 @@ import Testing
         // wake the ticker through its database watch, as `planner open` itself did above.
         try h.waitFor(seconds: 5) { h.spoolFiles().isEmpty }
         #expect(try h.sqlite("SELECT count(*) FROM app_open") == "1")
-        #expect(try h.sqlite("""
-            SELECT count(*) FROM request WHERE state = 'pending' AND local_date = date('now', '+9 hours')
-            AND fire_at_ms > (SELECT opened_at_ms FROM app_open)
-            """) == "0")
+        #expect(
+            try h.sqlite(
+                """
+                SELECT count(*) FROM request WHERE state = 'pending' AND local_date = date('now', '+9 hours')
+                AND fire_at_ms > (SELECT opened_at_ms FROM app_open)
+                """) == "0")
         #expect(h.spoolFiles().isEmpty)
 
         // The inbox folder removed and made again (the spool removes it once empty; a user may too):
@@ -86,8 +90,9 @@ import Testing
     /// removed by the next write (the spool's rule today), so a file moved into it could find it gone.
     private func moveIntoInbox(_ file: String, _ h: Harness) throws {
         let incoming = h.dir + "/incoming-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: incoming, withIntermediateDirectories: false,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: incoming, withIntermediateDirectories: false,
+            attributes: [.posixPermissions: 0o700])
         let name = URL(fileURLWithPath: file).lastPathComponent
         #expect(rename(file, incoming + "/" + name) == 0)
         // rename(2) replaces the inbox if it is there and empty.

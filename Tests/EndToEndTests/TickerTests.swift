@@ -70,17 +70,20 @@ extension Harness {
             _ = try h.plannerOK(["add", "--at", time, "--title", id, "--id", id], now: "2026-11-23T09:00")
         }
         let out = try h.plannerOK(["tick", "--once", "--sink", "stdout", "--grace", "45m"], now: "2026-11-23T12:00", stderrAllowed: true)
-        #expect(out.split(separator: "\n").map { $0.split(separator: "\t")[0] }
-            == ["b", "c", "Noti_AppOpenPromotion_2026_11_23_12_00"])
-        #expect(try h.sqlite("""
-            SELECT group_concat(identifier || '=' || state || '/' || reason, ' ') FROM (SELECT * FROM request
-            WHERE fire_at_ms <= (SELECT fire_at_ms FROM request WHERE identifier LIKE '%2026_11_23_12_00') ORDER BY fire_at_ms, id)
-            """) == "Noti_AppOpenPromotion_2026_11_23_09_30=missed/past grace period "
-            + "Noti_AppOpenPromotion_2026_11_23_10_00=missed/past grace period a=missed/past grace period Noti_AppOpenPromotion_2026_11_23_10_30=missed/past grace period "
-            + "Noti_AppOpenPromotion_2026_11_23_11_00=missed/past grace period "
-            + "Noti_AppOpenPromotion_2026_11_23_11_30=missed/superseded by a later study reminder due at the same time "
-            + "b=delivered/delivered through stdout c=delivered/delivered through stdout "
-            + "Noti_AppOpenPromotion_2026_11_23_12_00=delivered/delivered through stdout")
+        #expect(
+            out.split(separator: "\n").map { $0.split(separator: "\t")[0] }
+                == ["b", "c", "Noti_AppOpenPromotion_2026_11_23_12_00"])
+        #expect(
+            try h.sqlite(
+                """
+                SELECT group_concat(identifier || '=' || state || '/' || reason, ' ') FROM (SELECT * FROM request
+                WHERE fire_at_ms <= (SELECT fire_at_ms FROM request WHERE identifier LIKE '%2026_11_23_12_00') ORDER BY fire_at_ms, id)
+                """) == "Noti_AppOpenPromotion_2026_11_23_09_30=missed/past grace period "
+                + "Noti_AppOpenPromotion_2026_11_23_10_00=missed/past grace period a=missed/past grace period Noti_AppOpenPromotion_2026_11_23_10_30=missed/past grace period "
+                + "Noti_AppOpenPromotion_2026_11_23_11_00=missed/past grace period "
+                + "Noti_AppOpenPromotion_2026_11_23_11_30=missed/superseded by a later study reminder due at the same time "
+                + "b=delivered/delivered through stdout c=delivered/delivered through stdout "
+                + "Noti_AppOpenPromotion_2026_11_23_12_00=delivered/delivered through stdout")
     }
 
     @Test func aSlotCancelledByOpenIsNotDelivered() throws {
@@ -96,9 +99,12 @@ extension Harness {
         let title = "Time $(touch \(h.dir)/pwned) `id`; rm -rf ~ \"quoted\" 'single'"
         _ = try h.plannerOK(["add", "--at", "2026-11-23T12:05", "--title", title, "--body", "line1\nline2", "--id", "x"], now: "2026-11-23T12:00")
         // printf's arguments are the variables' values: the title never reaches a shell as code.
-        _ = try h.plannerOK(["tick", "--once", "--exec", "/bin/sh", "-c",
-                              "printf '%s|%s|%s|%s' \"$PLANNER_ID\" \"$PLANNER_TITLE\" \"$PLANNER_BODY\" \"$PLANNER_FIRE_AT\" > \(h.dir)/got"],
-                             now: "2026-11-23T12:05")
+        _ = try h.plannerOK(
+            [
+                "tick", "--once", "--exec", "/bin/sh", "-c",
+                "printf '%s|%s|%s|%s' \"$PLANNER_ID\" \"$PLANNER_TITLE\" \"$PLANNER_BODY\" \"$PLANNER_FIRE_AT\" > \(h.dir)/got",
+            ],
+            now: "2026-11-23T12:05")
         #expect(h.text("got") == "x|\(title)|line1\nline2|2026-11-23T12:05:00+09:00")
         #expect(!FileManager.default.fileExists(atPath: h.dir + "/pwned"))
     }
@@ -118,8 +124,10 @@ extension Harness {
 
     @Test func addRefusesThePastAndNonPositiveDurations() throws {
         let h = try Harness()
-        for args in [["--at", "2026-11-23T11:59", "--title", "t"], ["--in", "0s", "--title", "t"], ["--in", "-5m", "--title", "t"],
-                     ["--title", "t"], ["--at", "2026-11-23T13:00", "--in", "5m", "--title", "t"], ["--in", "5m"]] {
+        for args in [
+            ["--at", "2026-11-23T11:59", "--title", "t"], ["--in", "0s", "--title", "t"], ["--in", "-5m", "--title", "t"],
+            ["--title", "t"], ["--at", "2026-11-23T13:00", "--in", "5m", "--title", "t"], ["--in", "5m"],
+        ] {
             let r = try h.planner(["add", "--db", h.db, "--now", "2026-11-23T12:00"] + args)
             #expect(r.status == 64, "\(args): \(r.err)")
             #expect(r.err.hasPrefix("error: ") && r.err.filter { $0 == "\n" }.count == 1, "\(args): \(r.err)")
@@ -152,7 +160,10 @@ extension Harness {
         defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
         let second = try h.planner(["tick", "--db", h.db, "--sink", "stdout"])
         #expect(second.status == 75)
-        #expect(second.err == "error: another ticker (pid \(first.processIdentifier)) is already running on \(h.db): stop it first (e.g. systemctl --user stop planner-tick) or use another --db\n")
+        #expect(
+            second.err
+                == "error: another ticker (pid \(first.processIdentifier)) is already running on \(h.db): stop it first (e.g. systemctl --user stop planner-tick) or use another --db\n"
+        )
         let (seconds, status) = try h.stop(first, signal: SIGINT)
         #expect(status == 0 && seconds < 1.0)
         // The lock dies with its owner: a new ticker starts.
@@ -180,7 +191,8 @@ extension Harness {
         usleep(300_000)
         #expect(try h.stop(restarted).status == 0)
         #expect(!h.text("restarted.out").contains("victim"))
-        let fireAt = try h.sqlite("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', fire_at_ms / 1000.0 + 20 * 60 + 1, 'unixepoch') FROM request WHERE identifier = 'victim'")
+        let fireAt = try h.sqlite(
+            "SELECT strftime('%Y-%m-%dT%H:%M:%fZ', fire_at_ms / 1000.0 + 20 * 60 + 1, 'unixepoch') FROM request WHERE identifier = 'victim'")
         _ = try h.plannerOK(["tick", "--once", "--sink", "stdout"], now: fireAt)
         #expect(try h.sqlite("SELECT state FROM request WHERE identifier = 'victim'") == "failed")
         #expect(try h.sqlite("SELECT count(*) FROM delivered_notifications") == "0")
@@ -212,8 +224,9 @@ extension Harness {
         let r = try h.planner(["tick", "--db", h.db, "--now", "2026-11-23T12:00:30", "--once", "--sink", "stdout"])
         let seconds = Date().timeIntervalSince(start)
         #expect(r.status == 75, "\(r.err)")
-        #expect(r.err.hasPrefix("error: the database \(h.db) stayed locked by another program for 10 s")
-            && r.err.filter { $0 == "\n" }.count == 1, "\(r.err)")
+        #expect(
+            r.err.hasPrefix("error: the database \(h.db) stayed locked by another program for 10 s")
+                && r.err.filter { $0 == "\n" }.count == 1, "\(r.err)")
         #expect(r.out.isEmpty)
         #expect(seconds >= 9.0 && seconds < 12.0, "tick --once gave up after \(seconds) s")
         holder.release()
@@ -229,7 +242,11 @@ extension Harness {
         // Another process holds the write lock for 12 s, longer than any command's 10 s busy timeout.
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        holder.arguments = ["python3", "-c", "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('BEGIN IMMEDIATE'); time.sleep(12); c.execute('COMMIT')", h.db]
+        holder.arguments = [
+            "python3", "-c",
+            "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('BEGIN IMMEDIATE'); time.sleep(12); c.execute('COMMIT')",
+            h.db,
+        ]
         try holder.run()
         defer { if holder.isRunning { holder.terminate() } }
         try h.waitFor(seconds: 5) { h.text("tick.err").contains("the database is busy") }
@@ -240,4 +257,3 @@ extension Harness {
         #expect(seconds < 1.0)
     }
 }
-

@@ -46,7 +46,9 @@ import Testing
         #expect(pending.count == 64)
         #expect(pending.allSatisfy { $0.at > epochMs(change) }, "planned into the past: \(pending.prefix(2))")
         #expect(try h.plannerOK(["tick", "--once", "--sink", "stdout"], now: change) == "", "a reminder fired at once")
-        #expect(try h.sqlite("SELECT state FROM request WHERE identifier = 'Noti_AppOpenPromotion_2026_11_24_11_00' ORDER BY id DESC LIMIT 1") == "missed")
+        #expect(
+            try h.sqlite("SELECT state FROM request WHERE identifier = 'Noti_AppOpenPromotion_2026_11_24_11_00' ORDER BY id DESC LIMIT 1") == "missed"
+        )
         // What is pending is Kiritimati's plan from now on, computed by zoneinfo.
         let expected = try h.expectedPlan(["zone": "Pacific/Kiritimati", "now": change])
         #expect(pending.map(\.id) == expected.map(\.id))
@@ -80,7 +82,8 @@ import Testing
     /// `text` is the stored instant of request `id`, written with `zone`'s offset at that instant.
     func expectSameInstant(_ h: Harness, _ text: Substring, _ id: String, zone: String) throws {
         let stored = try h.sqlite("SELECT fire_at_ms FROM request WHERE identifier = '\(id)'")
-        let check = try h.python("""
+        let check = try h.python(
+            """
             import sys, datetime as dt, zoneinfo
             t = dt.datetime.fromisoformat(sys.argv[1])
             want = dt.datetime.fromtimestamp(int(sys.argv[2]) / 1000, zoneinfo.ZoneInfo(sys.argv[3]))
@@ -96,7 +99,8 @@ import Testing
         h.env["TZ"] = "Africa/Monrovia"
         _ = try h.plannerOK(["refill"], now: "1971-03-01T12:00")  // a Monday
         let list = try h.plannerOK(["list", "--json"], now: "1971-03-01T12:00")
-        let check = try h.python("""
+        let check = try h.python(
+            """
             import sys, json, datetime as dt, zoneinfo
             zone = zoneinfo.ZoneInfo("Africa/Monrovia")
             rows = json.loads(sys.argv[1])
@@ -112,7 +116,10 @@ import Testing
         #expect(printed == "1971-03-01T12:30:00-00:44:30")
         #expect(try h.sqlite("SELECT local_time FROM request WHERE identifier = 'Noti_AppOpenPromotion_1971_03_01_12_30'") == printed)
         _ = try h.plannerOK(["add", "--at", printed, "--title", "same", "--id", "same"], now: "1971-03-01T12:29")
-        #expect(try h.sqlite("SELECT a.fire_at_ms = b.fire_at_ms FROM request a, request b WHERE a.identifier = 'same' AND b.identifier = 'Noti_AppOpenPromotion_1971_03_01_12_30'") == "1")
+        #expect(
+            try h.sqlite(
+                "SELECT a.fire_at_ms = b.fire_at_ms FROM request a, request b WHERE a.identifier = 'same' AND b.identifier = 'Noti_AppOpenPromotion_1971_03_01_12_30'"
+            ) == "1")
         #expect(try h.plannerOK(["status"], now: "1971-03-01T12:31").contains("-00:44:30"))
 
         // The export across Monrovia's change to UTC (1972-01-07), checked by python3-icalendar and zoneinfo.
@@ -122,8 +129,12 @@ import Testing
         let calendar = try h.plannerOK(["export", "--ics"], now: now)
         try Data(calendar.utf8).write(to: URL(fileURLWithPath: ics))
         try Data(try h.plannerOK(["plan", "--json"], now: now).utf8).write(to: URL(fileURLWithPath: planJSON))
-        let r = try h.run("/usr/bin/python3", ["-c", PlanAheadTests.checkCalendar, ics, planJSON, "Time to study?",
-                                               "Start today's lesson: reminders stop for the day once you begin."], env: h.env)
+        let r = try h.run(
+            "/usr/bin/python3",
+            [
+                "-c", PlanAheadTests.checkCalendar, ics, planJSON, "Time to study?",
+                "Start today's lesson: reminders stop for the day once you begin.",
+            ], env: h.env)
         #expect(r.status == 0, "\(r.err)")
         #expect(calendar.contains("TZOFFSETFROM:-004430\r\n"))
     }
@@ -133,8 +144,9 @@ import Testing
     @Test func fractionDigitsAreWhatTheDocumentsSay() throws {
         let h = try Harness()
         _ = try h.plannerOK(["refill"], now: "2026-11-23T12:00")
-        _ = try h.plannerOK(["add", "--at", "2026-11-23T13:00:00.123456789+09:00", "--title", "t", "--id", "t"],
-                            now: "2026-11-23T12:30:00.987654321")
+        _ = try h.plannerOK(
+            ["add", "--at", "2026-11-23T13:00:00.123456789+09:00", "--title", "t", "--id", "t"],
+            now: "2026-11-23T12:30:00.987654321")
         #expect(try h.sqlite("SELECT fire_at_ms % 1000, created_at_ms % 1000 FROM request WHERE identifier = 't'") == "123|987")
         let tooMany = try h.planner(["refill", "--db", h.db, "--now", "2026-11-23T12:30:00.1234567891"])
         #expect(tooMany.status == 64 && tooMany.err.hasPrefix("error: --now: invalid time"))

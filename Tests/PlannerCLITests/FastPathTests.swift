@@ -103,8 +103,10 @@ import Testing
         case let c as Tick:
             // Only the fields the quick path sets; the rest must be ArgumentParser's defaults.
             #expect(c.grace == nil && c.urgency == nil && c.icon == nil && c.appName == "planner" && c.exec.isEmpty)
-            slow = .tick(QuickPath.Tick(once: c.once, db: c.common.db, now: c.common.now, sink: c.sink?.rawValue, verbose: c.verbose,
-                                        unlessRunning: c.unlessRunning, calendarJob: c.calendarJob))
+            slow = .tick(
+                QuickPath.Tick(
+                    once: c.once, db: c.common.db, now: c.common.now, sink: c.sink?.rawValue, verbose: c.verbose,
+                    unlessRunning: c.unlessRunning, calendarJob: c.calendarJob))
         case let other: Issue.record("ArgumentParser chose \(type(of: other))"); return
         }
         #expect(quick == slow)
@@ -127,9 +129,11 @@ func declaredVersion() throws -> String {
 
 /// `planner devices`' clock offset: under 2 s is the sync engine's carriage, not the clocks (issue 30).
 @Suite struct DeviceOffsetTests {
-    @Test(arguments: [(Int64(0), "in step"), (-1_005, "in step"), (-1_999, "in step"), (1_999, "in step"),
-                      (-2_000, "-2s (at most)"), (2_400, "+2s (at most)"), (-41_400, "-41s (at most)"),
-                      (-3_725_000, "-1h2m (at most)")])
+    @Test(arguments: [
+        (Int64(0), "in step"), (-1_005, "in step"), (-1_999, "in step"), (1_999, "in step"),
+        (-2_000, "-2s (at most)"), (2_400, "+2s (at most)"), (-41_400, "-41s (at most)"),
+        (-3_725_000, "-1h2m (at most)"),
+    ])
     func offset(_ ms: Int64, _ text: String) {
         #expect(Devices.offset(ms) == text)
     }

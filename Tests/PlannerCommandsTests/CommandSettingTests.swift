@@ -11,8 +11,9 @@ import Testing
     @Test func openRecordsTheOpenAtTheEnvironmentsTimeInItsZone() throws {
         let db = temporaryDatabasePath()
         // The fake clock says 2031; PLANNER_NOW (a wall time read in TZ) must win over it.
-        let process = FakeProcess(environment: ["TZ": "America/New_York", "PLANNER_NOW": "2026-11-23T10:10", "PLANNER_DB": db],
-                                  now: TestTime.seoul.at("2031-01-01T00:00"))
+        let process = FakeProcess(
+            environment: ["TZ": "America/New_York", "PLANNER_NOW": "2026-11-23T10:10", "PLANNER_DB": db],
+            now: TestTime.seoul.at("2031-01-01T00:00"))
         let outcome = try OpenCommand.run(process.context, PlanCommandOptions())
         guard case .applied(let decision, nil) = outcome else { Issue.record("not applied: \(outcome)"); return }
         let newYork = try SystemZone.named("America/New_York")
@@ -26,8 +27,9 @@ import Testing
     }
 
     @Test func withoutNowTheContextsClockIsNow() throws {
-        let process = FakeProcess(environment: ["TZ": "Asia/Seoul", "PLANNER_DB": "/x/p.db"],
-                                  now: TestTime.seoul.at("2027-03-04T05:06:07"))
+        let process = FakeProcess(
+            environment: ["TZ": "Asia/Seoul", "PLANNER_DB": "/x/p.db"],
+            now: TestTime.seoul.at("2027-03-04T05:06:07"))
         let setting = try process.context.resolveSetting(db: nil, now: nil)
         #expect(setting.now == TestTime.seoul.at("2027-03-04T05:06:07"))
         #expect(setting.path == "/x/p.db")

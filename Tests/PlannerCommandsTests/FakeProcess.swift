@@ -23,15 +23,17 @@ final class FakeProcess {
     }
 
     var context: RunContext {
-        RunContext(environment: { [unowned self] in self.environment[$0] }, clock: clock.reading,
-                   output: CommandOutput(line: { [unowned self] in self.lines.append($0) },
-                                         notice: { [unowned self] in self.notices.append($0) }),
-                   currentFolder: { [unowned self] in self.currentFolder },
-                   programPath: { [unowned self] in self.programPath },
-                   account: { [unowned self] in self.account },
-                   runProgram: ProgramRunner { [unowned self] arguments, _, _ in
-                       self.ran.append(arguments)
-                       return self.answer(arguments)
-                   })
+        RunContext(
+            environment: { [unowned self] in self.environment[$0] }, clock: clock.reading,
+            output: CommandOutput(
+                line: { [unowned self] in self.lines.append($0) },
+                notice: { [unowned self] in self.notices.append($0) }),
+            currentFolder: { [unowned self] in self.currentFolder },
+            programPath: { [unowned self] in self.programPath },
+            account: { [unowned self] in self.account },
+            runProgram: ProgramRunner { [unowned self] arguments, _, _ in
+                self.ran.append(arguments)
+                return self.answer(arguments)
+            })
     }
 }

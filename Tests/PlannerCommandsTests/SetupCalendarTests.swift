@@ -15,8 +15,10 @@ import Testing
         let process: FakeProcess
     }
 
-    func home(folder setFolder: Bool = true, vdirsyncer: Bool = true, configured: Bool = true,
-              systemd: Bool = true) throws -> Home {
+    func home(
+        folder setFolder: Bool = true, vdirsyncer: Bool = true, configured: Bool = true,
+        systemd: Bool = true
+    ) throws -> Home {
         let home = temporaryFolder(), bin = temporaryFolder()
         let folder = home + "/calendars/planner"
         writeFile(home + "/.profile", "# mine\n")
@@ -45,10 +47,13 @@ import Testing
         Dictionary(uniqueKeysWithValues: filesBelow(folder).map { ($0, readFile(folder + "/" + $0) ?? "<folder>") })
     }
 
-    func run(_ h: Home, install: Bool = false, uninstall: Bool = false, calendar: Bool = true,
-             loginHook: Bool = false) throws {
-        var options = SetupCommand.Options(db: h.db, now: "2026-11-23T12:00", install: install, uninstall: uninstall,
-                                           loginHook: loginHook)
+    func run(
+        _ h: Home, install: Bool = false, uninstall: Bool = false, calendar: Bool = true,
+        loginHook: Bool = false
+    ) throws {
+        var options = SetupCommand.Options(
+            db: h.db, now: "2026-11-23T12:00", install: install, uninstall: uninstall,
+            loginHook: loginHook)
         options.calendar = calendar
         try SetupCommand.run(h.process.context, options, extras: SetupFactsTests.extras)
     }
@@ -82,7 +87,10 @@ import Testing
         try run(h)
         let units = h.home + "/.config/systemd/user/"
         let lines = h.process.lines
-        #expect(lines.contains("  create \(units)planner-calendar.service: planner calendar-sync: vdirsyncer sync, planner sync, vdirsyncer sync (run by the ticker, the timer and the path unit)"))
+        #expect(
+            lines.contains(
+                "  create \(units)planner-calendar.service: planner calendar-sync: vdirsyncer sync, planner sync, vdirsyncer sync (run by the ticker, the timer and the path unit)"
+            ))
         #expect(lines.contains("  create \(units)planner-calendar.timer: the calendar sync schedule (systemd user timer)"))
         #expect(lines.contains("  create \(units)planner-calendar.path: sync when the calendar folder changes (systemd path unit)"))
         #expect(lines.contains("  run systemctl --user enable --now planner-calendar.timer planner-calendar.path"))
@@ -125,8 +133,9 @@ import Testing
     }
 
     @Test func withoutAUserManagerTheJobIsOneMoreLineInThePlannersCronBlock() throws {
-        let facts = SetupFacts(home: "/home/u", binary: "/opt/p%/planner", database: "/home/u/p.db", shell: "/bin/bash",
-                               existingFiles: [], systemdUser: false, uid: 1000)
+        let facts = SetupFacts(
+            home: "/home/u", binary: "/opt/p%/planner", database: "/home/u/p.db", shell: "/bin/bash",
+            existingFiles: [], systemdUser: false, uid: 1000)
         let calendar = CalendarSyncFacts(folder: "/home/u/cal", vdirsyncer: "/usr/bin/vdirsyncer", vdirsyncerConfig: "/home/u/v.conf")
         let plain = SetupPlan.items(facts)
         let items = SetupPlan.withCalendarSync(plain, facts, calendar)
@@ -135,9 +144,15 @@ import Testing
         let lines = cron.content.split(separator: "\n")
         #expect(lines.dropLast() == (try #require(plain.first { $0.kind == .crontab })).content.split(separator: "\n"))
         // cron reads % as a line break: escaped; vdirsyncer's configuration passed on; quiet unless it fails.
-        #expect(lines.last == "*/15 * * * * VDIRSYNCER_CONFIG='/home/u/v.conf' '/opt/p\\%/planner' calendar-sync --quiet --db '/home/u/p.db' --vdirsyncer '/usr/bin/vdirsyncer'")
+        #expect(
+            lines.last
+                == "*/15 * * * * VDIRSYNCER_CONFIG='/home/u/v.conf' '/opt/p\\%/planner' calendar-sync --quiet --db '/home/u/p.db' --vdirsyncer '/usr/bin/vdirsyncer'"
+        )
         // The autostarted ticker carries the calendar itself, with the same configuration.
         let autostart = try #require(items.first { $0.path.hasSuffix("/autostart/planner-tick.desktop") })
-        #expect(autostart.content.contains("\nExec=/usr/bin/env \"VDIRSYNCER_CONFIG=/home/u/v.conf\" \"/opt/p%%/planner\" tick --unless-running --calendar-job /usr/bin/vdirsyncer --db /home/u/p.db\n"), "\(autostart.content)")
+        #expect(
+            autostart.content.contains(
+                "\nExec=/usr/bin/env \"VDIRSYNCER_CONFIG=/home/u/v.conf\" \"/opt/p%%/planner\" tick --unless-running --calendar-job /usr/bin/vdirsyncer --db /home/u/p.db\n"
+            ), "\(autostart.content)")
     }
 }

@@ -6,8 +6,9 @@ import Testing
 /// `planner setup` reads its facts from the context (HOME, XDG_*, the current folder, its own path, the
 /// account, what systemctl and crontab say) and, without --install, writes nothing.
 @Suite struct SetupFactsTests {
-    static let extras = SetupExtras(bashCompletion: "# bash\n", zshCompletion: "# zsh\n", fishCompletion: "# fish\n",
-                                    manual: ".TH PLANNER 1\n")
+    static let extras = SetupExtras(
+        bashCompletion: "# bash\n", zshCompletion: "# zsh\n", fishCompletion: "# fish\n",
+        manual: ".TH PLANNER 1\n")
 
     @Test func factsComeFromTheContext() throws {
         let home = temporaryFolder()
@@ -16,9 +17,12 @@ import Testing
         process.currentFolder = home + "/work"
         process.account = Account(uid: 4242, shell: "/usr/bin/zsh")
         let facts = try SetupCommand.facts(process.context, db: "my.db")
-        #expect(facts == SetupFacts(home: home, binary: "/opt/test/bin/planner", database: home + "/work/my.db",
-                                    shell: "/usr/bin/zsh", existingFiles: [".bash_login"], systemdUser: false, uid: 4242,
-                                    configHome: nil, dataHome: home + "/data"))
+        #expect(
+            facts
+                == SetupFacts(
+                    home: home, binary: "/opt/test/bin/planner", database: home + "/work/my.db",
+                    shell: "/usr/bin/zsh", existingFiles: [".bash_login"], systemdUser: false, uid: 4242,
+                    configHome: nil, dataHome: home + "/data"))
         #expect(process.ran == [["systemctl", "--user", "is-system-running"]])
         // A running user manager, as systemctl says it.
         process.answer = { $0.first == "systemctl" ? (0, "running\n") : nil }
@@ -38,8 +42,10 @@ import Testing
     @Test func theDryRunPlansFilesUnderTheContextsHomeAndWritesNothing() throws {
         let home = temporaryFolder()
         writeFile(home + "/.profile", "# mine\n")
-        let process = FakeProcess(environment: ["HOME": home, "XDG_CONFIG_HOME": home + "/cfg", "XDG_STATE_HOME": home + "/state",
-                                                "PATH": temporaryFolder()])
+        let process = FakeProcess(environment: [
+            "HOME": home, "XDG_CONFIG_HOME": home + "/cfg", "XDG_STATE_HOME": home + "/state",
+            "PATH": temporaryFolder(),
+        ])
         process.currentFolder = home
         // No user manager; the user's crontab holds one line of their own.
         process.answer = { $0 == ["crontab", "-l"] ? (0, "MAILTO=me\n") : nil }

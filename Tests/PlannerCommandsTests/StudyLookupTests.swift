@@ -71,6 +71,9 @@ import Testing
         let db = temporaryDatabasePath()
         let process = FakeProcess(environment: ["TZ": "Asia/Seoul", "PLANNER_DB": db, "PATH": temporaryFolder()])
         #expect(try StudyCommand.run(process.context, db: nil, now: "2026-11-23T10:10", command: []) == nil)
-        #expect(process.notices == ["planner study: recorded the open; no study program to run: set one with planner config set study-command PROGRAM, or give it after --"])
+        #expect(
+            process.notices == [
+                "planner study: recorded the open; no study program to run: set one with planner config set study-command PROGRAM, or give it after --"
+            ])
     }
 }

@@ -20,7 +20,8 @@ import PlannerSystem
 
     /// Fixed seeds in CI; `ANKI_REVIEW_SEEDS=5000 swift test --filter AnkiReviewTests` runs more.
     @Test func theWalkFindsWhatGroupingEveryReviewFinds() throws {
-        let zones = try ["America/Santiago", "Australia/Lord_Howe", "Europe/Berlin", "Asia/Seoul", "America/St_Johns", "Pacific/Chatham"].map(SystemZone.named)
+        let zones = try ["America/Santiago", "Australia/Lord_Howe", "Europe/Berlin", "Asia/Seoul", "America/St_Johns", "Pacific/Chatham"].map(
+            SystemZone.named)
         let seeds = getenv("ANKI_REVIEW_SEEDS").flatMap { Int(String(cString: $0)) } ?? 300
         for seed in 0..<seeds {
             var random = SplitMix(seed: UInt64(32_000 + seed))
@@ -52,8 +53,9 @@ import PlannerSystem
                 return low < sorted.count ? sorted[low] : nil
             }
             let expected = Self.plain(sorted, from: from, now: now, schedule: schedule, zone: zone)
-            #expect(walked.map { "\($0.day) \($0.review) \($0.at.milliseconds)" } == expected.map { "\($0.0) \($0.1) \($0.2.milliseconds)" },
-                    "seed \(32_000 + seed), \(zone.name), window \(start)-\(end)")
+            #expect(
+                walked.map { "\($0.day) \($0.review) \($0.at.milliseconds)" } == expected.map { "\($0.0) \($0.1) \($0.2.milliseconds)" },
+                "seed \(32_000 + seed), \(zone.name), window \(start)-\(end)")
         }
     }
 
@@ -66,7 +68,8 @@ import PlannerSystem
             for k in Int64(0)..<100 { reviews.append(monday + day * 86_400_000 + 36_000_000 + k * 10_000) }
         }
         var lookups = 0
-        let walked = AnkiReviews.firstReviews(from: .min, now: Instant(milliseconds: monday + 20 * 86_400_000), schedule: .standard, zone: zone) { (at: Int64) -> Int64? in
+        let walked = AnkiReviews.firstReviews(from: .min, now: Instant(milliseconds: monday + 20 * 86_400_000), schedule: .standard, zone: zone) {
+            (at: Int64) -> Int64? in
             lookups += 1
             return reviews.first { $0 >= at }
         }

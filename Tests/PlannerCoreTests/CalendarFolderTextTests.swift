@@ -11,8 +11,9 @@ import Testing
         // FIPS 180-4's examples, and a message longer than one block.
         #expect(SHA256.hex("abc".utf8) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         #expect(SHA256.hex("".utf8) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
-        #expect(SHA256.hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)
-            == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(
+            SHA256.hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
     }
 
     /// Every length from 0 to 300 bytes (each padding case, one to six blocks) against Python's hashlib.
@@ -42,11 +43,16 @@ import Testing
     }
 
     @Test func everyUIDIsPlannerPrefixedAndVdirsyncerSafe() {
-        let safe = { (uid: String) in uid.utf8.allSatisfy { c in
-            (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) || "_.+-".utf8.contains(c) } }
-        let uids = [CalendarFolderText.slotUID("Noti_AppOpenPromotion_2026_11_23_09_30"),
-                    CalendarFolderText.oneOffUID("dentist; at 3, \"really\" / ✓"),
-                    CalendarFolderText.dayUID(LocalDate(year: 2026, month: 11, day: 23))]
+        let safe = { (uid: String) in
+            uid.utf8.allSatisfy { c in
+                (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) || "_.+-".utf8.contains(c)
+            }
+        }
+        let uids = [
+            CalendarFolderText.slotUID("Noti_AppOpenPromotion_2026_11_23_09_30"),
+            CalendarFolderText.oneOffUID("dentist; at 3, \"really\" / ✓"),
+            CalendarFolderText.dayUID(LocalDate(year: 2026, month: 11, day: 23)),
+        ]
         #expect(uids[0] == "planner-Noti_AppOpenPromotion_2026_11_23_09_30")
         #expect(uids[2] == "planner-day-2026-11-23")
         #expect(uids[1].count == "planner-oneoff-".count + 32)
@@ -54,8 +60,10 @@ import Testing
             #expect(safe(uid) && CalendarFolderText.kind(ofUID: uid) != nil, "\(uid)")
             #expect(CalendarFolderText.uid(fromFileName: uid + ".ics") == uid)
         }
-        for foreign in ["planner-day-2026-13-01", "planner-day-2026-1-1", "planner-oneoff-XYZ", "planner-Noti_AppOpenPromotion_2026_11_23_9_30",
-                        "planner-", "abc@google.com", "planner-oneoff-" + String(repeating: "A", count: 32)] {
+        for foreign in [
+            "planner-day-2026-13-01", "planner-day-2026-1-1", "planner-oneoff-XYZ", "planner-Noti_AppOpenPromotion_2026_11_23_9_30",
+            "planner-", "abc@google.com", "planner-oneoff-" + String(repeating: "A", count: 32),
+        ] {
             #expect(CalendarFolderText.kind(ofUID: foreign) == nil, "\(foreign)")
         }
         #expect(CalendarFolderText.uid(fromFileName: "planner-day-2026-11-23.ics.tmp") == nil)
@@ -64,8 +72,9 @@ import Testing
 
     func items(now: String, opens: [LocalDate: Instant] = [:], days: Int = 3) -> [CalendarFolderText.Item] {
         let settings = PlanSettings()
-        let plan = planAhead(now: at(now), zone: seoul, schedule: settings.schedule,
-                             exclusions: Exclusions(openedDates: Set(opens.keys)), days: days)
+        let plan = planAhead(
+            now: at(now), zone: seoul, schedule: settings.schedule,
+            exclusions: Exclusions(openedDates: Set(opens.keys)), days: days)
         return CalendarFolderText.items(days: plan, opens: opens, oneOffs: [], zone: seoul, settings: settings)
     }
 
@@ -105,11 +114,13 @@ import Testing
         let shared = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\n"
         let lines = CalendarFolderText.semanticLines(shared)
         for rest in ["BEGIN:VEVENT\r\nUID:x\r\nEND:VEVENT\r\n", " continued\r\nUID:y\r\n", "\tcontinued\r\n", ""] {
-            #expect(CalendarFolderText.semanticDigest(shared: shared, sharedLines: lines, rest: rest) == CalendarFolderText.semanticDigest(shared + rest))
+            #expect(
+                CalendarFolderText.semanticDigest(shared: shared, sharedLines: lines, rest: rest) == CalendarFolderText.semanticDigest(shared + rest))
         }
         // A shared part that does not end a line is read whole.
-        #expect(CalendarFolderText.semanticDigest(shared: "BEGIN:VCAL", sharedLines: CalendarFolderText.semanticLines("BEGIN:VCAL"), rest: "ENDAR\r\n")
-                    == CalendarFolderText.semanticDigest("BEGIN:VCALENDAR\r\n"))
+        #expect(
+            CalendarFolderText.semanticDigest(shared: "BEGIN:VCAL", sharedLines: CalendarFolderText.semanticLines("BEGIN:VCAL"), rest: "ENDAR\r\n")
+                == CalendarFolderText.semanticDigest("BEGIN:VCALENDAR\r\n"))
     }
 
     /// Plans that share items but differ in what an item is made from: the title and body, the zone, the
@@ -133,8 +144,9 @@ import Testing
                         let plan = planAhead(now: at, zone: zone, schedule: settings.schedule, exclusions: Exclusions(), days: 8)
                         for opened in [nil, at + 60_000, at + 60_500, at + 61_000] {
                             let opens = opened.map { [plan[0].date: $0] } ?? [:]
-                            let oneOff = CalendarFolderText.OneOff(identifier: "tea", fireAt: try! parseTime("2027-01-04T10:00", in: zone),
-                                                                   title: title, body: opened == nil ? "green" : "black")
+                            let oneOff = CalendarFolderText.OneOff(
+                                identifier: "tea", fireAt: try! parseTime("2027-01-04T10:00", in: zone),
+                                title: title, body: opened == nil ? "green" : "black")
                             plans.append(CalendarFolderText.items(days: plan, opens: opens, oneOffs: [oneOff], zone: zone, settings: settings))
                         }
                     }
@@ -210,17 +222,20 @@ import Testing
             END:VCALENDAR\r
 
             """
-        #expect(CalendarFolderText.read(Array(rewritten.utf8), zone: seoul)
-            == .task(uid: "planner-day-2026-11-23", date: monday, completed: true, completedAt: at("2026-11-23T13:15")))
+        #expect(
+            CalendarFolderText.read(Array(rewritten.utf8), zone: seoul)
+                == .task(uid: "planner-day-2026-11-23", date: monday, completed: true, completedAt: at("2026-11-23T13:15")))
         // Floating and TZID times are read in the plan's zone (or the TZID's); bare LF line ends too.
         let floating = rewritten.replacingOccurrences(of: "\r", with: "")
             .replacingOccurrences(of: "completed;VALUE=DATE-TIME:20261123T041500Z", with: "COMPLETED;TZID=Asia/Seoul:20261123T131500")
-        #expect(CalendarFolderText.read(Array(floating.utf8), zone: seoul)
-            == .task(uid: "planner-day-2026-11-23", date: monday, completed: true, completedAt: at("2026-11-23T13:15")))
+        #expect(
+            CalendarFolderText.read(Array(floating.utf8), zone: seoul)
+                == .task(uid: "planner-day-2026-11-23", date: monday, completed: true, completedAt: at("2026-11-23T13:15")))
         // Completed without a time: done, when unknown.
         let untimed = rewritten.replacingOccurrences(of: "completed;VALUE=DATE-TIME:20261123T041500Z\r\n", with: "")
-        #expect(CalendarFolderText.read(Array(untimed.utf8), zone: seoul)
-            == .task(uid: "planner-day-2026-11-23", date: monday, completed: true, completedAt: nil))
+        #expect(
+            CalendarFolderText.read(Array(untimed.utf8), zone: seoul)
+                == .task(uid: "planner-day-2026-11-23", date: monday, completed: true, completedAt: nil))
     }
 
     @Test(arguments: [
@@ -228,7 +243,10 @@ import Testing
         ("BEGIN:VCALENDAR\r\nBEGIN:VTODO\r\nUID:planner-day-2026-11-23\r\nSTATUS:COMPLETED\r\nEND:VTODO\r\n", "not a complete VCALENDAR"),
         ("BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n", "no UID"),
         ("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:planner-day-2026-11-23\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n", "without its one VTODO"),
-        ("BEGIN:VCALENDAR\r\nBEGIN:VTODO\r\nUID:planner-day-2026-11-23\r\nEND:VTODO\r\nBEGIN:VTODO\r\nUID:planner-day-2026-11-24\r\nEND:VTODO\r\nEND:VCALENDAR\r\n", "more than one UID"),
+        (
+            "BEGIN:VCALENDAR\r\nBEGIN:VTODO\r\nUID:planner-day-2026-11-23\r\nEND:VTODO\r\nBEGIN:VTODO\r\nUID:planner-day-2026-11-24\r\nEND:VTODO\r\nEND:VCALENDAR\r\n",
+            "more than one UID"
+        ),
         ("BEGIN:VCALENDAR\r\nBEGIN:VTODO\r\nUID:planner-day-2026-11-23\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n", "does not close"),
         (String(repeating: "BEGIN:X\r\n", count: 20), "nested too deep"),
     ])
@@ -250,8 +268,10 @@ import Testing
 /// An item read back from a CalDAV server says what the planner wrote, whatever the server reordered,
 /// refolded or restamped (Radicale 3.1.8 through vdirsyncer, as calendar-first-day's two computers saw it).
 @Suite struct SemanticDigestTests {
-    let ours = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//planner//planner//EN\r\nBEGIN:VEVENT\r\nUID:planner-x\r\nDTSTAMP:20261126T000000Z\r\nDTSTART;TZID=UTC:20261126T113000\r\nDURATION:PT5M\r\nSUMMARY:Time to study?\r\nX-PLANNER-ID:x\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
-    let radicales = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//planner//planner//EN\r\nBEGIN:VEVENT\r\nUID:planner-x\r\nDTSTART:20261126T113000Z\r\nDURATION:PT5M\r\nDTSTAMP:20261127T101010Z\r\nSEQUENCE:4\r\nSUMMARY:Time to s\r\n tudy?\r\nX-PLANNER-ID:x\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+    let ours =
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//planner//planner//EN\r\nBEGIN:VEVENT\r\nUID:planner-x\r\nDTSTAMP:20261126T000000Z\r\nDTSTART;TZID=UTC:20261126T113000\r\nDURATION:PT5M\r\nSUMMARY:Time to study?\r\nX-PLANNER-ID:x\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+    let radicales =
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//planner//planner//EN\r\nBEGIN:VEVENT\r\nUID:planner-x\r\nDTSTART:20261126T113000Z\r\nDURATION:PT5M\r\nDTSTAMP:20261127T101010Z\r\nSEQUENCE:4\r\nSUMMARY:Time to s\r\n tudy?\r\nX-PLANNER-ID:x\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
 
     @Test func reorderedRefoldedRestampedIsTheSame() {
         #expect(CalendarFolderText.semanticDigest(ours) == CalendarFolderText.semanticDigest(radicales))

@@ -67,14 +67,17 @@ import Testing
 
     func fullPlan() -> [PendingRequest] {
         SlotIdentifier.upcoming(after: at("2026-11-23T12:00"), in: seoul, limit: 64).enumerated().map {
-            PendingRequest(rowID: Int64($0.offset), identifier: $0.element.identifier, kind: .slot,
-                           fireAt: $0.element.fireAt, localDate: $0.element.local.date)
+            PendingRequest(
+                rowID: Int64($0.offset), identifier: $0.element.identifier, kind: .slot,
+                fireAt: $0.element.fireAt, localDate: $0.element.local.date)
         }
     }
 
     @Test func aSoonerOneOffPushesTheLastSlotOut() {
         let plan = fullPlan()
-        let d = decideAdd(now: at("2026-11-23T12:00"), request: NewRequest(identifier: "snooze", fireAt: at("2026-11-23T12:15"), title: "t", body: ""), pending: plan)
+        let d = decideAdd(
+            now: at("2026-11-23T12:00"), request: NewRequest(identifier: "snooze", fireAt: at("2026-11-23T12:15"), title: "t", body: ""),
+            pending: plan)
         #expect(d.pending)
         #expect(d.replaced == nil)
         #expect(d.displaced == [plan.last!])
@@ -82,7 +85,9 @@ import Testing
 
     @Test func aOneOffLaterThanSixtyFourSoonerOnesWaits() {
         let plan = fullPlan()
-        let d = decideAdd(now: at("2026-11-23T12:00"), request: NewRequest(identifier: "later", fireAt: at("2026-12-25T09:00"), title: "t", body: ""), pending: plan)
+        let d = decideAdd(
+            now: at("2026-11-23T12:00"), request: NewRequest(identifier: "later", fireAt: at("2026-12-25T09:00"), title: "t", body: ""), pending: plan
+        )
         #expect(!d.pending)
         #expect(d.displaced.isEmpty)
     }
@@ -90,7 +95,9 @@ import Testing
     @Test func theSameIdentifierReplacesWithoutDisplacingAnything() {
         var plan = Array(fullPlan().dropLast())
         plan.append(request("snooze", "2026-11-23T12:20", row: 99))
-        let d = decideAdd(now: at("2026-11-23T12:00"), request: NewRequest(identifier: "snooze", fireAt: at("2026-11-23T12:40"), title: "t", body: ""), pending: plan)
+        let d = decideAdd(
+            now: at("2026-11-23T12:00"), request: NewRequest(identifier: "snooze", fireAt: at("2026-11-23T12:40"), title: "t", body: ""),
+            pending: plan)
         #expect(d.replaced?.rowID == 99)
         #expect(d.displaced.isEmpty)
         #expect(d.pending)

@@ -39,8 +39,9 @@ import Testing
 
     /// Let through between two letters: the in-word joiners and marks, and the number signs (which are
     /// visible) before a digit. Tag characters only inside an emoji's tag sequence, tested below.
-    static let allowedInsideText: Set<UInt32> = Set([0x200C, 0x200D, 0x200E, 0x200F, 0x061C, 0x00AD, 0x180E]
-        + Array(0x13430...0x1343F) + Array(0x0600...0x0605) + [0x06DD, 0x070F, 0x0890, 0x0891, 0x08E2, 0x110BD, 0x110CD])
+    static let allowedInsideText: Set<UInt32> = Set(
+        [0x200C, 0x200D, 0x200E, 0x200F, 0x061C, 0x00AD, 0x180E]
+            + Array(0x13430...0x1343F) + Array(0x0600...0x0605) + [0x06DD, 0x070F, 0x0890, 0x0891, 0x08E2, 0x110BD, 0x110CD])
 
     @Test func everyFormatCharacterIsRefusedAloneAndOnlyTheDocumentedOnesInsideText() {
         let formats = Self.pythonCategories.filter { $0.1 == "Cf" }.flatMap { Array($0.0) }
@@ -49,8 +50,9 @@ import Testing
         for value in formats {
             let s = Unicode.Scalar(value)!
             #expect(FormatCharacters.firstRefused(in: String(s)) != nil, "U+\(String(value, radix: 16)) alone")
-            #expect(FormatCharacters.firstRefused(in: "a\(s)1") == nil ? Self.allowedInsideText.contains(value) : !Self.allowedInsideText.contains(value),
-                    "U+\(String(value, radix: 16)) inside text")
+            #expect(
+                FormatCharacters.firstRefused(in: "a\(s)1") == nil ? Self.allowedInsideText.contains(value) : !Self.allowedInsideText.contains(value),
+                "U+\(String(value, radix: 16)) inside text")
             #expect(!FormatCharacters.hasVisible(String(s)), "U+\(String(value, radix: 16)) alone counts as visible")
         }
     }
@@ -92,7 +94,9 @@ import Testing
     }
 
     @Test func somethingVisibleIsNeeded() {
-        for blank in ["", " ", "\u{200B}", "\u{3164}", "\u{115F}\u{1160}", "\u{FFA0}", "\u{2800}", "\u{FE0F}", "\u{3000}\u{A0}\u{2007}", "\u{34F}", "\u{E0020}"] {
+        for blank in [
+            "", " ", "\u{200B}", "\u{3164}", "\u{115F}\u{1160}", "\u{FFA0}", "\u{2800}", "\u{FE0F}", "\u{3000}\u{A0}\u{2007}", "\u{34F}", "\u{E0020}",
+        ] {
             #expect(!FormatCharacters.hasVisible(blank), "\(blank.unicodeScalars.map { String($0.value, radix: 16) })")
         }
         for seen in ["a", "\u{301}", "한", "\u{1F469}\u{200D}\u{1F4BB}", "\u{6DD}\u{661}", "-", "\u{E000}"] {

@@ -5,13 +5,15 @@ import Testing
 @Suite struct LoginSessionTests {
     typealias P = LoginSessionFacts.Process
     let me: UInt32 = 1000
-    let login = P(pid: 500, start: 9000, uid: 1000)        // the login shell login or sshd started
+    let login = P(pid: 500, start: 9000, uid: 1000)  // the login shell login or sshd started
     let sshd = P(pid: 400, start: 8000, uid: 0)
-    let su = P(pid: 700, start: 9500, uid: 1000)           // setuid su keeps the caller's real uid
+    let su = P(pid: 700, start: 9500, uid: 1000)  // setuid su keeps the caller's real uid
     let rootShell = P(pid: 650, start: 9400, uid: 0)
 
-    func facts(_ ancestors: [P], hint: LoginSessionFacts.Hint = .none, audit: UInt32? = nil, logind: String? = nil,
-               boot: String? = "b1") -> LoginSessionFacts {
+    func facts(
+        _ ancestors: [P], hint: LoginSessionFacts.Hint = .none, audit: UInt32? = nil, logind: String? = nil,
+        boot: String? = "b1"
+    ) -> LoginSessionFacts {
         LoginSessionFacts(uid: me, bootID: boot, auditSession: audit, logindSession: logind, ancestors: ancestors, hint: hint)
     }
 
@@ -44,8 +46,9 @@ import Testing
         // new login that cancels the rest of the day.
         let reused = P(pid: login.pid, start: 9950, uid: me)
         #expect(LoginSession.decide(facts([pane, server], hint: .alive([reused, sshd]))) == .outlived, "a pid reused")
-        #expect(LoginSession.decide(facts([pane, server], hint: .alive([P(pid: login.pid, start: 100, uid: 1001)]))) == .outlived,
-                "another user's process under that pid")
+        #expect(
+            LoginSession.decide(facts([pane, server], hint: .alive([P(pid: login.pid, start: 100, uid: 1001)]))) == .outlived,
+            "another user's process under that pid")
         #expect(id(LoginSession.decide(facts([login, sshd], hint: .alive([login, sshd])))) == outer, "the login shell itself")
         #expect(id(LoginSession.decide(facts([P(pid: 520, start: 9999, uid: me), sshd]))) != outer, "the next login")
     }

@@ -19,7 +19,8 @@ struct Simulation {
         finished.formUnion(d.missed.filter { $0.kind == .slot }.map(\.identifier))
         pending.removeAll { gone.contains($0.rowID) }
         for slot in d.added {
-            pending.append(PendingRequest(rowID: nextRowID, identifier: slot.identifier, kind: .slot, fireAt: slot.fireAt, localDate: slot.local.date))
+            pending.append(
+                PendingRequest(rowID: nextRowID, identifier: slot.identifier, kind: .slot, fireAt: slot.fireAt, localDate: slot.local.date))
             nextRowID += 1
         }
         pending.sort { $0.fireAt < $1.fireAt }
@@ -127,8 +128,11 @@ struct Simulation {
 
     @Test func openKeepsOneOffRequests() {
         var sim = Simulation(zone: seoul)
-        sim.pending = [PendingRequest(rowID: 999, identifier: "dentist", kind: .oneoff, fireAt: at("2026-11-23T15:00"),
-                                      localDate: LocalDate(year: 2026, month: 11, day: 23))]
+        sim.pending = [
+            PendingRequest(
+                rowID: 999, identifier: "dentist", kind: .oneoff, fireAt: at("2026-11-23T15:00"),
+                localDate: LocalDate(year: 2026, month: 11, day: 23))
+        ]
         sim.refill(at("2026-11-23T12:00"))
         sim.open(at("2026-11-23T12:10"))
         #expect(sim.pending.contains { $0.identifier == "dentist" })
@@ -139,8 +143,9 @@ struct Simulation {
         var sim = Simulation(zone: seoul)
         // 64 requests pending far in the future; the slots of the coming days are sooner.
         sim.pending = (0..<64).map { i in
-            PendingRequest(rowID: 1000 + Int64(i), identifier: "later-\(i)", kind: .oneoff,
-                           fireAt: at("2027-01-04T10:00") + Int64(i) * 60_000, localDate: LocalDate(year: 2027, month: 1, day: 4))
+            PendingRequest(
+                rowID: 1000 + Int64(i), identifier: "later-\(i)", kind: .oneoff,
+                fireAt: at("2027-01-04T10:00") + Int64(i) * 60_000, localDate: LocalDate(year: 2027, month: 1, day: 4))
         }
         let d = sim.refill(at("2026-11-23T12:00"))
         #expect(d.added.count == 64)
@@ -193,7 +198,11 @@ struct Simulation {
                 let when = now + Int64(pick(60 * 24 * 40) - 60 * 24) * 60_000
                 // Now and then a one-off with the identifier of a slot still ahead (`add --id`).
                 let id = pick(3) == 0 ? slots[pick(slots.count)].identifier : "oneoff-\(round)-\(n)"
-                if pick(2) == 0, pending.count < cap { pending.append(request(id, .oneoff, when)) } else { waiting.append(request(id, .oneoff, when)) }
+                if pick(2) == 0, pending.count < cap {
+                    pending.append(request(id, .oneoff, when))
+                } else {
+                    waiting.append(request(id, .oneoff, when))
+                }
             }
             let state = PlanState(pending: pending, finishedSlotIdentifiers: finished, waitingOneOffs: waiting, exclusions: exclusions)
             let decision = decideRefill(now: now, zone: seoul, policy: policy, state: state)

@@ -10,15 +10,24 @@ import PlannerSystem
 
     /// Lines written by hand from the format's description (not by the planner) read as these events.
     @Test func handWrittenLinesReadAsTheirEvents() {
-        let skip = PlanEvent(line: "planner-event 2 id=0123456789abcdef at=1795396200000 origin=skip kind=skip dates=2026-12-24,2026-12-25 reason=Christmas%20Eve%0A%25\n")
-        #expect(skip == PlanEvent(id: "0123456789abcdef", at: Instant(milliseconds: 1_795_396_200_000), origin: "skip",
-                                  change: .skip(dates: [date("2026-12-24"), date("2026-12-25")], reason: "Christmas Eve\n%")))
-        let settings = PlanEvent(line: "planner-event 2 id=abcdefgh at=0 origin=config kind=settings set.title=공부%20시간 set.interval=45m reset=zone,grace\n")
+        let skip = PlanEvent(
+            line:
+                "planner-event 2 id=0123456789abcdef at=1795396200000 origin=skip kind=skip dates=2026-12-24,2026-12-25 reason=Christmas%20Eve%0A%25\n"
+        )
+        #expect(
+            skip
+                == PlanEvent(
+                    id: "0123456789abcdef", at: Instant(milliseconds: 1_795_396_200_000), origin: "skip",
+                    change: .skip(dates: [date("2026-12-24"), date("2026-12-25")], reason: "Christmas Eve\n%")))
+        let settings = PlanEvent(
+            line: "planner-event 2 id=abcdefgh at=0 origin=config kind=settings set.title=공부%20시간 set.interval=45m reset=zone,grace\n")
         #expect(settings?.change == .settings(set: [SettingChange(.title, "공부 시간"), SettingChange(.interval, "45m")], reset: [.zone, .grace]))
-        #expect(PlanEvent(line: "planner-event 2 id=abcdefgh at=5 origin=pause kind=pause until=9\n")?.change == .pause(until: Instant(milliseconds: 9)))
+        #expect(
+            PlanEvent(line: "planner-event 2 id=abcdefgh at=5 origin=pause kind=pause until=9\n")?.change == .pause(until: Instant(milliseconds: 9)))
         #expect(PlanEvent(line: "planner-event 2 id=abcdefgh at=5 origin=resume kind=resume\n")?.change == .resume)
-        #expect(PlanEvent(line: "planner-event 2 id=abcdefgh at=5 origin=study kind=open zone=Asia/Seoul offset=32400\n")?.change
-            == .open(zoneName: "Asia/Seoul", offsetSeconds: 32_400, graceMilliseconds: nil))
+        #expect(
+            PlanEvent(line: "planner-event 2 id=abcdefgh at=5 origin=study kind=open zone=Asia/Seoul offset=32400\n")?.change
+                == .open(zoneName: "Asia/Seoul", offsetSeconds: 32_400, graceMilliseconds: nil))
     }
 
     @Test func everyKindReadsBackTheSame() {
@@ -42,14 +51,16 @@ import PlannerSystem
 
     @Test func linesThatAreNotEventsAreRefused() {
         let good = "planner-event 2 id=abcdefgh at=5 origin=resume kind=resume"
-        for bad in [good, good + " \n", good + " extra=1\n", good + " id=abcdefgh\n", "planner-event 3 id=abcdefgh at=5 origin=x kind=resume\n",
-                    "planner-event 2 id=abcdefgh at=5 origin=x kind=explode\n", "planner-event 2 id=abcdefgh at=x origin=x kind=resume\n",
-                    "planner-event 2 id=abcdefgh at=5 origin=x kind=skip dates=2026-02-30\n",
-                    "planner-event 2 id=abcdefgh at=5 origin=x kind=skip reason=%zz dates=2026-02-03\n",
-                    "planner-event 2 id=abcdefgh at=5 origin=x kind=skip reason=%FF dates=2026-02-03\n",
-                    "planner-event 2 id=abcdefgh at=5 origin=x kind=settings set.colour=red\n",
-                    "planner-event 2 at=5 origin=x kind=resume\n", "planner-open 1 1 0 0 UTC\n",
-                    good + " pad=" + String(repeating: "x", count: PlanEventText.maximumLineBytes) + "\n"] {
+        for bad in [
+            good, good + " \n", good + " extra=1\n", good + " id=abcdefgh\n", "planner-event 3 id=abcdefgh at=5 origin=x kind=resume\n",
+            "planner-event 2 id=abcdefgh at=5 origin=x kind=explode\n", "planner-event 2 id=abcdefgh at=x origin=x kind=resume\n",
+            "planner-event 2 id=abcdefgh at=5 origin=x kind=skip dates=2026-02-30\n",
+            "planner-event 2 id=abcdefgh at=5 origin=x kind=skip reason=%zz dates=2026-02-03\n",
+            "planner-event 2 id=abcdefgh at=5 origin=x kind=skip reason=%FF dates=2026-02-03\n",
+            "planner-event 2 id=abcdefgh at=5 origin=x kind=settings set.colour=red\n",
+            "planner-event 2 at=5 origin=x kind=resume\n", "planner-open 1 1 0 0 UTC\n",
+            good + " pad=" + String(repeating: "x", count: PlanEventText.maximumLineBytes) + "\n",
+        ] {
             #expect(PlanEvent(line: bad) == nil, "\(bad.prefix(120))")
         }
     }
@@ -78,7 +89,9 @@ import PlannerSystem
         #expect(problem(.settings(set: [SettingChange(.interval, "45m")], reset: [])) == nil)
     }
 
-    func facts(_ values: [String: String] = [:], defaults: [String: String] = [:], pending: [PendingRequest] = [], exclusions: Exclusions = Exclusions()) -> PlanFacts {
+    func facts(
+        _ values: [String: String] = [:], defaults: [String: String] = [:], pending: [PendingRequest] = [], exclusions: Exclusions = Exclusions()
+    ) -> PlanFacts {
         var state = PlanState(pending: pending)
         state.exclusions = exclusions
         return PlanFacts(settingValues: values, settingDefaults: defaults, state: state)
@@ -86,11 +99,13 @@ import PlannerSystem
 
     /// An open decides exactly what `decideOpen` does on the plan the settings make, at the event's instant.
     @Test func anOpenIsDecidedAtItsOwnInstantInThePlansZone() {
-        let event = PlanEvent(id: "0123456789abcdef", at: at("2026-11-23T10:10"), origin: "open",
-                              change: .open(zoneName: "Europe/Paris", offsetSeconds: 3_600, graceMilliseconds: 60_000))
+        let event = PlanEvent(
+            id: "0123456789abcdef", at: at("2026-11-23T10:10"), origin: "open",
+            change: .open(zoneName: "Europe/Paris", offsetSeconds: 3_600, graceMilliseconds: 60_000))
         let effect = decideEvent(event, facts: facts(["zone": "Asia/Seoul"])) { _ in seoul }
-        let expected = decideOpen(now: at("2026-11-23T10:10"), zone: seoul, policy: PlanPolicy(graceMilliseconds: 60_000),
-                                  state: PlanState(pending: []), plan: PlanSettings(zone: "Asia/Seoul"))
+        let expected = decideOpen(
+            now: at("2026-11-23T10:10"), zone: seoul, policy: PlanPolicy(graceMilliseconds: 60_000),
+            state: PlanState(pending: []), plan: PlanSettings(zone: "Asia/Seoul"))
         #expect(effect.open == expected)
         #expect(effect.open?.date == date("2026-11-23"), "the plan's day, not Paris's")
         #expect(effect.refill.added.first?.identifier == "Noti_AppOpenPromotion_2026_11_24_09_30")
@@ -100,11 +115,14 @@ import PlannerSystem
         let now = at("2026-11-23T10:10")
         let before = decideRefill(now: now, zone: seoul, state: PlanState(pending: []), plan: PlanSettings(zone: "Asia/Seoul"))
         let pending = before.added.enumerated().map { i, slot in
-            PendingRequest(rowID: Int64(i + 1), identifier: slot.identifier, kind: .slot, fireAt: slot.fireAt, localDate: slot.local.date,
-                           zone: "Asia/Seoul", title: PlanSettings.standard.title, body: PlanSettings.standard.body)
+            PendingRequest(
+                rowID: Int64(i + 1), identifier: slot.identifier, kind: .slot, fireAt: slot.fireAt, localDate: slot.local.date,
+                zone: "Asia/Seoul", title: PlanSettings.standard.title, body: PlanSettings.standard.body)
         }
-        let effect = decideEvent(PlanEvent(id: "0123456789abcdef", at: now, origin: "skip", change: .skip(dates: [date("2026-11-23")], reason: nil)),
-                                 facts: facts(["zone": "Asia/Seoul"], pending: pending)) { _ in seoul }
+        let effect = decideEvent(
+            PlanEvent(id: "0123456789abcdef", at: now, origin: "skip", change: .skip(dates: [date("2026-11-23")], reason: nil)),
+            facts: facts(["zone": "Asia/Seoul"], pending: pending)
+        ) { _ in seoul }
         let today = pending.filter { $0.localDate == date("2026-11-23") }
         #expect(today.count == 23)
         #expect(Set(effect.refill.retired.map(\.request)) == Set(today) && effect.refill.retired.allSatisfy { $0.state == .skipped })
@@ -114,8 +132,9 @@ import PlannerSystem
     /// `config reset` goes back to the row's own default (the zone a plan was made in), and a value that
     /// is already what is asked changes no row.
     @Test func settingsChangeOnlyWhatDiffersAndResetToTheRowsDefault() {
-        let event = PlanEvent(id: "0123456789abcdef", at: at("2026-11-23T10:10"), origin: "config",
-                              change: .settings(set: [SettingChange(.interval, "30m"), SettingChange(.title, "Study!")], reset: [.zone]))
+        let event = PlanEvent(
+            id: "0123456789abcdef", at: at("2026-11-23T10:10"), origin: "config",
+            change: .settings(set: [SettingChange(.interval, "30m"), SettingChange(.title, "Study!")], reset: [.zone]))
         var resolved: [String] = []
         let effect = decideEvent(event, facts: facts(["interval": "30m", "zone": "Europe/Paris", "title": "x"], defaults: ["zone": "Asia/Seoul"])) {
             resolved.append($0)
@@ -129,12 +148,16 @@ import PlannerSystem
     @Test func aPauseReplacesTheOneInForceAndAResumeEndsIt() {
         let now = at("2026-11-23T10:10")
         let inForce = Exclusions(pause: Pause(since: at("2026-11-20T00:00"), until: nil))
-        let pause = decideEvent(PlanEvent(id: "0123456789abcdef", at: now, origin: "pause", change: .pause(until: at("2026-11-25T00:00"))),
-                                facts: facts(exclusions: inForce)) { _ in seoul }
+        let pause = decideEvent(
+            PlanEvent(id: "0123456789abcdef", at: now, origin: "pause", change: .pause(until: at("2026-11-25T00:00"))),
+            facts: facts(exclusions: inForce)
+        ) { _ in seoul }
         #expect(pause.endsPause && pause.startsPause == Pause(since: now, until: at("2026-11-25T00:00")))
         #expect(pause.refill.added.first?.identifier == "Noti_AppOpenPromotion_2026_11_25_09_30")
-        let resume = decideEvent(PlanEvent(id: "0123456789abcdef", at: now, origin: "resume", change: .resume),
-                                 facts: facts(exclusions: inForce)) { _ in seoul }
+        let resume = decideEvent(
+            PlanEvent(id: "0123456789abcdef", at: now, origin: "resume", change: .resume),
+            facts: facts(exclusions: inForce)
+        ) { _ in seoul }
         #expect(resume.endsPause && resume.startsPause == nil)
         #expect(resume.refill.added.first?.identifier == "Noti_AppOpenPromotion_2026_11_23_10_30")
         let nothing = decideEvent(PlanEvent(id: "0123456789abcdef", at: now, origin: "resume", change: .resume), facts: facts()) { _ in seoul }

@@ -43,8 +43,9 @@ import Testing
 
     func pendingSlots(_ d: RefillDecision) -> [PendingRequest] {
         d.added.enumerated().map {
-            PendingRequest(rowID: Int64($0.offset + 1), identifier: $0.element.identifier, kind: .slot, fireAt: $0.element.fireAt,
-                           localDate: $0.element.local.date, zone: seoul.name, title: PlanSettings.standard.title, body: PlanSettings.standard.body)
+            PendingRequest(
+                rowID: Int64($0.offset + 1), identifier: $0.element.identifier, kind: .slot, fireAt: $0.element.fireAt,
+                localDate: $0.element.local.date, zone: seoul.name, title: PlanSettings.standard.title, body: PlanSettings.standard.body)
         }
     }
 

@@ -22,8 +22,10 @@ import Testing
         let reading = LocalDateTime(date: LocalDate(year: 2026, month: 11, day: 3), hour: 9, minute: 0)
         #expect(SlotIdentifier.format(reading) == "Noti_AppOpenPromotion_2026_11_03_09_00")
         #expect(SlotIdentifier.parse("Noti_AppOpenPromotion_2026_11_03_09_00") == reading)
-        for bad in ["Noti_AppOpenPromotion_2026_11_3_09_00", "Noti_AppOpenPromotion_2026_11_31_09_00",
-                    "Noti_AppOpenPromotion_2026_11_03_09_00_00", "Other_2026_11_03_09_00", "Noti_AppOpenPromotion_2026_11_03_24_00"] {
+        for bad in [
+            "Noti_AppOpenPromotion_2026_11_3_09_00", "Noti_AppOpenPromotion_2026_11_31_09_00",
+            "Noti_AppOpenPromotion_2026_11_03_09_00_00", "Other_2026_11_03_09_00", "Noti_AppOpenPromotion_2026_11_03_24_00",
+        ] {
             #expect(SlotIdentifier.parse(bad) == nil, "\(bad)")
         }
     }
@@ -37,18 +39,24 @@ import Testing
             let reading = LocalDateTime(date: date, hour: Int(random.next() % 24), minute: Int(random.next() % 60))
             let identifier = SlotIdentifier.format(reading)
             #expect(identifier.utf8.count == 38)
-            #expect(identifier == "Noti_AppOpenPromotion_\(pad(date.year, 4))_\(pad(date.month, 2))_\(pad(date.day, 2))_\(pad(reading.hour, 2))_\(pad(reading.minute, 2))")
+            #expect(
+                identifier
+                    == "Noti_AppOpenPromotion_\(pad(date.year, 4))_\(pad(date.month, 2))_\(pad(date.day, 2))_\(pad(reading.hour, 2))_\(pad(reading.minute, 2))"
+            )
             #expect(SlotIdentifier.parse(identifier) == reading)
         }
-        for bad in ["Noti_AppOpenPromotion_2026_+1_03_09_00", "Noti_AppOpenPromotion_2026_-1_03_09_00",
-                    "Noti_AppOpenPromotion_2026_11_03_09_\u{0663}0", "Noti_AppOpenPromotion_2026_11_03 09_00",
-                    "Noti_AppOpenPromotion_2026_11_03_09_0", "noti_AppOpenPromotion_2026_11_03_09_00",
-                    "Noti_AppOpenPromotion_2026_00_03_09_00", "Noti_AppOpenPromotion_2026_11_03_09_60", ""] {
+        for bad in [
+            "Noti_AppOpenPromotion_2026_+1_03_09_00", "Noti_AppOpenPromotion_2026_-1_03_09_00",
+            "Noti_AppOpenPromotion_2026_11_03_09_\u{0663}0", "Noti_AppOpenPromotion_2026_11_03 09_00",
+            "Noti_AppOpenPromotion_2026_11_03_09_0", "noti_AppOpenPromotion_2026_11_03_09_00",
+            "Noti_AppOpenPromotion_2026_00_03_09_00", "Noti_AppOpenPromotion_2026_11_03_09_60", "",
+        ] {
             #expect(SlotIdentifier.parse(bad) == nil, "\(bad)")
         }
         // A year past 9999 is still written (wider), as before.
-        #expect(SlotIdentifier.format(LocalDateTime(date: LocalDate(year: 12026, month: 1, day: 2), hour: 3, minute: 4))
-                    == "Noti_AppOpenPromotion_12026_01_02_03_04")
+        #expect(
+            SlotIdentifier.format(LocalDateTime(date: LocalDate(year: 12026, month: 1, day: 2), hour: 3, minute: 4))
+                == "Noti_AppOpenPromotion_12026_01_02_03_04")
     }
 
     @Test func saturdayStartBeginsMondayMorning() {
@@ -113,8 +121,9 @@ struct SplitMix {
             #expect(date.description == "\(pad(date.year, 4))-\(pad(date.month, 2))-\(pad(date.day, 2))")
             let offset = (Int(random.next() % 1_681) - 840) * 60  // -14:00 to +14:00, whole minutes
             let zone = Zone.fixed(name: "Test", offsetSeconds: offset)
-            let reading = LocalDateTime(date: date, hour: Int(random.next() % 24), minute: Int(random.next() % 60),
-                                        second: Int(random.next() % 60), millisecond: random.next() % 3 == 0 ? 0 : Int(random.next() % 1000))
+            let reading = LocalDateTime(
+                date: date, hour: Int(random.next() % 24), minute: Int(random.next() % 60),
+                second: Int(random.next() % 60), millisecond: random.next() % 3 == 0 ? 0 : Int(random.next() % 1000))
             guard let instant = zone.instant(for: reading) else { continue }
             #expect(zone.rfc3339(instant) == Zone.rfc3339Text(reading, offsetSeconds: offset))
         }

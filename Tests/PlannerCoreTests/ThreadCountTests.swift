@@ -8,7 +8,7 @@ import Testing
         #expect(count("Name:\tplanner\nState:\tR\nThreads:\t1\nSigQ:\t0/1\n") == 1)
         #expect(count("Name:\tplanner\nThreads:\t12\n") == 12)
         #expect(count("Name:\tplanner\nThreads:\t3") == 3)
-        #expect(count("Name:\tThreads:\t1\n") == nil)           // not at a line's start
+        #expect(count("Name:\tThreads:\t1\n") == nil)  // not at a line's start
         #expect(count("Name:\tplanner\nThreads:\tx\n") == nil)
         #expect(count("Name:\tplanner\nThreads:\t1x\n") == nil)
         #expect(count("Name:\tplanner\n") == nil)

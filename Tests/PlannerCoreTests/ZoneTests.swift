@@ -80,8 +80,10 @@ let berlinLike = Zone(name: "Test/Berlin") { t in
 /// Exit codes follow from an error's kind, in one place (`PlannerError.Kind.exitCode`): the README's table.
 @Suite struct PlannerErrorKindTests {
     @Test func exitCodesAreTheReadmes() {
-        let codes: [(PlannerError.Kind, Int32)] = [(.usage, 64), (.data, 65), (.io, 74), (.busy, 75), (.failure, 1),
-                                                   (.programNotFound, 127), (.programNotRunnable, 126)]
+        let codes: [(PlannerError.Kind, Int32)] = [
+            (.usage, 64), (.data, 65), (.io, 74), (.busy, 75), (.failure, 1),
+            (.programNotFound, 127), (.programNotRunnable, 126),
+        ]
         for (kind, code) in codes { #expect(PlannerError(kind, "x").exitCode == code, "\(kind)") }
     }
 }

@@ -40,7 +40,8 @@ import PlannerTestSupport
             let db = try PlannerDatabase(path: temporaryDatabasePath(), zoneForNewPlan: zone)
             let made = Instant(milliseconds: clock + skew[i] + Int64(i) * 60_000)
             try db.refill(now: made)
-            try db.configure(set: [(.syncFolder, folders[i]), (.deviceName, "d\(i)"), (.days, try SettingKey.days.canonical("daily"))], reset: [], now: made)
+            try db.configure(
+                set: [(.syncFolder, folders[i]), (.deviceName, "d\(i)"), (.days, try SettingKey.days.canonical("daily"))], reset: [], now: made)
             devices.append(db)
         }
         func now(_ i: Int) -> Instant { Instant(milliseconds: clock + skew[i]) }
@@ -58,14 +59,20 @@ import PlannerTestSupport
             let someDate = Self.utcDate(now(i)).adding(days: dayOffset)
             switch Int.random(in: 0..<12, using: &random) {
             case 0, 1, 2: try db.recordAppOpen(now: now(i), origin: Bool.random(using: &random) ? "open" : "answer")
-            case 3: try db.configure(set: [(.window, try SettingKey.window.canonical(Self.windows.randomElement(using: &random)!))], reset: [], now: now(i))
+            case 3:
+                try db.configure(
+                    set: [(.window, try SettingKey.window.canonical(Self.windows.randomElement(using: &random)!))], reset: [], now: now(i))
             case 4: try db.configure(set: [(.zone, Self.zones.randomElement(using: &random)!)], reset: [], now: now(i))
-            case 5: try db.configure(set: [(.interval, try SettingKey.interval.canonical(["30m", "45m", "60m"].randomElement(using: &random)!))], reset: [], now: now(i))
+            case 5:
+                try db.configure(
+                    set: [(.interval, try SettingKey.interval.canonical(["30m", "45m", "60m"].randomElement(using: &random)!))], reset: [],
+                    now: now(i))
             case 6: try db.configure(set: [(.title, "t\(Int.random(in: 0..<4, using: &random))")], reset: [], now: now(i))
             case 7: try db.configure(set: [], reset: [[SettingKey.window, .zone, .interval, .title].randomElement(using: &random)!], now: now(i))
             case 8: try db.skip([someDate], reason: Bool.random(using: &random) ? nil : "r\(dayOffset)", now: now(i))
             case 9: _ = try db.unskip([someDate], now: now(i))
-            case 10: try db.pause(now: now(i), until: Bool.random(using: &random) ? nil : now(i) + Int64.random(in: 1...12, using: &random) * 3_600_000)
+            case 10:
+                try db.pause(now: now(i), until: Bool.random(using: &random) ? nil : now(i) + Int64.random(in: 1...12, using: &random) * 3_600_000)
             default: _ = try db.resume(now: now(i))
             }
             if Int.random(in: 0..<2, using: &random) == 0 { try hear(Int.random(in: 0..<count, using: &random)) }
@@ -96,12 +103,15 @@ import PlannerTestSupport
         for i in 1..<count {
             for (name, view) in views[0] where view != views[i][name] {
                 let other = views[i][name] ?? []
-                Issue.record("seed \(seed): \(name) differs between d0 and d\(i): only d0 \(view.filter { !other.contains($0) }), only d\(i) \(other.filter { !view.contains($0) })")
+                Issue.record(
+                    "seed \(seed): \(name) differs between d0 and d\(i): only d0 \(view.filter { !other.contains($0) }), only d\(i) \(other.filter { !view.contains($0) })"
+                )
             }
         }
         for (i, db) in devices.enumerated() {
             for problem in try studyDaysAgainstTheHistory(db) { Issue.record("seed \(seed), d\(i): \(problem)") }
-            let opened = try db.connection.integer("""
+            let opened = try db.connection.integer(
+                """
                 SELECT count(*) FROM request r WHERE r.state = 'pending' AND r.kind = 'slot'
                   AND r.local_date IN (SELECT local_date FROM app_open)
                 """)
@@ -113,12 +123,18 @@ import PlannerTestSupport
     func shared(_ db: PlannerDatabase, now: Instant) throws -> [String: [String]] {
         var views: [String: [String]] = [:]
         for (name, sql) in [
-            ("settings", "SELECT key || '=' || value FROM setting WHERE key NOT IN ('sync-folder', 'device-name', 'calendar-folder', 'calendar-days', 'anki-collection', 'study-command') ORDER BY key"),
+            (
+                "settings",
+                "SELECT key || '=' || value FROM setting WHERE key NOT IN ('sync-folder', 'device-name', 'calendar-folder', 'calendar-days', 'anki-collection', 'study-command') ORDER BY key"
+            ),
             ("opens", "SELECT event_id || ' ' || local_date FROM app_open ORDER BY event_id"),
             ("skips", "SELECT local_date || ' ' || coalesce(reason, '') FROM skipped_dates ORDER BY local_date"),
             ("pauses", "SELECT coalesce(since, '') || ' ' || coalesce(until, '') || ' ' || coalesce(ended_at, '') FROM pauses"),
             // Each device's own setup (its folder, its name, the days) is not compared: only part of it travels.
-            ("events", "SELECT id || ' ' || kind || ' ' || payload || ' ' || stamp || ' ' || device_id FROM events WHERE payload NOT LIKE '%days=%' ORDER BY id"),
+            (
+                "events",
+                "SELECT id || ' ' || kind || ' ' || payload || ' ' || stamp || ' ' || device_id FROM events WHERE payload NOT LIKE '%days=%' ORDER BY id"
+            ),
         ] {
             let stmt = try db.connection.prepare(sql)
             var rows: [String] = []
@@ -136,7 +152,8 @@ import PlannerTestSupport
     /// `Zone.local` (itself checked against Python's zoneinfo elsewhere).
     func studyDaysAgainstTheHistory(_ db: PlannerDatabase) throws -> [String] {
         struct Row { var stamp: Stamp; var event: PlanEvent }
-        let stmt = try db.connection.prepare("""
+        let stmt = try db.connection.prepare(
+            """
             SELECT id, at_ms, origin, kind, payload, coalesce(stamp_ms, at_ms), stamp_counter, device FROM event
             """)
         var rows: [Row] = []
@@ -168,7 +185,9 @@ import PlannerTestSupport
                 let expected = crosses && minute < min(s.endMinute + s.intervalMinutes, s.startMinute) ? local.date.adding(days: -1) : local.date
                 try recorded.bind([.text(row.event.id)])
                 let got = try recorded.step() ? recorded.text(0) : "none"
-                if got != expected.description { problems.append("open \(row.event.id) at \(row.event.at.milliseconds) recorded on \(got), the history says \(expected)") }
+                if got != expected.description {
+                    problems.append("open \(row.event.id) at \(row.event.at.milliseconds) recorded on \(got), the history says \(expected)")
+                }
             default:
                 continue
             }
@@ -195,7 +214,8 @@ import PlannerTestSupport
             try data.write(to: URL(fileURLWithPath: to + "/.syncthing." + name + ".tmp"))
             rename(to + "/.syncthing." + name + ".tmp", target)
             if !whole, Int.random(in: 0..<5, using: &random) == 0 {
-                try data.write(to: URL(fileURLWithPath: target.replacingOccurrences(of: ".events", with: ".sync-conflict-20261125-000000-XXXXXXX.events")))
+                try data.write(
+                    to: URL(fileURLWithPath: target.replacingOccurrences(of: ".events", with: ".sync-conflict-20261125-000000-XXXXXXX.events")))
             }
         }
     }

@@ -41,8 +41,9 @@ import PlannerTestSupport
         // … once it cannot be, it is recorded as failed, and never claimed again.
         let later = try db.claimDue(now: at("2026-11-23T12:50:00.001"))
         #expect(later.claimed.first?.identifier != "Noti_AppOpenPromotion_2026_11_23_12_30")
-        #expect(try db.connection.text("SELECT state || ': ' || error FROM request WHERE identifier LIKE '%12_30'")
-            == "failed: the ticker stopped during delivery; not retried (deliveries are at most once)")
+        #expect(
+            try db.connection.text("SELECT state || ': ' || error FROM request WHERE identifier LIKE '%12_30'")
+                == "failed: the ticker stopped during delivery; not retried (deliveries are at most once)")
         #expect(try db.connection.integer("SELECT count(*) FROM delivered_notifications") == 0)
     }
 
@@ -54,12 +55,15 @@ import PlannerTestSupport
         #expect(first.decision.displaced.map(\.identifier) == ["Noti_AppOpenPromotion_2026_11_25_19_00"])  // 19 Monday + 25 Tuesday + 20 Wednesday
         let second = try db.add(NewRequest(identifier: "snooze", fireAt: at("2026-11-23T12:20"), title: "b", body: ""), now: now, zone: seoul)
         #expect(second.decision.replaced != nil)
-        #expect(try db.connection.text("SELECT group_concat(state) FROM (SELECT state FROM request WHERE identifier = 'snooze' ORDER BY id)") == "replaced,pending")
+        #expect(
+            try db.connection.text("SELECT group_concat(state) FROM (SELECT state FROM request WHERE identifier = 'snooze' ORDER BY id)")
+                == "replaced,pending")
         let waiting = try db.add(NewRequest(identifier: "xmas", fireAt: at("2026-12-25T09:00"), title: "c", body: ""), now: now, zone: seoul)
         #expect(!waiting.decision.pending)
         #expect(try db.connection.integer("SELECT count(*) FROM pending_requests") == 64)
         // Default identifiers are made unique instead of replacing.
-        let unique = try db.add(NewRequest(identifier: "snooze", fireAt: at("2026-11-23T13:20"), title: "d", body: ""), makeUnique: true, now: now, zone: seoul)
+        let unique = try db.add(
+            NewRequest(identifier: "snooze", fireAt: at("2026-11-23T13:20"), title: "d", body: ""), makeUnique: true, now: now, zone: seoul)
         #expect(unique.identifier == "snooze_2")
         // On Christmas Eve evening the one-off is among the soonest 64 again.
         try db.refill(now: at("2026-12-24T20:00"), zone: seoul)
@@ -80,8 +84,9 @@ import PlannerTestSupport
         try db.recordAppOpen(now: at("2026-11-23T12:31"), zone: seoul)  // while the sink is failing
         #expect(try db.appOpenedSinceClaim(claimed))
         try db.abandonDelivery(claimed, at: at("2026-11-23T12:31:02"), reason: "the app was opened before a retry succeeded")
-        #expect(try db.connection.text("SELECT state || '/' || reason FROM request WHERE id = \(claimed.rowID)")
-            == "missed/the app was opened before a retry succeeded")
+        #expect(
+            try db.connection.text("SELECT state || '/' || reason FROM request WHERE id = \(claimed.rowID)")
+                == "missed/the app was opened before a retry succeeded")
     }
 }
 
@@ -105,7 +110,8 @@ import PlannerTestSupport
         let answer = try db.recordAnswer(to: slot, action: .snooze, now: at("2026-11-23T12:31"))
         #expect(answer.snoozedAs == "Noti_AppOpenPromotion_2026_11_23_12_30_snoozed")
         #expect(answer.studyCommand.isEmpty)
-        let row = try db.connection.text("""
+        let row = try db.connection.text(
+            """
             SELECT kind || ' ' || local_time || ' ' || state FROM request WHERE identifier = 'Noti_AppOpenPromotion_2026_11_23_12_30_snoozed'
             """)
         #expect(row == "oneoff 2026-11-23T12:46:00+09:00 pending", "\(String(describing: row))")
@@ -119,7 +125,10 @@ import PlannerTestSupport
         let monday = try #require(LocalDate(iso: "2026-11-23"))
         #expect(try db.studyRecordInput(from: monday, through: monday).input.days[monday]?.snoozed == 2)
         let actions = try db.connection.text("SELECT group_concat(action || ':' || outcome, ' / ') FROM notification_actions")
-        #expect(actions == "snooze:snoozed as Noti_AppOpenPromotion_2026_11_23_12_30_snoozed for 2026-11-23T12:46:00+09:00 / snooze:snoozed as Noti_AppOpenPromotion_2026_11_23_12_30_snoozed for 2026-11-23T13:02:00+09:00", "\(String(describing: actions))")
+        #expect(
+            actions
+                == "snooze:snoozed as Noti_AppOpenPromotion_2026_11_23_12_30_snoozed for 2026-11-23T12:46:00+09:00 / snooze:snoozed as Noti_AppOpenPromotion_2026_11_23_12_30_snoozed for 2026-11-23T13:02:00+09:00",
+            "\(String(describing: actions))")
     }
 
     @Test func startIsAnOpenAndHandsBackTheStudyCommand() throws {

@@ -17,7 +17,8 @@ import PlannerTestSupport
         for table in ["request", "app_open", "skipped_date", "pause", "setting", "event", "plan", "notification_action"] {
             let stmt = try db.connection.prepare("SELECT * FROM \(table)")
             while try stmt.step() {
-                rows.append(table + ":" + (0..<sqlite3_column_count(stmt.handle)).map { stmt.isNull($0) ? "NULL" : stmt.text($0) }.joined(separator: "|"))
+                rows.append(
+                    table + ":" + (0..<sqlite3_column_count(stmt.handle)).map { stmt.isNull($0) ? "NULL" : stmt.text($0) }.joined(separator: "|"))
             }
         }
         return rows
@@ -59,15 +60,16 @@ import PlannerTestSupport
         var rows: [String] = []
         while try stmt.step() { rows.append((0..<5).map { stmt.text($0) }.joined(separator: " | ")) }
         let ms = { (t: String) in String(at(t).milliseconds) }
-        #expect(rows == [
-            "study | open | zone=\(SystemZone.systemDefault().name) offset=\(SystemZone.systemDefault().offset(at: at("2026-11-23T10:10"))) | \(ms("2026-11-23T10:10")) | 32",
-            "skip | skip | dates=2026-12-24 reason=Christmas%20Eve | \(ms("2026-11-23T10:11")) | 32",
-            "skip | unskip | dates=2026-12-24 | \(ms("2026-11-23T10:12")) | 32",
-            "pause | pause |  | \(ms("2026-11-23T10:13")) | 32",
-            "resume | resume |  | \(ms("2026-11-23T10:14")) | 32",
-            // Resetting the zone is recorded even at its default (the default may be this device's claim alone).
-            "config | settings | set.interval=45m reset=zone | \(ms("2026-11-23T10:15")) | 32",
-        ])
+        #expect(
+            rows == [
+                "study | open | zone=\(SystemZone.systemDefault().name) offset=\(SystemZone.systemDefault().offset(at: at("2026-11-23T10:10"))) | \(ms("2026-11-23T10:10")) | 32",
+                "skip | skip | dates=2026-12-24 reason=Christmas%20Eve | \(ms("2026-11-23T10:11")) | 32",
+                "skip | unskip | dates=2026-12-24 | \(ms("2026-11-23T10:12")) | 32",
+                "pause | pause |  | \(ms("2026-11-23T10:13")) | 32",
+                "resume | resume |  | \(ms("2026-11-23T10:14")) | 32",
+                // Resetting the zone is recorded even at its default (the default may be this device's claim alone).
+                "config | settings | set.interval=45m reset=zone | \(ms("2026-11-23T10:15")) | 32",
+            ])
         #expect(try db.connection.text("SELECT origin || ' ' || (event_id = (SELECT id FROM event WHERE kind = 'open')) FROM app_open") == "study 1")
     }
 
@@ -76,18 +78,22 @@ import PlannerTestSupport
         let path = temporaryDatabasePath()
         let db = try PlannerDatabase(path: path, zoneForNewPlan: "Asia/Seoul")
         try db.refill(now: at("2026-11-23T08:00"))
-        let skip = PlanEvent(id: PlannerDatabase.newEventID(), at: at("2026-11-23T09:00"), origin: "skip",
-                             change: .skip(dates: [LocalDate(iso: "2026-11-23")!], reason: nil))
+        let skip = PlanEvent(
+            id: PlannerDatabase.newEventID(), at: at("2026-11-23T09:00"), origin: "skip",
+            change: .skip(dates: [LocalDate(iso: "2026-11-23")!], reason: nil))
         try Inbox.save(skip, databasePath: path)
         try db.refill(now: at("2026-11-23T12:00"))
-        #expect(try db.connection.text("SELECT reason || ' ' || count(*) || ' ' || min(changed_at_ms) FROM request WHERE state = 'skipped'")
-            == "date skipped 25 \(at("2026-11-23T09:00").milliseconds)")
+        #expect(
+            try db.connection.text("SELECT reason || ' ' || count(*) || ' ' || min(changed_at_ms) FROM request WHERE state = 'skipped'")
+                == "date skipped 25 \(at("2026-11-23T09:00").milliseconds)")
         #expect(try db.connection.integer("SELECT skipped_at_ms FROM skipped_date") == at("2026-11-23T09:00").milliseconds)
         // The same event saved again (a copy arriving twice) is not applied again.
         try Inbox.save(skip, databasePath: path)
         let before = try everything(db)
         try db.resume(now: at("2026-11-23T12:00"))
-        #expect(try everything(db).filter { !$0.hasPrefix("event:") && !$0.hasPrefix("plan:") } == before.filter { !$0.hasPrefix("event:") && !$0.hasPrefix("plan:") })
+        #expect(
+            try everything(db).filter { !$0.hasPrefix("event:") && !$0.hasPrefix("plan:") }
+                == before.filter { !$0.hasPrefix("event:") && !$0.hasPrefix("plan:") })
         #expect(try FileManager.default.contentsOfDirectory(atPath: path + ".opens").isEmpty)
     }
 }

@@ -11,20 +11,26 @@ import PlannerTestSupport
     let seoul = try! SystemZone.named("Asia/Seoul")
     func at(_ text: String) -> Instant { try! parseTime(text, in: seoul) }
     func entry(_ text: String, zone: String = "Asia/Seoul") -> PlanEvent {
-        PlanEvent(id: PlannerDatabase.newEventID(), at: at(text), origin: "open",
-                  change: .open(zoneName: zone, offsetSeconds: 32_400, graceMilliseconds: 900_000))
+        PlanEvent(
+            id: PlannerDatabase.newEventID(), at: at(text), origin: "open",
+            change: .open(zoneName: zone, offsetSeconds: 32_400, graceMilliseconds: 900_000))
     }
 
     /// Files saved by planners before events (`planner-open 1 …`) are still read, as the opens they are.
     @Test func aFileSavedBeforeEventsIsReadAsItsOpen() {
         let open = Inbox.LegacyOpen(text: "planner-open 1 1795396200000 32400 900000 Asia/Seoul\n")
-        #expect(open?.event(fileName: "001795396200000-12-ab.open") == PlanEvent(
-            id: "spooled-001795396200000-12-ab", at: Instant(milliseconds: 1_795_396_200_000), origin: "open",
-            change: .open(zoneName: "Asia/Seoul", offsetSeconds: 32_400, graceMilliseconds: 900_000)))
-        #expect(Inbox.LegacyOpen(text: "planner-open 1 1 0 -1 America/Argentina/Buenos_Aires\n")?.event(fileName: "1-1-1.open").change
-            == .open(zoneName: "America/Argentina/Buenos_Aires", offsetSeconds: 0, graceMilliseconds: nil))
-        for bad in ["", "planner-open 1 1795396200000 32400 900000 Asia/Seoul", "planner-open 2 1 0 0 UTC\n",
-                    "planner-open 1 x 0 0 UTC\n", "planner-open 1 1 0 -5 UTC\n", "planner-open 1 1 0 0 \n", "hello\n"] {
+        #expect(
+            open?.event(fileName: "001795396200000-12-ab.open")
+                == PlanEvent(
+                    id: "spooled-001795396200000-12-ab", at: Instant(milliseconds: 1_795_396_200_000), origin: "open",
+                    change: .open(zoneName: "Asia/Seoul", offsetSeconds: 32_400, graceMilliseconds: 900_000)))
+        #expect(
+            Inbox.LegacyOpen(text: "planner-open 1 1 0 -1 America/Argentina/Buenos_Aires\n")?.event(fileName: "1-1-1.open").change
+                == .open(zoneName: "America/Argentina/Buenos_Aires", offsetSeconds: 0, graceMilliseconds: nil))
+        for bad in [
+            "", "planner-open 1 1795396200000 32400 900000 Asia/Seoul", "planner-open 2 1 0 0 UTC\n",
+            "planner-open 1 x 0 0 UTC\n", "planner-open 1 1 0 -5 UTC\n", "planner-open 1 1 0 0 \n", "hello\n",
+        ] {
             #expect(Inbox.LegacyOpen(text: bad) == nil, "\(bad)")
         }
     }
@@ -40,17 +46,21 @@ import PlannerTestSupport
         #expect(lstat(path + ".opens", &info) == 0 && info.st_mode & 0o777 == 0o700)
 
         // `add` is a write like any other: the opens come first, in the order they happened.
-        try db.add(NewRequest(identifier: "x", fireAt: at("2026-11-24T07:00"), title: "t", body: "b"),
-                   now: at("2026-11-23T11:00"), zone: seoul)
-        #expect(try db.connection.text("SELECT group_concat(local_time || '=' || cancelled, ' ') FROM (SELECT * FROM app_open ORDER BY id)")
-            == "2026-11-23T09:40:00+09:00=25 2026-11-23T10:10:00+09:00=0")
+        try db.add(
+            NewRequest(identifier: "x", fireAt: at("2026-11-24T07:00"), title: "t", body: "b"),
+            now: at("2026-11-23T11:00"), zone: seoul)
+        #expect(
+            try db.connection.text("SELECT group_concat(local_time || '=' || cancelled, ' ') FROM (SELECT * FROM app_open ORDER BY id)")
+                == "2026-11-23T09:40:00+09:00=25 2026-11-23T10:10:00+09:00=0")
         #expect(try db.connection.integer("SELECT count(*) FROM request WHERE local_date = '2026-11-23' AND state = 'pending'") == 0)
         // Emptied, not removed: a ticker watches it.
         #expect(try FileManager.default.contentsOfDirectory(atPath: path + ".opens").isEmpty)
         // Applied once: a write after changes nothing.
         try db.refill(now: at("2026-11-23T11:30"), zone: seoul)
         #expect(try db.connection.integer("SELECT count(*) FROM app_open") == 2)
-        #expect(try db.connection.text("SELECT group_concat(origin || ':' || (event_id IN (SELECT id FROM event)), ' ') FROM app_open") == "open:1 open:1")
+        #expect(
+            try db.connection.text("SELECT group_concat(origin || ':' || (event_id IN (SELECT id FROM event)), ' ') FROM app_open") == "open:1 open:1"
+        )
     }
 
     @Test(.enabled(if: getuid() == 0, "chown to another user needs root"))

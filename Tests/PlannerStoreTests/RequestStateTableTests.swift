@@ -38,9 +38,11 @@ import PlannerTestSupport
     static let storeTransitions: [(RequestState, RequestState)] =
         [RequestState.pending, .displaced].flatMap { from in
             [RequestState.pending, .cancelled, .missed, .displaced, .paused, .skipped, .retired, .replaced].map { (from, $0) }
-        } + [(.pending, .delivering), (.delivering, .delivered), (.delivering, .failed), (.delivering, .missed),
-             // An open whose study day was derived again (SharedHistoryStore.rederiveOpens) frees its old day.
-             (.cancelled, .retired)]
+        } + [
+            (.pending, .delivering), (.delivering, .delivered), (.delivering, .failed), (.delivering, .missed),
+            // An open whose study day was derived again (SharedHistoryStore.rederiveOpens) frees its old day.
+            (.cancelled, .retired),
+        ]
 
     @Test func everyTransitionTheStoreMakesIsAllowed() throws {
         let db = try PlannerDatabase(path: temporaryDatabasePath())
@@ -65,7 +67,8 @@ import PlannerTestSupport
         }
         try old.execute("PRAGMA application_id = \(PlannerDatabase.applicationID)")
         try old.execute("PRAGMA user_version = 6")
-        let insert = try old.prepare("""
+        let insert = try old.prepare(
+            """
             INSERT INTO request (identifier, kind, fire_at_ms, local_date, local_time, zone, title, body, state,
                                  created_at_ms, changed_at_ms, reason, delivered_at_ms, error, claimed_at_ms, attempts)
             VALUES (?, 'slot', ?, '2026-11-23', '2026-11-23T09:30:00+09:00', 'Asia/Seoul', 't', 'b', ?, 1, 2, 'r', 3, 'e', 4, 5)
@@ -73,7 +76,9 @@ import PlannerTestSupport
         for (n, state) in RequestState.allCases.enumerated() {
             try insert.run(.text("Noti_\(state.rawValue)"), .integer(1_795_444_200_000 + Int64(n)), .text(state.rawValue))
         }
-        try old.execute("INSERT INTO notification_action (request_id, identifier, action, at_ms, outcome) VALUES (3, 'Noti_delivered', 'start', 9, 'opened the day')")
+        try old.execute(
+            "INSERT INTO notification_action (request_id, identifier, action, at_ms, outcome) VALUES (3, 'Noti_delivered', 'start', 9, 'opened the day')"
+        )
         let dump = "SELECT * FROM request ORDER BY id; SELECT * FROM notification_action; SELECT * FROM setting ORDER BY key"
         let before = try tableText(old, dump)
         old.close()

@@ -61,11 +61,13 @@ import PlannerTestSupport
         func hex(_ n: UInt64) -> String {
             let digits = String(n, radix: 16, uppercase: true)
             let padded = String(repeating: "0", count: 16 - digits.count) + digits
-            return "0x" + stride(from: 0, to: 16, by: 4).map { i in
-                String(padded[padded.index(padded.startIndex, offsetBy: i)..<padded.index(padded.startIndex, offsetBy: i + 4)])
-            }.joined(separator: "_")
+            return "0x"
+                + stride(from: 0, to: 16, by: 4).map { i in
+                    String(padded[padded.index(padded.startIndex, offsetBy: i)..<padded.index(padded.startIndex, offsetBy: i + 4)])
+                }.joined(separator: "_")
         }
         return """
+            // swift-format-ignore-file
             // Written by `scripts/schema-data` from migrations/ (SchemaCheckTests checks it): do not edit by hand.
             extension PlannerDatabase {
                 static let plannerObjects = [
@@ -94,7 +96,8 @@ import PlannerTestSupport
     /// first command after the upgrade has (cron often has none).
     @Test func anUpgradedPlanKeepsTheZoneItWasMadeIn() throws {
         let (connection, path) = try migrated(to: 2)
-        try connection.execute("""
+        try connection.execute(
+            """
             INSERT INTO request (identifier, kind, fire_at_ms, local_date, local_time, zone, title, body, created_at_ms, changed_at_ms)
             VALUES ('Noti_AppOpenPromotion_2026_11_23_09_30', 'slot', 1795444200000, '2026-11-23', '2026-11-23T09:30:00-05:00',
                     'America/New_York', 't', 'b', 1, 1)

@@ -94,7 +94,9 @@ import PlannerTestSupport
         _ = try d.sync(now: at("2026-11-20T10:01"))
         let onC = try c.skippedDates().map(\.date), onD = try d.skippedDates().map(\.date)
         #expect(onC == onD && onC.count == 1, "\(onC) \(onD)")
-        let registers = { (db: PlannerDatabase) in try db.connection.text("SELECT group_concat(name) FROM (SELECT name FROM register WHERE name LIKE 'skip:%' ORDER BY name)") }
+        let registers = { (db: PlannerDatabase) in
+            try db.connection.text("SELECT group_concat(name) FROM (SELECT name FROM register WHERE name LIKE 'skip:%' ORDER BY name)")
+        }
         #expect(try registers(c) == registers(d))
     }
 
@@ -104,7 +106,8 @@ import PlannerTestSupport
         let a = try device(f, "a", zone: "UTC", at: "2026-11-20T08:00")
         let forged = String(repeating: "7", count: 32)
         let ms = at("2026-11-02T09:30:05").milliseconds, until = at("2026-11-02T09:45").milliseconds
-        try "planner-event 2 id=\(String(repeating: "6", count: 32)) at=\(ms) origin=answer kind=snooze device=\(forged) stamp=\(ms).0 identifier=Noti_AppOpenPromotion_2026_11_02_09_30 day=2026-11-02 until=\(until)\n"
+        try
+            "planner-event 2 id=\(String(repeating: "6", count: 32)) at=\(ms) origin=answer kind=snooze device=\(forged) stamp=\(ms).0 identifier=Noti_AppOpenPromotion_2026_11_02_09_30 day=2026-11-02 until=\(until)\n"
             .write(toFile: f + "/planner-\(forged)-000001.events", atomically: true, encoding: .utf8)
         let report = try a.sync(now: at("2026-11-22T10:00"))
         #expect(report.sync?.applied == 1)
@@ -113,9 +116,10 @@ import PlannerTestSupport
 
     /// A claim of the plan's zone must be one: any other change under that origin is refused.
     @Test func aClaimThatIsNotOneIsRefused() {
-        let event = PlanEvent(id: String(repeating: "5", count: 32), at: Instant(milliseconds: 1_795_000_000_000), origin: PlanEvent.planZoneOrigin,
-                              change: .settings(set: [SettingChange(.title, "x")], reset: []),
-                              stamp: Stamp(milliseconds: 1_795_000_000_000, device: String(repeating: "4", count: 32)))
+        let event = PlanEvent(
+            id: String(repeating: "5", count: 32), at: Instant(milliseconds: 1_795_000_000_000), origin: PlanEvent.planZoneOrigin,
+            change: .settings(set: [SettingChange(.title, "x")], reset: []),
+            stamp: Stamp(milliseconds: 1_795_000_000_000, device: String(repeating: "4", count: 32)))
         #expect(event.problem != nil)
     }
 }

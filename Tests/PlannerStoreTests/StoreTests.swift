@@ -66,7 +66,8 @@ import PlannerTestSupport
         // Make room, then try to add an identifier that is already pending.
         try c.execute("UPDATE request SET state = 'missed' WHERE identifier = 'Noti_AppOpenPromotion_2026_11_23_12_30'")
         #expect(throws: SQLiteError.self) {
-            try c.execute("""
+            try c.execute(
+                """
                 INSERT INTO request (identifier, kind, fire_at_ms, local_date, local_time, zone, title, body, created_at_ms, changed_at_ms)
                 VALUES ('Noti_AppOpenPromotion_2026_11_23_13_00', 'slot', 0, '2026-11-23', 'x', 'UTC', 't', 'b', 0, 0)
                 """)
@@ -76,12 +77,14 @@ import PlannerTestSupport
             try c.execute("UPDATE request SET state = 'pending' WHERE identifier = 'Noti_AppOpenPromotion_2026_11_23_12_30'")
         }
         // The 64th slot again fits; a 65th does not, whoever writes it.
-        try c.execute("""
+        try c.execute(
+            """
             INSERT INTO request (identifier, kind, fire_at_ms, local_date, local_time, zone, title, body, created_at_ms, changed_at_ms)
             VALUES ('one', 'oneoff', 0, '2026-11-23', 'x', 'UTC', 't', 'b', 0, 0)
             """)
         do {
-            try c.execute("""
+            try c.execute(
+                """
                 INSERT INTO request (identifier, kind, fire_at_ms, local_date, local_time, zone, title, body, created_at_ms, changed_at_ms)
                 VALUES ('two', 'oneoff', 0, '2026-11-23', 'x', 'UTC', 't', 'b', 0, 0)
                 """)
@@ -110,7 +113,9 @@ import PlannerTestSupport
         let waiter = try PlannerDatabase(path: path)
         try holder.connection.execute("BEGIN IMMEDIATE")
         nonisolated(unsafe) let held = holder
-        let release = Thread { usleep(400_000); try? held.connection.execute("COMMIT") }
+        let release = Thread {
+            usleep(400_000); try? held.connection.execute("COMMIT")
+        }
         release.start()
         let started = SystemClock.now()
         let decision = try waiter.refill(now: at("2026-11-23T12:00"), zone: seoul)
@@ -127,8 +132,9 @@ import PlannerTestSupport
             while try plan.step() { details.append(plan.text(3)) }
             // `setting` holds one row per key and `request_state` one per state, whatever the history:
             // scanning them is reading them (the state list is read once per statement).
-            #expect(details.allSatisfy { !$0.hasPrefix("SCAN") || $0.contains("INDEX") || $0 == "SCAN setting" || $0 == "SCAN request_state" },
-                    "\(sql): \(details)")
+            #expect(
+                details.allSatisfy { !$0.hasPrefix("SCAN") || $0.contains("INDEX") || $0 == "SCAN setting" || $0 == "SCAN request_state" },
+                "\(sql): \(details)")
         }
     }
 }

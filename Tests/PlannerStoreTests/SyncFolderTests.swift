@@ -53,7 +53,8 @@ import PlannerTestSupport
         #expect(report.applied >= 1)
         #expect(report.openedElsewhere == [date("2026-11-25")])
         #expect(try !b.pendingRequests().contains { $0.identifier.contains("2026_11_25") }, "the day opened on the laptop is quiet on the desktop")
-        let cancelled = try b.connection.integer("SELECT count(*) FROM request WHERE local_date = '2026-11-25' AND state = 'cancelled' AND reason = 'app opened on another device'")
+        let cancelled = try b.connection.integer(
+            "SELECT count(*) FROM request WHERE local_date = '2026-11-25' AND state = 'cancelled' AND reason = 'app opened on another device'")
         #expect(cancelled == 25, "09:30 to 21:30 every 30 minutes: the two past ones were never delivered (no ticker)")
         let devices = try b.devices()
         #expect(devices.map(\.name) == ["desktop", "laptop"] && devices[0].isSelf && !devices[1].isSelf)
@@ -123,19 +124,23 @@ import PlannerTestSupport
         try b.refill(now: at("2026-11-25T09:00"))
         let slot = "Noti_AppOpenPromotion_2026_11_25_09_30"
         let until = at("2026-11-25T09:45")
-        let event = PlanEvent(id: PlannerDatabase.newEventID(), at: at("2026-11-25T09:30:05"), origin: "answer",
-                              change: .snooze(identifier: slot, day: date("2026-11-25"), until: until))
+        let event = PlanEvent(
+            id: PlannerDatabase.newEventID(), at: at("2026-11-25T09:30:05"), origin: "answer",
+            change: .snooze(identifier: slot, day: date("2026-11-25"), until: until))
         let outcome = try #require(try a.apply(event))
         #expect(outcome.snoozed.map(\.identifier) == [slot + "_snoozed"])
         _ = try b.sync(now: at("2026-11-25T09:30:06"))
-        #expect(try b.connection.text("SELECT state || ' ' || reason FROM request WHERE identifier = '\(slot)' ORDER BY id DESC LIMIT 1")
+        #expect(
+            try b.connection.text("SELECT state || ' ' || reason FROM request WHERE identifier = '\(slot)' ORDER BY id DESC LIMIT 1")
                 == "cancelled snoozed on another device")
-        #expect(try b.connection.integer("SELECT fire_at_ms FROM request WHERE identifier = '\(slot)_snoozed' AND state = 'pending'")
+        #expect(
+            try b.connection.integer("SELECT fire_at_ms FROM request WHERE identifier = '\(slot)_snoozed' AND state = 'pending'")
                 == until.milliseconds)
         // A snooze of a day opened by then adds nothing.
         try a.recordAppOpen(now: at("2026-11-25T09:40"))
-        let late = PlanEvent(id: PlannerDatabase.newEventID(), at: at("2026-11-25T09:41"), origin: "answer",
-                             change: .snooze(identifier: slot + "_snoozed", day: date("2026-11-25"), until: at("2026-11-25T09:56")))
+        let late = PlanEvent(
+            id: PlannerDatabase.newEventID(), at: at("2026-11-25T09:41"), origin: "answer",
+            change: .snooze(identifier: slot + "_snoozed", day: date("2026-11-25"), until: at("2026-11-25T09:56")))
         #expect(try a.apply(late)?.snoozed.isEmpty == true)
     }
 
@@ -147,7 +152,12 @@ import PlannerTestSupport
         _ = try b.sync(now: at("2026-11-25T09:01"))
         #expect(try b.planSettings().settings.studyCommand == [])
         #expect(try b.planSettings().settings.schedule.intervalMinutes == 45)
-        let text = try String(contentsOfFile: shared + "/" + (FileManager.default.contentsOfDirectory(atPath: shared).first { $0.contains("-000") && !$0.isEmpty && (try? String(contentsOfFile: shared + "/" + $0, encoding: .utf8))?.contains("name=a") == true })!, encoding: .utf8)
+        let text = try String(
+            contentsOfFile: shared + "/"
+                + (FileManager.default.contentsOfDirectory(atPath: shared).first {
+                    $0.contains("-000") && !$0.isEmpty
+                        && (try? String(contentsOfFile: shared + "/" + $0, encoding: .utf8))?.contains("name=a") == true
+                })!, encoding: .utf8)
         #expect(!text.contains("study-command") && !text.contains("sync-folder") && text.contains("set.interval=45m"))
     }
 
@@ -161,13 +171,16 @@ import PlannerTestSupport
         let other = String(repeating: "e", count: 32)
         let fake = String(repeating: "f", count: 32)
         func put(_ name: String, _ text: String) { FileManager.default.createFile(atPath: shared + "/" + name, contents: Data(text.utf8)) }
-        let good = "planner-event 2 id=\(String(repeating: "1", count: 32)) at=\(at("2026-11-25T09:02").milliseconds) origin=skip kind=skip device=\(other) stamp=\(at("2026-11-25T09:02").milliseconds).0 dates=2026-11-30\n"
-        put(SyncFileText.fileName(device: other, sequence: 1),
+        let good =
+            "planner-event 2 id=\(String(repeating: "1", count: 32)) at=\(at("2026-11-25T09:02").milliseconds) origin=skip kind=skip device=\(other) stamp=\(at("2026-11-25T09:02").milliseconds).0 dates=2026-11-30\n"
+        put(
+            SyncFileText.fileName(device: other, sequence: 1),
             "garbage\n" + good
-            + "planner-event 2 id=\(String(repeating: "2", count: 32)) at=\(at("2026-12-25T09:00").milliseconds) origin=skip kind=skip device=\(other) stamp=\(at("2026-12-25T09:00").milliseconds).0 dates=2026-12-01\n"
-            + "planner-event 2 id=\(String(repeating: "3", count: 32)) at=\(at("2026-11-25T09:03").milliseconds) origin=skip kind=skip device=\(fake) stamp=\(at("2026-11-25T09:03").milliseconds).0 dates=2026-12-02\n"
-            + "planner-event 2 id=\(String(repeating: "4", count: 32)) at=\(at("2026-11-25T09:03").milliseconds) origin=config kind=settings device=\(other) stamp=\(at("2026-11-25T09:03").milliseconds).0 set.study-command=rm%20-rf\n"
-            + "planner-event 2 id=\(String(repeating: "5", count: 32)) at=\(at("2026-11-25T09:04").milliseconds) origin=skip kind=skip device=\(other) stamp=\(at("2026-11-25T09:04").milliseconds).0 dates=2026-12-03")
+                + "planner-event 2 id=\(String(repeating: "2", count: 32)) at=\(at("2026-12-25T09:00").milliseconds) origin=skip kind=skip device=\(other) stamp=\(at("2026-12-25T09:00").milliseconds).0 dates=2026-12-01\n"
+                + "planner-event 2 id=\(String(repeating: "3", count: 32)) at=\(at("2026-11-25T09:03").milliseconds) origin=skip kind=skip device=\(fake) stamp=\(at("2026-11-25T09:03").milliseconds).0 dates=2026-12-02\n"
+                + "planner-event 2 id=\(String(repeating: "4", count: 32)) at=\(at("2026-11-25T09:03").milliseconds) origin=config kind=settings device=\(other) stamp=\(at("2026-11-25T09:03").milliseconds).0 set.study-command=rm%20-rf\n"
+                + "planner-event 2 id=\(String(repeating: "5", count: 32)) at=\(at("2026-11-25T09:04").milliseconds) origin=skip kind=skip device=\(other) stamp=\(at("2026-11-25T09:04").milliseconds).0 dates=2026-12-03"
+        )
         put(SyncFileText.fileName(device: fake, sequence: 1) + ".sync-conflict-20261125-090000-ABCDEFG.events", "\u{0}\u{1}binary\n")
         put("planner-notes.txt", "mine\n")
         put(".syncthing.planner-x.tmp", "partial")
@@ -186,8 +199,10 @@ import PlannerTestSupport
         #expect(try !agreed(b).contains("skipped:2026-12-03"), "a last line without its line break waits")
         #expect(try b.planSettings().settings.studyCommand == [])
         let problems = report.problems.joined(separator: "\n")
-        for expected in ["3 lines refused", "1 line dated more than a day ahead", "not a planner file", "symbolic link", "not a regular file",
-                         "larger than", "1 line refused"] {
+        for expected in [
+            "3 lines refused", "1 line dated more than a day ahead", "not a planner file", "symbolic link", "not a regular file",
+            "larger than", "1 line refused",
+        ] {
             #expect(problems.contains(expected), "\(expected) in \(problems)")
         }
         #expect(!problems.contains(".syncthing.") && !problems.contains("planner-notes"))
@@ -279,7 +294,8 @@ import PlannerTestSupport
             try data.write(to: URL(fileURLWithPath: to + "/.syncthing." + name + ".tmp"))
             rename(to + "/.syncthing." + name + ".tmp", target)
             if conflictCopy {
-                try data.write(to: URL(fileURLWithPath: target.replacingOccurrences(of: ".events", with: ".sync-conflict-20261125-000000-XXXXXXX.events")))
+                try data.write(
+                    to: URL(fileURLWithPath: target.replacingOccurrences(of: ".events", with: ".sync-conflict-20261125-000000-XXXXXXX.events")))
             }
         }
     }

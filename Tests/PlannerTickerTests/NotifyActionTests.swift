@@ -7,18 +7,21 @@ import Testing
 @Suite struct NotifyActionTests {
     @Test func serversShowingTheDefaultActionGetOneStartStudying() {
         for server in ["dunst", "Xfce Notify Daemon"] {
-            #expect(NotifySink.actionArguments(server: server, snooze: "15m")
+            #expect(
+                NotifySink.actionArguments(server: server, snooze: "15m")
                     == ["--action=default=Start studying", "--action=later=Snooze 15m"], "\(server)")
         }
         // makoctl menu lists the last action sent first.
-        #expect(NotifySink.actionArguments(server: "mako", snooze: "15m")
+        #expect(
+            NotifySink.actionArguments(server: "mako", snooze: "15m")
                 == ["--action=later=Snooze 15m", "--action=default=Start studying"])
     }
 
     @Test func serversThatDrawNoDefaultButtonGetAStartStudyingButton() {
         // GNOME Shell draws no button for "default"; an unknown or silent server is treated alike.
         for server in ["gnome-shell", "Plasma", nil] as [String?] {
-            #expect(NotifySink.actionArguments(server: server, snooze: "5m")
+            #expect(
+                NotifySink.actionArguments(server: server, snooze: "5m")
                     == ["--action=default=Start studying", "--action=start=Start studying", "--action=later=Snooze 5m"])
         }
     }
@@ -51,17 +54,22 @@ import Testing
         let sink = { (answerable: Bool) in
             NotifySink(appName: "planner", urgency: nil, icon: nil, busAddress: nil, answerable: answerable, environment: { _ in nil })
         }
-        let slot = ClaimedRequest(rowID: 1, identifier: "Noti_Slot", fireAt: Instant(milliseconds: 0), title: "Time to study?",
-                                  body: "A & B", kind: .slot)
-        let oneoff = ClaimedRequest(rowID: 2, identifier: "Dentist", fireAt: Instant(milliseconds: 0), title: "-Dentist",
-                                    body: "", kind: .oneoff, urgency: "low")
-        #expect(sink(true).arguments(slot, replacing: 7, server: "dunst") == [
-            "stdbuf", "-oL", "notify-send", "--app-name=planner", "--urgency=normal", "--expire-time=0", "--replace-id=7",
-            "--print-id", "--action=default=Start studying", "--action=later=Snooze 15m", "--", "Time to study?", "A &amp; B",
-        ])
-        #expect(sink(true).arguments(oneoff, replacing: nil, server: nil)
+        let slot = ClaimedRequest(
+            rowID: 1, identifier: "Noti_Slot", fireAt: Instant(milliseconds: 0), title: "Time to study?",
+            body: "A & B", kind: .slot)
+        let oneoff = ClaimedRequest(
+            rowID: 2, identifier: "Dentist", fireAt: Instant(milliseconds: 0), title: "-Dentist",
+            body: "", kind: .oneoff, urgency: "low")
+        #expect(
+            sink(true).arguments(slot, replacing: 7, server: "dunst") == [
+                "stdbuf", "-oL", "notify-send", "--app-name=planner", "--urgency=normal", "--expire-time=0", "--replace-id=7",
+                "--print-id", "--action=default=Start studying", "--action=later=Snooze 15m", "--", "Time to study?", "A &amp; B",
+            ])
+        #expect(
+            sink(true).arguments(oneoff, replacing: nil, server: nil)
                 == ["notify-send", "--app-name=planner", "--urgency=low", "--expire-time=0", "--", "-Dentist", ""])
-        #expect(sink(false).arguments(slot, replacing: nil, server: nil)
+        #expect(
+            sink(false).arguments(slot, replacing: nil, server: nil)
                 == ["notify-send", "--app-name=planner", "--urgency=normal", "--expire-time=0", "--", "Time to study?", "A &amp; B"])
     }
 }

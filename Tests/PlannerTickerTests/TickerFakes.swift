@@ -68,19 +68,21 @@ final class CapturedContext {
     /// `--once --now TIME`: the loop's clock starts at `now` and runs with the real one, its timer on the real one.
     convenience init(onceAt now: Instant, databasePath: String, outputFails: Bool = false) {
         let started = SystemClock.now()
-        self.init(now: { now + (SystemClock.now() - started) }, timerNow: SystemClock.now, databasePath: databasePath,
-                  outputFails: outputFails)
+        self.init(
+            now: { now + (SystemClock.now() - started) }, timerNow: SystemClock.now, databasePath: databasePath,
+            outputFails: outputFails)
     }
 
     init(now: @escaping () -> Instant, timerNow: @escaping () -> Instant, databasePath: String, outputFails: Bool) {
         let box = Lines()
-        context = TickerContext(now: now, timerNow: timerNow, environment: { _ in nil },
-                                output: { line in
-                                    if outputFails { return "the test output is closed" }
-                                    box.output.append(line)
-                                    return nil
-                                },
-                                log: { box.log.append($0) }, databasePath: databasePath)
+        context = TickerContext(
+            now: now, timerNow: timerNow, environment: { _ in nil },
+            output: { line in
+                if outputFails { return "the test output is closed" }
+                box.output.append(line)
+                return nil
+            },
+            log: { box.log.append($0) }, databasePath: databasePath)
         lines = box
     }
 
@@ -95,11 +97,14 @@ final class CapturedContext {
 }
 
 /// A live ticker on `database` with the test's clock, sink and wake-ups, run until `until`.
-func runLive(_ database: PlannerDatabase, sink: DeliverySink, clock: FixedClock, until: Instant,
-             policy: PlanPolicy? = nil) throws -> CapturedContext {
+func runLive(
+    _ database: PlannerDatabase, sink: DeliverySink, clock: FixedClock, until: Instant,
+    policy: PlanPolicy? = nil
+) throws -> CapturedContext {
     let captured = CapturedContext(clock: clock, databasePath: database.resolvedPath)
-    let ticker = Ticker(db: TickerDatabase(database, log: captured.context.log), policy: policy, sink: sink, verbose: true,
-                        mode: .live, wakeups: VirtualWakeups(clock: clock, stopAt: until), context: captured.context)
+    let ticker = Ticker(
+        db: TickerDatabase(database, log: captured.context.log), policy: policy, sink: sink, verbose: true,
+        mode: .live, wakeups: VirtualWakeups(clock: clock, stopAt: until), context: captured.context)
     try ticker.run()
     return captured
 }

@@ -18,13 +18,16 @@ struct Add: ParsableCommand {
     var at: String?
     // `.unconditional`: a value may start with '-' ("-5 push-ups", or "-5m", refused below with a reason
     // instead of ArgumentParser's "missing value").
-    @Option(name: .customLong("in"), parsing: .unconditional, help: ArgumentHelp("After this long from now: 90s, 15m, 2h, 1d.", valueName: "duration"))
+    @Option(
+        name: .customLong("in"), parsing: .unconditional, help: ArgumentHelp("After this long from now: 90s, 15m, 2h, 1d.", valueName: "duration"))
     var delay: String?
     @Option(name: .long, parsing: .unconditional, help: "The notification's title.") var title: String
     @Option(name: .long, parsing: .unconditional, help: "The notification's body.") var body: String = ""
-    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
-        "The identifier, 1 to 200 characters, no control characters; the same one replaces (default: Noti_Reminder_<local time>).",
-        valueName: "id"))
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: ArgumentHelp(
+            "The identifier, 1 to 200 characters, no control characters; the same one replaces (default: Noti_Reminder_<local time>).",
+            valueName: "id"))
     var id: String?
 
     func validate() throws {
@@ -44,7 +47,8 @@ struct Add: ParsableCommand {
     static func execute(_ options: QuickPath.AddOptions) throws {
         let added = try AddCommand.run(.process, options)
         let (decision, ctx) = (added.decision, added.context)
-        var line = "\(decision.replaced == nil ? "added" : "replaced") \(added.identifier) for \(Formatting.wallTime(added.fireAt, in: ctx.zone)) (\(describeRelative(added.fireAt, from: ctx.now)))"
+        var line =
+            "\(decision.replaced == nil ? "added" : "replaced") \(added.identifier) for \(Formatting.wallTime(added.fireAt, in: ctx.zone)) (\(describeRelative(added.fireAt, from: ctx.now)))"
         if !decision.pending { line += "; waiting: 64 sooner requests are pending" }
         if !decision.displaced.isEmpty { line += "; pushed out \(decision.displaced.map(\.identifier).joined(separator: ", "))" }
         print(TerminalText.flattened(line))

@@ -29,9 +29,14 @@ struct Config: ParsableCommand {
         func run() throws {
             let rows = try ConfigCommand.show(.process, db: common.db, now: common.now)
             if json {
-                print(Formatting.jsonObject(rows.map {
-                    ($0.key.rawValue, Formatting.jsonObject([("value", Formatting.json($0.value)), ("default", $0.isDefault ? "true" : "false")]))
-                }))
+                print(
+                    Formatting.jsonObject(
+                        rows.map {
+                            (
+                                $0.key.rawValue,
+                                Formatting.jsonObject([("value", Formatting.json($0.value)), ("default", $0.isDefault ? "true" : "false")])
+                            )
+                        }))
                 return
             }
             print(Formatting.table([["KEY", "VALUE", ""]] + rows.map { [$0.key.rawValue, $0.value, $0.isDefault ? "(default)" : ""] }))
@@ -54,8 +59,9 @@ struct Config: ParsableCommand {
             discussion: "Example: planner config set window 08:00-20:00 interval 45m days mon-sat")
         @OptionGroup var common: CommonOptions
         @Flag(name: .long, help: "Say what the re-plan changed.") var verbose = false
-        @Argument(help: ArgumentHelp("KEY VALUE pairs.", valueName: "key value"),
-                  completion: .custom { words, index, _ in Config.completePair(words, at: index) }) var pairs: [String] = []
+        @Argument(
+            help: ArgumentHelp("KEY VALUE pairs.", valueName: "key value"),
+            completion: .custom { words, index, _ in Config.completePair(words, at: index) }) var pairs: [String] = []
 
         func run() throws {
             let (decision, ctx) = try ConfigCommand.set(.process, db: common.db, now: common.now, pairs: pairs, verbose: verbose)

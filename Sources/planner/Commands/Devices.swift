@@ -38,11 +38,16 @@ struct Devices: ParsableCommand {
             print("no devices yet: set a sync folder (planner config set sync-folder DIR) on each device")
             return
         }
-        print(Formatting.table([["NAME", "ID", "LAST CHANGE", "CLOCK OFFSET"]] + rows.map { d in
-            [d.name + (d.isSelf ? " (this device)" : ""), d.id,
-             d.lastEvent.map { Formatting.wallTime($0, in: zone) } ?? "-",
-             d.isSelf ? "-" : d.offsetMilliseconds.map(Self.offset) ?? "-"]
-        }))
+        print(
+            Formatting.table(
+                [["NAME", "ID", "LAST CHANGE", "CLOCK OFFSET"]]
+                    + rows.map { d in
+                        [
+                            d.name + (d.isSelf ? " (this device)" : ""), d.id,
+                            d.lastEvent.map { Formatting.wallTime($0, in: zone) } ?? "-",
+                            d.isSelf ? "-" : d.offsetMilliseconds.map(Self.offset) ?? "-",
+                        ]
+                    }))
     }
 
     /// Below this an offset says nothing about the clocks. The estimate is a change's own time minus when it

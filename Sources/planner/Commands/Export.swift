@@ -25,8 +25,9 @@ struct Export: ParsableCommand {
     }
 
     func run() throws {
-        let calendar = try ReadingCommands.calendar(.process, db: common.db, now: common.now, days: days,
-                                                    version: PlannerCommand.version)
+        let calendar = try ReadingCommands.calendar(
+            .process, db: common.db, now: common.now, days: days,
+            version: PlannerCommand.version)
         // One write of the whole text: CRLF line ends as RFC 5545 wants, no newline added.
         var remaining = Array(calendar.utf8)[...]
         while !remaining.isEmpty {

@@ -48,22 +48,27 @@ struct History: ParsableCommand {
             print(objects.isEmpty ? "[]" : "[\n  " + objects.joined(separator: ",\n  ") + "\n]")
             return
         }
-        let hidden = bookkeeping > 0
+        let hidden =
+            bookkeeping > 0
             ? "\(bookkeeping) bookkeeping row\(bookkeeping == 1 ? "" : "s") (cancelled, displaced, retired …) not shown: planner history --all"
             : nil
         guard !entries.isEmpty else {
             print(hidden.map { "nothing happened yet; \($0)" } ?? "no history yet")
             return
         }
-        let rows = [["IDENTIFIER", "AT (\(ctx.zone.name))", "STATE", "DETAIL"]] + entries.map { e in
-            var detail = e.reason ?? ""
-            if let late = lateness(e) { detail = "\(late) ms late" }
-            if let error = e.error { detail = error }
-            // Made on another device: an open says who opened where, an answer how and where.
-            let elsewhere = e.device.map { " on " + $0 } ?? ""
-            return [e.isOpen ? History.openedBy(e.identifier) + elsewhere : e.identifier, Formatting.wallTime(e.fireAt, in: ctx.zone),
-                    e.state, e.isOpen ? detail : detail + elsewhere]
-        }
+        let rows =
+            [["IDENTIFIER", "AT (\(ctx.zone.name))", "STATE", "DETAIL"]]
+            + entries.map { e in
+                var detail = e.reason ?? ""
+                if let late = lateness(e) { detail = "\(late) ms late" }
+                if let error = e.error { detail = error }
+                // Made on another device: an open says who opened where, an answer how and where.
+                let elsewhere = e.device.map { " on " + $0 } ?? ""
+                return [
+                    e.isOpen ? History.openedBy(e.identifier) + elsewhere : e.identifier, Formatting.wallTime(e.fireAt, in: ctx.zone),
+                    e.state, e.isOpen ? detail : detail + elsewhere,
+                ]
+            }
         print(Formatting.table(rows))
         if let hidden { print(hidden) }
     }

@@ -36,9 +36,11 @@ struct List: ParsableCommand {
             print("nothing pending: run 'planner refill' to plan the next study slots")
             return
         }
-        let rows = [["IDENTIFIER", "FIRE AT (\(ctx.zone.name))", "WHEN", "KIND"]] + requests.map {
-            [$0.identifier, Formatting.wallTime($0.fireAt, in: ctx.zone), describeRelative($0.fireAt, from: ctx.now), $0.kind.rawValue]
-        }
+        let rows =
+            [["IDENTIFIER", "FIRE AT (\(ctx.zone.name))", "WHEN", "KIND"]]
+            + requests.map {
+                [$0.identifier, Formatting.wallTime($0.fireAt, in: ctx.zone), describeRelative($0.fireAt, from: ctx.now), $0.kind.rawValue]
+            }
         print(Formatting.table(rows))
         print("\(requests.count)/\(PlanPolicy.cap) pending")
     }

@@ -26,8 +26,9 @@ struct Pause: ParsableCommand {
     func run() throws {
         let paused = try PauseCommand.run(.process, db: common.db, now: common.now, until: until, duration: duration)
         let zone = paused.context.zone
-        print("paused " + (paused.end.map { "until \(Formatting.wallTime($0, in: zone))" } ?? "until 'planner resume'")
-              + "; \(paused.retired) pending study reminder\(paused.retired == 1 ? "" : "s") retired")
+        print(
+            "paused " + (paused.end.map { "until \(Formatting.wallTime($0, in: zone))" } ?? "until 'planner resume'")
+                + "; \(paused.retired) pending study reminder\(paused.retired == 1 ? "" : "s") retired")
     }
 }
 

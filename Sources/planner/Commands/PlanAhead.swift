@@ -37,10 +37,14 @@ struct PlanAheadCommand: ParsableCommand {
             print("[\n  " + objects.joined(separator: ",\n  ") + "\n]")
             return
         }
-        let rows = [["DAY (\(zone.name))", "SLOTS"]] + plan.map { day in
-            ["\(Formatting.weekdays[day.date.isoWeekday - 1]) \(day.date)",
-             day.noSlots.map(Self.reason) ?? Self.describe(day.slots, intervalMinutes: settings.schedule.intervalMinutes)]
-        }
+        let rows =
+            [["DAY (\(zone.name))", "SLOTS"]]
+            + plan.map { day in
+                [
+                    "\(Formatting.weekdays[day.date.isoWeekday - 1]) \(day.date)",
+                    day.noSlots.map(Self.reason) ?? Self.describe(day.slots, intervalMinutes: settings.schedule.intervalMinutes),
+                ]
+            }
         print(Formatting.table(rows))
         let total = plan.reduce(0) { $0 + $1.slots.count }
         print("\(total) slot\(total == 1 ? "" : "s") in \(days) day\(days == 1 ? "" : "s")")
@@ -63,7 +67,8 @@ struct PlanAheadCommand: ParsableCommand {
         for slot in slots {
             // Wall-clock minutes from the earlier slot, across midnight too (a window like 20:00-01:30).
             if let last = runs.last?.last,
-               (slot.local.epochMillisecondsAsIfUTC - last.local.epochMillisecondsAsIfUTC) / 60_000 == Int64(intervalMinutes) {
+                (slot.local.epochMillisecondsAsIfUTC - last.local.epochMillisecondsAsIfUTC) / 60_000 == Int64(intervalMinutes)
+            {
                 runs[runs.count - 1].append(slot)
             } else {
                 runs.append([slot])

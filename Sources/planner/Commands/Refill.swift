@@ -32,7 +32,9 @@ enum Summary {
         var parts = ["added \(d.added.count)"]
         if !d.missed.isEmpty { parts.append("\(d.missed.count) missed") }
         if !d.displaced.isEmpty { parts.append("\(d.displaced.count) displaced") }
-        for (state, count) in Dictionary(grouping: d.retired, by: \.state).map({ ($0.key, $0.value.count) }).sorted(by: { $0.0.rawValue < $1.0.rawValue }) {
+        for (state, count) in Dictionary(grouping: d.retired, by: \.state).map({ ($0.key, $0.value.count) }).sorted(by: {
+            $0.0.rawValue < $1.0.rawValue
+        }) {
             parts.append("\(count) \(state.rawValue)")
         }
         if let first = d.added.first, let last = d.added.last {

@@ -25,15 +25,19 @@ struct Setup: ParsableCommand {
     @OptionGroup var common: CommonOptions
     @Flag(name: .long, help: "Make the changes (else only print them).") var install = false
     @Flag(name: .long, help: "Revert what --install changed.") var uninstall = false
-    @Flag(name: .long, help: ArgumentHelp(
-        "Also sync the calendar folder with your CalDAV server (vdirsyncer sync, planner sync, vdirsyncer sync) every 15 minutes and when the folder changes; never at login.",
-        discussion: "Needs calendar-folder set and vdirsyncer installed and configured (contrib/vdirsyncer.config)."))
+    @Flag(
+        name: .long,
+        help: ArgumentHelp(
+            "Also sync the calendar folder with your CalDAV server (vdirsyncer sync, planner sync, vdirsyncer sync) every 15 minutes and when the folder changes; never at login.",
+            discussion: "Needs calendar-folder set and vdirsyncer installed and configured (contrib/vdirsyncer.config)."))
     var calendar = false
     @Flag(name: .customLong("login-hook"), help: "Also count each login as starting to study (for an account or machine used only for study).")
     var loginHook = false
-    @Option(name: .long, help: ArgumentHelp(
-        "What runs refill and the ticker: systemd (user units), cron, or auto (systemd when a user manager runs).",
-        valueName: "auto|systemd|cron"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "What runs refill and the ticker: systemd (user units), cron, or auto (systemd when a user manager runs).",
+            valueName: "auto|systemd|cron"))
     var scheduler = "auto"
     /// For scripts/deb: the units, completions and manual as a package installs them, under DIR.
     @Option(name: .customLong("package-files"), help: .hidden) var packageFiles: String?
@@ -46,17 +50,19 @@ struct Setup: ParsableCommand {
     }
 
     func run() throws {
-        var options = SetupCommand.Options(db: common.db, now: common.now, install: install, uninstall: uninstall,
-                                           scheduler: SetupCommand.Scheduler(rawValue: scheduler) ?? .auto,
-                                           packageFiles: packageFiles, loginHook: loginHook)
+        var options = SetupCommand.Options(
+            db: common.db, now: common.now, install: install, uninstall: uninstall,
+            scheduler: SetupCommand.Scheduler(rawValue: scheduler) ?? .auto,
+            packageFiles: packageFiles, loginHook: loginHook)
         options.calendar = calendar
         try SetupCommand.run(.process, options, extras: Self.extras)
     }
 
     /// The completion scripts ArgumentParser writes and the manual page this binary carries.
     static var extras: SetupExtras {
-        SetupExtras(bashCompletion: PlannerCommand.completionScript(for: .bash),
-                    zshCompletion: PlannerCommand.completionScript(for: .zsh),
-                    fishCompletion: PlannerCommand.completionScript(for: .fish), manual: Manual.page)
+        SetupExtras(
+            bashCompletion: PlannerCommand.completionScript(for: .bash),
+            zshCompletion: PlannerCommand.completionScript(for: .zsh),
+            fishCompletion: PlannerCommand.completionScript(for: .fish), manual: Manual.page)
     }
 }

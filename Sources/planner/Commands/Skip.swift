@@ -24,12 +24,15 @@ struct Skip: ParsableCommand {
     @Flag(name: .long, help: "With --list: print a JSON array of {\"date\", \"reason\"}.") var json = false
 
     func run() throws {
-        let options = SkipCommand.Options(db: common.db, now: common.now, dates: dates, reason: reason, remove: remove,
-                                          list: list, json: json)
+        let options = SkipCommand.Options(
+            db: common.db, now: common.now, dates: dates, reason: reason, remove: remove,
+            list: list, json: json)
         switch try SkipCommand.run(.process, options) {
         case .listed(let rows) where json:
-            print("[" + rows.map { Formatting.jsonObject([("date", Formatting.json($0.date)), ("reason", $0.reason.map(Formatting.json) ?? "null")]) }
-                .joined(separator: ", ") + "]")
+            print(
+                "["
+                    + rows.map { Formatting.jsonObject([("date", Formatting.json($0.date)), ("reason", $0.reason.map(Formatting.json) ?? "null")]) }
+                    .joined(separator: ", ") + "]")
         case .listed(let rows) where rows.isEmpty:
             print("no skipped dates")
         case .listed(let rows):

@@ -21,72 +21,96 @@ struct Status: ParsableCommand {
     static func printJSON(_ r: StatusReport) {
         let s = r.status
         func time(_ i: Instant?) -> String { i.map { Formatting.json(r.zone.rfc3339($0)) } ?? "null" }
-        print(Formatting.jsonObject([
-            ("now", time(r.now)),
-            ("zone", Formatting.json(r.zone.name)),
-            ("tz", r.environmentTZ.map(Formatting.json) ?? "null"),
-            ("environment_zone", Formatting.json(r.environmentZone)),
-            ("database", Formatting.json(r.databasePath)),
-            ("next_id", s.next.map { Formatting.json($0.identifier) } ?? "null"),
-            ("next_fire_at", time(s.next?.fireAt)),
-            ("pending", String(s.pendingCount)),
-            ("cap", String(PlanPolicy.cap)),
-            ("opened_today", s.firstOpenToday == nil ? "false" : "true"),
-            ("first_open_today", time(s.firstOpenToday)),
-            ("opens_waiting", String(r.inbox?.opensWaiting ?? 0)),
-            ("first_open_today_waiting", time(r.inbox?.firstOpenTodayWaiting)),
-            ("spool_set_aside", String(r.inbox?.setAside ?? 0)),
-            ("spool_ignored", String(r.inbox?.ignored ?? 0)),
-            ("last_refill", time(s.lastRefill)),
-            ("paused", s.pause == nil ? "false" : "true"),
-            ("paused_until", time(s.pause?.until)),
-            ("sync_folder", r.syncFolder.map(Formatting.json) ?? "null"),
-            ("sync_problems", "[" + r.syncProblems.map(Formatting.json).joined(separator: ", ") + "]"),
-            ("calendar_folder", r.calendarFolder.map(Formatting.json) ?? "null"),
-            ("calendar_problems", "[" + r.calendarProblems.map(Formatting.json).joined(separator: ", ") + "]"),
-            ("anki_collection", r.ankiCollection.map(Formatting.json) ?? "null"),
-            ("anki_problem", r.ankiProblem.map(Formatting.json) ?? "null"),
-        ]))
+        print(
+            Formatting.jsonObject([
+                ("now", time(r.now)),
+                ("zone", Formatting.json(r.zone.name)),
+                ("tz", r.environmentTZ.map(Formatting.json) ?? "null"),
+                ("environment_zone", Formatting.json(r.environmentZone)),
+                ("database", Formatting.json(r.databasePath)),
+                ("next_id", s.next.map { Formatting.json($0.identifier) } ?? "null"),
+                ("next_fire_at", time(s.next?.fireAt)),
+                ("pending", String(s.pendingCount)),
+                ("cap", String(PlanPolicy.cap)),
+                ("opened_today", s.firstOpenToday == nil ? "false" : "true"),
+                ("first_open_today", time(s.firstOpenToday)),
+                ("opens_waiting", String(r.inbox?.opensWaiting ?? 0)),
+                ("first_open_today_waiting", time(r.inbox?.firstOpenTodayWaiting)),
+                ("spool_set_aside", String(r.inbox?.setAside ?? 0)),
+                ("spool_ignored", String(r.inbox?.ignored ?? 0)),
+                ("last_refill", time(s.lastRefill)),
+                ("paused", s.pause == nil ? "false" : "true"),
+                ("paused_until", time(s.pause?.until)),
+                ("sync_folder", r.syncFolder.map(Formatting.json) ?? "null"),
+                ("sync_problems", "[" + r.syncProblems.map(Formatting.json).joined(separator: ", ") + "]"),
+                ("calendar_folder", r.calendarFolder.map(Formatting.json) ?? "null"),
+                ("calendar_problems", "[" + r.calendarProblems.map(Formatting.json).joined(separator: ", ") + "]"),
+                ("anki_collection", r.ankiCollection.map(Formatting.json) ?? "null"),
+                ("anki_problem", r.ankiProblem.map(Formatting.json) ?? "null"),
+            ]))
     }
 
     static func printTable(_ r: StatusReport) {
         let (s, zone, now) = (r.status, r.zone, r.now)
-        let next = s.next.map {
-            "\($0.identifier) at \(Formatting.wallTime($0.fireAt, in: zone)) (\(describeRelative($0.fireAt, from: now)))"
-        } ?? "nothing pending (run 'planner refill')"
+        let next =
+            s.next.map {
+                "\($0.identifier) at \(Formatting.wallTime($0.fireAt, in: zone)) (\(describeRelative($0.fireAt, from: now)))"
+            } ?? "nothing pending (run 'planner refill')"
         let paused = s.pause.map { p in
             (p.since > now ? "from \(Formatting.wallTime(p.since, in: zone)) " : "")
                 + (p.until.map { "until \(Formatting.wallTime($0, in: zone))" } ?? "until 'planner resume'")
         }
-        let opened = s.firstOpenToday.map {
-            "yes, first at \(Formatting.wallTime($0, in: zone))" + (s.opensToday > 1 ? " (\(s.opensToday) times)" : "")
-        } ?? r.inbox?.firstOpenTodayWaiting.map {
-            "yes, at \(Formatting.wallTime($0, in: zone)) (saved while the database was held; recorded by the next planner command that writes)"
-        } ?? "not today"
-        let refilled = s.lastRefill.map {
-            "\(Formatting.wallTime($0, in: zone)) (\(describeRelative($0, from: now)))"
-        } ?? "never (run 'planner refill')"
+        let opened =
+            s.firstOpenToday.map {
+                "yes, first at \(Formatting.wallTime($0, in: zone))" + (s.opensToday > 1 ? " (\(s.opensToday) times)" : "")
+            } ?? r.inbox?.firstOpenTodayWaiting.map {
+                "yes, at \(Formatting.wallTime($0, in: zone)) (saved while the database was held; recorded by the next planner command that writes)"
+            } ?? "not today"
+        let refilled =
+            s.lastRefill.map {
+                "\(Formatting.wallTime($0, in: zone)) (\(describeRelative($0, from: now)))"
+            } ?? "never (run 'planner refill')"
         // The plan keeps its own zone; say so when this shell's TZ names another one.
         let tzNote = r.otherEnvironmentZone.map {
             "TZ is \($0) but the plan's zone is \(zone.name): to move the plan, planner config set zone \($0)"
         }
-        print(Formatting.table([
-            ["next", next],
-        ] + (paused.map { [["paused", $0]] } ?? []) + [
-            ["pending", "\(s.pendingCount)/\(PlanPolicy.cap)"],
-            ["opened", opened],
-            ["refilled", refilled],
-            ["zone", zone.name],
-            ["TZ", tzText(r)],
-            ["database", r.databasePath],
-        ] + (r.inbox.flatMap(inboxNote).map { [["spool", $0]] } ?? [])
-          + (r.syncFolder.map { [["sync", $0 + (r.syncProblems.isEmpty ? "" : " (\(r.syncProblems.count) problem\(r.syncProblems.count == 1 ? "" : "s"): see below)")]] } ?? [])
-          + r.syncProblems.map { ["sync problem", $0] }
-          + (r.calendarFolder.map { [["calendar", $0 + (r.calendarProblems.isEmpty ? "" : " (\(r.calendarProblems.count) problem\(r.calendarProblems.count == 1 ? "" : "s"): see below)")]] } ?? [])
-          + r.calendarProblems.map { ["calendar problem", $0] }
-          + (r.ankiCollection.map { [["anki", $0]] } ?? [])
-          + (r.ankiProblem.map { [["anki problem", $0]] } ?? [])
-          + (tzNote.map { [["note", $0]] } ?? [])))
+        print(
+            Formatting.table(
+                [
+                    ["next", next]
+                ] + (paused.map { [["paused", $0]] } ?? []) + [
+                    ["pending", "\(s.pendingCount)/\(PlanPolicy.cap)"],
+                    ["opened", opened],
+                    ["refilled", refilled],
+                    ["zone", zone.name],
+                    ["TZ", tzText(r)],
+                    ["database", r.databasePath],
+                ] + (r.inbox.flatMap(inboxNote).map { [["spool", $0]] } ?? [])
+                    + (r.syncFolder.map {
+                        [
+                            [
+                                "sync",
+                                $0
+                                    + (r.syncProblems.isEmpty
+                                        ? "" : " (\(r.syncProblems.count) problem\(r.syncProblems.count == 1 ? "" : "s"): see below)"),
+                            ]
+                        ]
+                    } ?? [])
+                    + r.syncProblems.map { ["sync problem", $0] }
+                    + (r.calendarFolder.map {
+                        [
+                            [
+                                "calendar",
+                                $0
+                                    + (r.calendarProblems.isEmpty
+                                        ? "" : " (\(r.calendarProblems.count) problem\(r.calendarProblems.count == 1 ? "" : "s"): see below)"),
+                            ]
+                        ]
+                    } ?? [])
+                    + r.calendarProblems.map { ["calendar problem", $0] }
+                    + (r.ankiCollection.map { [["anki", $0]] } ?? [])
+                    + (r.ankiProblem.map { [["anki problem", $0]] } ?? [])
+                    + (tzNote.map { [["note", $0]] } ?? [])))
     }
 
     /// TZ as set, or that it is unset and what the system zone is then: `Etc/UTC` alone would not say which.
@@ -101,7 +125,9 @@ struct Status: ParsableCommand {
         var parts: [String] = []
         let (opens, others) = (inbox.opensWaiting, inbox.othersWaiting)
         if opens > 0 { parts.append("\(opens) open\(opens == 1 ? "" : "s") waiting to be recorded by the next planner command that writes") }
-        if others > 0 { parts.append("\(others) other change\(others == 1 ? "" : "s") waiting to be applied by the next planner command that writes") }
+        if others > 0 {
+            parts.append("\(others) other change\(others == 1 ? "" : "s") waiting to be applied by the next planner command that writes")
+        }
         if inbox.setAside > 0 { parts.append("\(inbox.setAside) refused and set aside (*.rejected: read, then delete)") }
         if inbox.ignored > 0 { parts.append("\(inbox.ignored) ignored (not a saved open of yours: remove)") }
         return parts.isEmpty ? nil : "\(inbox.folder): " + parts.joined(separator: "; ")

@@ -22,8 +22,11 @@ struct Study: ParsableCommand {
             """)
 
     @OptionGroup var common: CommonOptions
-    @Argument(parsing: .postTerminator, help: ArgumentHelp("The program to run and its arguments (after --).",
-                                                           valueName: "command"))
+    @Argument(
+        parsing: .postTerminator,
+        help: ArgumentHelp(
+            "The program to run and its arguments (after --).",
+            valueName: "command"))
     var command: [String] = []
 
     func run() throws { try Self.execute(db: common.db, now: common.now, command: command) }

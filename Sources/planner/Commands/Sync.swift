@@ -7,7 +7,8 @@ import PlannerStore
 struct Sync: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
-        abstract: "Apply the other devices' changes from the sync folder, the calendar folder's ticks and Anki's reviews now, write both folders, and say what changed.",
+        abstract:
+            "Apply the other devices' changes from the sync folder, the calendar folder's ticks and Anki's reviews now, write both folders, and say what changed.",
         discussion: """
             With a sync folder set (planner config set sync-folder DIR, a folder Syncthing shares between your \
             devices), each device appends its opens, skips, pauses and settings to files of its own there and \
@@ -22,7 +23,11 @@ struct Sync: ParsableCommand {
             """)
 
     @OptionGroup var common: CommonOptions
-    @Flag(name: .long, help: "Print one JSON object: folder, applied, superseded, published, opened_elsewhere, problems, calendar_folder, calendar_ticks, calendar_written, calendar_removed, calendar_problems, anki_collection, anki_opened, anki_problem.") var json = false
+    @Flag(
+        name: .long,
+        help:
+            "Print one JSON object: folder, applied, superseded, published, opened_elsewhere, problems, calendar_folder, calendar_ticks, calendar_written, calendar_removed, calendar_problems, anki_collection, anki_opened, anki_problem."
+    ) var json = false
 
     func run() throws {
         let found = try SyncCommand.sync(.process, db: common.db, now: common.now)
@@ -32,40 +37,48 @@ struct Sync: ParsableCommand {
         let ticks = Array(Set(calendar?.ticks ?? [])).sorted().map(\.description)
         func list(_ items: [String]) -> String { "[" + items.map(Formatting.json).joined(separator: ", ") + "]" }
         if json {
-            print(Formatting.jsonObject([
-                ("folder", report.map { Formatting.json($0.folder) } ?? "null"),
-                ("applied", String(report?.applied ?? 0)),
-                ("superseded", String(report?.superseded ?? 0)),
-                ("published", String(report?.published ?? 0)),
-                ("opened_elsewhere", list(opened)),
-                ("problems", list(report?.problems ?? [])),
-                ("calendar_folder", calendar.map { Formatting.json($0.folder) } ?? "null"),
-                ("calendar_ticks", list(ticks)),
-                ("calendar_written", String(calendar?.written ?? 0)),
-                ("calendar_removed", String(calendar?.removed ?? 0)),
-                ("calendar_problems", list(calendar?.problems ?? [])),
-                ("anki_collection", anki.map { Formatting.json($0.collection) } ?? "null"),
-                ("anki_opened", list(studied)),
-                ("anki_problem", anki?.problem.map(Formatting.json) ?? "null"),
-            ]))
+            print(
+                Formatting.jsonObject([
+                    ("folder", report.map { Formatting.json($0.folder) } ?? "null"),
+                    ("applied", String(report?.applied ?? 0)),
+                    ("superseded", String(report?.superseded ?? 0)),
+                    ("published", String(report?.published ?? 0)),
+                    ("opened_elsewhere", list(opened)),
+                    ("problems", list(report?.problems ?? [])),
+                    ("calendar_folder", calendar.map { Formatting.json($0.folder) } ?? "null"),
+                    ("calendar_ticks", list(ticks)),
+                    ("calendar_written", String(calendar?.written ?? 0)),
+                    ("calendar_removed", String(calendar?.removed ?? 0)),
+                    ("calendar_problems", list(calendar?.problems ?? [])),
+                    ("anki_collection", anki.map { Formatting.json($0.collection) } ?? "null"),
+                    ("anki_opened", list(studied)),
+                    ("anki_problem", anki?.problem.map(Formatting.json) ?? "null"),
+                ]))
             return
         }
         var lines: [String] = []
         if let report {
-            lines.append("sync: \(report.applied) change\(report.applied == 1 ? "" : "s") from other devices applied"
-                + (report.superseded > 0 ? " (\(report.superseded) older than one already in force, left out)" : "")
-                + ", \(report.published) of this device's written to \(report.folder)")
+            lines.append(
+                "sync: \(report.applied) change\(report.applied == 1 ? "" : "s") from other devices applied"
+                    + (report.superseded > 0 ? " (\(report.superseded) older than one already in force, left out)" : "")
+                    + ", \(report.published) of this device's written to \(report.folder)")
             if !opened.isEmpty { lines.append("opened on another device: \(opened.joined(separator: ", ")) (the rest of those days is quiet here)") }
             lines += report.problems.map { "problem: " + $0 }
         }
         if let calendar {
-            lines.append("calendar: \(ticks.count) day\(ticks.count == 1 ? "" : "s") ticked off applied, \(calendar.written) item\(calendar.written == 1 ? "" : "s") written and \(calendar.removed) removed in \(calendar.folder)")
-            if !ticks.isEmpty { lines.append("ticked off in the calendar: \(ticks.joined(separator: ", ")) (opened: the rest of those days is quiet)") }
+            lines.append(
+                "calendar: \(ticks.count) day\(ticks.count == 1 ? "" : "s") ticked off applied, \(calendar.written) item\(calendar.written == 1 ? "" : "s") written and \(calendar.removed) removed in \(calendar.folder)"
+            )
+            if !ticks.isEmpty {
+                lines.append("ticked off in the calendar: \(ticks.joined(separator: ", ")) (opened: the rest of those days is quiet)")
+            }
             lines += calendar.problems.map { "calendar problem: " + $0 }
         }
         if let anki {
-            lines.append(anki.read ? "anki: \(studied.count) study day\(studied.count == 1 ? "" : "s") opened by reviews in \(anki.collection)"
-                                   : "anki: \(anki.collection) unchanged since the last read")
+            lines.append(
+                anki.read
+                    ? "anki: \(studied.count) study day\(studied.count == 1 ? "" : "s") opened by reviews in \(anki.collection)"
+                    : "anki: \(anki.collection) unchanged since the last read")
             if !studied.isEmpty { lines.append("studied in Anki: \(studied.joined(separator: ", ")) (opened: the rest of those days is quiet)") }
             if let problem = anki.problem { lines.append("anki problem: " + problem) }
         }

@@ -31,8 +31,10 @@ struct Tick: ParsableCommand {
     @OptionGroup var common: CommonOptions
     @Option(name: .long, help: "notify or stdout (default: for each delivery, notify when a session bus is reachable then, else stdout).")
     var sink: SinkName?
-    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
-        "A request is delivered only within this long after its time (e.g. 90s, 15m; default: the grace setting).", valueName: "duration"))
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: ArgumentHelp(
+            "A request is delivered only within this long after its time (e.g. 90s, 15m; default: the grace setting).", valueName: "duration"))
     var grace: String?
     @Flag(name: .long, help: "Deliver what is due at now (honours --now) and exit, for cron and tests.")
     var once = false
@@ -40,14 +42,20 @@ struct Tick: ParsableCommand {
     @Option(name: .long, help: "notify: the urgency (low, normal, critical; default: the urgency setting).") var urgency: String?
     @Option(name: .long, help: "notify: an icon name or path (default: the icon setting).") var icon: String?
     @Option(name: .customLong("app-name"), help: "notify: the application name shown.") var appName: String = "planner"
-    @Flag(name: .customLong("unless-running"), help: "Exit 0 quietly when another ticker already runs on this database (for autostart and the user unit: one of them runs).")
+    @Flag(
+        name: .customLong("unless-running"),
+        help: "Exit 0 quietly when another ticker already runs on this database (for autostart and the user unit: one of them runs).")
     var unlessRunning = false
-    @Option(name: .customLong("calendar-job"), help: ArgumentHelp(
-        "Also carry the calendar folder (planner setup --calendar sets it): systemd (start planner-calendar.service) or vdirsyncer's path (run planner calendar-sync, also when the folder changes). Asks the server once a minute while today's study day is not yet opened, inside its window.",
-        valueName: "job"))
+    @Option(
+        name: .customLong("calendar-job"),
+        help: ArgumentHelp(
+            "Also carry the calendar folder (planner setup --calendar sets it): systemd (start planner-calendar.service) or vdirsyncer's path (run planner calendar-sync, also when the folder changes). Asks the server once a minute while today's study day is not yet opened, inside its window.",
+            valueName: "job"))
     var calendarJob: String?
-    @Option(name: .long, parsing: .remaining, help: ArgumentHelp(
-        "Deliver by running PROGRAM [ARG...] directly (must come last).", valueName: "program"))
+    @Option(
+        name: .long, parsing: .remaining,
+        help: ArgumentHelp(
+            "Deliver by running PROGRAM [ARG...] directly (must come last).", valueName: "program"))
     var exec: [String] = []
 
     func validate() throws {
