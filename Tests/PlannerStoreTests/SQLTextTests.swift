@@ -10,6 +10,8 @@ import Testing
         // The planner's own object names (SchemaCheck.plannerObjects), quoted.
         "SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_schema WHERE name IN (\\(names)) ORDER BY name",
     ]
+    /// Sets of request states spelled once, from the enum (`RequestState.sqlList`): constants, never input.
+    static let allowedConstants = ["\\(RequestState.waitingSQL)", "\\(RequestState.happenedSQL)"]
 
     @Test func storeSQLHasNoInterpolation() throws {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/PlannerStore").path
@@ -108,7 +110,8 @@ struct SQLScan {
             if Self.matches(chars, at: j, "\"") {
                 guard let literal = Self.stringLiteral(chars, &j) else { return false }
                 literals += 1
-                if literal.contains("\\(") && !SQLTextTests.allowed.contains(literal) { clean = false }
+                let rest = SQLTextTests.allowedConstants.reduce(literal) { $0.replacingOccurrences(of: $1, with: "") }
+                if rest.contains("\\(") && !SQLTextTests.allowed.contains(literal) { clean = false }
             } else if Self.matches(chars, at: j, "HotQueries.") {
                 j += "HotQueries.".count
                 while j < chars.count, chars[j].isLetter || chars[j].isNumber || chars[j] == "_" { j += 1 }
