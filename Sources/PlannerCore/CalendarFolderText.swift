@@ -134,6 +134,20 @@ public enum CalendarFolderText {
         holds(digest, made: item.digest)
     }
 
+    /// What `calendar_file.recipe` holds: the recipe bound to the digest it was found or written with, so a
+    /// digest changed by anything else (a planner from before the column, still running; a hand edit)
+    /// leaves a recipe that no longer holds, and the file is compared by its digest again.
+    public static func boundRecipe(_ recipe: String, digest: String) -> String { recipe + " " + digest }
+
+    /// Whether a row's remembered recipe (`boundRecipe`) says it holds `recipe`'s item, as its digest is now.
+    /// On the bytes, without making the bound text: this runs for every item of the horizon.
+    public static func recipeHolds(_ stored: String?, recipe: String, digest: String?) -> Bool {
+        guard let stored, let digest, stored.utf8.count == recipe.utf8.count + 1 + digest.utf8.count else { return false }
+        // ASCII both: String's own prefix and suffix checks compare the bytes (no iteration of a UTF8View).
+        return stored.hasPrefix(recipe) && stored.hasSuffix(digest)
+            && stored.utf8[stored.utf8.index(stored.utf8.startIndex, offsetBy: recipe.utf8.count)] == 32
+    }
+
     /// The same for an item's digest already made (`Item.made()`).
     public static func holds(_ digest: String?, made: String) -> Bool {
         guard let digest else { return false }

@@ -89,12 +89,12 @@ extension PlannerDatabase {
             let state: FileState
             var made: (bytes: [UInt8], digest: String)?
             if let row = rows[item.fileName] {
-                guard let digest = row.digest, row.recipe != item.recipe else { continue }
+                guard let digest = row.digest, !CalendarFolderText.recipeHolds(row.recipe, recipe: item.recipe, digest: digest) else { continue }
                 made = item.made()
                 if CalendarFolderText.holds(digest, made: made!.digest) {
                     // Known by its recipe from now on (`calendar_file.recipe`).
                     if learn == nil { learn = try connection.prepare("UPDATE calendar_file SET recipe = ? WHERE name = ? AND digest = ?") }
-                    try learn?.run(.text(item.recipe), .text(item.fileName), .text(digest))
+                    try learn?.run(.text(CalendarFolderText.boundRecipe(item.recipe, digest: digest)), .text(item.fileName), .text(digest))
                     continue
                 }
                 state = look(item.fileName, row)
@@ -108,7 +108,7 @@ extension PlannerDatabase {
             plan.writes.append(.init(name: item.fileName, bytes: bytes, mtime: mtime, expected: expected))
             try upsert.run(
                 .text(item.fileName), .text(today.description), .text(digest), .integer(Int64(bytes.count)), .integer(mtime),
-                .text(item.recipe))
+                .text(CalendarFolderText.boundRecipe(item.recipe, digest: digest)))
         }
         let forget = try connection.prepare("DELETE FROM calendar_file WHERE name = ?")
         for (name, row) in rows.sorted(by: { $0.key < $1.key }) where row.digest != nil && !wanted.contains(name) {

@@ -16,7 +16,8 @@ extension PlannerDatabase {
         var digest: String?
         var size: Int64
         var mtime: Int64
-        /// The recipe of the item its digest is known to hold (`calendar_file.recipe`), or nil.
+        /// The recipe of the item its digest is known to hold, bound to that digest (`calendar_file.recipe`,
+        /// `CalendarFolderText.boundRecipe`), or nil.
         var recipe: String?
     }
 
@@ -103,7 +104,7 @@ extension PlannerDatabase {
                     wantedNames.insert(name)
                     if let row = rows[name] {
                         guard let digest = row.digest else { continue }
-                        if row.recipe == item.recipe { continue }
+                        if CalendarFolderText.recipeHolds(row.recipe, recipe: item.recipe, digest: digest) { continue }
                         let made = item.made()
                         if CalendarFolderText.holds(digest, made: made.digest) { learned.append((name, digest, item.recipe)); continue }
                         switch state(name, row) {
@@ -153,11 +154,13 @@ extension PlannerDatabase {
                         guard let (item, digest) = placedItems[file.name] else { continue }
                         try upsert.run(
                             .text(file.name), item.day.map { .text($0.description) } ?? .null, .text(digest),
-                            .integer(file.size), .integer(file.mtime), .text(item.recipe))
+                            .integer(file.size), .integer(file.mtime), .text(CalendarFolderText.boundRecipe(item.recipe, digest: digest)))
                     }
                     // Only while the row still says what was compared (another process may have read the file since).
                     let learn = try connection.prepare("UPDATE calendar_file SET recipe = ? WHERE name = ? AND digest = ?")
-                    for row in learned { try learn.run(.text(row.recipe), .text(row.name), .text(row.digest)) }
+                    for row in learned {
+                        try learn.run(.text(CalendarFolderText.boundRecipe(row.recipe, digest: row.digest)), .text(row.name), .text(row.digest))
+                    }
                     let delete = try connection.prepare("DELETE FROM calendar_file WHERE name = ?")
                     for name in done.removed + forgotten { try delete.run(.text(name)) }
                 }

@@ -162,6 +162,49 @@ import Testing
         #expect(try h.sqlite(unknown) == "0")
     }
 
+    /// A planner from before migration 0013 still running (a ticker started before the upgrade) reads a
+    /// phone's edit with its own statement, which sets the digest and not the recipe: the recipe must no
+    /// longer hold (it is bound to its digest), or the new binary would take the edited file for the plan's
+    /// and never put it back. (Found by a hostile review; the statement is the pre-0013 one.)
+    @Test func aDigestWrittenWithoutItsRecipeIsComparedAgain() throws {
+        let (h, folder) = try Self.setUp()
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T12:10")
+        let file = "planner-Noti_AppOpenPromotion_2026_11_24_15_00.ics"
+        let path = folder + "/" + file
+        let original = try String(contentsOfFile: path, encoding: .utf8)
+        try Self.deliver(original.replacingOccurrences(of: "TRIGGER;RELATED=START:PT0S", with: "TRIGGER:-PT10M"), to: path)
+        var info = stat()
+        _ = stat(path, &info)
+        let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        _ = try h.sqlite(
+            """
+            INSERT INTO calendar_file (name, day, digest, size, mtime_ns, problem) VALUES ('\(file)', '2026-11-24', 'read:0123', \(info.st_size), \(mtime), NULL)
+            ON CONFLICT (name) DO UPDATE SET day = excluded.day, digest = excluded.digest, size = excluded.size,
+                mtime_ns = excluded.mtime_ns, problem = excluded.problem
+            """)
+        // Its recipe stays, bound to the digest it was learned with (`boundRecipe`): no longer this row's.
+        #expect(try h.sqlite("SELECT recipe NOT LIKE '% ' || digest FROM calendar_file WHERE name = '\(file)'") == "1")
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T12:20")
+        let now = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(now.contains("TRIGGER;RELATED=START:PT0S") && !now.contains("TRIGGER:-PT10M"), "the phone's edit stayed")
+    }
+
+    /// A title or a zone changed and changed back: every file back to its first bytes (the recipes follow
+    /// the plan's title and zone both ways).
+    @Test func aTitleOrZoneChangedAndBackLeavesTheFirstFiles() throws {
+        let (h, folder) = try Self.setUp()
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T12:10")
+        let before = try Self.snapshot(folder)
+        try h.configOK(["set", "title", "Lessons"], now: "2026-11-23T12:11")
+        #expect(try Self.snapshot(folder) != before)
+        try h.configOK(["reset", "title"], now: "2026-11-23T12:12")
+        #expect(try Self.snapshot(folder) == before)
+        try h.configOK(["set", "zone", "Asia/Tokyo"], now: "2026-11-23T12:13")
+        #expect(String(decoding: try Self.snapshot(folder)["planner-day-2026-11-24.ics"] ?? Data(), as: UTF8.self).contains("TZID=Asia/Tokyo"))
+        try h.configOK(["set", "zone", "Asia/Seoul"], now: "2026-11-23T12:14")
+        #expect(try Self.snapshot(folder) == before)
+    }
+
     /// An event removed by an open, touched on the phone meanwhile, comes back through vdirsyncer: the next
     /// run that reads the folder removes it again (and never a file of the user's).
     @Test func aRemovedEventThatComesBackIsRemovedAgain() throws {

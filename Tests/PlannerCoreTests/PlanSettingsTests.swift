@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import PlannerCore
 
@@ -97,5 +98,49 @@ import Testing
         let mondays = d.retired.filter { $0.request.localDate == LocalDate(year: 2026, month: 11, day: 23) }
         #expect(!mondays.isEmpty && mondays.allSatisfy { $0.state == .missed })
         #expect(d.added.allSatisfy { $0.fireAt > evening - PlanPolicy.defaultGraceMilliseconds })
+    }
+}
+
+/// docs/guide.md's settings table is the declarations' (`SettingKey`): every key in it once and no other,
+/// each device-scoped key said to be "this device's own", each default shown. A new setting fails here until
+/// the guide has its row.
+@Suite struct GuideSettingsTableTests {
+    struct Row {
+        var keys: [String]
+        var accepts: String
+        var defaults: String
+    }
+
+    static func rows() throws -> [Row] {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/guide.md").path
+        let guide = try String(contentsOfFile: path, encoding: .utf8)
+        let section = try #require(guide.components(separatedBy: "## Your plan").dropFirst().first)
+        let table = section.split(separator: "\n").drop { !$0.hasPrefix("| key |") }.dropFirst(2).prefix { $0.hasPrefix("|") }
+        return table.map { line in
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            let keys = cells[1].split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+            }
+            return Row(keys: keys, accepts: cells[2], defaults: cells[3])
+        }
+    }
+
+    @Test func everyKeyHasItsRowAndNoOther() throws {
+        let rows = try Self.rows()
+        let listed = rows.flatMap(\.keys)
+        #expect(listed.sorted() == SettingKey.allCases.map(\.rawValue).sorted())
+        #expect(Set(listed).count == listed.count, "a key listed twice")
+        for row in rows {
+            for name in row.keys {
+                let key = try #require(SettingKey(rawValue: name))
+                let own = row.accepts.hasPrefix("this device's own")
+                #expect(own == (key.declaration.scope == .device), "\(name): 'this device's own' only for a device's setting")
+                if !key.defaultValue.isEmpty {
+                    #expect(row.defaults.contains("`\(key.defaultValue)`"), "\(name): the default `\(key.defaultValue)` is not in its row")
+                } else {
+                    #expect(row.defaults.hasPrefix("empty"), "\(name): an empty default is said as 'empty'")
+                }
+            }
+        }
     }
 }
