@@ -1,4 +1,5 @@
 import Foundation
+import PlannerCore
 import Testing
 
 /// The schedule's slots computed independently of the planner, with Python's zoneinfo: every `interval`
@@ -704,13 +705,12 @@ func checkInvariants(_ h: Harness, _ step: String, sourceLocation: SourceLocatio
         let out = try h.config(["--json"], now: now)
         #expect(out.status == 0 && out.err.isEmpty)
         let object = try JSONSerialization.jsonObject(with: Data(out.out.utf8)) as? [String: [String: Any]]
-        let defaults = [
-            "window": "09:30-21:30", "interval": "30m", "days": "mon-fri", "title": "Time to study?",
-            "body": "Start today's lesson: reminders stop for the day once you begin.", "icon": "planner",
-            "urgency": "normal", "grace": "15m", "zone": "Asia/Seoul",  // a new plan's zone: its creator's TZ
-            "study-command": "", "snooze": "15m", "sound": "", "sync-folder": "", "device-name": "", "calendar-folder": "", "calendar-days": "14",
-            "anki-collection": "",
-        ]
+        // Every declared key with its declared default (`SettingKey`: a new setting needs no edit here), and
+        // a few pinned by hand so that a declaration changed by mistake shows too.
+        var defaults = Dictionary(uniqueKeysWithValues: SettingKey.allCases.map { ($0.rawValue, $0.defaultValue) })
+        defaults["zone"] = "Asia/Seoul"  // a new plan's zone: its creator's TZ
+        #expect(defaults["window"] == "09:30-21:30" && defaults["interval"] == "30m" && defaults["days"] == "mon-fri")
+        #expect(defaults["grace"] == "15m" && defaults["calendar-days"] == "14" && defaults["title"] == "Time to study?")
         #expect(Set(object?.keys ?? [:].keys) == Set(defaults.keys))
         let values = ["interval": "1h30m", "days": "mon-fri", "grace": "1h"]
         for (key, d) in defaults {
