@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PlannerCore
 
 /// Nothing a user controls is ever spliced into SQL text: every SQL string the store passes to SQLite
 /// is a literal without interpolation, except the planner's own constants listed here.
@@ -32,6 +33,27 @@ import Testing
         }
         #expect(checked > 20, "the scan found too few SQL strings to mean anything")
         #expect(offenders.isEmpty, "SQL text with interpolation: \(offenders)")
+    }
+
+    /// A state spelled in the store's SQL (`state = 'pending'`, `SET state = 'delivered'`, `r.state <> '…'`) is
+    /// a `RequestState`: a typo in a WHERE would match nothing, silently; a state renamed or removed from the
+    /// enum must be renamed here too. (Sets of states are made from the enum: `RequestState.sqlList`.)
+    @Test func everyStateSpelledInStoreSQLIsARequestState() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/PlannerStore").path
+        let pattern = try Regex(#"state\s*(=|<>|!=)\s*'([a-z_]*)'"#)
+        let known = Set(RequestState.allCases.map(\.rawValue))
+        var seen = 0
+        var unknown: [String] = []
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder) where file.hasSuffix(".swift") {
+            let source = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
+            for match in source.matches(of: pattern) {
+                let name = String(match.output[2].substring ?? "")
+                seen += 1
+                if !known.contains(name) { unknown.append("\(file): '\(name)'") }
+            }
+        }
+        #expect(seen > 20, "the scan found too few state names to mean anything")
+        #expect(unknown.isEmpty, "not a RequestState: \(unknown)")
     }
 
     /// The scan itself: SQL wherever the call's argument starts (issue 19 item 16: SQL on the line after
