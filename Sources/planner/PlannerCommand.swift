@@ -39,8 +39,10 @@ enum Main {
     static func main() {
         // Everything the planner creates (folders, database, WAL files) is private to the user.
         umask(0o077)
-        // The live ticker runs for hours: SQLite's memory from malloc, which it trims when idle.
+        // The live ticker runs for hours: SQLite's memory from malloc, which it trims when idle, and none
+        // of it held back in glibc's per-thread cache (started once more with it off).
         let raw = CommandLine.arguments
+        TickerTunables.restartLiveTickerWithoutTCache(raw)
         SQLiteProcess.useOneThread(arena: !(raw.count > 1 && raw[1] == "tick" && !raw.contains("--once")))
         if let problem = ArgumentBytes.problem() ?? ArgumentBytes.environmentProblem() { fail(problem, code: 64) }
         PlannerDatabase.warn = { message in

@@ -171,6 +171,28 @@ extension Harness {
         #expect(try h.stop(third).status == 0)
     }
 
+    /// The live ticker starts itself once more with glibc's per-thread cache off (`TickerTunables`: what an
+    /// idle ticker keeps, bench/TICK_MEMORY.md) — the same process — and the programs it runs get the
+    /// environment as the user had it: their own GLIBC_TUNABLES, and nothing of the restart.
+    @Test func theLiveTickerRestartsWithoutTCacheAndItsProgramsGetTheUsersEnvironment() throws {
+        var h = try Harness()
+        h.env["GLIBC_TUNABLES"] = "glibc.malloc.check=0"
+        let ticker = try h.startTicker(["--exec", "/bin/sh", "-c", "env > \(h.dir)/child.env"])
+        defer { if !Harness.hasExited(ticker.processIdentifier) { kill(ticker.processIdentifier, SIGKILL) } }
+        _ = try h.planner(["add", "--db", h.db, "--in", "1s", "--title", "t", "--id", "env"])
+        try h.waitFor(seconds: 10) { (try? h.sqlite("SELECT state FROM request WHERE identifier = 'env'")) == "delivered" }
+        let child = h.text("child.env").split(separator: "\n").map(String.init)
+        #expect(child.contains("GLIBC_TUNABLES=glibc.malloc.check=0"), "\(child.filter { $0.hasPrefix("GLIBC") })")
+        #expect(!child.contains { $0.hasPrefix("PLANNER_TICKER_") })
+        // Its first environment (what /proc shows) is the second start's.
+        let first = FileManager.default.contents(atPath: "/proc/\(ticker.processIdentifier)/environ") ?? Data()
+        #expect(first.split(separator: 0).contains { String(decoding: $0, as: UTF8.self) == "PLANNER_TICKER_RESTARTED=1" })
+        // Still known by its name (setup --uninstall finds the ticker by it).
+        let comm = String(decoding: FileManager.default.contents(atPath: "/proc/\(ticker.processIdentifier)/comm") ?? Data(), as: UTF8.self)
+        #expect(comm.hasPrefix("planner"), "\(comm)")
+        #expect(try h.stop(ticker).status == 0)
+    }
+
     @Test func killedBetweenClaimAndDeliveryTheReminderIsLostNeverDoubled() throws {
         let h = try Harness()
         let ticker = try h.startTicker(["--exec", "/bin/sh", "-c", "echo $$ > \(h.dir)/child.pid; exec sleep 30"])
