@@ -8,6 +8,7 @@
 #   bench/budget_check.sh                  # check (builds the release binary first)
 #   PLANNER=path/to/planner bench/budget_check.sh
 #   bench/budget_check.sh --print          # the counts only, never fails (to set a budget)
+#   SCENARIOS="open status" bench/budget_check.sh   # only these scenarios of bench/budgets.txt
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUDGETS=$ROOT/bench/budgets.txt
@@ -119,6 +120,7 @@ failed=0
 printf '%-16s %-34s %12s %12s %8s\n' scenario command budget count ratio
 while read -r name budget _; do
     [[ -z $name || $name == \#* ]] && continue
+    [[ -n ${SCENARIOS:-} && " $SCENARIOS " != *" $name "* ]] && continue
     read -r template args < <(scenario "$name") || { echo "budget_check: unknown scenario $name in $BUDGETS" >&2; exit 1; }
     if [[ $name == open-login && ${#alone[@]} -eq 0 ]]; then
         printf '%-16s %-34s %12d %12s\n' "$name" "planner $args" "$budget" "skipped (no PID namespace here: its count would depend on the process tree)"
