@@ -35,14 +35,19 @@ let package = Package(
         // SQLite: connection, migrations (compiled in by the EmbedMigrations plugin), request store.
         .target(
             name: "PlannerStore",
-            dependencies: ["CSQLite", "CSQLiteArena", "CLinux", "PlannerCore", "PlannerSystem"],
+            dependencies: ["CSQLite", "CSQLiteArena", "CLinux", "PlannerCore", "PlannerSystem", "SchemaFingerprint"],
             swiftSettings: functionSections,
             // Every migrations/*.sql compiled in as text (no list to keep: a new migration is a new file),
             // so a copied binary needs no resource bundle.
             plugins: ["EmbedMigrations"]
         ),
-        // Runs Plugins/EmbedMigrations/embed-migrations.sh with /bin/sh: no tool to build.
-        .plugin(name: "EmbedMigrations", capability: .buildTool()),
+        // Runs Plugins/EmbedMigrations/embed-migrations.sh with /bin/sh, and planner-schema-data.
+        .plugin(name: "EmbedMigrations", capability: .buildTool(), dependencies: ["planner-schema-data"]),
+        // The schema fingerprint, written once for the check at every open and the build tool below.
+        .target(name: "SchemaFingerprint"),
+        // A host tool for the plugin: applies the migrations to in-memory databases and writes what each
+        // version's file holds (objects, fingerprint, cookie) as Swift, so it is never stale nor kept by hand.
+        .executableTarget(name: "planner-schema-data", dependencies: ["CSQLite", "SchemaFingerprint"]),
         // The ticker's runtime: its poll loop and the OS edges it runs on (timerfd/inotify/signalfd wake-ups,
         // spawned programs, sinks, the session bus, its lock), with the clock, environment and output injected.
         .target(
@@ -90,7 +95,8 @@ let package = Package(
         // Fixtures the test targets share: temporary database paths, a fixed clock, plan builders.
         .target(name: "PlannerTestSupport", dependencies: ["PlannerCore", "PlannerStore", "PlannerSystem"], path: "Tests/PlannerTestSupport"),
         .testTarget(name: "PlannerCoreTests", dependencies: ["PlannerCore", "PlannerSystem"]),
-        .testTarget(name: "PlannerStoreTests", dependencies: ["PlannerStore", "PlannerCore", "PlannerSystem", "PlannerTestSupport"]),
+        .testTarget(
+            name: "PlannerStoreTests", dependencies: ["PlannerStore", "PlannerCore", "PlannerSystem", "PlannerTestSupport", "SchemaFingerprint"]),
         .testTarget(
             name: "PlannerTickerTests", dependencies: ["PlannerTicker", "PlannerStore", "PlannerCore", "PlannerSystem", "PlannerTestSupport"]),
         // The commands in-process: a fake environment and clock, captured output, temporary databases.

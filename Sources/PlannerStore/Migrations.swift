@@ -1,6 +1,7 @@
 /// The schema's only source is `migrations/*.sql`. The EmbedMigrations build plugin compiles every file
 /// there into `Migrations.all`, in name order (version = the file's number): adding a migration is adding
-/// its file (then `scripts/schema-data`, which records its fingerprint); never edit a shipped one.
+/// its file (the plugin also computes its fingerprint: SchemaData.swift); never edit a shipped one
+/// (SchemaCheckTests pins every shipped version's fingerprint).
 enum Migrations {
     static var latestVersion: Int32 { all.last!.version }
 }

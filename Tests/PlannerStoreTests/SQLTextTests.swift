@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import PlannerCore
+import SchemaFingerprint
 
 /// Nothing a user controls is ever spliced into SQL text: every SQL string the store passes to SQLite
 /// is a literal without interpolation, except the planner's own constants listed here.
@@ -8,8 +9,6 @@ import PlannerCore
     static let allowed = [
         "PRAGMA application_id = \\(Self.applicationID)",
         "PRAGMA user_version = \\(migration.version)",
-        // The planner's own object names (SchemaCheck.plannerObjects), quoted.
-        "SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_schema WHERE name IN (\\(names)) ORDER BY name",
     ]
     /// Sets of request states spelled once, from the enum (`RequestState.sqlList`): constants, never input.
     static let allowedConstants = ["\\(RequestState.waitingSQL)", "\\(RequestState.happenedSQL)"]
@@ -33,6 +32,18 @@ import PlannerCore
         }
         #expect(checked > 20, "the scan found too few SQL strings to mean anything")
         #expect(offenders.isEmpty, "SQL text with interpolation: \(offenders)")
+    }
+
+    /// The schema check's query (written once in SchemaFingerprint, for the build tool too) splices in only
+    /// the planner's own object names, each quoted: SchemaCheck passes `plannerObjects`, tests their own.
+    @Test func schemaFingerprintQueryTakesOnlyNames() throws {
+        #expect(
+            SchemaFingerprint.query(quotedNames: SchemaFingerprint.quoted(["a", "b"]))
+                == "SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_schema WHERE name IN ('a','b') ORDER BY name")
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/PlannerStore").path
+        let source = try String(contentsOfFile: folder + "/SchemaCheck.swift", encoding: .utf8)
+        #expect(source.contains("SchemaFingerprint.query(quotedNames: objects.map(SchemaFingerprint.quoted) ?? plannerObjectsQuoted)"))
+        #expect(source.contains("private static let plannerObjectsQuoted = SchemaFingerprint.quoted(plannerObjects)"))
     }
 
     /// A state spelled in the store's SQL (`state = 'pending'`, `SET state = 'delivered'`, `r.state <> '…'`) is
@@ -137,6 +148,14 @@ struct SQLScan {
             } else if Self.matches(chars, at: j, "HotQueries.") {
                 j += "HotQueries.".count
                 while j < chars.count, chars[j].isLetter || chars[j].isNumber || chars[j] == "_" { j += 1 }
+            } else if Self.matches(chars, at: j, "SchemaFingerprint.query(") {
+                // The planner's own object names, quoted (`schemaFingerprintQueryTakesOnlyNames`).
+                j += "SchemaFingerprint.query(".count
+                var depth = 1
+                while j < chars.count, depth > 0 {
+                    if chars[j] == "(" { depth += 1 } else if chars[j] == ")" { depth -= 1 }
+                    j += 1
+                }
             } else if Self.matches(chars, at: j, "migration.sql)") {
                 return clean  // the embedded migration files, checked by SchemaCheckTests
             } else {

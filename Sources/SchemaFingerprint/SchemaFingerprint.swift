@@ -1,0 +1,30 @@
+/// The fingerprint of a planner file's schema, written once for the two places that make one: every open,
+/// which checks a file against its version's (PlannerStore's SchemaCheck), and the build, which records
+/// every version's from migrations/ (planner-schema-data, run by the EmbedMigrations plugin). FNV-1a over
+/// type, name, table and SQL of the planner's objects present, in name order, hashed from SQLite's own bytes.
+public enum SchemaFingerprint {
+    /// FNV-1a's offset basis: the fingerprint of no objects (schema version 0).
+    public static let empty: UInt64 = 0xCBF2_9CE4_8422_2325
+    /// How many columns of `query`'s rows are hashed.
+    public static let columns: Int32 = 4
+
+    /// The rows hashed: the objects named in `quotedNames` (`'a','b'`), in name order.
+    public static func query(quotedNames: String) -> String {
+        "SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_schema WHERE name IN (\(quotedNames)) ORDER BY name"
+    }
+
+    /// Adds one column's bytes, then a separator (so "ab","c" and "a","bc" differ). Inlinable: every command
+    /// hashes its file's 12 KB of schema through this.
+    @inlinable public static func add(_ bytes: UnsafeBufferPointer<UInt8>, to hash: inout UInt64) {
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        hash = (hash ^ 1) &* 0x0000_0100_0000_01B3
+    }
+
+    /// `'a','b'`, in a plain loop (no generic `joined`: every command builds this once).
+    public static func quoted(_ names: [String]) -> String {
+        var list = ""
+        list.reserveCapacity(names.count * 24)
+        for name in names { list += list.isEmpty ? "'" : ",'"; list += name; list += "'" }
+        return list
+    }
+}
