@@ -57,6 +57,24 @@ import PlannerTestSupport
         }
     }
 
+    /// The states schema 6's CHECK allowed: a state added later cannot be in a file of that version.
+    static let statesOfSchema6: [RequestState] = [
+        .pending, .delivering, .delivered, .missed, .failed, .cancelled, .displaced, .replaced, .paused, .skipped, .retired,
+    ]
+
+    /// The reference's list of states (docs/sql.md, "Rows are never deleted: …") names every state, each once.
+    @Test func theSQLReferenceNamesEveryState() throws {
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/sql.md")
+        let text = try String(contentsOf: docs, encoding: .utf8)
+        let start = try #require(text.range(of: "Rows are never deleted:"))
+        let rest = text[start.lowerBound...]
+        let paragraph = String(rest.range(of: "\n\n").map { rest[..<$0.lowerBound] } ?? rest)
+        for state in RequestState.allCases {
+            #expect(
+                paragraph.components(separatedBy: "`\(state.rawValue)`").count == 2, "docs/sql.md's list of states names `\(state.rawValue)` once")
+        }
+    }
+
     /// A plan at schema 6 with a row in every state (and an answered one) upgrades keeping every row as it
     /// was, and its schema then is exactly a new plan's.
     @Test func aPlanWithHistoryUpgradesKeepingEveryRow() throws {
@@ -73,7 +91,7 @@ import PlannerTestSupport
                                  created_at_ms, changed_at_ms, reason, delivered_at_ms, error, claimed_at_ms, attempts)
             VALUES (?, 'slot', ?, '2026-11-23', '2026-11-23T09:30:00+09:00', 'Asia/Seoul', 't', 'b', ?, 1, 2, 'r', 3, 'e', 4, 5)
             """)
-        for (n, state) in RequestState.allCases.enumerated() {
+        for (n, state) in Self.statesOfSchema6.enumerated() {
             try insert.run(.text("Noti_\(state.rawValue)"), .integer(1_795_444_200_000 + Int64(n)), .text(state.rawValue))
         }
         try old.execute(
