@@ -67,16 +67,21 @@ public enum PlanChange: Equatable, Sendable {
     /// Canonical values (already checked by `SettingKey.canonical`) and keys back to their defaults.
     case settings(set: [SettingChange], reset: [SettingKey])
 
-    /// The word the `event` table and the inbox files use.
-    public var kind: String {
+    /// The word the `event` table and the inbox files use for a change. Reading a line switches over these
+    /// (no `default:`), so a new kind of change cannot be written without being read back.
+    public enum Kind: String, CaseIterable, Sendable {
+        case open, skip, unskip, pause, resume, snooze, settings
+    }
+
+    public var kind: Kind {
         switch self {
-        case .open: "open"
-        case .skip: "skip"
-        case .unskip: "unskip"
-        case .pause: "pause"
-        case .resume: "resume"
-        case .snooze: "snooze"
-        case .settings: "settings"
+        case .open: .open
+        case .skip: .skip
+        case .unskip: .unskip
+        case .pause: .pause
+        case .resume: .resume
+        case .snooze: .snooze
+        case .settings: .settings
         }
     }
 }

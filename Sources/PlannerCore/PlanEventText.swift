@@ -42,7 +42,7 @@ public enum PlanEventText {
     public static func line(_ event: PlanEvent) -> String {
         var head: [(String, String)] = [
             ("id", event.id), ("at", String(event.at.milliseconds)), ("origin", event.origin),
-            ("kind", event.change.kind),
+            ("kind", event.change.kind.rawValue),
         ]
         // Where devices share events: which device made it and its place among changes (`Stamp`).
         if let stamp = event.stamp { head += [("device", stamp.device), ("stamp", stamp.clockText)] }
@@ -128,7 +128,7 @@ extension PlanEvent {
         var named = Dictionary(uniqueKeysWithValues: fields)
         func take(_ name: String) -> String? { named.removeValue(forKey: name) }
         guard let id = take("id"), let atText = take("at"), let at = Int64(atText), let origin = take("origin"),
-            let kind = take("kind")
+            let kind = take("kind").flatMap(PlanChange.Kind.init(rawValue:))
         else { return nil }
         var stamp: Stamp?
         switch (take("device"), take("stamp")) {
@@ -147,7 +147,7 @@ extension PlanEvent {
         }
         let change: PlanChange
         switch kind {
-        case "open":
+        case .open:
             guard let zone = take("zone"), let offsetText = take("offset"), let offset = Int(offsetText) else { return nil }
             var grace: Int64?
             if let text = take("grace") {
@@ -155,27 +155,27 @@ extension PlanEvent {
                 grace = value
             }
             change = .open(zoneName: zone, offsetSeconds: offset, graceMilliseconds: grace)
-        case "skip":
+        case .skip:
             guard let list = dates(take("dates")) else { return nil }
             change = .skip(dates: list, reason: take("reason"))
-        case "unskip":
+        case .unskip:
             guard let list = dates(take("dates")) else { return nil }
             change = .unskip(dates: list)
-        case "pause":
+        case .pause:
             var until: Instant?
             if let text = take("until") {
                 guard let ms = Int64(text) else { return nil }
                 until = Instant(milliseconds: ms)
             }
             change = .pause(until: until)
-        case "resume":
+        case .resume:
             change = .resume
-        case "snooze":
+        case .snooze:
             guard let identifier = take("identifier"), let day = take("day").flatMap({ LocalDate(iso: $0) }),
                 let untilText = take("until"), let until = Int64(untilText)
             else { return nil }
             change = .snooze(identifier: identifier, day: day, until: Instant(milliseconds: until))
-        case "settings":
+        case .settings:
             var set: [SettingChange] = []
             for (name, value) in fields where name.hasPrefix("set.") {
                 guard let key = SettingKey(rawValue: String(name.dropFirst(4))) else { return nil }
@@ -190,8 +190,6 @@ extension PlanEvent {
                 }
             }
             change = .settings(set: set, reset: reset)
-        default:
-            return nil
         }
         // A field this version does not know: another kind of event than it claims.
         guard named.isEmpty else { return nil }

@@ -117,7 +117,7 @@ extension PlannerDatabase {
         for event in events {
             let stamp = event.stamp ?? Stamp(milliseconds: event.at.milliseconds)
             try record.run(
-                .text(event.id), .integer(event.at.milliseconds), .text(event.origin), .text(event.change.kind),
+                .text(event.id), .integer(event.at.milliseconds), .text(event.origin), .text(event.change.kind.rawValue),
                 .text(PlanEventText.fields(PlanEventText.payload(event.change))), .text(stamp.device),
                 .integer(stamp.milliseconds), .integer(stamp.counter), receivedAt.map { .integer($0.milliseconds) } ?? .null)
             if sqlite3Changes() == 1 {

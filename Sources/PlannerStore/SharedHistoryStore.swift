@@ -296,7 +296,7 @@ extension PlannerDatabase {
             UPDATE event SET at_ms = ?, origin = ?, kind = ?, payload = ?, stamp_ms = ?, stamp_counter = ?, device = ? WHERE id = ?
             """
         ).run(
-            .integer(event.at.milliseconds), .text(event.origin), .text(event.change.kind),
+            .integer(event.at.milliseconds), .text(event.origin), .text(event.change.kind.rawValue),
             .text(PlanEventText.fields(PlanEventText.payload(event.change))), .integer(stamp.milliseconds),
             .integer(stamp.counter), .text(stamp.device), .text(event.id))
         return stored

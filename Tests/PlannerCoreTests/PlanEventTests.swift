@@ -40,7 +40,9 @@ import PlannerSystem
             .pause(until: nil), .pause(until: at("2026-12-01T00:00")), .resume,
             .settings(set: [SettingChange(.body, "x = y %41"), SettingChange(.window, "08:00-20:00")], reset: []),
             .settings(set: [], reset: [.icon]),
+            .snooze(identifier: "Noti_AppOpenPromotion_2026_11_23_10_00", day: date("2026-11-23"), until: at("2026-11-23T10:10")),
         ]
+        #expect(Set(changes.map(\.kind)) == Set(PlanChange.Kind.allCases), "an example of every kind of change")
         for change in changes {
             let event = PlanEvent(id: "0123456789abcdef0123456789abcdef", at: at("2026-11-23T10:10:00.123"), origin: "open", change: change)
             let line = PlanEventText.line(event)
