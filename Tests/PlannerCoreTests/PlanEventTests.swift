@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import PlannerCore
 import PlannerSystem
@@ -49,6 +50,18 @@ import PlannerSystem
             #expect(line.hasSuffix("\n") && line.dropLast().allSatisfy { $0 != "\n" && $0 != "\u{2028}" }, "\(line)")
             #expect(PlanEvent(line: line) == event, "\(line)")
         }
+    }
+
+    /// The reference's `events` row (docs/sql.md) lists every kind of change, each once: it had left out
+    /// `snooze` since answers became events.
+    @Test func theSQLReferenceListsEveryKind() throws {
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/sql.md")
+        let text = try String(contentsOf: docs, encoding: .utf8)
+        let row = try #require(text.split(separator: "\n").first { $0.hasPrefix("| `events` |") })
+        let kinds = try #require(row.firstRange(of: "`kind` (").map { row[$0.upperBound...].prefix { $0 != ")" } })
+        #expect(
+            kinds.split(separator: ", ").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "`")) }
+                == PlanChange.Kind.allCases.map(\.rawValue))
     }
 
     @Test func linesThatAreNotEventsAreRefused() {
