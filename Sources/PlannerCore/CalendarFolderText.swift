@@ -197,19 +197,8 @@ public enum CalendarFolderText {
 
     // MARK: the folder wanted
 
-    /// A pending one-off, with its own text.
-    public struct OneOff: Equatable, Sendable {
-        public var identifier: String
-        public var fireAt: Instant
-        public var title: String
-        public var body: String
-        public init(identifier: String, fireAt: Instant, title: String, body: String) {
-            self.identifier = identifier
-            self.fireAt = fireAt
-            self.title = title
-            self.body = body
-        }
-    }
+    /// A pending one-off, with its own text: the fields `planner add` asked for.
+    public typealias OneOff = NewRequest
 
     /// Bump whenever the text an item is made into changes, in any byte that `semanticDigest` reads: a
     /// remembered recipe of an older version then no longer matches, and the item is compared by its text

@@ -56,14 +56,20 @@ enum CalendarFiles {
         out.int(0)
         guard listing else { return out.bytes }
         for name in PlannerDatabase.folderNames(dir) {
-            var info = stat()
-            guard fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
-            out.text(name)
-            out.int(info.st_mode & S_IFMT == S_IFREG && info.st_uid == geteuid() ? 1 : 0)
-            out.int(Int64(info.st_size))
-            out.int(PlannerDatabase.mtimeNanoseconds(info))
+            entry(dir, name, into: &out)
         }
         return out.bytes
+    }
+
+    /// One file of the folder as the parent reads it: its name, whether it is a plain file of this user's,
+    /// its size and its mtime. Nothing when it is gone.
+    private static func entry(_ dir: Int32, _ name: String, into out: inout Wire.Writer) {
+        var info = stat()
+        guard fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return }
+        out.text(name)
+        out.int(info.st_mode & S_IFMT == S_IFREG && info.st_uid == geteuid() ? 1 : 0)
+        out.int(Int64(info.st_size))
+        out.int(PlannerDatabase.mtimeNanoseconds(info))
     }
 
     /// In the child: the named files only, as `lockAndList` says them (no lock: `open` only looks).
@@ -74,12 +80,7 @@ enum CalendarFiles {
         defer { close(dir) }
         out.int(0)
         for name in names {
-            var info = stat()
-            guard fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
-            out.text(name)
-            out.int(info.st_mode & S_IFMT == S_IFREG && info.st_uid == geteuid() ? 1 : 0)
-            out.int(Int64(info.st_size))
-            out.int(PlannerDatabase.mtimeNanoseconds(info))
+            entry(dir, name, into: &out)
         }
         return out.bytes
     }

@@ -76,12 +76,8 @@ public final class PlannerDatabase {
             try connection.execute("PRAGMA synchronous = FULL")
             try migrate(zoneForNewPlan: zoneForNewPlan)
             DatabaseFile.makePrivate(resolvedPath)
-        } catch let error as PlannerError {
-            throw error
-        } catch let error as SQLiteError {
-            throw Self.translate(error, path: path)
         } catch {
-            throw .failure("\(error)")
+            throw Self.plannerError(error, path: path)
         }
     }
 
@@ -217,12 +213,8 @@ public final class PlannerDatabase {
     func write<T>(_ body: () throws -> T) throws(PlannerError) -> T {
         do {
             return try connection.immediateTransaction(body)
-        } catch let error as PlannerError {
-            throw error
-        } catch let error as SQLiteError {
-            throw Self.translate(error, path: path)
         } catch {
-            throw .failure("\(error)")
+            throw Self.plannerError(error, path: path)
         }
     }
 
@@ -231,16 +223,22 @@ public final class PlannerDatabase {
             try connection.execute("BEGIN")
             defer { _ = sqlite3_exec(connection.handle, "ROLLBACK", nil, nil, nil) }
             return try body()
-        } catch let error as PlannerError {
-            throw error
-        } catch let error as SQLiteError {
-            throw Self.translate(error, path: path)
         } catch {
-            throw .failure("\(error)")
+            throw Self.plannerError(error, path: path)
         }
     }
 
     /// SQLite's result codes, said in terms of what the user can do.
+    /// What any failure inside a transaction or the opening becomes: a `PlannerError` as it is, SQLite's
+    /// translated for the user (`translate`), anything else a failure.
+    static func plannerError(_ error: any Error, path: String) -> PlannerError {
+        switch error {
+        case let error as PlannerError: error
+        case let error as SQLiteError: translate(error, path: path)
+        default: .failure("\(error)")
+        }
+    }
+
     static func translate(_ error: SQLiteError, path: String) -> PlannerError {
         // A full disk often surfaces as an I/O error (the WAL index cannot grow), not SQLITE_FULL.
         if error.primaryCode == SQLITE_IOERR || error.primaryCode == SQLITE_FULL, DatabaseFile.diskIsFull(beside: path) {

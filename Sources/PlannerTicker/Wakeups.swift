@@ -126,27 +126,26 @@ public final class Wakeups: TickerWakeups {
     /// Follows the `sync-folder` setting: a file renamed into it (how Syncthing delivers) or written in it
     /// wakes the ticker, whose next write applies it. Never through a link to elsewhere than the folder.
     public func watchSyncFolder(_ folder: String?) {
-        guard inotifyFD >= 0 else { return }
-        if folder != syncFolder, syncWatch >= 0 {
-            inotify_rm_watch(inotifyFD, syncWatch)
-            syncWatch = -1
-        }
-        syncFolder = folder
-        guard let folder, syncWatch < 0 else { return }
-        syncWatch = inotify_add_watch(inotifyFD, folder, UInt32(IN_MOVED_TO | IN_CLOSE_WRITE) | UInt32(IN_ONLYDIR))
+        follow(folder, &syncFolder, &syncWatch, mask: UInt32(IN_MOVED_TO | IN_CLOSE_WRITE))
     }
 
     /// Follows the `calendar-folder` setting: vdirsyncer writes a downloaded item to a temporary name and
     /// renames it in; a deleted item is written again. Never through a link to elsewhere than the folder.
     public func watchCalendarFolder(_ folder: String?) {
+        follow(folder, &calendarFolder, &calendarWatch, mask: UInt32(IN_MOVED_TO | IN_MOVED_FROM | IN_CLOSE_WRITE | IN_DELETE))
+    }
+
+    /// Moves a folder's watch to `folder` (none for nil): the old one is removed when the setting changed, the
+    /// new one added when there is none (a folder that did not exist yet is tried again at the next call).
+    private func follow(_ folder: String?, _ current: inout String?, _ watch: inout Int32, mask: UInt32) {
         guard inotifyFD >= 0 else { return }
-        if folder != calendarFolder, calendarWatch >= 0 {
-            inotify_rm_watch(inotifyFD, calendarWatch)
-            calendarWatch = -1
+        if folder != current, watch >= 0 {
+            inotify_rm_watch(inotifyFD, watch)
+            watch = -1
         }
-        calendarFolder = folder
-        guard let folder, calendarWatch < 0 else { return }
-        calendarWatch = inotify_add_watch(inotifyFD, folder, UInt32(IN_MOVED_TO | IN_MOVED_FROM | IN_CLOSE_WRITE | IN_DELETE) | UInt32(IN_ONLYDIR))
+        current = folder
+        guard let folder, watch < 0 else { return }
+        watch = inotify_add_watch(inotifyFD, folder, mask | UInt32(IN_ONLYDIR))
     }
 
     /// Follows the `anki-collection` setting: Anki appends to its WAL as each card is answered, and writes
