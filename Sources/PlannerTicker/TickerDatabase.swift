@@ -48,12 +48,14 @@ public final class TickerDatabase {
         walFiles = database.walFiles()
     }
 
-    /// Call after the ticker's own writes, and after others' (it wakes on them): an empty WAL is one that
-    /// deleting loses nothing from. The files the connection uses are remembered only when it opens them:
-    /// while it is open nobody else may delete them (it holds a shared lock on the database).
+    /// Call after the ticker's own writes, and after others' (it wakes on them): a WAL whose frames are all in
+    /// the database is one that deleting loses nothing from. It keeps its length (`checkpointKeepingWAL`), so
+    /// the next claim's commit overwrites it in place instead of making the file longer. The files the
+    /// connection uses are remembered only when it opens them: while it is open nobody else may delete them
+    /// (it holds a shared lock on the database).
     func settle() {
         guard (try? check()) != nil, database.walSize() > 0 else { return }
-        database.checkpointWAL()
+        database.checkpointKeepingWAL()
     }
 
     public var busyTimeout: Int32 = PlannerDatabase.busyTimeoutMilliseconds {

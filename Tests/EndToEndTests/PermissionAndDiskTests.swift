@@ -185,8 +185,13 @@ import Testing
         let (mountPoint, db) = try smallDisk(h, dueIn: 2)
         defer { _ = try? h.run("/bin/umount", ["-l", mountPoint], env: h.env) }
         let shown = h.dir + "/shown"
+        // The ticker's WAL keeps its length (`checkpointKeepingWAL`), so its outcome would fit in blocks the
+        // file already has: the sink empties it first, so that recording the outcome needs new space.
         let ticker = try h.startTicker(
-            ["--exec", "/bin/sh", "-c", "dd if=/dev/zero of=\(mountPoint)/filler bs=4k 2>/dev/null; echo x >> \(shown)"], at: db)
+            [
+                "--exec", "/bin/sh", "-c",
+                "sqlite3 \(db) 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null; dd if=/dev/zero of=\(mountPoint)/filler bs=4k 2>/dev/null; echo x >> \(shown)",
+            ], at: db)
         defer { if !Harness.hasExited(ticker.processIdentifier) { kill(ticker.processIdentifier, SIGKILL) } }
         try h.waitFor(seconds: 10) { h.text("tick.err").contains("the disk is full") }
         try FileManager.default.removeItem(atPath: mountPoint + "/filler")
