@@ -197,6 +197,12 @@ public final class PlannerDatabase {
         sqlite3_db_release_memory(connection.handle)
     }
 
+    /// Whether prepared statements are kept for reuse (`Connection.keepStatements`): the live ticker keeps
+    /// them from the claim just before a reminder is due to the claim at its time, and lets them go idle.
+    public func keepStatements(_ keep: Bool) {
+        connection.keepStatements(keep)
+    }
+
     public func setBusyTimeout(milliseconds: Int32) {
         sqlite3_busy_timeout(connection.handle, milliseconds)
     }
@@ -219,6 +225,8 @@ public final class PlannerDatabase {
     }
 
     func read<T>(_ body: () throws -> T) throws(PlannerError) -> T {
+        connection.resetKeptStatements()
+        defer { connection.resetKeptStatements() }
         do {
             try connection.execute("BEGIN")
             defer { _ = sqlite3_exec(connection.handle, "ROLLBACK", nil, nil, nil) }

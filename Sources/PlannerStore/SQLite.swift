@@ -61,7 +61,25 @@ final class Connection {
     func close() {
         guard !isClosed else { return }
         isClosed = true
+        kept = nil
         sqlite3_close_v2(handle)
+    }
+
+    /// Prepared statements kept for reuse, by their SQL text; nil: none kept (every command but the live
+    /// ticker, which keeps them across the claim it makes just before a reminder is due and the claim at
+    /// its time: preparing is three quarters of a claim's instructions, bench/TICK_RESULTS.md).
+    private var kept: [String: Statement]?
+
+    /// Starts keeping prepared statements, or stops and finalizes the kept ones (an idle ticker holds none).
+    func keepStatements(_ keep: Bool) {
+        if !keep { kept = nil } else if kept == nil { kept = [:] }
+    }
+
+    /// Resets every kept statement: called as a transaction begins and ends, so none left mid-result (a
+    /// one-row `integer`, say) holds a read snapshot across transactions.
+    func resetKeptStatements() {
+        guard let kept else { return }
+        for statement in kept.values { sqlite3_reset(statement.handle) }
     }
 
     func lastError(_ rc: Int32) -> SQLiteError {
@@ -75,10 +93,22 @@ final class Connection {
     }
 
     func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+        if kept != nil, var statement = kept!.removeValue(forKey: sql) {
+            // Reused only when nobody holds it (the same SQL may be stepping in an outer loop).
+            let free = isKnownUniquelyReferenced(&statement)
+            kept![sql] = statement
+            if free {
+                sqlite3_reset(statement.handle)
+                sqlite3_clear_bindings(statement.handle)
+                return statement
+            }
+        }
         var stmt: OpaquePointer?
         let rc = sqlite3_prepare_v2(handle, sql, -1, &stmt, nil)
         guard rc == SQLITE_OK, let stmt else { throw lastError(rc) }
-        return Statement(connection: self, handle: stmt)
+        let statement = Statement(connection: self, handle: stmt)
+        if kept != nil, kept![sql] == nil { kept![sql] = statement }
+        return statement
     }
 
     /// The first column of the first row of `sql` as an integer (for PRAGMAs and counts).
@@ -96,6 +126,8 @@ final class Connection {
     /// Every write goes through here: `BEGIN IMMEDIATE` takes the write lock up front, so a
     /// read-then-write transaction cannot fail half-way with SQLITE_BUSY (the busy timeout covers the wait).
     func immediateTransaction<T>(_ body: () throws -> T) throws -> T {
+        resetKeptStatements()
+        defer { resetKeptStatements() }
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()

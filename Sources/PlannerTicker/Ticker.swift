@@ -103,6 +103,17 @@ public final class Ticker {
     /// Failures seen by a `--once` run, for its exit status.
     public private(set) var failures: [String] = []
 
+    /// A live ticker wakes this long before a reminder is due and claims (nothing is due yet: it reads the
+    /// outside sources, marks what was missed, and prepares and reads what the claim needs), so the claim at
+    /// the reminder's time is a few statements already prepared on pages already read: with busy programs
+    /// on every core, a claim that prepares its statements outlives the ticker's share of the CPU and waits
+    /// for the scheduler's next tick (bench/TICK_RESULTS.md: lateness p90 4-5 ms, p99 6-8 ms).
+    static let warmLead: Int64 = 100
+    /// The due reminder `warmLead` woke the ticker for (it wakes once per reminder).
+    private var warmedFor: Instant?
+    /// Going idle for longer than this gives back prepared statements, cached pages and the freed heap.
+    static let keepWarmFor: Int64 = 1_000
+
     /// How long `--once` keeps retrying a failing sink: a cron job must finish in seconds.
     static let onceRetryBudget: Int64 = 5_000
     /// How long a program may run in a `--once` run.
@@ -163,7 +174,10 @@ public final class Ticker {
             let oldKernel = inFlight.contains { ($0.child?.pidfd ?? 0) < 0 }
             // Going idle for days: give back the heap that start-up and the last wake freed (glibc keeps
             // up to 128 KiB of it, dirty, at the top), so the sleeping ticker holds only what it uses.
-            if inFlight.isEmpty {
+            // Not when a reminder is due in a moment: its claim reuses what the claim just before it
+            // prepared and read (`warmLead`).
+            if inFlight.isEmpty, nextWake().map({ $0 - now > Self.keepWarmFor }) ?? true {
+                db.database.keepStatements(false)
                 db.database.releaseCachedPages()
                 malloc_trim(0)
             }
@@ -299,6 +313,8 @@ public final class Ticker {
             db.database.readsAnki = readsAnki
             defer { db.database.readsAnki = false }
             // The plan's zone as it is now (a `config set zone` since the ticker started counts).
+            // A live ticker keeps its prepared statements while it is awake (given back when it goes idle).
+            if mode == .live { db.database.keepStatements(true) }
             let (decision, claimed, zone, sources) = try db.database.claimDue(now: t, policy: policy)
             for (request, reason) in decision.missed {
                 log("missed \(request.identifier) (due \(zone.rfc3339(request.fireAt))): \(reason)")
@@ -313,6 +329,7 @@ public final class Ticker {
                 if sources.anki?.more == true { ankiReadAt = t + 10 } else if sources.anki?.retry == true { ankiReadAt = t + 2_000 }
             }
             nextDue = mode == .live ? try db.database.nextFireAt() : nil
+            if let nextDue, t >= nextDue - Self.warmLead { warmedFor = nextDue }
             folderBacklogAt = mode == .live && sources.sync?.more == true ? t + 10 : nil
             if mode == .live {
                 calendar?.update(firstReminder: try db.database.studyDayStillOpen(now: t), now: t)
@@ -523,7 +540,10 @@ public final class Ticker {
 
     private func nextWake() -> Instant? {
         var times: [Instant] = []
-        if stopDeadline == nil, mode == .live, let nextDue { times.append(nextDue) }
+        if stopDeadline == nil, mode == .live, let nextDue {
+            times.append(nextDue)
+            if warmedFor != nextDue, nextDue - Self.warmLead > now { times.append(nextDue - Self.warmLead) }
+        }
         if let databaseRetryAt { times.append(databaseRetryAt) }
         if stopDeadline == nil, let folderBacklogAt { times.append(folderBacklogAt) }
         if stopDeadline == nil, mode == .live, let ankiReadAt { times.append(ankiReadAt) }
