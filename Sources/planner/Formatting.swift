@@ -36,11 +36,6 @@ enum Formatting {
         return out + "\""
     }
 
-    /// A JSON object from already-encoded values, keys in the given order.
-    static func jsonObject(_ fields: [(String, String)]) -> String {
-        "{" + fields.map { "\(json($0.0)): \($0.1)" }.joined(separator: ", ") + "}"
-    }
-
     /// Left-aligned columns separated by two spaces. Cells hold titles, identifiers, errors and paths
     /// from users and files: their control characters become spaces, so a row stays one line and
     /// nothing reaches the terminal as a command.

@@ -27,7 +27,7 @@ import Testing
             _ = try h.plannerOK(["refill"], now: now)
             let list = try parseList(h.plannerOK(["list", "--json"], now: now))
             #expect(list.count == 64)
-            #expect(list.allSatisfy { !$0["id"]!.contains("_2026_11_23_") })
+            #expect(list.allSatisfy { !$0["identifier"]!.contains("_2026_11_23_") })
         }
         #expect(try h.sqlite("SELECT count(*) FROM pending_requests WHERE identifier LIKE '%2026_11_23%'") == "0")
         // Open twice: nothing more changes.
@@ -56,11 +56,11 @@ import Testing
         _ = try h.plannerOK(["open"], now: "2026-11-24T10:00", extraEnv: ["TZ": "Asia/Tokyo"])
         let list = try parseList(h.plannerOK(["list", "--json"], now: "2026-11-24T10:00", extraEnv: ["TZ": "Asia/Tokyo"]))
         #expect(list.count == 64)
-        #expect(list.allSatisfy { !$0["id"]!.contains("_2026_11_24_") && !$0["id"]!.contains("_2026_11_23_") })
+        #expect(list.allSatisfy { !$0["identifier"]!.contains("_2026_11_24_") && !$0["identifier"]!.contains("_2026_11_23_") })
         // Every pending slot fires at the wall-clock time its identifier names, in Tokyo (checked by zoneinfo).
         let expected = try parseList(h.python(pythonSlots, ["Asia/Tokyo", "2026-11-24T21:30"]))
-        #expect(list.map { $0["id"] } == expected.map { $0["id"] })
-        #expect(list.map { $0["fire_at"] } == expected.map { $0["fire_at"] })
+        #expect(list.map { $0["identifier"] } == expected.map { $0["id"] })
+        #expect(list.map { $0["fire_at_local"] } == expected.map { $0["fire_at"] })
         #expect(try h.sqlite("SELECT count(*) FROM request WHERE state = 'retired' AND reason = 'zone changed to Asia/Tokyo'") != "0")
     }
 

@@ -51,7 +51,7 @@ import Testing
 
         // The planner recorded the delivery, through notify.
         let history = try parseHistory(h.plannerOK(["history", "--json"], now: "2026-11-23T10:03"))
-        let entry = try #require(history.first { $0["id"] as? String == "Noti_Study_Now" })
+        let entry = try #require(history.first { $0["identifier"] as? String == "Noti_Study_Now" })
         #expect(entry["state"] as? String == "delivered")
         #expect(entry["reason"] as? String == "delivered through notify")
         #expect(entry["error"] is NSNull)
@@ -118,7 +118,7 @@ import Testing
         #expect(took >= 0.9 && took < 10, "took \(took) s")
 
         let history = try parseHistory(h.plannerOK(["history", "--json"], now: "2026-11-23T10:03"))
-        let entry = try #require(history.first { $0["id"] as? String == "Noti_Unheard" })
+        let entry = try #require(history.first { $0["identifier"] as? String == "Noti_Unheard" })
         #expect(entry["state"] as? String == "failed")
         #expect(entry["reason"] as? String == "every attempt through notify failed")
         let error = try #require(entry["error"] as? String)

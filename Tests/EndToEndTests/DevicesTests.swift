@@ -32,6 +32,12 @@ import Testing
         #expect(offset == "-1400")
         #expect(row.hasSuffix("in step"), "\(row)")
         #expect(json.contains("\"offset_ms\": -1400"), "the JSON keeps the measurement: \(json)")
+        // The devices view's names and values (its SQL is the oracle), and the earlier names beside them.
+        let rows = try #require(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+        let laptop = try #require(rows.first { $0["name"] as? String == "laptop" })
+        #expect(laptop["is_self"] as? Bool == false && laptop["this_device"] as? Bool == false)
+        #expect(laptop["last_event"] as? String == "2026-11-23T03:00:00Z", "\(json)")
+        #expect(laptop["last_event_at"] as? String == "2026-11-23T12:00:00+09:00", "\(json)")
     }
 
     @Test func aClockBehindShows() throws {

@@ -45,6 +45,44 @@ import Testing
         #expect(all.split(separator: "\n").count == 1 + everything + opens, "\(all)")
     }
 
+    /// Issue 33: `list --json` and `history --json` use the views' names with the views' values — each field
+    /// the view has is what `sqlite3` reads from the view for that row (the views' SQL is the oracle, not the
+    /// code that prints the JSON) — and still print the earlier names `id` (and `fire_at_utc`) beside them.
+    @Test func jsonNamesAndValuesAreTheViews() throws {
+        let h = try Self.day()
+        let list = try #require(
+            JSONSerialization.jsonObject(with: Data(try h.plannerOK(["list", "--json"], now: "2026-11-23T10:08").utf8)) as? [[String: Any]])
+        let pending = try h.sqlite(
+            "SELECT identifier || '|' || fire_at || '|' || fire_at_local || '|' || kind || '|' || title FROM pending_requests")
+        #expect(list.count == 64)
+        #expect(
+            list.map { "\($0["identifier"]!)|\($0["fire_at"]!)|\($0["fire_at_local"]!)|\($0["kind"]!)|\($0["title"]!)" }
+                == pending.split(separator: "\n").map(String.init))
+        #expect(list.allSatisfy { $0["id"] as? String == $0["identifier"] as? String && $0["fire_at_utc"] as? String == $0["fire_at"] as? String })
+
+        let history = try #require(
+            JSONSerialization.jsonObject(with: Data(try h.plannerOK(["history", "--json", "--all", "--limit", "500"], now: "2026-11-23T10:08").utf8))
+                as? [[String: Any]])
+        let requests = history.filter { $0["kind"] as? String != "open" }
+        #expect(requests.count > 60)
+        for row in requests {
+            let id = try #require(row["identifier"] as? String)
+            #expect(row["id"] as? String == id)
+            let view = try h.sqlite(
+                "SELECT fire_at || '|' || fire_at_local || '|' || kind || '|' || state || '|' || coalesce(reason, '') || '|' || changed_at FROM request_history WHERE identifier = '\(id)' AND state = '\(row["state"]!)' ORDER BY changed_at DESC LIMIT 1"
+            )
+            // The view gives changed_at to the second; the JSON to the millisecond.
+            let changed = (row["changed_at"] as? String ?? "").replacingOccurrences(of: #"\.\d{3}Z$"#, with: "Z", options: .regularExpression)
+            let json = "\(row["fire_at"]!)|\(row["fire_at_local"]!)|\(row["kind"]!)|\(row["state"]!)|\(row["reason"] as? String ?? "")|\(changed)"
+            #expect(json == view, "\(id)")
+        }
+        for row in requests where row["state"] as? String == "delivered" {
+            let id = try #require(row["identifier"] as? String)
+            let view = try h.sqlite("SELECT delivered_at || '|' || lateness_ms FROM delivered_notifications WHERE identifier = '\(id)'")
+            #expect("\(row["delivered_at"]!)|\(row["lateness_ms"]!)" == view, "\(id)")
+        }
+    }
+
     @Test func jsonFollowsTheSameViewAndSaysWhichRowsAreBookkeeping() throws {
         let h = try Self.day()
         let json = try h.plannerOK(["history", "--json", "--limit", "500"], now: "2026-11-23T10:08")
@@ -53,7 +91,7 @@ import Testing
         #expect(entries.allSatisfy { $0["bookkeeping"] as? Bool == false })
         let open = try #require(entries.first { $0["state"] as? String == "opened" })
         #expect(open["kind"] as? String == "open")
-        #expect(open["fire_at"] as? String == "2026-11-23T10:07:00+09:00")
+        #expect(open["fire_at_local"] as? String == "2026-11-23T10:07:00+09:00" && open["fire_at"] as? String == "2026-11-23T01:07:00Z")
         let all = try #require(
             JSONSerialization.jsonObject(with: Data(try h.plannerOK(["history", "--json", "--all", "--limit", "500"], now: "2026-11-23T10:08").utf8))
                 as? [[String: Any]])

@@ -152,7 +152,7 @@ import Testing
         let expected = "e\r\nvil\u{1B}[2J\u{85}\u{2028}\u{7F}"
         let list = try h.plannerOK(["list", "--json"], now: now)
         #expect(list.unicodeScalars.filter(isControl).allSatisfy { $0 == "\n" }, "\(list)")
-        #expect(try parseList(list).first?["id"] == expected)
+        #expect(try parseList(list).first?["identifier"] == expected)
         let history = try h.plannerOK(["history", "--json"], now: now)
         #expect(history.unicodeScalars.filter(isControl).allSatisfy { $0 == "\n" }, "\(history)")
         let entries = try JSONSerialization.jsonObject(with: Data(history.utf8)) as? [[String: Any]] ?? []

@@ -107,7 +107,7 @@ import Testing
 
         // The pending requests: Thursday's after-midnight slots are gone, Friday's are there, named by their
         // own date and time and stored under Friday's study day.
-        let pending = try parseList(try h.plannerOK(["list", "--json"], now: now)).compactMap { $0["id"] }
+        let pending = try parseList(try h.plannerOK(["list", "--json"], now: now)).compactMap { $0["identifier"] }
         #expect(!pending.contains("Noti_AppOpenPromotion_2026_10_30_01_00"))
         #expect(!pending.contains("Noti_AppOpenPromotion_2026_10_30_01_30"))
         #expect(pending.contains("Noti_AppOpenPromotion_2026_10_30_20_00"))
@@ -148,7 +148,7 @@ import Testing
         }
         let friday = try #require(got.first { $0["date"] as? String == "2026-10-30" }?["slots"] as? [String])
         #expect(friday.last == "2026-10-31T01:30:00-04:00")
-        let pending = try parseList(try h.plannerOK(["list", "--json"], now: now)).compactMap { $0["id"] }
+        let pending = try parseList(try h.plannerOK(["list", "--json"], now: now)).compactMap { $0["identifier"] }
         #expect(pending.contains("Noti_AppOpenPromotion_2026_10_31_01_30"))
         #expect(!pending.contains { $0.hasPrefix("Noti_AppOpenPromotion_2026_10_31_2") || $0.hasPrefix("Noti_AppOpenPromotion_2026_11_01") })
         #expect(!pending.contains("Noti_AppOpenPromotion_2026_11_02_00_00"))

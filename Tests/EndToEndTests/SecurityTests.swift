@@ -38,7 +38,7 @@ import Testing
         #expect(out.hasPrefix("added \(hostile) "))
         let list = try parseList(h.plannerOK(["list", "--json"], now: "2026-11-23T12:00"))
         #expect(list.count == 1)
-        #expect(list.first?["id"] == hostile)
+        #expect(list.first?["identifier"] == hostile)
         #expect(list.first?["title"] == title)
         #expect(list.first?["body"] == "' OR 1=1 --")
         #expect(try h.sqlite("SELECT count(*) FROM sqlite_schema WHERE name = 'request'") == "1")

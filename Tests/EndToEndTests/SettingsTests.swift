@@ -207,8 +207,8 @@ func checkInvariants(_ h: Harness, _ step: String, sourceLocation: SourceLocatio
         for step in ["after config set", "after refill"] {
             if step == "after refill" { _ = try h.plannerOK(["refill"], now: now, extraEnv: env) }
             let list = try h.listed(now, env: env)
-            #expect(list.map { $0["id"] } == expected.map(\.id), "\(step)")
-            #expect(list.map { $0["fire_at"] } == expected.map(\.fireAt), "\(step)")
+            #expect(list.map { $0["identifier"] } == expected.map(\.id), "\(step)")
+            #expect(list.map { $0["fire_at_local"] } == expected.map(\.fireAt), "\(step)")
             #expect(try h.pendingRows().map(\.at) == expected.map(\.utcMs), "\(step)")
             try checkInvariants(h, step)
         }
@@ -220,9 +220,9 @@ func checkInvariants(_ h: Harness, _ step: String, sourceLocation: SourceLocatio
         let ny = ["TZ": "America/New_York"]
         _ = try h.plannerOK(["refill"], now: "2026-03-07T12:00", extraEnv: ny)
         try h.configOK(["set", "window", "01:00-04:00", "interval", "30m", "days", "daily"], now: "2026-03-07T12:00", env: ny)
-        let list = try h.listed("2026-03-07T12:00", env: ny).filter { $0["id"]!.contains("_2026_03_08_") }
+        let list = try h.listed("2026-03-07T12:00", env: ny).filter { $0["identifier"]!.contains("_2026_03_08_") }
         #expect(
-            list.map { $0["fire_at"]! } == [
+            list.map { $0["fire_at_local"]! } == [
                 "2026-03-08T01:00:00-05:00", "2026-03-08T01:30:00-05:00",
                 "2026-03-08T03:00:00-04:00", "2026-03-08T03:30:00-04:00", "2026-03-08T04:00:00-04:00",
             ])
@@ -231,9 +231,9 @@ func checkInvariants(_ h: Harness, _ step: String, sourceLocation: SourceLocatio
         let berlin = ["TZ": "Europe/Berlin"]
         _ = try b.plannerOK(["refill"], now: "2026-10-24T12:00", extraEnv: berlin)
         try b.configOK(["set", "window", "01:00-04:00", "interval", "30m", "days", "daily"], now: "2026-10-24T12:00", env: berlin)
-        let sunday = try b.listed("2026-10-24T12:00", env: berlin).filter { $0["id"]!.contains("_2026_10_25_") }
+        let sunday = try b.listed("2026-10-24T12:00", env: berlin).filter { $0["identifier"]!.contains("_2026_10_25_") }
         #expect(
-            sunday.map { $0["fire_at"]! } == [
+            sunday.map { $0["fire_at_local"]! } == [
                 "2026-10-25T01:00:00+02:00", "2026-10-25T01:30:00+02:00", "2026-10-25T02:00:00+02:00",
                 "2026-10-25T02:30:00+02:00", "2026-10-25T03:00:00+01:00", "2026-10-25T03:30:00+01:00",
                 "2026-10-25T04:00:00+01:00",
@@ -622,11 +622,9 @@ func checkInvariants(_ h: Harness, _ step: String, sourceLocation: SourceLocatio
         let list =
             try JSONSerialization.jsonObject(with: Data(h.plannerOK(["skip", "--list", "--json"], now: "2026-12-23T12:00").utf8))
             as? [[String: String]]
+        // The view's names (`local_date`), and `date`, the name it had before, beside them.
         #expect(
-            list == [
-                ["date": "2026-12-24", "reason": "holidays"], ["date": "2026-12-25", "reason": "holidays"],
-                ["date": "2026-12-26", "reason": "holidays"],
-            ])
+            list == ["2026-12-24", "2026-12-25", "2026-12-26"].map { ["local_date": $0, "reason": "holidays", "date": $0] })
         let skipped = ["2026-12-24", "2026-12-25", "2026-12-26"]
         var expected = try h.expectedPlan(["zone": "Asia/Seoul", "now": "2026-12-23T12:00", "exclude_dates": skipped])
         var slots = try h.pendingRows().filter { $0.kind == "slot" }

@@ -42,8 +42,8 @@ let pythonSlots = #"""
         let actual = try parseList(h.plannerOK(["list", "--json"], now: now, extraEnv: ["TZ": zone]))
         let expected = try parseList(h.python(pythonSlots, [zone, now]))
         #expect(expected.count == 64)
-        #expect(actual.map { $0["id"] } == expected.map { $0["id"] })
-        #expect(actual.map { $0["fire_at"] } == expected.map { $0["fire_at"] })
+        #expect(actual.map { $0["identifier"] } == expected.map { $0["id"] })
+        #expect(actual.map { $0["fire_at_local"] } == expected.map { $0["fire_at"] })
         #expect(actual.allSatisfy { $0["state"] == "pending" })
     }
 

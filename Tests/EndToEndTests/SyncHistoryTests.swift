@@ -51,9 +51,9 @@ import Testing
         let json = try desktop.planner(["history", "--json", "--db", desktop.db])
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [[String: Any]])
         let open = rows.first { $0["kind"] as? String == "open" }
-        #expect(open?["device"] as? String == "laptop" && open?["id"] as? String == "answer", "\(json.out)")
+        #expect(open?["device"] as? String == "laptop" && open?["identifier"] as? String == "answer", "\(json.out)")
         let snooze = rows.first { $0["state"] as? String == "answered" }
-        #expect(snooze?["device"] as? String == "laptop" && snooze?["id"] as? String == Self.snoozed, "\(json.out)")
+        #expect(snooze?["device"] as? String == "laptop" && snooze?["identifier"] as? String == Self.snoozed, "\(json.out)")
 
         // On the laptop itself the same rows name no device.
         let own = try laptop.planner(["history", "--db", laptop.db]).out

@@ -31,7 +31,7 @@ import Testing
         // Its one row keeps its own instant: 16:30 in Kiritimati.
         #expect(try rows(h, id) == ["delivered \(epochMs("2026-11-23T02:30:00Z"))"])
         let history = try h.plannerOK(["history", "--json", "--limit", "500"], now: "2026-11-24T03:31:00Z")
-        #expect(history.components(separatedBy: "\"\(id)\"").count == 2, "history lists it once")
+        #expect(history.components(separatedBy: "\"identifier\": \"\(id)\"").count == 2, "history lists it once")
     }
 
     /// Pago Pago to Kiritimati at 10:10 there (11:10 the next day in Kiritimati): the new day's 11:00 is
@@ -104,9 +104,9 @@ import Testing
             import sys, json, datetime as dt, zoneinfo
             zone = zoneinfo.ZoneInfo("Africa/Monrovia")
             rows = json.loads(sys.argv[1])
-            bad = [r["fire_at"] for r in rows
-                   if dt.datetime.fromisoformat(r["fire_at"]) != dt.datetime.fromisoformat(r["fire_at_utc"].replace("Z", "+00:00"))
-                   or dt.datetime.fromisoformat(r["fire_at"]).utcoffset() != dt.datetime.fromisoformat(r["fire_at"]).astimezone(zone).utcoffset()]
+            bad = [r["fire_at_local"] for r in rows
+                   if dt.datetime.fromisoformat(r["fire_at_local"]) != dt.datetime.fromisoformat(r["fire_at"].replace("Z", "+00:00"))
+                   or dt.datetime.fromisoformat(r["fire_at_local"]).utcoffset() != dt.datetime.fromisoformat(r["fire_at_local"]).astimezone(zone).utcoffset()]
             print(len(rows), bad, end="")
             """, [list])
         #expect(check == "64 []")

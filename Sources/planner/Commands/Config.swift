@@ -1,6 +1,7 @@
 import ArgumentParser
 import PlannerCommands
 import PlannerCore
+import PlannerStore
 
 /// `planner config`: the plan's settings, stored in the database. A change re-plans in the same
 /// transaction, so `list` and `status` show it at once.
@@ -27,19 +28,7 @@ struct Config: ParsableCommand {
         @Flag(name: .long, help: "Print one JSON object keyed by setting name: {\"value\": …, \"default\": true|false}.") var json = false
 
         func run() throws {
-            let rows = try ConfigCommand.show(.process, db: common.db, now: common.now)
-            if json {
-                print(
-                    Formatting.jsonObject(
-                        rows.map {
-                            (
-                                $0.key.rawValue,
-                                Formatting.jsonObject([("value", Formatting.json($0.value)), ("default", $0.isDefault ? "true" : "false")])
-                            )
-                        }))
-                return
-            }
-            print(Formatting.table([["KEY", "VALUE", ""]] + rows.map { [$0.key.rawValue, $0.value, $0.isDefault ? "(default)" : ""] }))
+            ConfigReport(rows: try ConfigCommand.show(.process, db: common.db, now: common.now)).print(json: json)
         }
     }
 
@@ -99,4 +88,13 @@ struct Config: ParsableCommand {
         if key == .zone { return key.declaration.completions + (RunContext.process.environment("TZ").map { [$0] } ?? []) }
         return key.declaration.completions
     }
+}
+
+/// Every setting, its value and whether it is the default.
+struct ConfigReport: Report {
+    let rows: [SettingRow]
+
+    var json: JSON { .object(rows.map { ($0.key.rawValue, .object([("value", .string($0.value)), ("default", .bool($0.isDefault))])) }) }
+
+    var text: String { Formatting.table([["KEY", "VALUE", ""]] + rows.map { [$0.key.rawValue, $0.value, $0.isDefault ? "(default)" : ""] }) }
 }

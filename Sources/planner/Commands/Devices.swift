@@ -16,38 +16,12 @@ struct Devices: ParsableCommand {
             """)
 
     @OptionGroup var common: CommonOptions
-    @Flag(name: .long, help: "Print a JSON array.") var json = false
+    @Flag(name: .long, help: "Print a JSON array with the devices view's names: id, name, is_self, last_event (UTC), offset_ms, events.") var json =
+        false
 
     func run() throws {
         let (rows, zone) = try SyncCommand.devices(.process, db: common.db, now: common.now)
-        if json {
-            let objects = rows.map { d in
-                Formatting.jsonObject([
-                    ("id", Formatting.json(d.id)),
-                    ("name", Formatting.json(d.name)),
-                    ("this_device", d.isSelf ? "true" : "false"),
-                    ("last_event_at", d.lastEvent.map { Formatting.json(zone.rfc3339($0)) } ?? "null"),
-                    ("offset_ms", d.offsetMilliseconds.map(String.init) ?? "null"),
-                    ("events", String(d.events)),
-                ])
-            }
-            print(objects.isEmpty ? "[]" : "[\n  " + objects.joined(separator: ",\n  ") + "\n]")
-            return
-        }
-        guard !rows.isEmpty else {
-            print("no devices yet: set a sync folder (planner config set sync-folder DIR) on each device")
-            return
-        }
-        print(
-            Formatting.table(
-                [["NAME", "ID", "LAST CHANGE", "CLOCK OFFSET"]]
-                    + rows.map { d in
-                        [
-                            d.name + (d.isSelf ? " (this device)" : ""), d.id,
-                            d.lastEvent.map { Formatting.wallTime($0, in: zone) } ?? "-",
-                            d.isSelf ? "-" : d.offsetMilliseconds.map(Self.offset) ?? "-",
-                        ]
-                    }))
+        DevicesReport(rows: rows, zone: zone).print(json: json)
     }
 
     /// Below this an offset says nothing about the clocks. The estimate is a change's own time minus when it
@@ -62,5 +36,42 @@ struct Devices: ParsableCommand {
         let seconds = (abs(ms) + 500) / 1000
         let text = seconds >= 3600 ? "\(seconds / 3600)h\(seconds % 3600 / 60)m" : seconds >= 60 ? "\(seconds / 60)m\(seconds % 60)s" : "\(seconds)s"
         return (ms < 0 ? "-" : "+") + text + " (at most)"
+    }
+}
+
+/// The devices seen in the sync folder, this one first.
+struct DevicesReport: Report {
+    let rows: [DeviceRow]
+    let zone: Zone
+
+    var json: JSON {
+        .array(
+            rows.map { d in
+                // The devices view's names and values; `this_device` and `last_event_at` (local time) are
+                // the names this printed before (deprecated: docs/guide.md).
+                .object([
+                    ("id", .string(d.id)),
+                    ("name", .string(d.name)),
+                    ("is_self", .bool(d.isSelf)),
+                    ("last_event", .utc(d.lastEvent.map { Instant(milliseconds: $0.milliseconds / 1000 * 1000) })),
+                    ("offset_ms", d.offsetMilliseconds.map(JSON.int) ?? .null),
+                    ("events", .int(d.events)),
+                    ("this_device", .bool(d.isSelf)),
+                    ("last_event_at", .time(d.lastEvent, in: zone)),
+                ])
+            })
+    }
+
+    var text: String {
+        guard !rows.isEmpty else { return "no devices yet: set a sync folder (planner config set sync-folder DIR) on each device" }
+        return Formatting.table(
+            [["NAME", "ID", "LAST CHANGE", "CLOCK OFFSET"]]
+                + rows.map { d in
+                    [
+                        d.name + (d.isSelf ? " (this device)" : ""), d.id,
+                        d.lastEvent.map { Formatting.wallTime($0, in: zone) } ?? "-",
+                        d.isSelf ? "-" : d.offsetMilliseconds.map(Devices.offset) ?? "-",
+                    ]
+                })
     }
 }

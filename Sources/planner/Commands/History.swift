@@ -10,7 +10,8 @@ struct History: ParsableCommand {
         discussion: """
             Most recent first. --all adds the plan's own bookkeeping: requests cancelled by an open, displaced \
             beyond the 64, replaced, skipped, paused or retired when the plan changed (one change of interval \
-            can leave a hundred of these). --json prints the same rows as the text, each with "bookkeeping": true or false \
+            can leave a hundred of these). --json prints the same rows as the text with the views' names (identifier, fire_at and changed_at and \
+            delivered_at in UTC, fire_at_local, kind, state, reason, error, lateness_ms), each with "bookkeeping": true or false \
             and "device": the other device an answer or open came from (its name, else its id), or null for this one. \
             The same rows are in the request_history, delivered_notifications and notification_actions views, \
             and the opens in app_open.
@@ -28,49 +29,7 @@ struct History: ParsableCommand {
 
     func run() throws {
         let (entries, bookkeeping, ctx) = try ReadingCommands.history(.process, db: common.db, now: common.now, limit: limit, all: all)
-        func lateness(_ e: HistoryEntry) -> Int64? { e.deliveredAt.map { $0 - e.fireAt } }
-        if json {
-            let objects = entries.map { e in
-                Formatting.jsonObject([
-                    ("id", Formatting.json(e.identifier)),
-                    ("fire_at", Formatting.json(ctx.zone.rfc3339(e.fireAt))),
-                    ("state", Formatting.json(e.state)),
-                    ("kind", Formatting.json(e.isOpen ? "open" : e.kind.rawValue)),
-                    ("changed_at", Formatting.json(ctx.zone.rfc3339(e.changedAt))),
-                    ("delivered_at", e.deliveredAt.map { Formatting.json(ctx.zone.rfc3339($0)) } ?? "null"),
-                    ("lateness_ms", lateness(e).map(String.init) ?? "null"),
-                    ("reason", e.reason.map(Formatting.json) ?? "null"),
-                    ("error", e.error.map(Formatting.json) ?? "null"),
-                    ("bookkeeping", e.happenedToTheUser ? "false" : "true"),
-                    ("device", e.device.map(Formatting.json) ?? "null"),
-                ])
-            }
-            print(objects.isEmpty ? "[]" : "[\n  " + objects.joined(separator: ",\n  ") + "\n]")
-            return
-        }
-        let hidden =
-            bookkeeping > 0
-            ? "\(bookkeeping) bookkeeping row\(bookkeeping == 1 ? "" : "s") (cancelled, displaced, retired …) not shown: planner history --all"
-            : nil
-        guard !entries.isEmpty else {
-            print(hidden.map { "nothing happened yet; \($0)" } ?? "no history yet")
-            return
-        }
-        let rows =
-            [["IDENTIFIER", "AT (\(ctx.zone.name))", "STATE", "DETAIL"]]
-            + entries.map { e in
-                var detail = e.reason ?? ""
-                if let late = lateness(e) { detail = "\(late) ms late" }
-                if let error = e.error { detail = error }
-                // Made on another device: an open says who opened where, an answer how and where.
-                let elsewhere = e.device.map { " on " + $0 } ?? ""
-                return [
-                    e.isOpen ? History.openedBy(e.identifier) + elsewhere : e.identifier, Formatting.wallTime(e.fireAt, in: ctx.zone),
-                    e.state, e.isOpen ? detail : detail + elsewhere,
-                ]
-            }
-        print(Formatting.table(rows))
-        if let hidden { print(hidden) }
+        HistoryReport(entries: entries, bookkeeping: bookkeeping, zone: ctx.zone).print(json: json)
     }
 
     /// What an open's origin was, as the user knows it.
@@ -80,5 +39,59 @@ struct History: ParsableCommand {
         case "answer": "Start studying (answer)"
         default: origin
         }
+    }
+}
+
+/// What happened, newest first, and how many bookkeeping rows were left out.
+struct HistoryReport: Report {
+    let entries: [HistoryEntry]
+    let bookkeeping: Int
+    let zone: Zone
+
+    static func lateness(_ e: HistoryEntry) -> Int64? { e.deliveredAt.map { $0 - e.fireAt } }
+
+    var json: JSON {
+        .array(
+            entries.map { e in
+                // The names and values of the request_history and delivered_notifications views, then what
+                // only this says; `id` is the name this printed before (deprecated: docs/guide.md).
+                .object([
+                    ("identifier", .string(e.identifier)),
+                    ("fire_at", .utc(e.fireAt)),
+                    ("fire_at_local", .time(e.fireAt, in: zone)),
+                    ("kind", .string(e.isOpen ? "open" : e.kind.rawValue)),
+                    ("state", .string(e.state)),
+                    ("reason", .text(e.reason)),
+                    ("changed_at", .utc(e.changedAt)),
+                    ("error", .text(e.error)),
+                    ("delivered_at", .utcMilliseconds(e.deliveredAt)),
+                    ("lateness_ms", Self.lateness(e).map(JSON.int) ?? .null),
+                    ("bookkeeping", .bool(!e.happenedToTheUser)),
+                    ("device", .text(e.device)),
+                    ("id", .string(e.identifier)),
+                ])
+            })
+    }
+
+    var text: String {
+        let hidden =
+            bookkeeping > 0
+            ? "\(bookkeeping) bookkeeping row\(bookkeeping == 1 ? "" : "s") (cancelled, displaced, retired …) not shown: planner history --all"
+            : nil
+        guard !entries.isEmpty else { return hidden.map { "nothing happened yet; \($0)" } ?? "no history yet" }
+        let rows =
+            [["IDENTIFIER", "AT (\(zone.name))", "STATE", "DETAIL"]]
+            + entries.map { e in
+                var detail = e.reason ?? ""
+                if let late = Self.lateness(e) { detail = "\(late) ms late" }
+                if let error = e.error { detail = error }
+                // Made on another device: an open says who opened where, an answer how and where.
+                let elsewhere = e.device.map { " on " + $0 } ?? ""
+                return [
+                    e.isOpen ? History.openedBy(e.identifier) + elsewhere : e.identifier, Formatting.wallTime(e.fireAt, in: zone),
+                    e.state, e.isOpen ? detail : detail + elsewhere,
+                ]
+            }
+        return Formatting.table(rows) + (hidden.map { "\n" + $0 } ?? "")
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import PlannerCommands
 import PlannerCore
+import PlannerStore
 
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -9,40 +10,54 @@ struct List: ParsableCommand {
         discussion: "Times are shown in the plan's zone (the zone setting, see planner config). --json prints an array of objects.")
 
     @OptionGroup var common: CommonOptions
-    @Flag(name: .long, help: "Print a JSON array: id, fire_at (RFC 3339 with the zone's offset), fire_at_utc, state, kind, title, body.")
+    @Flag(
+        name: .long,
+        help:
+            "Print a JSON array with the pending_requests view's names: identifier, fire_at (UTC), fire_at_local (the zone's offset), kind, state, title, body."
+    )
     var json = false
 
     func run() throws { try Self.execute(QuickPath.Reading(db: common.db, now: common.now, json: json)) }
 
     static func execute(_ options: QuickPath.Reading) throws {
-        let json = options.json
         let (requests, ctx) = try ReadingCommands.list(.process, db: options.db, now: options.now)
-        if json {
-            let objects = requests.map { r in
-                Formatting.jsonObject([
-                    ("id", Formatting.json(r.identifier)),
-                    ("fire_at", Formatting.json(ctx.zone.rfc3339(r.fireAt))),
-                    ("fire_at_utc", Formatting.json(Zone.utc.rfc3339(r.fireAt).replacingSuffix("+00:00", with: "Z"))),
-                    ("state", Formatting.json(r.state)),
-                    ("kind", Formatting.json(r.kind.rawValue)),
-                    ("title", Formatting.json(r.title)),
-                    ("body", Formatting.json(r.body)),
+        ListReport(requests: requests, zone: ctx.zone, now: ctx.now).print(json: options.json)
+    }
+}
+
+/// The pending requests, soonest first.
+struct ListReport: Report {
+    let requests: [StoredRequest]
+    let zone: Zone
+    let now: Instant
+
+    var json: JSON {
+        .array(
+            requests.map { r in
+                // The names and values of the pending_requests view; `id` and `fire_at_utc` are the names
+                // this printed before (deprecated: docs/guide.md).
+                .object([
+                    ("identifier", .string(r.identifier)),
+                    ("fire_at", .utc(r.fireAt)),
+                    ("fire_at_local", .time(r.fireAt, in: zone)),
+                    ("kind", .string(r.kind.rawValue)),
+                    ("state", .string(r.state)),
+                    ("title", .string(r.title)),
+                    ("body", .string(r.body)),
+                    ("id", .string(r.identifier)),
+                    ("fire_at_utc", .utc(r.fireAt)),
                 ])
-            }
-            print(objects.isEmpty ? "[]" : "[\n  " + objects.joined(separator: ",\n  ") + "\n]")
-            return
-        }
-        guard !requests.isEmpty else {
-            print("nothing pending: run 'planner refill' to plan the next study slots")
-            return
-        }
+            })
+    }
+
+    var text: String {
+        guard !requests.isEmpty else { return "nothing pending: run 'planner refill' to plan the next study slots" }
         let rows =
-            [["IDENTIFIER", "FIRE AT (\(ctx.zone.name))", "WHEN", "KIND"]]
+            [["IDENTIFIER", "FIRE AT (\(zone.name))", "WHEN", "KIND"]]
             + requests.map {
-                [$0.identifier, Formatting.wallTime($0.fireAt, in: ctx.zone), describeRelative($0.fireAt, from: ctx.now), $0.kind.rawValue]
+                [$0.identifier, Formatting.wallTime($0.fireAt, in: zone), describeRelative($0.fireAt, from: now), $0.kind.rawValue]
             }
-        print(Formatting.table(rows))
-        print("\(requests.count)/\(PlanPolicy.cap) pending")
+        return Formatting.table(rows) + "\n\(requests.count)/\(PlanPolicy.cap) pending"
     }
 }
 

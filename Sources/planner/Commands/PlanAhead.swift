@@ -24,30 +24,7 @@ struct PlanAheadCommand: ParsableCommand {
 
     func run() throws {
         let report = try ReadingCommands.planAhead(.process, db: common.db, now: common.now, days: days)
-        let (plan, settings, zone) = (report.days, report.settings, report.zone)
-        if json {
-            let objects = plan.map { day in
-                Formatting.jsonObject([
-                    ("date", Formatting.json(day.date.description)),
-                    ("weekday", Formatting.json(Weekdays.names[day.date.isoWeekday - 1])),
-                    ("slots", "[" + day.slots.map { Formatting.json(zone.rfc3339($0.fireAt)) }.joined(separator: ", ") + "]"),
-                    ("reason", day.noSlots.map { Formatting.json(Self.reason($0)) } ?? "null"),
-                ])
-            }
-            print("[\n  " + objects.joined(separator: ",\n  ") + "\n]")
-            return
-        }
-        let rows =
-            [["DAY (\(zone.name))", "SLOTS"]]
-            + plan.map { day in
-                [
-                    "\(Formatting.weekdays[day.date.isoWeekday - 1]) \(day.date)",
-                    day.noSlots.map(Self.reason) ?? Self.describe(day.slots, intervalMinutes: settings.schedule.intervalMinutes),
-                ]
-            }
-        print(Formatting.table(rows))
-        let total = plan.reduce(0) { $0 + $1.slots.count }
-        print("\(total) slot\(total == 1 ? "" : "s") in \(days) day\(days == 1 ? "" : "s")")
+        PlanAheadReport(days: report.days, intervalMinutes: report.settings.schedule.intervalMinutes, zone: report.zone).print(json: json)
     }
 
     static func reason(_ noSlots: PlannedDay.NoSlots) -> String {
@@ -77,5 +54,37 @@ struct PlanAheadCommand: ParsableCommand {
         let text = runs.map { $0.count == 1 ? hm($0[0]) : "\(hm($0[0]))-\(hm($0[$0.count - 1]))" }.joined(separator: ", ")
         let every = runs.contains { $0.count > 1 } ? " every \(describeDuration(milliseconds: Int64(intervalMinutes) * 60_000))" : ""
         return "\(text)\(every) (\(slots.count))"
+    }
+}
+
+/// The days ahead and the slots each would get.
+struct PlanAheadReport: Report {
+    let days: [PlannedDay]
+    let intervalMinutes: Int
+    let zone: Zone
+
+    var json: JSON {
+        .array(
+            days.map { day in
+                .object([
+                    ("date", .string(day.date.description)),
+                    ("weekday", .string(Weekdays.names[day.date.isoWeekday - 1])),
+                    ("slots", .array(day.slots.map { .time($0.fireAt, in: zone) })),
+                    ("reason", .text(day.noSlots.map(PlanAheadCommand.reason))),
+                ])
+            })
+    }
+
+    var text: String {
+        let rows =
+            [["DAY (\(zone.name))", "SLOTS"]]
+            + days.map { day in
+                [
+                    "\(Formatting.weekdays[day.date.isoWeekday - 1]) \(day.date)",
+                    day.noSlots.map(PlanAheadCommand.reason) ?? PlanAheadCommand.describe(day.slots, intervalMinutes: intervalMinutes),
+                ]
+            }
+        let total = days.reduce(0) { $0 + $1.slots.count }
+        return Formatting.table(rows) + "\n\(total) slot\(total == 1 ? "" : "s") in \(days.count) day\(days.count == 1 ? "" : "s")"
     }
 }

@@ -21,26 +21,31 @@ struct Skip: ParsableCommand {
     @Option(name: .long, help: "Why (shown by --list and the skipped_dates view).") var reason: String?
     @Flag(name: .long, help: "Remove the skips of these dates instead.") var remove = false
     @Flag(name: .long, help: "List the skipped dates.") var list = false
-    @Flag(name: .long, help: "With --list: print a JSON array of {\"date\", \"reason\"}.") var json = false
+    @Flag(name: .long, help: "With --list: print a JSON array of {\"local_date\", \"reason\"} (the skipped_dates view's names).") var json = false
 
     func run() throws {
         let options = SkipCommand.Options(
             db: common.db, now: common.now, dates: dates, reason: reason, remove: remove,
             list: list, json: json)
         switch try SkipCommand.run(.process, options) {
-        case .listed(let rows) where json:
-            print(
-                "["
-                    + rows.map { Formatting.jsonObject([("date", Formatting.json($0.date)), ("reason", $0.reason.map(Formatting.json) ?? "null")]) }
-                    .joined(separator: ", ") + "]")
-        case .listed(let rows) where rows.isEmpty:
-            print("no skipped dates")
         case .listed(let rows):
-            print(Formatting.table([["DATE", "REASON"]] + rows.map { [$0.date, $0.reason ?? ""] }))
+            SkipListReport(rows: rows).print(json: json)
         case .removed(let removed, let added):
             print("removed \(removed) skip\(removed == 1 ? "" : "s"); \(added) study reminders planned")
         case .skipped(let dates, let retired):
             print("skipped \(dates) date\(dates == 1 ? "" : "s"); \(retired) pending study reminder\(retired == 1 ? "" : "s") retired")
         }
+    }
+}
+
+/// The dates skipped now.
+struct SkipListReport: Report {
+    let rows: [(date: String, reason: String?)]
+
+    /// The skipped_dates view's names; `date` is the name this printed before (deprecated: docs/guide.md).
+    var json: JSON { .array(rows.map { .object([("local_date", .string($0.date)), ("reason", .text($0.reason)), ("date", .string($0.date))]) }) }
+
+    var text: String {
+        rows.isEmpty ? "no skipped dates" : Formatting.table([["DATE", "REASON"]] + rows.map { [$0.date, $0.reason ?? ""] })
     }
 }

@@ -28,52 +28,7 @@ struct Stats: ParsableCommand {
     func run() throws {
         let context = RunContext.process
         let report = try ReadingCommands.stats(context, db: common.db, now: common.now, weeks: weeks)
-        let (record, today, shown) = (report.record, report.today, report.shown)
-
-        if json {
-            // Dates and RFC 3339 times need no escaping: appended directly, ten years stay fast.
-            var out = "{\"current_streak\": \(record.currentStreak), \"longest_streak\": \(record.longestStreak), \"days\": ["
-            out.reserveCapacity(out.utf8.count + shown.count * 160)
-            for (i, day) in shown.enumerated() {
-                out += i == 0 ? "\n  {\"date\": \"" : ",\n  {\"date\": \""
-                out += day.date.description
-                out += day.isStudyDay ? "\", \"study_day\": true, \"opened_at\": " : "\", \"study_day\": false, \"opened_at\": "
-                if let opened = day.recorded.firstOpen {
-                    out += "\""
-                    out += report.zone.rfc3339(opened)
-                    out += "\""
-                } else {
-                    out += "null"
-                }
-                out += ", \"opened_by\": "
-                out += day.recorded.firstOpenOrigin.map(Formatting.json) ?? "null"
-                out += ", \"reminders_before_open\": "
-                out += String(day.recorded.remindersBeforeOpen)
-                out += ", \"missed\": "
-                out += String(day.recorded.missed)
-                out += ", \"snoozed\": "
-                out += String(day.recorded.snoozed)
-                out += "}"
-            }
-            print(out + "\n]}")
-            return
-        }
-
-        print("Study record, \(weeks) week\(weeks == 1 ? "" : "s") to \(Formatting.weekdays[today.isoWeekday - 1]) \(today) (\(report.zone.name))")
-        print("")
-        Heatmap.render(record.days, colour: Self.colourWanted(environment: context.environment)).forEach { print($0) }
-        print("")
-        print("Current streak: \(Self.days(record.currentStreak))")
-        print("Longest streak: \(Self.days(record.longestStreak))")
-        let studyDays = shown.filter { $0.isStudyDay && ($0.date < today || $0.recorded.firstOpen != nil) }
-        let opened = studyDays.filter { $0.recorded.firstOpen != nil }
-        var summary = "Opened on \(opened.count) of \(Self.days(studyDays.count))"
-        if !opened.isEmpty {
-            let counts = opened.map(\.recorded.remindersBeforeOpen).sorted()
-            let median = counts[(counts.count - 1) / 2]
-            summary += "; usually after \(median) reminder\(median == 1 ? "" : "s")"
-        }
-        print(summary + " in these weeks")
+        StudyRecordReport(report: report, weeks: weeks, colour: Self.colourWanted(environment: context.environment)).print(json: json)
     }
 
     static func days(_ n: Int) -> String { "\(n) study day\(n == 1 ? "" : "s")" }
@@ -83,5 +38,53 @@ struct Stats: ParsableCommand {
         if let noColour = environment("NO_COLOR"), !noColour.isEmpty { return false }
         if environment("TERM") == "dumb" { return false }
         return isatty(1) == 1
+    }
+}
+
+/// The study record of the last weeks: streaks, and each day (oldest first).
+struct StudyRecordReport: Report {
+    let report: StatsReport
+    let weeks: Int
+    let colour: Bool
+
+    var json: JSON {
+        .object([
+            ("current_streak", .int(report.record.currentStreak)),
+            ("longest_streak", .int(report.record.longestStreak)),
+            (
+                "days",
+                .array(
+                    report.shown.map { day in
+                        .object([
+                            ("date", .string(day.date.description)),
+                            ("study_day", .bool(day.isStudyDay)),
+                            ("opened_at", .time(day.recorded.firstOpen, in: report.zone)),
+                            ("opened_by", .text(day.recorded.firstOpenOrigin)),
+                            ("reminders_before_open", .int(day.recorded.remindersBeforeOpen)),
+                            ("missed", .int(day.recorded.missed)),
+                            ("snoozed", .int(day.recorded.snoozed)),
+                        ])
+                    })
+            ),
+        ])
+    }
+
+    var text: String {
+        let (record, today, shown) = (report.record, report.today, report.shown)
+        var lines = [
+            "Study record, \(weeks) week\(weeks == 1 ? "" : "s") to \(Formatting.weekdays[today.isoWeekday - 1]) \(today) (\(report.zone.name))", "",
+        ]
+        lines += Heatmap.render(record.days, colour: colour)
+        lines += ["", "Current streak: \(Stats.days(record.currentStreak))", "Longest streak: \(Stats.days(record.longestStreak))"]
+        let studyDays = shown.filter { $0.isStudyDay && ($0.date < today || $0.recorded.firstOpen != nil) }
+        let opened = studyDays.filter { $0.recorded.firstOpen != nil }
+        var summary = "Opened on \(opened.count) of \(Stats.days(studyDays.count))"
+        if !opened.isEmpty {
+            let counts = opened.map(\.recorded.remindersBeforeOpen).sorted()
+            let median = counts[(counts.count - 1) / 2]
+            summary += "; usually after \(median) reminder\(median == 1 ? "" : "s")"
+        }
+        lines.append(summary + " in these weeks")
+        return lines.joined(separator: "\n")
     }
 }

@@ -14,43 +14,44 @@ struct Status: ParsableCommand {
     func run() throws { try Self.execute(QuickPath.Reading(db: common.db, now: common.now, json: json)) }
 
     static func execute(_ options: QuickPath.Reading) throws {
-        let report = try StatusCommand.run(.process, db: options.db, now: options.now)
-        if options.json { printJSON(report) } else { printTable(report) }
+        try StatusCommand.run(.process, db: options.db, now: options.now).print(json: options.json)
+    }
+}
+
+extension StatusReport: Report {
+    var json: JSON {
+        let (s, r) = (status, self)
+        func time(_ i: Instant?) -> JSON { .time(i, in: r.zone) }
+        return .object([
+            ("now", time(r.now)),
+            ("zone", .string(r.zone.name)),
+            ("tz", .text(r.environmentTZ)),
+            ("environment_zone", .string(r.environmentZone)),
+            ("database", .string(r.databasePath)),
+            ("next_id", .text(s.next?.identifier)),
+            ("next_fire_at", time(s.next?.fireAt)),
+            ("pending", .int(s.pendingCount)),
+            ("cap", .int(PlanPolicy.cap)),
+            ("opened_today", .bool(s.firstOpenToday != nil)),
+            ("first_open_today", time(s.firstOpenToday)),
+            ("opens_waiting", .int(r.inbox?.opensWaiting ?? 0)),
+            ("first_open_today_waiting", time(r.inbox?.firstOpenTodayWaiting)),
+            ("spool_set_aside", .int(r.inbox?.setAside ?? 0)),
+            ("spool_ignored", .int(r.inbox?.ignored ?? 0)),
+            ("last_refill", time(s.lastRefill)),
+            ("paused", .bool(s.pause != nil)),
+            ("paused_until", time(s.pause?.until)),
+            ("sync_folder", .text(r.syncFolder)),
+            ("sync_problems", .array(r.syncProblems.map(JSON.string))),
+            ("calendar_folder", .text(r.calendarFolder)),
+            ("calendar_problems", .array(r.calendarProblems.map(JSON.string))),
+            ("anki_collection", .text(r.ankiCollection)),
+            ("anki_problem", .text(r.ankiProblem)),
+        ])
     }
 
-    static func printJSON(_ r: StatusReport) {
-        let s = r.status
-        func time(_ i: Instant?) -> String { i.map { Formatting.json(r.zone.rfc3339($0)) } ?? "null" }
-        print(
-            Formatting.jsonObject([
-                ("now", time(r.now)),
-                ("zone", Formatting.json(r.zone.name)),
-                ("tz", r.environmentTZ.map(Formatting.json) ?? "null"),
-                ("environment_zone", Formatting.json(r.environmentZone)),
-                ("database", Formatting.json(r.databasePath)),
-                ("next_id", s.next.map { Formatting.json($0.identifier) } ?? "null"),
-                ("next_fire_at", time(s.next?.fireAt)),
-                ("pending", String(s.pendingCount)),
-                ("cap", String(PlanPolicy.cap)),
-                ("opened_today", s.firstOpenToday == nil ? "false" : "true"),
-                ("first_open_today", time(s.firstOpenToday)),
-                ("opens_waiting", String(r.inbox?.opensWaiting ?? 0)),
-                ("first_open_today_waiting", time(r.inbox?.firstOpenTodayWaiting)),
-                ("spool_set_aside", String(r.inbox?.setAside ?? 0)),
-                ("spool_ignored", String(r.inbox?.ignored ?? 0)),
-                ("last_refill", time(s.lastRefill)),
-                ("paused", s.pause == nil ? "false" : "true"),
-                ("paused_until", time(s.pause?.until)),
-                ("sync_folder", r.syncFolder.map(Formatting.json) ?? "null"),
-                ("sync_problems", "[" + r.syncProblems.map(Formatting.json).joined(separator: ", ") + "]"),
-                ("calendar_folder", r.calendarFolder.map(Formatting.json) ?? "null"),
-                ("calendar_problems", "[" + r.calendarProblems.map(Formatting.json).joined(separator: ", ") + "]"),
-                ("anki_collection", r.ankiCollection.map(Formatting.json) ?? "null"),
-                ("anki_problem", r.ankiProblem.map(Formatting.json) ?? "null"),
-            ]))
-    }
-
-    static func printTable(_ r: StatusReport) {
+    var text: String {
+        let r = self
         let (s, zone, now) = (r.status, r.zone, r.now)
         let next =
             s.next.map {
@@ -74,45 +75,46 @@ struct Status: ParsableCommand {
         let tzNote = r.otherEnvironmentZone.map {
             "TZ is \($0) but the plan's zone is \(zone.name): to move the plan, planner config set zone \($0)"
         }
-        print(
-            Formatting.table(
-                [
-                    ["next", next]
-                ] + (paused.map { [["paused", $0]] } ?? []) + [
-                    ["pending", "\(s.pendingCount)/\(PlanPolicy.cap)"],
-                    ["opened", opened],
-                    ["refilled", refilled],
-                    ["zone", zone.name],
-                    ["TZ", tzText(r)],
-                    ["database", r.databasePath],
-                ] + (r.inbox.flatMap(inboxNote).map { [["spool", $0]] } ?? [])
-                    + (r.syncFolder.map {
+        return Formatting.table(
+            [
+                ["next", next]
+            ] + (paused.map { [["paused", $0]] } ?? []) + [
+                ["pending", "\(s.pendingCount)/\(PlanPolicy.cap)"],
+                ["opened", opened],
+                ["refilled", refilled],
+                ["zone", zone.name],
+                ["TZ", Status.tzText(r)],
+                ["database", r.databasePath],
+            ] + (r.inbox.flatMap(Status.inboxNote).map { [["spool", $0]] } ?? [])
+                + (r.syncFolder.map {
+                    [
                         [
-                            [
-                                "sync",
-                                $0
-                                    + (r.syncProblems.isEmpty
-                                        ? "" : " (\(r.syncProblems.count) problem\(r.syncProblems.count == 1 ? "" : "s"): see below)"),
-                            ]
+                            "sync",
+                            $0
+                                + (r.syncProblems.isEmpty
+                                    ? "" : " (\(r.syncProblems.count) problem\(r.syncProblems.count == 1 ? "" : "s"): see below)"),
                         ]
-                    } ?? [])
-                    + r.syncProblems.map { ["sync problem", $0] }
-                    + (r.calendarFolder.map {
+                    ]
+                } ?? [])
+                + r.syncProblems.map { ["sync problem", $0] }
+                + (r.calendarFolder.map {
+                    [
                         [
-                            [
-                                "calendar",
-                                $0
-                                    + (r.calendarProblems.isEmpty
-                                        ? "" : " (\(r.calendarProblems.count) problem\(r.calendarProblems.count == 1 ? "" : "s"): see below)"),
-                            ]
+                            "calendar",
+                            $0
+                                + (r.calendarProblems.isEmpty
+                                    ? "" : " (\(r.calendarProblems.count) problem\(r.calendarProblems.count == 1 ? "" : "s"): see below)"),
                         ]
-                    } ?? [])
-                    + r.calendarProblems.map { ["calendar problem", $0] }
-                    + (r.ankiCollection.map { [["anki", $0]] } ?? [])
-                    + (r.ankiProblem.map { [["anki problem", $0]] } ?? [])
-                    + (tzNote.map { [["note", $0]] } ?? [])))
+                    ]
+                } ?? [])
+                + r.calendarProblems.map { ["calendar problem", $0] }
+                + (r.ankiCollection.map { [["anki", $0]] } ?? [])
+                + (r.ankiProblem.map { [["anki problem", $0]] } ?? [])
+                + (tzNote.map { [["note", $0]] } ?? []))
     }
+}
 
+extension Status {
     /// TZ as set, or that it is unset and what the system zone is then: `Etc/UTC` alone would not say which.
     static func tzText(_ r: StatusReport) -> String {
         if r.environmentTZ != nil { return r.environmentZone }

@@ -30,32 +30,39 @@ struct Sync: ParsableCommand {
     ) var json = false
 
     func run() throws {
-        let found = try SyncCommand.sync(.process, db: common.db, now: common.now)
-        let (report, calendar, anki) = (found.sync, found.calendar, found.anki)
-        let studied = Array(Set(anki?.opened ?? [])).sorted().map(\.description)
-        let opened = Array(Set(report?.openedElsewhere ?? [])).sorted().map(\.description)
-        let ticks = Array(Set(calendar?.ticks ?? [])).sorted().map(\.description)
-        func list(_ items: [String]) -> String { "[" + items.map(Formatting.json).joined(separator: ", ") + "]" }
-        if json {
-            print(
-                Formatting.jsonObject([
-                    ("folder", report.map { Formatting.json($0.folder) } ?? "null"),
-                    ("applied", String(report?.applied ?? 0)),
-                    ("superseded", String(report?.superseded ?? 0)),
-                    ("published", String(report?.published ?? 0)),
-                    ("opened_elsewhere", list(opened)),
-                    ("problems", list(report?.problems ?? [])),
-                    ("calendar_folder", calendar.map { Formatting.json($0.folder) } ?? "null"),
-                    ("calendar_ticks", list(ticks)),
-                    ("calendar_written", String(calendar?.written ?? 0)),
-                    ("calendar_removed", String(calendar?.removed ?? 0)),
-                    ("calendar_problems", list(calendar?.problems ?? [])),
-                    ("anki_collection", anki.map { Formatting.json($0.collection) } ?? "null"),
-                    ("anki_opened", list(studied)),
-                    ("anki_problem", anki?.problem.map(Formatting.json) ?? "null"),
-                ]))
-            return
-        }
+        try SyncCommand.sync(.process, db: common.db, now: common.now).print(json: json)
+    }
+}
+
+extension SourcesReport: Report {
+    /// Each list once, sorted: a day a source opened twice in one pass is one day.
+    private var studied: [String] { Array(Set(anki?.opened ?? [])).sorted().map(\.description) }
+    private var openedElsewhere: [String] { Array(Set(sync?.openedElsewhere ?? [])).sorted().map(\.description) }
+    private var ticks: [String] { Array(Set(calendar?.ticks ?? [])).sorted().map(\.description) }
+
+    var json: JSON {
+        func list(_ items: [String]) -> JSON { .array(items.map(JSON.string)) }
+        return .object([
+            ("folder", .text(sync?.folder)),
+            ("applied", .int(sync?.applied ?? 0)),
+            ("superseded", .int(sync?.superseded ?? 0)),
+            ("published", .int(sync?.published ?? 0)),
+            ("opened_elsewhere", list(openedElsewhere)),
+            ("problems", list(sync?.problems ?? [])),
+            ("calendar_folder", .text(calendar?.folder)),
+            ("calendar_ticks", list(ticks)),
+            ("calendar_written", .int(calendar?.written ?? 0)),
+            ("calendar_removed", .int(calendar?.removed ?? 0)),
+            ("calendar_problems", list(calendar?.problems ?? [])),
+            ("anki_collection", .text(anki?.collection)),
+            ("anki_opened", list(studied)),
+            ("anki_problem", .text(anki?.problem)),
+        ])
+    }
+
+    var text: String {
+        let (report, calendar, anki) = (sync, calendar, anki)
+        let (studied, opened, ticks) = (studied, openedElsewhere, ticks)
         var lines: [String] = []
         if let report {
             lines.append(
@@ -82,6 +89,6 @@ struct Sync: ParsableCommand {
             if !studied.isEmpty { lines.append("studied in Anki: \(studied.joined(separator: ", ")) (opened: the rest of those days is quiet)") }
             if let problem = anki.problem { lines.append("anki problem: " + problem) }
         }
-        print(lines.map(TerminalText.flattened).joined(separator: "\n"))
+        return lines.map(TerminalText.flattened).joined(separator: "\n")
     }
 }
