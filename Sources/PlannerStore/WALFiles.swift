@@ -45,17 +45,20 @@ extension PlannerDatabase {
         return stmt.int64(0) == 0
     }
 
-    /// Copies every committed frame into the database file and makes the next transaction write the WAL from
-    /// its start, over the blocks it already has (RESTART: the file keeps its length). Deleting the WAL then
-    /// loses nothing either, and a commit that fits in the file changes no file size, so its fdatasync needs
-    /// no journal commit: with busy programs on every core, waiting for ext4's journal thread is a scheduler
-    /// tick (bench/fdatasync_busy.py: 3.75 ms growing against 0.25 ms overwriting; the live ticker's
-    /// lateness, bench/TICK_RESULTS.md). Best effort: false when another connection was busy.
+    /// Copies every committed frame into the database file without waiting for anyone (PASSIVE: a reader of an
+    /// older snapshot, or a writer, only leaves frames for the next pass). Once every frame is copied, the next
+    /// transaction writes the WAL from its start over the blocks it already has (SQLite restarts a fully
+    /// copied log), and the file keeps its length. Deleting the WAL then loses nothing either, and a commit
+    /// that fits in the file changes no file size, so its fdatasync needs no journal commit: with busy
+    /// programs on every core, waiting for ext4's journal thread is a scheduler tick
+    /// (bench/fdatasync_busy.py: 3.75 ms growing against 0.25 ms overwriting; the live ticker's lateness,
+    /// docs/benchmarks.md). True when every frame is in the database.
     @discardableResult
     public func checkpointKeepingWAL() -> Bool {
-        let stmt = try? connection.prepare("PRAGMA wal_checkpoint(RESTART)")
-        guard let stmt, (try? stmt.step()) == true else { return false }
-        return stmt.int64(0) == 0
+        var log: Int32 = 0
+        var copied: Int32 = 0
+        let rc = sqlite3_wal_checkpoint_v2(connection.handle, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &copied)
+        return rc == SQLITE_OK && log == copied
     }
 
     /// Closes the connection without a checkpoint: its WAL files are no longer the shared ones. Close it
