@@ -72,8 +72,10 @@ public final class PlannerDatabase {
             try checkOwnership()
             csqlite_set_checkpoint_on_close(connection.handle, 1)
             try switchToWAL(waitingUpTo: busyTimeoutMilliseconds)
-            // FULL: a committed transaction (a delivery claim, an open) survives a power cut.
-            try connection.execute("PRAGMA synchronous = FULL")
+            // FULL: a committed transaction (a delivery claim, an open) survives a power cut. The WAL keeps its
+            // length between commits (the live ticker copies it back without truncating: docs/internals.md);
+            // a burst that made it longer than 1 MiB is cut back to that when the log next starts over.
+            try connection.execute("PRAGMA synchronous = FULL; PRAGMA journal_size_limit = 1048576")
             try migrate(zoneForNewPlan: zoneForNewPlan)
             DatabaseFile.makePrivate(resolvedPath)
         } catch {
