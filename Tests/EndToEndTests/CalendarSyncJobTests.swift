@@ -14,8 +14,7 @@ import Testing
         #expect(r.status == 0, "\(r.err)")
         // A vdirsyncer that hangs, and says when each one starts.
         let fake = h.dir + "/vdirsyncer"
-        try "#!/bin/sh\necho $$ >> \(h.dir)/started\nexec sleep 30\n".write(toFile: fake, atomically: true, encoding: .utf8)
-        chmod(fake, 0o755)
+        try Harness.writeProgram("#!/bin/sh\necho $$ >> \(h.dir)/started\nexec sleep 30\n", to: fake)
         return (h, folder, fake)
     }
 

@@ -206,25 +206,25 @@ final class PrivateDesktop {
         // 3. dunst with its own config: every notification runs record.sh, which saves the five arguments
         //    dunst passes (appname, summary, body, icon, urgency) NUL-separated, one file per notification.
         let script = dir + "/record.sh"
-        try """
-        #!/bin/sh
-        out="\(receivedDir)/$DUNST_ID"
-        printf '%s\\0' "$@" > "$out.tmp" && mv "$out.tmp" "$out"
+        try Harness.writeProgram(
+            """
+            #!/bin/sh
+            out="\(receivedDir)/$DUNST_ID"
+            printf '%s\\0' "$@" > "$out.tmp" && mv "$out.tmp" "$out"
 
-        """.write(toFile: script, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
+            """, to: script)
         // dunst's context menu (`dunstctl context`) lists every action as "#Label (summary) [id,key]" and
         // invokes the one its dmenu prints: this one prints the line holding the text in `choice`, the way
         // a person picks "Snooze" from the menu (`answer(_:)`).
         let menu = dir + "/dmenu.sh"
-        try """
-        #!/bin/sh
-        cat > "\(dir)/menu.tmp"
-        grep -m1 -F -- "$(cat "\(dir)/choice")" "\(dir)/menu.tmp"
-        mv "\(dir)/menu.tmp" "\(dir)/menu.txt"
+        try Harness.writeProgram(
+            """
+            #!/bin/sh
+            cat > "\(dir)/menu.tmp"
+            grep -m1 -F -- "$(cat "\(dir)/choice")" "\(dir)/menu.tmp"
+            mv "\(dir)/menu.tmp" "\(dir)/menu.txt"
 
-        """.write(toFile: menu, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: menu)
+            """, to: menu)
         let config = dir + "/dunstrc"
         try """
         [global]

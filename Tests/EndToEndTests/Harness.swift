@@ -95,6 +95,18 @@ struct Harness {
         return Result(status: p.terminationStatus, out: String(decoding: o, as: UTF8.self), err: String(decoding: errData, as: UTF8.self))
     }
 
+    /// Writes a program (a script) a test then runs. Written by a child (`install`), never by this process:
+    /// a file this process has open for writing is inherited by any child another test forks at that
+    /// moment, and while that child lives exec of the file fails with ETXTBSY (CI saw `setup` find its fake
+    /// crontab "cannot be started").
+    static func writeProgram(_ text: String, to path: String) throws {
+        let source = path + ".source-\(UUID().uuidString)"
+        try text.write(toFile: source, atomically: false, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: source) }
+        let r = try run("/usr/bin/install", ["-m", "755", source, path], env: ["PATH": "/usr/bin:/bin"])
+        guard r.status == 0 else { throw HarnessError("install \(path) exited \(r.status): \(r.err)") }
+    }
+
     func bytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
 
     func mode(_ path: String) throws -> Int {

@@ -43,11 +43,10 @@ extension SetupTests {
     @Test func theAutostartEntryIsValid() throws {
         let (h, env) = try home()
         let bin = h.dir + "/.local/bin/planner"
-        #expect(
-            try h.run(
-                bin, ["setup", "--install", "--scheduler", "cron"],
-                env: h.env.merging(env) { $1 }.merging(["PATH": try Self.fakeCrontab(in: h.dir) + ":/usr/bin:/bin"]) { $1 }
-            ).status == 0)
+        let install = try h.run(
+            bin, ["setup", "--install", "--scheduler", "cron"],
+            env: h.env.merging(env) { $1 }.merging(["PATH": try Self.fakeCrontab(in: h.dir) + ":/usr/bin:/bin"]) { $1 })
+        try #require(install.status == 0, "exit \(install.status): \(install.err)")
         let entry = h.dir + "/.config/autostart/planner-tick.desktop"
         let check = try h.run("/usr/bin/desktop-file-validate", [entry], env: h.env)
         #expect(check.status == 0 && check.out.isEmpty && check.err.isEmpty, "\(check.out)\(check.err)")

@@ -14,16 +14,16 @@ extension SetupTests {
             refuse
             ? "cat >/dev/null; echo 'You (student) are not allowed to use this program (crontab)' >&2; echo 'See crontab(1) for more information' >&2; exit 1"
             : "cat > '\(table)'"
-        try """
-        #!/bin/sh
-        case "$1" in
-          -l) [ -f '\(table)' ] || { echo 'no crontab for student' >&2; exit 1; }; cat '\(table)' ;;
-          -r) rm -f '\(table)' ;;
-          -) \(install) ;;
-          *) exit 2 ;;
-        esac
-        """.write(toFile: bin + "/crontab", atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: bin + "/crontab")
+        try Harness.writeProgram(
+            """
+            #!/bin/sh
+            case "$1" in
+              -l) [ -f '\(table)' ] || { echo 'no crontab for student' >&2; exit 1; }; cat '\(table)' ;;
+              -r) rm -f '\(table)' ;;
+              -) \(install) ;;
+              *) exit 2 ;;
+            esac
+            """, to: bin + "/crontab")
         return bin
     }
 
@@ -177,15 +177,15 @@ extension SetupTests {
         let (h, env) = try home()
         let bin = h.dir + "/fake-bin"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
-        try """
-        #!/bin/sh
-        case "$1" in
-          -l) i=0; while [ $i -lt 2000 ]; do echo "# a long line of the user's own crontab, number $i, kept as it is"; i=$((i+1)); done ;;
-          -) echo 'You (student) are not allowed to use this program (crontab)' >&2; exit 1 ;;
-          *) exit 2 ;;
-        esac
-        """.write(toFile: bin + "/crontab", atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: bin + "/crontab")
+        try Harness.writeProgram(
+            """
+            #!/bin/sh
+            case "$1" in
+              -l) i=0; while [ $i -lt 2000 ]; do echo "# a long line of the user's own crontab, number $i, kept as it is"; i=$((i+1)); done ;;
+              -) echo 'You (student) are not allowed to use this program (crontab)' >&2; exit 1 ;;
+              *) exit 2 ;;
+            esac
+            """, to: bin + "/crontab")
         let before = try Self.snapshot(h.dir)
         let r = try h.run(
             h.dir + "/.local/bin/planner", ["setup", "--install", "--scheduler", "cron"],
