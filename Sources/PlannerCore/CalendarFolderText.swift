@@ -233,6 +233,19 @@ public enum CalendarFolderText {
         /// `<uid>.ics`, made once: the folder's pass looks each item up by it several times.
         public let fileName: String
 
+        /// The date its file's name carries (its `CalendarBucket`): a slot's own date (after midnight, the
+        /// next one), a task's; nil for a one-off.
+        public var fileDate: LocalDate? {
+            guard day != nil else { return nil }
+            switch make {
+            case .event(_, let start, _, _, _): return start.date
+            case .task(let date, _, _, _, _): return date
+            }
+        }
+
+        /// Its `CalendarBucket`, without reading its name.
+        public var bucket: String { fileDate?.description ?? CalendarBucket.oneOffs }
+
         init(uid: String, day: LocalDate?, isTask: Bool, recipe: String, make: Make, shared: SharedHead) {
             self.uid = uid
             self.day = day
@@ -304,10 +317,19 @@ public enum CalendarFolderText {
         days: [PlannedDay], opens: [LocalDate: Instant], oneOffs: [OneOff], zone: Zone,
         settings: PlanSettings
     ) -> [Item] {
-        var items: [Item] = []
         // One VTIMEZONE for every item (`ZoneDefinition`), made once: the costly part of an item's text.
         let firstDate = (days.map(\.date) + oneOffs.map { zone.local($0.fireAt).date }).min()
         let shared = SharedHead(firstDate.map { calendarHead(zone: zone, year: $0.year) } ?? "")
+        return items(days: days, opens: opens, oneOffs: oneOffs, zone: zone, settings: settings, shared: shared)
+    }
+
+    /// The same with the calendar head given: a part of the horizon's items (`CalendarPlanFacts.items(of:)`)
+    /// shares the whole horizon's head.
+    static func items(
+        days: [PlannedDay], opens: [LocalDate: Instant], oneOffs: [OneOff], zone: Zone,
+        settings: PlanSettings, shared: SharedHead
+    ) -> [Item] {
+        var items: [Item] = []
         // What every slot's and every task's text shares besides its own fields, in one digest per plan.
         let eventKey = String(SHA256.hex(Array("\(shared.key)\0\(zone.name)\0\(settings.title)\0\(settings.body)".utf8)).prefix(32))
         let schedule = settings.schedule

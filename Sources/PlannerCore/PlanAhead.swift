@@ -22,29 +22,33 @@ public struct PlannedDay: Equatable, Sendable {
 public func planAhead(now: Instant, zone: Zone, schedule: Schedule, exclusions: Exclusions, days: Int) -> [PlannedDay] {
     let today = schedule.studyDay(at: now, in: zone)
     return (0..<max(days, 0)).map { offset in
-        let date = today.adding(days: offset)
-        var slots: [Slot] = []
-        var anyAhead = false
-        for reading in schedule.readings(on: date) {
-            // A reading skipped by a DST change has no instant: no slot, as in refill.
-            guard let fireAt = zone.instant(for: reading), fireAt > now else { continue }
-            anyAhead = true
-            if exclusions.reason(date: date, at: fireAt) == nil { slots.append(Slot(local: reading, fireAt: fireAt, day: date)) }
-        }
-        var noSlots: PlannedDay.NoSlots?
-        if slots.isEmpty {
-            if !schedule.days.contains(isoWeekday: date.isoWeekday) {
-                noSlots = .notInDays(weekend: date.isoWeekday >= 6)
-            } else if exclusions.openedDates.contains(date) {
-                noSlots = .opened
-            } else if exclusions.skippedDates.contains(date) {
-                noSlots = .skipped
-            } else if !anyAhead {
-                noSlots = .over
-            } else {
-                noSlots = .paused
-            }
-        }
-        return PlannedDay(date: date, slots: slots, noSlots: noSlots)
+        plannedDay(today.adding(days: offset), now: now, zone: zone, schedule: schedule, exclusions: exclusions)
     }
+}
+
+/// One study day of `planAhead`: its slots after `now` that no exclusion removes, or why it has none.
+public func plannedDay(_ date: LocalDate, now: Instant, zone: Zone, schedule: Schedule, exclusions: Exclusions) -> PlannedDay {
+    var slots: [Slot] = []
+    var anyAhead = false
+    for reading in schedule.readings(on: date) {
+        // A reading skipped by a DST change has no instant: no slot, as in refill.
+        guard let fireAt = zone.instant(for: reading), fireAt > now else { continue }
+        anyAhead = true
+        if exclusions.reason(date: date, at: fireAt) == nil { slots.append(Slot(local: reading, fireAt: fireAt, day: date)) }
+    }
+    var noSlots: PlannedDay.NoSlots?
+    if slots.isEmpty {
+        if !schedule.days.contains(isoWeekday: date.isoWeekday) {
+            noSlots = .notInDays(weekend: date.isoWeekday >= 6)
+        } else if exclusions.openedDates.contains(date) {
+            noSlots = .opened
+        } else if exclusions.skippedDates.contains(date) {
+            noSlots = .skipped
+        } else if !anyAhead {
+            noSlots = .over
+        } else {
+            noSlots = .paused
+        }
+    }
+    return PlannedDay(date: date, slots: slots, noSlots: noSlots)
 }

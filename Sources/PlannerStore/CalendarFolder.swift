@@ -26,42 +26,50 @@ extension PlannerDatabase {
 
     /// Inside the caller's write transaction: the ticks found in files changed since they were written, as
     /// opens of their days (applied by the caller, `CalendarFolderSource`). nil when no calendar folder is set.
+    /// Only the buckets whose files changed since the last pass recorded them (`calendar_pass`) are looked
+    /// into; with no record, every one.
     func readCalendarFolder(now: Instant) throws -> (report: CalendarReport, ticks: [(event: PlanEvent, date: LocalDate)])? {
         guard let folder = try calendarFolderSetting() else { return nil }
         var report = CalendarReport(folder: folder)
         var ticks: [(event: PlanEvent, date: LocalDate)] = []
         let (_, zone) = try readPlan()
-        // Each row's place in `names`, where `present` marks the rows whose files are still there.
-        var rows: [String: (digest: String?, size: Int64, mtime: Int64, problem: String?, index: Int)] = [:]
-        var names: [String] = []
-        let all = try connection.prepare("SELECT name, digest, size, mtime_ns, problem FROM calendar_file ORDER BY name")
-        while try all.step() {
-            let name = all.text(0)
-            rows[name] = (all.isNull(1) ? nil : all.text(1), all.int64(2), all.int64(3), all.isNull(4) ? nil : all.text(4), names.count)
-            names.append(name)
-        }
-        // The folder's system calls are the folder child's (PeerFiles): a stalled mount costs a warning and
-        // the phone's ticks wait.
-        var fds: [String: Int32] = [:]  // the child's
-        var listing: PeerFiles.Listing?
+        var dir: Int32 = -1  // the child's
+        var listing: CalendarListing?
+        var cannotOpen: Int32?
+        var rows: [String: CalendarRow] = [:]
+        var files: [String: CalendarFiles.Seen] = [:]
+        var looked: Set<String> = []
+        // The folder's system calls are the folder child's: a stalled mount costs a warning and the phone's
+        // ticks wait.
         let outcome = try FolderChild.run(
-            observe: {
-                PeerFiles.list(
-                    folder, own: nil, wanted: { CalendarFolderText.uid(fromFileName: $0) != nil },
-                    maximumBytes: CalendarFolderText.maximumFileBytes, fds: &fds)
-            },
+            observe: { CalendarFiles.openAndList(folder, dir: &dir) },
             decide: { observed throws -> [UInt8]? in
-                guard let seen = PeerFiles.Listing(observed) else { return nil }
-                listing = seen
-                var job: [(name: String, from: Int64, to: Int64)] = []
-                for file in seen.files {
-                    guard case .opened(let size, let mtime, _) = file.state else { continue }
-                    if let previous = rows[file.name], previous.size == size, previous.mtime == mtime { continue }
-                    job.append((file.name, 0, size))
+                // The whole folder as the last pass left it: nothing to look into, and no bucket decoded.
+                if case .listed(let head) = CalendarFiles.bucketed(observed, headOnly: true), !head.total.isEmpty,
+                    try calendarPassTotal(folder) == head.total
+                {
+                    listing = head
+                    return nil
                 }
-                return job.isEmpty ? nil : PeerFiles.job(job)
-            }, act: { job in PeerFiles.read(job, fds: fds) }, release: { for fd in fds.values { close(fd) } })
-        let contents: [String: PeerFiles.Read]
+                switch CalendarFiles.bucketed(observed) {
+                case .listed(let seen): listing = seen
+                case .cannotOpen(let code): cannotOpen = code; return nil
+                case .busy, .unreadable: return nil
+                }
+                guard let listing else { return nil }
+                let records = try calendarPassRecords(folder)
+                for bucket in Set(listing.buckets.keys).union(records.keys)
+                where records.isEmpty || records[bucket]?.listing != listing.digest(bucket) {
+                    looked.insert(bucket)
+                }
+                guard !looked.isEmpty else { return nil }
+                rows = try calendarRows(in: records.isEmpty ? nil : looked)
+                files = listing.files(in: looked)
+                // As last written or read (most files): not read. A row's name was a planner UID's when it was made.
+                let changed = files.filter { name, file in rows[name].map { $0.size != file.size || $0.mtime != file.mtime } ?? true }
+                return changed.isEmpty ? nil : CalendarFiles.readJob(changed.keys.sorted())
+            }, act: { job in CalendarFiles.readFiles(job, dir: dir) }, release: { if dir >= 0 { close(dir) } })
+        let contents: [String: CalendarFiles.ReadFile]
         switch outcome {
         case .timedOut:
             report.problems.append(
@@ -72,11 +80,17 @@ extension PlannerDatabase {
             report.problems.append("the calendar folder \(folder) cannot be read (\(why)): ticks made on a phone wait")
             return (report, [])
         case .done(_, let acted):
-            contents = acted.flatMap(PeerFiles.results) ?? [:]
+            contents = acted.map(CalendarFiles.readResults) ?? [:]
         }
-        guard let listing, listing.folderError == nil else {
-            let why = listing?.folderError.map { DatabaseFile.describe($0) } ?? "unreadable"
+        guard let listing else {
+            let why = cannotOpen.map { DatabaseFile.describe($0) } ?? "unreadable"
             report.problems.append("the calendar folder \(folder) cannot be read (\(why)): ticks made on a phone wait")
+            return (report, [])
+        }
+        // Gone from the folder (deleted on the phone, or by hand): written again if the plan still wants it —
+        // unless every file is gone (not mounted?): then the rows stay, and the write leaves the folder alone.
+        if listing.icsCount == 0, try connection.integer("SELECT EXISTS (SELECT 1 FROM calendar_file)") == 1 {
+            report.problems.append(CalendarFolderText.vanishedWarning(folder))
             return (report, [])
         }
         let remember = try connection.prepare(
@@ -85,32 +99,33 @@ extension PlannerDatabase {
             ON CONFLICT (name) DO UPDATE SET day = excluded.day, digest = excluded.digest, size = excluded.size,
                 mtime_ns = excluded.mtime_ns, problem = excluded.problem, recipe = NULL
             """)
-        var present = [Bool](repeating: false, count: names.count)
-        for file in listing.files {
-            let name = file.name
+        var present: Set<String> = []
+        var touched = false
+        for (name, file) in files.sorted(by: { $0.key < $1.key }) {
             let previous = rows[name]
-            // As last written or read (most of a long horizon): nothing to parse. A row's name was a
-            // planner UID's when it was made.
-            if let previous, case .opened(let size, let mtime, _) = file.state, previous.size == size, previous.mtime == mtime {
-                present[previous.index] = true
-                if let problem = previous.problem { report.problems.append("\(folder)/\(name): \(problem)") }
+            // As last written or read: nothing to parse.
+            if let previous, previous.size == file.size, previous.mtime == file.mtime {
+                present.insert(name)
                 continue
             }
             guard let uid = CalendarFolderText.uid(fromFileName: name) else { continue }
-            if case .gone = file.state { continue }
-            if let previous { present[previous.index] = true }
-            guard case .opened(let size, let mtime, _) = file.state else {
-                if case .refused(let why) = file.state { try note(name, why, previous?.problem, folder: folder, into: &report, remember) }
-                continue
-            }
-            let bytes: [UInt8]
+            let bytes: [UInt8], size: Int64, mtime: Int64
             switch contents[name] {
-            case .bytes(let b)?: bytes = b
-            case .failed(let code)?:
-                try note(name, "cannot be read (\(DatabaseFile.describe(code)))", previous?.problem, folder: folder, into: &report, remember)
+            case nil, .gone?: continue
+            case .refused(let why, let size, let mtime)?:
+                present.insert(name)
+                touched = true
+                try note(name, why, previous?.problem, folder: folder, remember, size: size, mtime: mtime)
                 continue
-            case nil: continue
+            case .failed(let code)?:
+                present.insert(name)
+                touched = true
+                try note(name, "cannot be read (\(DatabaseFile.describe(code)))", previous?.problem, folder: folder, remember)
+                continue
+            case .bytes(let b, let s, let m)?: (bytes, size, mtime) = (b, s, m)
             }
+            present.insert(name)
+            touched = true
             var why: String?
             var day: LocalDate?
             switch CalendarFolderText.read(bytes, zone: zone, resolve: { try? SystemZone.named($0) }) {
@@ -130,7 +145,7 @@ extension PlannerDatabase {
                 }
             }
             if let why {
-                try note(name, why, previous?.problem, folder: folder, into: &report, remember, size: size, mtime: mtime)
+                try note(name, why, previous?.problem, folder: folder, remember, size: size, mtime: mtime)
             } else {
                 // The planner's, changed since written: the write after the commit puts it back as the plan says,
                 // unless it says what the plan says (another computer's copy: `semanticDigest`).
@@ -138,31 +153,31 @@ extension PlannerDatabase {
                 try remember.run(.text(name), day.map { .text($0.description) } ?? .null, .text(read), .integer(size), .integer(mtime), .null)
             }
         }
-        // Gone from the folder (deleted on the phone, or by hand): written again if the plan still wants it —
-        // unless every file is gone (not mounted?): then the rows stay, and the write leaves the folder alone.
-        if !rows.isEmpty,
-            !listing.files.contains(where: {
-                $0.name.hasSuffix(CalendarFolderText.fileExtension)
-                    && {
-                        if case .gone = $0.state { return false }; return true
-                    }($0)
-            })
-        {
-            report.problems.append(CalendarFolderText.vanishedWarning(folder))
-            return (report, ticks)
-        }
         let forget = try connection.prepare("DELETE FROM calendar_file WHERE name = ?")
-        for (index, name) in names.enumerated() where !present[index] { try forget.run(.text(name)) }
+        for name in rows.keys.sorted() where !present.contains(name) {
+            try forget.run(.text(name))
+            touched = true
+        }
+        // Rows changed here, not by a pass: the next pass looks into these buckets whatever they list.
+        if touched { try lookAgain(folder, buckets: looked) }
+        report.problems += try calendarFileProblems(folder)
         return (report, ticks)
+    }
+
+    /// Every file of the folder the planner ignores, with why (a row with a problem has no day, so the day
+    /// index finds them without reading the horizon's rows).
+    func calendarFileProblems(_ folder: String) throws -> [String] {
+        var problems: [String] = []
+        let stmt = try connection.prepare("SELECT name, problem FROM calendar_file WHERE day IS NULL AND problem IS NOT NULL ORDER BY name")
+        while try stmt.step() { problems.append("\(folder)/\(stmt.text(0)): \(stmt.text(1))") }
+        return problems
     }
 
     /// A file ignored: remembered with why (as it is now, so it is read again only once it changes), and
     /// said once, when it first appears; `status` and `sync` show it every time.
     private func note(
-        _ name: String, _ why: String, _ previous: String?, folder: String, into report: inout CalendarReport,
-        _ remember: Statement, size: Int64 = -1, mtime: Int64 = -1
+        _ name: String, _ why: String, _ previous: String?, folder: String, _ remember: Statement, size: Int64 = -1, mtime: Int64 = -1
     ) throws {
-        report.problems.append("\(folder)/\(name): \(why)")
         try remember.run(.text(name), .null, .null, .integer(size), .integer(mtime), .text(why))
         if why != previous { PlannerDatabase.warnOnce("the calendar folder's file \(folder)/\(name): \(why)") }
     }
@@ -205,11 +220,7 @@ extension PlannerDatabase {
             if stat(folder, &info) != 0 || info.st_mode & S_IFMT != S_IFDIR {
                 problems.append("the calendar folder \(folder) is missing or not a folder: the plan is written there once it exists")
             }
-            // A row with a problem has no day (`note` writes none): `day IS NULL` lets the day index skip the
-            // horizon's rows, so status does not grow with calendar-days.
-            let stmt = try connection.prepare("SELECT name, problem FROM calendar_file WHERE day IS NULL AND problem IS NOT NULL ORDER BY name")
-            while try stmt.step() { problems.append("\(folder)/\(stmt.text(0)): \(stmt.text(1))") }
-            return (folder, problems)
+            return (folder, problems + (try calendarFileProblems(folder)))
         }
     }
 }

@@ -36,12 +36,15 @@ enum CalendarFiles {
         /// Names changed since the planner looked (a tick renamed in at that moment): left as they are.
         var changed: [String] = []
         var failure: (name: String, code: Int32)?
+        /// The folder as the child listed it once done (what a pass records).
+        var after: CalendarListing?
     }
 
     // MARK: the first step: lock and look
 
     /// In the child: the folder opened and locked (two planner processes take turns; a lock held longer
-    /// is a busy folder); every name with what it is. [status: 0 listed, 1 cannot open (errno), 2 busy].
+    /// is a busy folder); with `listing`, its planner files by bucket (`CalendarListing`). [status: 0
+    /// listed, 1 cannot open (errno), 2 busy].
     static func lockAndList(_ folder: String, dir: inout Int32, listing: Bool) -> [UInt8] {
         var out = Wire.Writer()
         dir = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -54,10 +57,8 @@ enum CalendarFiles {
         }
         guard locked else { out.int(2); return out.bytes }
         out.int(0)
-        guard listing else { return out.bytes }
-        for name in PlannerDatabase.folderNames(dir) {
-            entry(dir, name, into: &out)
-        }
+        // The planner's files by bucket (`CalendarListing`, read with `bucketed`).
+        if listing { CalendarListing.write(dir, into: &out) }
         return out.bytes
     }
 
@@ -110,9 +111,11 @@ enum CalendarFiles {
 
     // MARK: the second step: the job
 
-    static func job(_ placements: [Placement], removals: [Removal], cleanTemporaries: Bool) -> [UInt8] {
+    /// `listAfter`: the child lists the folder once done (`Done.after`; a whole pass records it, `open`'s
+    /// look at today's files needs none).
+    static func job(_ placements: [Placement], removals: [Removal], cleanTemporaries: Bool, listAfter: Bool = false) -> [UInt8] {
         var w = Wire.Writer()
-        w.int(cleanTemporaries ? 1 : 0)
+        w.int((cleanTemporaries ? 1 : 0) | (listAfter ? 2 : 0))
         w.int(Int64(placements.count))
         for p in placements {
             w.text(p.name)
@@ -131,7 +134,8 @@ enum CalendarFiles {
         var r = Wire.Reader(job)
         var placements: [Placement] = []
         var removals: [Removal] = []
-        let clean = r.int() == 1
+        let flags = r.int() ?? 0
+        let clean = flags & 1 != 0, listAfter = flags & 2 != 0
         for _ in 0..<(r.int() ?? 0) {
             guard let name = r.text(), let bytes = r.data(), let mtime = r.int(), let size = r.int(), let expectedMtime = r.int() else { break }
             placements.append(
@@ -156,6 +160,8 @@ enum CalendarFiles {
         for name in done.changed { w.text(name) }
         w.text(done.failure?.name ?? "")
         w.int(Int64(done.failure?.code ?? 0))
+        // The folder as it now is, still under the lock: the pass records it for the buckets it accounted for.
+        if listAfter { CalendarListing.write(dir, into: &w) }
         return w.bytes
     }
 
@@ -170,6 +176,7 @@ enum CalendarFiles {
         for _ in 0..<(r.int() ?? -1) { guard let name = r.text() else { return nil }; done.changed.append(name) }
         guard let failed = r.text(), let code = r.int() else { return nil }
         if !failed.isEmpty { done.failure = (failed, Int32(code)) }
+        if !r.atEnd { done.after = CalendarListing(&r) }
         return done
     }
 

@@ -8,6 +8,9 @@ import PlannerSystem
 /// transaction. The rows are updated first: a file written is given the mtime its row says; a kill
 /// before the files change leaves rows that no longer match the folder, and the next full run reads
 /// those files again (a file without a row, or not as its row says, is read before it is touched).
+/// What a pass recorded for today's bucket (`calendar_pass`) is left as it is: an open changes the plan's
+/// key of today's bucket, so the next pass looks into it; and a bucket whose files it then finds unlike its
+/// rows is marked for the read side to look into (`lookAgain`).
 extension PlannerDatabase {
     struct TodaysCalendar {
         var folder: String

@@ -19,6 +19,10 @@ extension PlannerDatabase {
         /// The recipe of the item its digest is known to hold, bound to that digest (`calendar_file.recipe`,
         /// `CalendarFolderText.boundRecipe`), or nil.
         var recipe: String?
+        /// Why the file is ignored (a file the planner read and will not touch), nil when it is not.
+        var problem: String? = nil
+        /// Its `CalendarBucket`, when read by bucket (`calendarRows(in:)`).
+        var bucket: String? = nil
     }
 
     /// Never throws: a folder that cannot be written is a warning, and the next command tries again.
@@ -26,7 +30,8 @@ extension PlannerDatabase {
     @discardableResult
     func reconcileCalendarFolder(_ folder: String, now: Instant) -> (written: Int, removed: Int) {
         do {
-            return try reconcile(folder, now: now)
+            let done = try reconcile(folder, now: now)
+            return (done.written, done.removed)
         } catch let error as PlannerError {
             PlannerDatabase.warnOnce(error.message)
         } catch {
@@ -40,15 +45,14 @@ extension PlannerDatabase {
     /// (a phone's edit), stay. Returns how many were removed; throws when the folder could not be done.
     /// Also how many `.ics` files are left in it (the user's, and the planner's that changed since).
     public func emptyCalendarFolder(_ folder: String, now: Instant) throws -> (removed: Int, left: Int) {
-        var names: Set<String> = []
-        let done = try reconcile(folder, now: now, wantNothing: true, listed: { names = $0 })
-        return (done.removed, names.count - done.removed)
+        let done = try reconcile(folder, now: now, wantNothing: true)
+        return (done.removed, done.icsFiles - done.removed)
     }
 
-    private func reconcile(
-        _ folder: String, now: Instant, wantNothing: Bool = false,
-        listed: (Set<String>) -> Void = { _ in }
-    ) throws -> (written: Int, removed: Int) {
+    /// One pass: the buckets (`CalendarBucket`) whose listing or plan differs from what the last pass
+    /// recorded (`calendar_pass`) are made what the plan wants; the others are not looked into. With no
+    /// record for the folder (the first pass, or another folder), or emptying it, every bucket is.
+    private func reconcile(_ folder: String, now: Instant, wantNothing: Bool = false) throws -> (written: Int, removed: Int, icsFiles: Int) {
         var dir: Int32 = -1  // the child's
         var failure: PlannerError?
         var placedItems: [String: (item: CalendarFolderText.Item, digest: String)] = [:]  // SEQUENCE aside, as written
@@ -56,6 +60,14 @@ extension PlannerDatabase {
         // Rows found by their digest to hold an item of another recipe: remembered, so the next run knows
         // them without making their text.
         var learned: [(name: String, digest: String, recipe: String)] = []
+        // The buckets looked into, with the key of the plan they were made from; their rows as decided from;
+        // what the last pass recorded.
+        var looked: [String: String] = [:]
+        var rows: [String: CalendarRow] = [:]
+        var records: PassRecords = [:]
+        var wanted: Set<String> = []
+        var recordedTotal: String?
+        var icsFiles = 0
         // The child holds the folder's lock and lists it; the plan is read once it holds the folder, so of
         // two planner processes the later commit is always the one written last.
         let outcome = try FolderChild.run(
@@ -63,9 +75,9 @@ extension PlannerDatabase {
                 CalendarFiles.lockAndList(folder, dir: &dir, listing: true)
             },
             decide: { observed throws -> [UInt8]? in
-                let seen: [String: CalendarFiles.Seen]
-                switch CalendarFiles.listed(observed) {
-                case .listed(let listing): seen = listing
+                let listing: CalendarListing
+                switch CalendarFiles.bucketed(observed) {
+                case .listed(let listed): listing = listed
                 case .cannotOpen(let code):
                     failure = .io(
                         "cannot write the calendar folder \(folder) (\(DatabaseFile.describe(code))): it is written again by the next planner command once it can"
@@ -79,18 +91,45 @@ extension PlannerDatabase {
                     failure = .io("the calendar folder's child said nothing usable: it is written again by the next planner command")
                     return nil
                 }
-                var (items, rows) = try calendarWanted(now: now)
-                if wantNothing { items = [] }
-                // No .ics left at all where the planner wrote some: not mounted (an empty mount point)? Filled
-                // again, it would make vdirsyncer delete the user's items from the server (it refuses to sync a
-                // folder found empty). Left alone until the setting is set again.
-                if !wantNothing, rows.values.contains(where: { $0.digest != nil }),
-                    !seen.keys.contains(where: { $0.hasSuffix(CalendarFolderText.fileExtension) })
-                {
+                icsFiles = listing.icsCount
+                // One read: the plan, what the last pass recorded and the rows of what to look into, as of one commit.
+                let (facts, vanished): (CalendarPlanFacts, Bool) = try read {
+                    let facts = try calendarPlanFacts(now: now)
+                    records = try calendarPassRecords(folder)
+                    recordedTotal = try calendarPassTotal(folder)
+                    // No .ics left at all where the planner wrote some: not mounted (an empty mount point)?
+                    // Filled again, it would make vdirsyncer delete the user's items from the server (it refuses
+                    // to sync a folder found empty). Left alone until the setting is set again.
+                    if !wantNothing, listing.icsCount == 0,
+                        try connection.integer("SELECT EXISTS (SELECT 1 FROM calendar_file WHERE digest IS NOT NULL)") == 1
+                    {
+                        return (facts, true)
+                    }
+                    // Which buckets to look into: every one when nothing is recorded (or all must go), else those
+                    // whose files or plan changed since the last pass.
+                    let everything = wantNothing || records.isEmpty
+                    var buckets = Set(listing.buckets.keys).union(records.keys)
+                    if !wantNothing { wanted = Set(facts.wantedBuckets) }
+                    buckets.formUnion(wanted)
+                    for bucket in buckets {
+                        let plan = wantNothing ? "" : facts.key(bucket: bucket)
+                        if everything || records[bucket]?.listing != listing.digest(bucket) || records[bucket]?.plan != plan { looked[bucket] = plan }
+                    }
+                    rows = try calendarRows(in: everything ? nil : Set(looked.keys))
+                    if everything {
+                        for row in rows.values {
+                            if let bucket = row.bucket, looked[bucket] == nil { looked[bucket] = wantNothing ? "" : facts.key(bucket: bucket) }
+                        }
+                    }
+                    return (facts, false)
+                }
+                if vanished {
                     failure = .io(CalendarFolderText.vanishedWarning(folder))
                     return nil
                 }
-                listed(Set(seen.keys.filter { $0.hasSuffix(CalendarFolderText.fileExtension) }))
+                guard !looked.isEmpty else { return nil }
+                let items = wantNothing ? [] : facts.items(of: Set(looked.keys))
+                let seen = listing.files(in: Set(looked.keys))
                 // As the planner wrote or read it (same size and mtime), changed since, or gone.
                 func state(_ name: String, _ row: CalendarRow) -> FileState {
                     guard let file = seen[name] else { return .gone }
@@ -137,12 +176,55 @@ extension PlannerDatabase {
                     case .same: removals.append(.init(name: name, size: row.size, mtime: row.mtime))
                     }
                 }
-                return CalendarFiles.job(placements, removals: removals, cleanTemporaries: true)
+                return CalendarFiles.job(placements, removals: removals, cleanTemporaries: true, listAfter: true)
             }, act: { job in CalendarFiles.act(job, dir: dir) },
             settle: { acted in
                 // Recorded while the child still holds the folder's lock: the next process finds it as recorded.
                 guard let done = CalendarFiles.done(acted) else { return }
-                guard !done.placed.isEmpty || !done.removed.isEmpty || !forgotten.isEmpty || !learned.isEmpty else { return }
+                // The rows of the buckets looked into, as this pass leaves them.
+                var after = rows
+                for file in done.placed {
+                    guard let (item, digest) = placedItems[file.name] else { continue }
+                    after[file.name] = CalendarRow(
+                        day: item.day?.description, digest: digest, size: file.size, mtime: file.mtime, recipe: item.recipe, bucket: item.bucket)
+                }
+                for name in done.removed + forgotten { after[name] = nil }
+                // A bucket is recorded only when its files are exactly its rows now; any other is looked into again.
+                // An empty bucket the plan no longer wants is dropped (past days do not pile up here).
+                var record: [(bucket: String, listing: String, plan: String)] = []
+                var again: Set<String> = [], drop: [String] = []
+                if !wantNothing, let listing = done.after {
+                    var rowsByBucket: [String: [String: CalendarRow]] = [:]
+                    for (name, row) in after { if let bucket = row.bucket { rowsByBucket[bucket, default: [:]][name] = row } }
+                    for (bucket, plan) in looked.sorted(by: { $0.key < $1.key }) {
+                        let files = listing.files(in: [bucket]), bucketRows = rowsByBucket[bucket] ?? [:]
+                        if done.failure == nil, PlannerDatabase.bucketMatches(files, rows: bucketRows) {
+                            if files.isEmpty, bucketRows.isEmpty, !wanted.contains(bucket) {
+                                if records[bucket] != nil { drop.append(bucket) }
+                            } else if records[bucket]?.listing != listing.digest(bucket) || records[bucket]?.plan != plan {
+                                record.append((bucket, listing.digest(bucket), plan))
+                            }
+                        } else if records[bucket]?.listing != PlannerDatabase.lookAgain {
+                            again.insert(bucket)
+                        }
+                    }
+                }
+                // Every bucket now recorded as listed (those not looked into were, and are still): the read
+                // side may then compare the folder's total alone.
+                var total: String?
+                if !wantNothing, done.failure == nil, again.isEmpty, let listing = done.after {
+                    var now = records
+                    for r in record { now[r.bucket] = (r.listing, r.plan) }
+                    for bucket in drop { now[bucket] = nil }
+                    if Set(now.keys).union(listing.buckets.keys).allSatisfy({ now[$0]?.listing == listing.digest($0) }) {
+                        total = listing.total
+                    }
+                }
+                let forgetAll = wantNothing && !records.isEmpty
+                guard
+                    !done.placed.isEmpty || !done.removed.isEmpty || !forgotten.isEmpty || !learned.isEmpty || !record.isEmpty || !again.isEmpty
+                        || !drop.isEmpty || forgetAll || total != recordedTotal
+                else { return }
                 try write {
                     let upsert = try connection.prepare(
                         """
@@ -163,6 +245,30 @@ extension PlannerDatabase {
                     }
                     let delete = try connection.prepare("DELETE FROM calendar_file WHERE name = ?")
                     for name in done.removed + forgotten { try delete.run(.text(name)) }
+                    if forgetAll { try forgetCalendarPass(folder) }
+                    if !again.isEmpty { try lookAgain(folder, buckets: again) }
+                    let dropping = try connection.prepare("DELETE FROM calendar_pass WHERE folder = ? AND bucket = ?")
+                    for bucket in drop { try dropping.run(.text(folder), .text(bucket)) }
+                    if total != recordedTotal {
+                        if let total {
+                            try connection.prepare(
+                                """
+                                INSERT INTO calendar_pass (folder, bucket, listing, plan) VALUES (?, '', ?, '')
+                                ON CONFLICT (folder, bucket) DO UPDATE SET listing = excluded.listing
+                                """
+                            ).run(.text(folder), .text(total))
+                        } else {
+                            try dropping.run(.text(folder), .text(""))
+                        }
+                    }
+                    if !record.isEmpty {
+                        let remember = try connection.prepare(
+                            """
+                            INSERT INTO calendar_pass (folder, bucket, listing, plan) VALUES (?, ?, ?, ?)
+                            ON CONFLICT (folder, bucket) DO UPDATE SET listing = excluded.listing, plan = excluded.plan
+                            """)
+                        for r in record { try remember.run(.text(folder), .text(r.bucket), .text(r.listing), .text(r.plan)) }
+                    }
                 }
             }, release: { if dir >= 0 { close(dir) } })
         if let failure { throw failure }
@@ -175,7 +281,7 @@ extension PlannerDatabase {
         case .failed(let why):
             throw PlannerError.io("cannot write the calendar folder \(folder) (\(why)): it is written again by the next planner command once it can")
         case .done(_, nil):
-            return (0, 0)
+            return (0, 0, icsFiles)
         case .done(_, let acted?):
             guard let decoded = CalendarFiles.done(acted) else { throw PlannerError.io("the calendar folder's child said nothing usable") }
             done = decoded
@@ -185,47 +291,7 @@ extension PlannerDatabase {
                 "cannot write \(folder)/\(failure.name) (\(DatabaseFile.describe(failure.code))): it is written again by the next planner command once it can"
             )
         }
-        return (done.placed.count, done.removed.count)
-    }
-
-    /// What the folder should hold (every item of the days ahead) and the rows of what it held.
-    private func calendarWanted(now: Instant) throws -> ([CalendarFolderText.Item], [String: CalendarRow]) {
-        try read { () throws -> ([CalendarFolderText.Item], [String: CalendarRow]) in
-            let (settings, zone) = try readPlan()
-            let today = settings.schedule.studyDay(at: now, in: zone)
-            let state = try readPlanState(now: now, zone: zone)
-            let days = planAhead(
-                now: now, zone: zone, schedule: settings.schedule, exclusions: state.exclusions,
-                days: settings.calendarDays)
-            var opens: [LocalDate: Instant] = [:]
-            let opened = try connection.prepare(
-                "SELECT local_date, min(opened_at_ms) FROM app_open WHERE local_date >= ? AND local_date <= ? GROUP BY local_date")
-            try opened.bind([.text(today.description), .text(days.last?.date.description ?? today.description)])
-            while try opened.step() {
-                if let date = LocalDate(iso: opened.text(0)) { opens[date] = Instant(milliseconds: opened.int64(1)) }
-            }
-            var oneOffs: [CalendarFolderText.OneOff] = []
-            let pending = try connection.prepare(
-                """
-                SELECT identifier, fire_at_ms, title, body FROM request WHERE kind = 'oneoff' AND state IN \(RequestState.waitingSQL)
-                ORDER BY fire_at_ms, identifier
-                """)
-            while try pending.step() {
-                oneOffs.append(
-                    .init(
-                        identifier: pending.text(0), fireAt: Instant(milliseconds: pending.int64(1)),
-                        title: pending.text(2), body: pending.text(3)))
-            }
-            let items = CalendarFolderText.items(days: days, opens: opens, oneOffs: oneOffs, zone: zone, settings: settings)
-            let stmt = try connection.prepare("SELECT name, day, digest, size, mtime_ns, recipe FROM calendar_file")
-            var rows: [String: CalendarRow] = [:]
-            while try stmt.step() {
-                rows[stmt.text(0)] = CalendarRow(
-                    day: stmt.isNull(1) ? nil : stmt.text(1), digest: stmt.isNull(2) ? nil : stmt.text(2),
-                    size: stmt.int64(3), mtime: stmt.int64(4), recipe: stmt.isNull(5) ? nil : stmt.text(5))
-            }
-            return (items, rows)
-        }
+        return (done.placed.count, done.removed.count, icsFiles)
     }
 
     enum FileState { case same, changed, gone }

@@ -155,7 +155,10 @@ extension PlannerDatabase {
         }
         if effect.settings.contains(where: { $0.key == .syncFolder }) { try forgetSyncFolder() }
         // Another calendar folder: what was written to the old one says nothing about the new.
-        if effect.settings.contains(where: { $0.key == .calendarFolder }) { try connection.execute("DELETE FROM calendar_file") }
+        if effect.settings.contains(where: { $0.key == .calendarFolder }) {
+            try connection.execute("DELETE FROM calendar_file")
+            try forgetCalendarPass(nil)
+        }
         if !effect.skips.isEmpty {
             let skip = try connection.prepare(
                 """

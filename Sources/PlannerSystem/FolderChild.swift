@@ -240,5 +240,12 @@ public enum Wire {
             return Array(bytes[at..<at + Int(n)])
         }
         public mutating func text() -> String? { data().map { String(decoding: $0, as: UTF8.self) } }
+        /// Where the next byte string is, skipped without a copy (read it with `Reader(bytes[range])`).
+        public mutating func dataRange() -> Range<Int>? {
+            guard let n = int(), n >= 0, at + Int(n) <= bytes.count else { return nil }
+            defer { at += Int(n) }
+            return at..<at + Int(n)
+        }
+        public var all: [UInt8] { bytes }
     }
 }

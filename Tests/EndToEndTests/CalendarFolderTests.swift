@@ -150,7 +150,9 @@ import Testing
         #expect(try h.sqlite(unknown) == "0")
         let rows = try h.sqlite("SELECT name, digest, size, mtime_ns, recipe FROM calendar_file ORDER BY name")
         let before = try Self.snapshot(folder)
-        _ = try h.sqlite("UPDATE calendar_file SET recipe = CASE WHEN name LIKE '%0.ics' THEN NULL ELSE 'another' END")
+        // As a database from before 0013 has them, and so without any pass recorded (0014).
+        _ = try h.sqlite(
+            "UPDATE calendar_file SET recipe = CASE WHEN name LIKE '%0.ics' THEN NULL ELSE 'another' END; DELETE FROM calendar_pass")
         _ = try h.plannerOK(["refill"], now: "2026-11-23T12:11")
         #expect(try Self.snapshot(folder) == before)
         #expect(try h.sqlite("SELECT name, digest, size, mtime_ns, recipe FROM calendar_file ORDER BY name") == rows)

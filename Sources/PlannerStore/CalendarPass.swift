@@ -1,0 +1,306 @@
+import Glibc
+import PlannerCore
+import PlannerSystem
+
+/// The calendar folder as a folder child lists it, in buckets (`CalendarBucket`): per bucket a digest of its
+/// files (`CalendarListingDigest`) and their entries, kept as bytes until a pass must look into that bucket.
+/// A pass over an unchanged bucket thus costs its digest's comparison, not its files' decoding.
+struct CalendarListing {
+    /// `.ics` names in the folder, the user's included (none at all where the planner wrote some: a folder
+    /// not mounted).
+    var icsCount = 0
+    /// A digest of every bucket's digest: the read side compares this one value with what the last pass
+    /// recorded (`calendar_pass` row '') and, when equal, looks into nothing.
+    var total = ""
+    /// Each bucket's digest, and where its entries are in `bytes` (decoded only for a bucket looked into).
+    var buckets: [String: (digest: String, entries: Range<Int>)] = [:]
+    private var bytes: [UInt8] = []
+
+    /// In the child: every planner file of the folder `dir`, by bucket, names in order within each.
+    static func write(_ dir: Int32, into out: inout Wire.Writer) {
+        var ics = 0
+        var found: [String: (digest: CalendarListingDigest, entries: Wire.Writer)] = [:]
+        for name in PlannerDatabase.folderNames(dir) {
+            FolderChild.progress()
+            if name.hasSuffix(CalendarFolderText.fileExtension) { ics += 1 }
+            guard let bucket = CalendarBucket.of(fileName: name) else { continue }
+            var info = stat()
+            guard fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+            var bucketFiles = found[bucket] ?? (CalendarListingDigest(), Wire.Writer())
+            bucketFiles.digest.add(
+                name: name, kind: info.st_mode & S_IFMT, owner: info.st_uid, size: Int64(info.st_size),
+                mtime: PlannerDatabase.mtimeNanoseconds(info),
+                ctime: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec), inode: UInt64(info.st_ino))
+            bucketFiles.entries.text(name)
+            bucketFiles.entries.int(info.st_mode & S_IFMT == S_IFREG && info.st_uid == geteuid() ? 1 : 0)
+            bucketFiles.entries.int(Int64(info.st_size))
+            bucketFiles.entries.int(PlannerDatabase.mtimeNanoseconds(info))
+            found[bucket] = bucketFiles
+        }
+        let sorted = found.sorted(by: { $0.key < $1.key }).map { ($0.key, $0.value.digest.hex, $0.value.entries.bytes) }
+        out.int(Int64(ics))
+        out.text(total(sorted.map { ($0.0, $0.1) }))
+        out.int(Int64(sorted.count))
+        for (bucket, digest, entries) in sorted {
+            out.text(bucket)
+            out.text(digest)
+            out.data(entries)
+        }
+    }
+
+    /// The digest of buckets' digests, in bucket order ("": no bucket).
+    static func total(_ digests: [(bucket: String, digest: String)]) -> String {
+        guard !digests.isEmpty else { return "" }
+        var bytes: [UInt8] = []
+        for (bucket, digest) in digests {
+            bytes += bucket.utf8
+            bytes.append(0)
+            bytes += digest.utf8
+            bytes.append(0)
+        }
+        return String(SHA256.hex(bytes).prefix(32))
+    }
+
+    init() {}
+
+    /// In the parent: the listing `write` made (nil: not one). `headOnly`: its count of `.ics` names and
+    /// its total, the buckets left unread.
+    init?(_ r: inout Wire.Reader, headOnly: Bool = false) {
+        guard let ics = r.int(), let total = r.text(), let count = r.int(), count >= 0 else { return nil }
+        icsCount = Int(ics)
+        self.total = total
+        if headOnly { return }
+        bytes = r.all
+        for _ in 0..<count {
+            guard let bucket = r.text(), let digest = r.text(), let entries = r.dataRange() else { return nil }
+            buckets[bucket] = (digest, entries)
+        }
+    }
+
+    /// The bucket's digest ("": no file in it).
+    func digest(_ bucket: String) -> String { buckets[bucket]?.digest ?? "" }
+
+    /// The files of `buckets` (nil: of every bucket), by name.
+    func files(in wanted: Set<String>?) -> [String: CalendarFiles.Seen] {
+        var seen: [String: CalendarFiles.Seen] = [:]
+        for (bucket, files) in buckets where wanted?.contains(bucket) ?? true {
+            var r = Wire.Reader(Array(bytes[files.entries]))
+            while !r.atEnd {
+                guard let name = r.text(), let regular = r.int(), let size = r.int(), let mtime = r.int() else { break }
+                seen[name] = CalendarFiles.Seen(regular: regular == 1, size: size, mtime: mtime)
+            }
+        }
+        return seen
+    }
+}
+
+extension CalendarFiles {
+    /// In the child, for the read side: the folder opened (no lock: reading never changes it) and listed.
+    /// [status: 0 listed, 1 cannot open (errno)].
+    static func openAndList(_ folder: String, dir: inout Int32) -> [UInt8] {
+        var out = Wire.Writer()
+        dir = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dir >= 0 else { out.int(1); out.int(Int64(errno)); return out.bytes }
+        out.int(0)
+        CalendarListing.write(dir, into: &out)
+        return out.bytes
+    }
+
+    enum Bucketed {
+        case listed(CalendarListing)
+        case cannotOpen(Int32)
+        case busy
+        case unreadable
+    }
+
+    /// What `openAndList` or `lockAndList(listing: true)` said (`headOnly`: `CalendarListing.init`).
+    static func bucketed(_ bytes: [UInt8], headOnly: Bool = false) -> Bucketed {
+        var r = Wire.Reader(bytes)
+        switch r.int() {
+        case 0: return CalendarListing(&r, headOnly: headOnly).map { .listed($0) } ?? .unreadable
+        case 1: return r.int().map { .cannotOpen(Int32($0)) } ?? .unreadable
+        case 2: return .busy
+        default: return .unreadable
+        }
+    }
+
+    /// A file the read side asked for, as the child found it when it read it.
+    enum ReadFile {
+        case bytes([UInt8], size: Int64, mtime: Int64)
+        /// Not one to read (why), with its size and mtime as listed (-1: unknown), so that it is not asked
+        /// for again until it changes.
+        case refused(String, size: Int64, mtime: Int64)
+        case gone
+        case failed(Int32)
+    }
+
+    /// In the child: each named file opened (no link followed, no FIFO waited on) and read whole, with the
+    /// size and mtime of what was read.
+    static func readFiles(_ job: [UInt8], dir: Int32) -> [UInt8] {
+        var r = Wire.Reader(job)
+        var out = Wire.Writer()
+        while !r.atEnd {
+            guard let name = r.text() else { break }
+            FolderChild.progress()
+            out.text(name)
+            switch PlannerDatabase.openFile(dir, name, maximumBytes: CalendarFolderText.maximumFileBytes) {
+            case .gone: out.int(2)
+            case .refused(let why):
+                var info = stat()
+                let known = fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0
+                out.int(1); out.text(why)
+                out.int(known ? Int64(info.st_size) : -1); out.int(known ? PlannerDatabase.mtimeNanoseconds(info) : -1)
+            case .opened(let fd, let size, let mtime):
+                defer { close(fd) }
+                guard let bytes = PlannerDatabase.readBytes(fd, from: 0, to: size) else { out.int(3); out.int(Int64(errno)); continue }
+                out.int(0); out.data(bytes); out.int(size); out.int(mtime)
+            }
+        }
+        return out.bytes
+    }
+
+    static func readJob(_ names: [String]) -> [UInt8] {
+        var w = Wire.Writer()
+        for name in names { w.text(name) }
+        return w.bytes
+    }
+
+    static func readResults(_ bytes: [UInt8]) -> [String: ReadFile] {
+        var r = Wire.Reader(bytes)
+        var results: [String: ReadFile] = [:]
+        while !r.atEnd {
+            guard let name = r.text(), let status = r.int() else { break }
+            switch status {
+            case 0:
+                guard let data = r.data(), let size = r.int(), let mtime = r.int() else { return results }
+                results[name] = .bytes(data, size: size, mtime: mtime)
+            case 1:
+                guard let why = r.text(), let size = r.int(), let mtime = r.int() else { return results }
+                results[name] = .refused(why, size: size, mtime: mtime)
+            case 2: results[name] = .gone
+            default: results[name] = .failed(r.int().map { Int32($0) } ?? EIO)
+            }
+        }
+        return results
+    }
+}
+
+/// What a pass recorded per bucket (`calendar_pass`), and what it reads to decide which buckets to look into.
+extension PlannerDatabase {
+    typealias PassRecords = [String: (listing: String, plan: String)]
+
+    /// What the last passes recorded for each bucket of `folder` (the whole folder's row '' left out).
+    func calendarPassRecords(_ folder: String) throws -> PassRecords {
+        var records: PassRecords = [:]
+        let stmt = try connection.prepare("SELECT bucket, listing, plan FROM calendar_pass WHERE folder = ? AND bucket != ''")
+        try stmt.bind([.text(folder)])
+        while try stmt.step() { records[stmt.text(0)] = (stmt.text(1), stmt.text(2)) }
+        return records
+    }
+
+    /// The folder's total (`CalendarListing.total`) when the last pass left every bucket recorded as listed.
+    func calendarPassTotal(_ folder: String) throws -> String? {
+        let stmt = try connection.prepare("SELECT listing FROM calendar_pass WHERE folder = ? AND bucket = ''")
+        try stmt.bind([.text(folder)])
+        return try stmt.step() ? stmt.text(0) : nil
+    }
+
+    /// A listing no folder has: a bucket recorded with it is looked into by the next pass, whatever it lists.
+    static let lookAgain = "-"
+
+    /// Forgets what passes recorded for `folder` (nil: every folder).
+    func forgetCalendarPass(_ folder: String?) throws {
+        guard let folder else { try connection.execute("DELETE FROM calendar_pass"); return }
+        try connection.prepare("DELETE FROM calendar_pass WHERE folder = ?").run(.text(folder))
+    }
+
+    /// Marks `buckets` of `folder` to be looked into by the next pass (`lookAgain`): their rows were changed by
+    /// something other than a pass. Marked, not deleted, so that a bucket whose files then all go is still
+    /// known, and its rows forgotten.
+    func lookAgain(_ folder: String, buckets: Set<String>) throws {
+        let mark = try connection.prepare(
+            """
+            INSERT INTO calendar_pass (folder, bucket, listing, plan) VALUES (?, ?, ?, '')
+            ON CONFLICT (folder, bucket) DO UPDATE SET listing = excluded.listing
+            """)
+        for bucket in buckets.sorted() { try mark.run(.text(folder), .text(bucket), .text(Self.lookAgain)) }
+        try connection.prepare("DELETE FROM calendar_pass WHERE folder = ? AND bucket = ''").run(.text(folder))
+    }
+
+    /// The rows of the files of `buckets` (nil: every row), by name: two ranges of the primary key per bucket.
+    func calendarRows(in buckets: Set<String>?) throws -> [String: CalendarRow] {
+        var rows: [String: CalendarRow] = [:]
+        func add(_ stmt: Statement, bucket: String?) throws {
+            while try stmt.step() {
+                let name = stmt.text(0)
+                rows[name] = CalendarRow(
+                    day: stmt.isNull(1) ? nil : stmt.text(1), digest: stmt.isNull(2) ? nil : stmt.text(2),
+                    size: stmt.int64(3), mtime: stmt.int64(4), recipe: stmt.isNull(5) ? nil : stmt.text(5),
+                    problem: stmt.isNull(6) ? nil : stmt.text(6), bucket: bucket ?? CalendarBucket.of(fileName: name))
+            }
+        }
+        guard let buckets else {
+            try add(try connection.prepare("SELECT name, day, digest, size, mtime_ns, recipe, problem FROM calendar_file"), bucket: nil)
+            return rows
+        }
+        let range = try connection.prepare(
+            "SELECT name, day, digest, size, mtime_ns, recipe, problem FROM calendar_file WHERE name >= ? AND name < ?")
+        for bucket in buckets.sorted() {
+            for (from, to) in CalendarBucket.nameRanges(bucket) {
+                try range.bind([.text(from), .text(to)])
+                try add(range, bucket: bucket)
+            }
+        }
+        return rows
+    }
+
+    /// What the plan makes the folder's items from (`CalendarPlanFacts`), read in one go.
+    func calendarPlanFacts(now: Instant) throws -> CalendarPlanFacts {
+        let values = try readSettingRows(withDefaults: false).values
+        let (settings, zone) = try plan(from: values)
+        let settingsText = values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)\n" }.joined()
+        let today = settings.schedule.studyDay(at: now, in: zone)
+        var pause: Pause?
+        let paused = try connection.prepare(HotQueries.pause)
+        try paused.bind([.integer(now.milliseconds)])
+        if try paused.step() {
+            pause = Pause(since: Instant(milliseconds: paused.int64(0)), until: paused.isNull(1) ? nil : Instant(milliseconds: paused.int64(1)))
+        }
+        var opens: [LocalDate: Instant] = [:]
+        let opened = try connection.prepare("SELECT local_date, min(opened_at_ms) FROM app_open WHERE local_date >= ? GROUP BY local_date")
+        try opened.bind([.text(today.description)])
+        while try opened.step() {
+            if let date = LocalDate(iso: opened.text(0)) { opens[date] = Instant(milliseconds: opened.int64(1)) }
+        }
+        var skipped: Set<LocalDate> = []
+        let skips = try connection.prepare(HotQueries.skippedDates)
+        try skips.bind([.text(today.description)])
+        while try skips.step() {
+            if let date = LocalDate(iso: skips.text(0)) { skipped.insert(date) }
+        }
+        var oneOffs: [CalendarFolderText.OneOff] = []
+        let pending = try connection.prepare(
+            """
+            SELECT identifier, fire_at_ms, title, body FROM request WHERE kind = 'oneoff' AND state IN \(RequestState.waitingSQL)
+            ORDER BY fire_at_ms, identifier
+            """)
+        while try pending.step() {
+            oneOffs.append(
+                .init(identifier: pending.text(0), fireAt: Instant(milliseconds: pending.int64(1)), title: pending.text(2), body: pending.text(3)))
+        }
+        return CalendarPlanFacts(
+            settingsText: settingsText, settings: settings, zone: zone, now: now, pause: pause, opens: opens, skipped: skipped,
+            oneOffs: oneOffs)
+    }
+
+    /// Whether a bucket's files after a pass are exactly its rows: each file as its row says (size, mtime),
+    /// and a row for each file. Only then may the pass be recorded: a file the pass did not account for (a
+    /// phone's tick renamed in meanwhile) keeps the bucket looked into until it has been read.
+    static func bucketMatches(_ files: [String: CalendarFiles.Seen], rows: [String: CalendarRow]) -> Bool {
+        guard files.count == rows.count else { return false }
+        for (name, file) in files {
+            guard let row = rows[name], row.size == file.size, row.mtime == file.mtime else { return false }
+        }
+        return true
+    }
+}
