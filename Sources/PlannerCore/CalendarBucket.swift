@@ -104,7 +104,13 @@ public struct CalendarPlanFacts: Sendable {
         var text = globalKey
         if bucket == CalendarBucket.oneOffs {
             var all = ""
-            for o in oneOffs { all += "\(o.identifier)\0\(o.fireAt.milliseconds)\0\(o.title)\0\(o.body)\0" }
+            // Its local time too: the item's text says it, and a tz database change moves it (a review found
+            // a rule change beyond the calendar head's years left one-offs at the old time).
+            for o in oneOffs {
+                let local = zone.local(o.fireAt)
+                let start = LocalDateTime(date: local.date, hour: local.hour, minute: local.minute, second: local.second)
+                all += "\(o.identifier)\0\(o.fireAt.milliseconds)\0\(ICalendar.localStamp(start))\0\(o.title)\0\(o.body)\0"
+            }
             text += " "
             text += String(SHA256.hex(Array(all.utf8)).prefix(32))
         } else if let date = LocalDate(iso: bucket) {

@@ -8,9 +8,11 @@ import PlannerSystem
 /// transaction. The rows are updated first: a file written is given the mtime its row says; a kill
 /// before the files change leaves rows that no longer match the folder, and the next full run reads
 /// those files again (a file without a row, or not as its row says, is read before it is touched).
-/// What a pass recorded for today's bucket (`calendar_pass`) is left as it is: an open changes the plan's
-/// key of today's bucket, so the next pass looks into it; and a bucket whose files it then finds unlike its
-/// rows is marked for the read side to look into (`lookAgain`).
+/// Rows changed here are not a pass's: their buckets are marked for the next pass to look into
+/// (`lookAgain`), so that its read side reads files that did not become what the rows say (the folder was
+/// busy, or the command was killed before the write) and its write side forgets rows of files that never
+/// came (a hostile review found both: a day's slots left ringing, and a stale row that later made the whole
+/// folder look unmounted).
 extension PlannerDatabase {
     struct TodaysCalendar {
         var folder: String
@@ -60,6 +62,7 @@ extension PlannerDatabase {
                 mtime_ns = excluded.mtime_ns, problem = NULL, recipe = excluded.recipe
             """)
         var learn: Statement?  // prepared when first needed: a login's open rarely learns
+        var touched = false  // whether a row changes here
         // Today's files as they are, looked at by the folder child (a login never waits on a stalled mount).
         let names = items.map(\.fileName) + rows.keys.sorted()
         let outcome = try FolderChild.run(observe: { CalendarFiles.look(folder, names) }, decide: { _ in nil }, act: { _ in [] })
@@ -109,6 +112,7 @@ extension PlannerDatabase {
             let (bytes, digest) = made ?? item.made()
             let expected = state == .same ? rows[item.fileName].map { (size: $0.size, mtime: $0.mtime) } : nil
             plan.writes.append(.init(name: item.fileName, bytes: bytes, mtime: mtime, expected: expected))
+            touched = true
             try upsert.run(
                 .text(item.fileName), .text(today.description), .text(digest), .integer(Int64(bytes.count)), .integer(mtime),
                 .text(CalendarFolderText.boundRecipe(item.recipe, digest: digest)))
@@ -117,11 +121,18 @@ extension PlannerDatabase {
         for (name, row) in rows.sorted(by: { $0.key < $1.key }) where row.digest != nil && !wanted.contains(name) {
             switch look(name, row) {
             case .changed: continue
-            case .gone: try forget.run(.text(name))
+            case .gone:
+                try forget.run(.text(name))
+                touched = true
             case .same:
                 plan.removals.append(.init(name: name, size: row.size, mtime: row.mtime))
                 try forget.run(.text(name))
+                touched = true
             }
+        }
+        // Today's rows are those of today's buckets: its date, and the next one's after midnight.
+        if touched {
+            try lookAgain(folder, buckets: Set([today, today.adding(days: 1)].map(\.description)))
         }
         return plan
     }

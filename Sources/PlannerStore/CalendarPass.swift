@@ -214,17 +214,13 @@ extension PlannerDatabase {
         try connection.prepare("DELETE FROM calendar_pass WHERE folder = ?").run(.text(folder))
     }
 
-    /// Marks `buckets` of `folder` to be looked into by the next pass (`lookAgain`): their rows were changed by
-    /// something other than a pass. Marked, not deleted, so that a bucket whose files then all go is still
-    /// known, and its rows forgotten.
+    /// Marks `buckets` of `folder` to be looked into by the next pass (`lookAgain`), and the whole folder's
+    /// total with them: their rows were changed by something other than a pass. Marked, not deleted, so
+    /// that a bucket whose files then all go is still known, and its rows forgotten. One short statement:
+    /// `open` runs it.
     func lookAgain(_ folder: String, buckets: Set<String>) throws {
-        let mark = try connection.prepare(
-            """
-            INSERT INTO calendar_pass (folder, bucket, listing, plan) VALUES (?, ?, ?, '')
-            ON CONFLICT (folder, bucket) DO UPDATE SET listing = excluded.listing
-            """)
-        for bucket in buckets.sorted() { try mark.run(.text(folder), .text(bucket), .text(Self.lookAgain)) }
-        try connection.prepare("DELETE FROM calendar_pass WHERE folder = ? AND bucket = ''").run(.text(folder))
+        let mark = try connection.prepare("INSERT OR REPLACE INTO calendar_pass (folder, bucket, listing, plan) VALUES (?, ?, ?, '')")
+        for bucket in [""] + buckets.sorted() { try mark.run(.text(folder), .text(bucket), .text(Self.lookAgain)) }
     }
 
     /// The rows of the files of `buckets` (nil: every row), by name: two ranges of the primary key per bucket.

@@ -42,6 +42,22 @@ import Testing
         return f.string(from: date)
     }
 
+    /// A process holding the folder's lock (flock, as two planners take turns) until terminated.
+    static func holdLock(_ folder: String, marker: String) throws -> Process {
+        try? FileManager.default.removeItem(atPath: marker)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        p.arguments = [
+            "-c",
+            "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); open(sys.argv[2], 'w').close(); time.sleep(60)",
+            folder, marker,
+        ]
+        try p.run()
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: marker), Date() < deadline { usleep(10_000) }
+        return p
+    }
+
     static func day(_ date: Date, plus days: Int) -> String {
         String(stamp(date.addingTimeInterval(Double(days) * 86_400)).prefix(10))
     }
@@ -116,9 +132,9 @@ import Testing
             }
             let command: [String]
             switch steps.below(12) {
-            case 0: command = ["open"]
+            case 0: command = steps.below(2) == 0 ? ["open"] : ["open", "locked"]
             case 1: command = ["config", "set", "title", steps.pick(["Study", "Lessons", "공부"])]
-            case 2: command = ["config", "set", "calendar-days", String(2 + steps.below(6))]
+            case 2: command = ["config", "set", "calendar-days", String(1 + steps.below(7))]
             case 3: command = ["config", "set", "window", steps.pick(["09:30-21:30", "20:00-01:30", "10:00-18:00"])]
             case 4: command = ["skip", Self.day(now, plus: steps.below(4))]
             case 5: command = ["skip", "--remove", Self.day(now, plus: steps.below(4))]
@@ -135,10 +151,19 @@ import Testing
             for twin in twins {
                 if let outside { try outside(twin.folder) }
                 if twin.forgets { _ = try twin.h.sqlite("DELETE FROM calendar_pass") }
+                // `open` while something holds the folder's lock: its rows change, its files cannot.
+                let locked = command == ["open", "locked"]
+                let holder = locked ? try Self.holdLock(twin.folder, marker: twin.h.dir + "/locked") : nil
+                // SIGKILL: a child of the test runner may inherit SIGTERM ignored (it slept out its 60 s).
+                defer {
+                    if let holder { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() }
+                }
                 let args =
-                    command[0] == "config"
-                    ? [command[0], command[1], "--db", twin.h.db, "--now", at] + command.dropFirst(2)
-                    : [command[0], "--db", twin.h.db, "--now", at] + command.dropFirst()
+                    locked
+                    ? ["open", "--db", twin.h.db, "--now", at]
+                    : command[0] == "config"
+                        ? [command[0], command[1], "--db", twin.h.db, "--now", at] + command.dropFirst(2)
+                        : [command[0], "--db", twin.h.db, "--now", at] + command.dropFirst()
                 var r = try twin.h.planner(args)
                 (r.out, r.err) = (r.out.replacingOccurrences(of: twin.h.dir, with: "~"), r.err.replacingOccurrences(of: twin.h.dir, with: "~"))
                 results.append(r)
@@ -168,5 +193,40 @@ import Testing
         }
         // The records were used: most passes of the first twin looked into few buckets.
         #expect(try twins[0].h.sqlite("SELECT count(*) > 0 FROM calendar_pass") == "1")
+    }
+}
+
+extension CalendarPassPropertyTests {
+    /// A tz database update that moves a one-off's local time, in a year beyond the calendar head's
+    /// VTIMEZONE: its bucket's key changes (the one-off's local time is in it), so the file is rewritten
+    /// (a hostile review found it left at the old time).
+    @Test func aTzDatabaseChangeMovesAOneOffFarAhead() throws {
+        let h = try Harness()
+        for (version, source) in [
+            ("v1", "Zone Test/X 9:00 - TST\nZone Etc/UTC 0 - UTC\n"),
+            ("v2", "Zone Test/X 9:00 - TST 2029 Jan 1 0:00\n 10:00 - TXT\nZone Etc/UTC 0 - UTC\n"),
+        ] {
+            try source.write(toFile: h.dir + "/\(version).zi", atomically: true, encoding: .utf8)
+            let r = try h.run("/usr/sbin/zic", ["-d", h.dir + "/" + version, h.dir + "/\(version).zi"], env: h.env)
+            try #require(r.status == 0, "\(r.err)")
+        }
+        let folder = h.dir + "/calendar"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        func planner(_ tz: String, _ args: [String], now: String) throws {
+            let r = try h.planner(
+                args + ["--db", h.db, "--now", now], env: ["TZ": "Test/X", "TZDIR": h.dir + "/" + tz])
+            #expect(r.status == 0, "\(args): \(r.err)")
+        }
+        try planner("v1", ["config", "set", "calendar-folder", folder, "calendar-days", "2"], now: "2026-11-23T08:00")
+        try planner("v1", ["add", "--at", "2029-06-01T12:00", "--title", "Far", "--id", "far"], now: "2026-11-23T08:00")
+        try planner("v1", ["refill"], now: "2026-11-23T08:05")
+        func start() throws -> String {
+            let name = try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasPrefix("planner-oneoff-") } ?? ""
+            let text = try String(contentsOfFile: folder + "/" + name, encoding: .utf8)
+            return text.split(separator: "\r\n").first { $0.hasPrefix("DTSTART;TZID=") }.map(String.init) ?? ""
+        }
+        #expect(try start() == "DTSTART;TZID=Test/X:20290601T120000")
+        try planner("v2", ["refill"], now: "2026-11-23T08:10")
+        #expect(try start() == "DTSTART;TZID=Test/X:20290601T130000")
     }
 }
