@@ -3,8 +3,15 @@ import PackageDescription
 
 // Release builds put each function in its own section, so the link can place the functions the common
 // commands run next to each other (link/startup-order.txt, made by scripts/startup-order): a run then
-// maps a few dense pages of code instead of pages all over the binary (bench/RESULTS.md: peak RSS).
-let functionSections: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release))]
+// maps a few dense pages of code instead of pages all over the binary (bench/RESULTS.md: peak RSS). They
+// also reach a generic type's metadata through its accessor, not by mangled name: the first lookup by name
+// of a type such as Set<LocalDate> scans every protocol conformance in the static binary (~3,900; 0.13 M
+// instructions each, six in every `open`; bench/budgets.txt).
+let functionSections: [SwiftSetting] = [
+    .unsafeFlags(
+        ["-Xfrontend", "-function-sections", "-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"],
+        .when(configuration: .release))
+]
 
 let package = Package(
     name: "planner",

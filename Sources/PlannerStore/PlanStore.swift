@@ -165,8 +165,12 @@ extension PlannerDatabase {
     /// `withDefaults: false` leaves `defaults` empty: reading the settings only (every command does) skips them.
     func readSettingRows(withDefaults: Bool = true) throws -> (values: [String: String], defaults: [String: String]) {
         let stmt = try connection.prepare(HotQueries.settings)
-        var values: [String: String] = [:], defaults: [String: String] = [:]
-        values.reserveCapacity(SettingKey.allCases.count)
+        // Made at their final size, never grown: the specialization that grows a [String: String] is the one
+        // swift-argument-parser's objects bring (the linker keeps the first of equal copies), which finds its
+        // type by mangled name, a scan of every conformance in the binary (~0.2 M instructions per process).
+        let count = SettingKey.allCases.count
+        var values = [String: String](minimumCapacity: count)
+        var defaults = [String: String](minimumCapacity: withDefaults ? count : 0)
         while try stmt.step() {
             let key = stmt.text(0)
             values[key] = stmt.text(1)
