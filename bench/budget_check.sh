@@ -90,6 +90,8 @@ scenario() {
         refill-sync) echo "sync refill" ;;
         sync-100) echo "sync100 sync" ;;
         open-calendar) echo "calendar open" ;;
+        open-sync-ticker) echo "sync+sign open" ;;
+        open-calendar-ticker) echo "calendar+sign open" ;;
         status-calendar) echo "calendar status" ;;
         refill-calendar) echo "calendar refill" ;;
         *) return 1 ;;
@@ -104,30 +106,44 @@ if unshare --pid --fork --mount-proc true 2>/dev/null; then alone=(unshare --pid
 # count TEMPLATE ARGS...: instructions of one run of the command's own process. Its forked folder children are
 # left out (`--child-silent-after-fork`): callgrind counts a child from the parent's total at the fork, so a sum
 # would count the parent twice.
+# A template named T+sign: T, with a live ticker's sign held on its lock file (TickerLock.advertise, by a
+# stand-in that takes the same lock), so `open` leaves the folders to the ticker.
 count() {
-    local template=$1; shift
+    local template=$1 sign=0; shift
+    [[ $template == *+sign ]] && { template=${template%+sign}; sign=1; }
     rm -rf "${W:?}/$template" && cp -a "$W/$template.template" "$W/$template"
     # A copied calendar folder has new inodes and ctimes, which its recorded listing digests (calendar_pass)
     # include: a pass at the template's own time (not counted) records it again, as the planner's own last
     # pass had, so the count is of a folder untouched since then.
     [[ $template == calendar* ]] && p refill --db "$W/$template/planner.db" --now 2026-11-23T08:00
-    local prefix=()
+    local prefix=() holder=""
     [[ $1 == open && ${2:-} == --login ]] && prefix=("${alone[@]}")
+    if ((sign)); then
+        rm -f "$W/held"
+        python3 -c 'import fcntl, os, struct, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)
+fcntl.fcntl(fd, fcntl.F_OFD_SETLK, struct.pack("hhqqi", fcntl.F_WRLCK, os.SEEK_SET, 0, 1, 0))
+open(sys.argv[2], "w").close()
+time.sleep(600)' "$W/$template/planner.db.tick.lock" "$W/held" >/dev/null 2>&1 &
+        holder=$!
+        while [[ ! -e $W/held ]]; do sleep 0.01; done
+    fi
     run "${prefix[@]}" valgrind --tool=callgrind --callgrind-out-file=/dev/null --child-silent-after-fork=yes --log-file="$W/vg" \
         "$PLANNER" "$@" --db "$W/$template/planner.db" --now "$NOW" >/dev/null 2>"$W/stderr" \
-        || { echo "budget_check: $* failed: $(cat "$W/stderr")" >&2; return 1; }
+        || { echo "budget_check: $* failed: $(cat "$W/stderr")" >&2; [[ -n $holder ]] && kill "$holder"; return 1; }
+    if [[ -n $holder ]]; then kill "$holder"; wait "$holder" 2>/dev/null || true; fi
     awk '/refs:/ { gsub(",", "", $4); print $4 }' "$W/vg"
 }
 
 make_templates
 failed=0
-printf '%-16s %-34s %12s %12s %8s\n' scenario command budget count ratio
+printf '%-20s %-34s %12s %12s %8s\n' scenario command budget count ratio
 while read -r name budget _; do
     [[ -z $name || $name == \#* ]] && continue
     [[ -n ${SCENARIOS:-} && " $SCENARIOS " != *" $name "* ]] && continue
     read -r template args < <(scenario "$name") || { echo "budget_check: unknown scenario $name in $BUDGETS" >&2; exit 1; }
     if [[ $name == open-login && ${#alone[@]} -eq 0 ]]; then
-        printf '%-16s %-34s %12d %12s\n' "$name" "planner $args" "$budget" "skipped (no PID namespace here: its count would depend on the process tree)"
+        printf '%-20s %-34s %12d %12s\n' "$name" "planner $args" "$budget" "skipped (no PID namespace here: its count would depend on the process tree)"
         continue
     fi
     # shellcheck disable=SC2086
@@ -137,7 +153,7 @@ while read -r name budget _; do
     if [[ $mode != --print ]] && awk -v n="$n" -v b="$budget" -v m="$MARGIN_PERCENT" 'BEGIN { exit !(n > b * (1 + m / 100)) }'; then
         verdict="  OVER BUDGET"; failed=1
     fi
-    printf '%-16s %-34s %12d %12d %8s%s\n' "$name" "planner $args" "$budget" "$n" "$ratio" "$verdict"
+    printf '%-20s %-34s %12d %12d %8s%s\n' "$name" "planner $args" "$budget" "$n" "$ratio" "$verdict"
 done <"$BUDGETS"
 if ((failed)); then
     echo "budget_check: a command is over its instruction budget by more than ${MARGIN_PERCENT} % (above); make it cheaper, or raise its budget in bench/budgets.txt in the same commit and say why there" >&2

@@ -1,34 +1,48 @@
-"""`open` at midday on a database with 64 pending, without folders, with a sync folder, with a calendar folder:
-two binaries interleaved (60 runs each, a fresh database each run), median wall time and CPU (the command and
-its children: the folder child included).
+"""`open` at midday on a database with 64 pending, without folders, with a sync folder, with a calendar folder,
+and each folder again with a live ticker's sign held (as setup installs a ticker; a stand-in holds the sign,
+see start_ticker): two binaries and every kind interleaved (RUNS rounds, default 60; a fresh database each run),
+median wall time and CPU (the command and its children: the folder child included).
 
     python3 bench/folder_open_bench.py OLD_BINARY NEW_BINARY
+    RUNS=100 KINDS="sync sync+ticker" python3 bench/folder_open_bench.py OLD_BINARY NEW_BINARY
 """
-import os, resource, shutil, subprocess, sys, tempfile, time
+import fcntl, os, resource, shutil, struct, subprocess, sys, tempfile, time
 WORK = tempfile.mkdtemp(prefix="folder-open-bench.")
 bins = {"old": sys.argv[1], "new": sys.argv[2]}
 env = dict(os.environ, TZ="Asia/Seoul")
+RUNS = int(os.environ.get("RUNS", "60"))
+KINDS = os.environ.get("KINDS", "plain sync cal sync+ticker cal+ticker").split()
 def prep(name, kind):
     d = f"{WORK}/{name}-{kind}"; shutil.rmtree(d, ignore_errors=True); os.makedirs(d + "/F"); os.makedirs(d + "/C")
     db = d + "/p.db"
-    args = {"plain": [], "sync": ["sync-folder", d + "/F", "device-name", "x"], "cal": ["calendar-folder", d + "/C"]}[kind]
+    args = {"plain": [], "sync": ["sync-folder", d + "/F", "device-name", "x"], "cal": ["calendar-folder", d + "/C"]}[kind.split("+")[0]]
     if args: subprocess.run([bins[name], "config", "set", *args, "--db", db, "--now", "2026-11-23T08:00"], env=env, check=True, capture_output=True)
     subprocess.run([bins[name], "refill", "--db", db, "--now", "2026-11-23T08:00"], env=env, check=True, capture_output=True)
     return db
-res = {}
-for kind in ["plain", "sync", "cal"]:
-    for name in bins: res[(name, kind)] = []
-    for i in range(60):
+def start_ticker(name, db):
+    """What `open` looks for (TickerLock.liveTickerWatches): the live ticker's sign on its lock file, held by a
+    stand-in. A real ticker would run its pass at the real time and change the plan `open --now` then sees;
+    Tests/EndToEndTests/OpenLeavesFoldersTests.swift shows a real one doing the folders after the open."""
+    fd = os.open(db + ".tick.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.fcntl(fd, fcntl.F_OFD_SETLK, struct.pack("hhqqi", fcntl.F_WRLCK, os.SEEK_SET, 0, 1, 0))
+    return fd
+res = {(name, kind): [] for kind in KINDS for name in bins}
+# Every kind and binary in each round, so a busier minute of this shared machine weighs on all alike.
+for i in range(RUNS):
+    for kind in KINDS:
         for name in bins:
             db = prep(name, kind)
+            ticker = start_ticker(name, db) if kind.endswith("+ticker") else None
             r0 = resource.getrusage(resource.RUSAGE_CHILDREN); t0 = time.perf_counter()
             subprocess.run([bins[name], "open", "--db", db, "--now", "2026-11-23T12:00"], env=env, check=True, capture_output=True)
             t1 = time.perf_counter(); r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
             res[(name, kind)].append((t1 - t0, (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)))
+            if ticker is not None: os.close(ticker)
 import statistics as st
-for kind in ["plain", "sync", "cal"]:
+for kind in KINDS:
     line = [kind]
     for name in bins:
         w = st.median(x[0] for x in res[(name, kind)]) * 1000; c = st.median(x[1] for x in res[(name, kind)]) * 1000
-        line.append(f"{name}: wall {w:.1f} ms cpu {c:.1f} ms")
+        plain = st.median(x[1] for x in res[(name, "plain")]) * 1000 if "plain" in KINDS else None
+        line.append(f"{name}: wall {w:.1f} ms cpu {c:.1f} ms" + (f" ({c / plain:.2f}x plain)" if plain else ""))
     print(" | ".join(line))

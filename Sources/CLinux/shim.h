@@ -58,3 +58,34 @@ static inline void clinux_close_from(int first) {
     long limit = sysconf(_SC_OPEN_MAX);
     for (long fd = first; fd < (limit > 0 && limit < 65536 ? limit : 65536); fd++) close((int)fd);
 }
+
+#include <fcntl.h>
+
+/// Open file description locks (declared only under _GNU_SOURCE): the live ticker's sign that it watches its
+/// database, a write lock on the first byte of its lock file beside its flock, which `planner open` tests with
+/// F_OFD_GETLK. A test takes nothing, so it never makes a ticker starting at that moment fail its own lock.
+#ifndef F_OFD_GETLK
+#define F_OFD_GETLK 36
+#define F_OFD_SETLK 37
+#endif
+
+/// Takes (`take` non-zero) or drops the write lock on the first byte. 0, or -1 with errno.
+static inline int clinux_ofd_lock_first_byte(int fd, int take) {
+    struct flock lock = {0};
+    lock.l_type = take ? F_WRLCK : F_UNLCK;
+    lock.l_whence = SEEK_SET;
+    lock.l_start = 0;
+    lock.l_len = 1;
+    return fcntl(fd, F_OFD_SETLK, &lock);
+}
+
+/// 1 when another open file description holds a write lock on the first byte, 0 when none, -1 on error.
+static inline int clinux_ofd_first_byte_locked(int fd) {
+    struct flock lock = {0};
+    lock.l_type = F_RDLCK;
+    lock.l_whence = SEEK_SET;
+    lock.l_start = 0;
+    lock.l_len = 1;
+    if (fcntl(fd, F_OFD_GETLK, &lock) != 0) return -1;
+    return lock.l_type == F_WRLCK;
+}

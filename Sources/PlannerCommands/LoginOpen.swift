@@ -1,6 +1,7 @@
 import Glibc
 import PlannerCore
 import PlannerStore
+import PlannerTicker
 
 /// `planner open` runs in the login script: it must not hold up the login when another program holds
 /// the database (a `sqlite3` shell in a transaction, a database browser, a stalled process), and the open
@@ -35,9 +36,11 @@ enum LoginOpen {
             // Opening may have waited already (a pending migration, an exclusive lock): one budget in all.
             let left = max(50, waitMilliseconds - (monotonicMilliseconds() - start))
             database.setBusyTimeout(milliseconds: Int32(left))
+            // A live ticker wakes on this commit and brings the folders in line itself: a login never waits
+            // on a folder nor pays for the child process that would (docs/benchmarks.md, issue 31).
             let decision = try database.recordAppOpen(
                 now: now, policy: policy, origin: origin, id: event.id, takenIn: zone,
-                unlessRecorded: unlessRecorded)
+                unlessRecorded: unlessRecorded, leavingFolders: TickerLock.liveTickerWatches(databasePath: path))
             return .applied(decision, database)
         } catch  where error.kind == .busy {
             do {

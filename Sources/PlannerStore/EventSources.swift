@@ -69,6 +69,10 @@ public enum EventSources: Sendable {
     /// A login's `open`: nothing outside is read but the inbox (a login must never wait on a folder);
     /// its event is published and today's calendar files rewritten from the rows.
     case login
+    /// A login's `open` while a live ticker watches the database (`TickerLock.liveTickerWatches`): the inbox
+    /// only. The commit wakes the ticker, whose pass publishes the event and rewrites the calendar (open's
+    /// rows of today's files are left alone, so its plan keys see the change); the login pays for no folder.
+    case loginLeavingFolders
     /// Bookkeeping of the store itself (a claim, a delivery's end): the inbox, and this device's events
     /// published.
     case inboxOnly
@@ -77,6 +81,7 @@ public enum EventSources: Sendable {
         switch self {
         case .all: [InboxSource(), SyncFolderSource(reading: true), CalendarFolderSource(whole: true), AnkiSource()]
         case .login: [InboxSource(), SyncFolderSource(reading: false), CalendarFolderSource(whole: false)]
+        case .loginLeavingFolders: [InboxSource()]
         case .inboxOnly: [InboxSource(), SyncFolderSource(reading: false)]
         }
     }

@@ -50,14 +50,15 @@ extension PlannerDatabase {
 
     /// `planner open`: records the open as an event, cancels today's remaining slots and refills, in one
     /// transaction. `origin`: what made it (`open`, `study`, `answer`); `id`: a saved open's own, so it is
-    /// recorded once whichever process applies it.
+    /// recorded once whichever process applies it. `leavingFolders`: a live ticker watches the database and
+    /// brings the sync and calendar folders in line after this commit (`EventSources.loginLeavingFolders`).
     @discardableResult
     public func recordAppOpen(
         now: Instant, zone: Zone? = nil, policy: PlanPolicy? = nil, origin: String = "open",
-        id: String? = nil, takenIn: Zone? = nil, unlessRecorded: [String] = []
+        id: String? = nil, takenIn: Zone? = nil, unlessRecorded: [String] = [], leavingFolders: Bool = false
     ) throws(PlannerError) -> OpenDecision {
         let event = Self.openEvent(now: now, takenIn: takenIn ?? zone, policy: policy, origin: origin, id: id)
-        return try change(at: now, from: .login) { () throws -> OpenDecision in
+        return try change(at: now, from: leavingFolders ? .loginLeavingFolders : .login) { () throws -> OpenDecision in
             // A login inside one already recorded (`LoginSession`): nothing new.
             let recorded = unlessRecorded.isEmpty ? nil : try connection.prepare("SELECT 1 FROM event WHERE id = ?")
             for known in unlessRecorded {

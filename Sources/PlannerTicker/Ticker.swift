@@ -99,6 +99,8 @@ public final class Ticker {
     /// The calendar job, when this ticker carries the calendar folder (`tick --calendar-job`).
     private let calendar: CalendarCarrier?
     private var stopDeadline: Instant?
+    /// Called as the ticker begins to stop (a live ticker withdraws its `TickerLock.advertise`).
+    public var stopping: () -> Void = {}
     private let onceEnds: Instant
     /// Failures seen by a `--once` run, for its exit status.
     public private(set) var failures: [String] = []
@@ -522,6 +524,8 @@ public final class Ticker {
 
     private func beginStop() {
         stopDeadline = now + 500
+        // No more passes from here: an `open` from now on brings its folders in line itself.
+        stopping()
         calendar?.abandon()
         // Bubbles still on screen stay there, but nobody will hear their answer any more.
         for item in answering { Spawn.kill(item.child) }

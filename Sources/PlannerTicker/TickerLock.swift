@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 import PlannerCore
 
@@ -21,6 +22,30 @@ public struct TickerLock {
         _ = ftruncate(fd, 0)
         _ = text.withCString { pwrite(fd, $0, strlen($0), 0) }
         return TickerLock(fd: fd)
+    }
+
+    /// Says that a live ticker now watches the database and brings its folders in line after every change
+    /// (`liveTickerWatches`): an open file description lock on the lock file's first byte, beside the flock.
+    /// Taken once the ticker's watches are set, so a change `open` commits afterwards wakes it; dropped
+    /// (`withdraw`) as it begins to stop. Where the file system has no such locks, nothing is said and
+    /// `open` does its folders itself, as before.
+    public func advertise() { _ = clinux_ofd_lock_first_byte(fd, 1) }
+    public func withdraw() { _ = clinux_ofd_lock_first_byte(fd, 0) }
+
+    /// Whether a live ticker watches the database at `databasePath` (`advertise`): then `planner open`
+    /// leaves the sync and calendar folders to it, so a login never waits on a folder or pays for the
+    /// process that does. Only the planner's own lock file counts (a regular file of this user, one name,
+    /// never through a link): one planted in a shared folder cannot make `open` leave its folders. Tests
+    /// the lock without taking it (a ticker starting at this moment still gets its own).
+    public static func liveTickerWatches(databasePath: String) -> Bool {
+        let fd = open(databasePath + ".tick.lock", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == geteuid(), info.st_nlink == 1 else {
+            return false
+        }
+        return clinux_ofd_first_byte_locked(fd) == 1
     }
 
     /// A lock file of the planner's own beside the database, opened for flock: never through a link (one

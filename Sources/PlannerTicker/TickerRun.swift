@@ -52,6 +52,10 @@ public enum TickerRun {
         let ticker = Ticker(
             db: db, policy: policy, sink: sink, verbose: verbose, mode: .live,
             wakeups: wakeups, context: context)
+        // From here every change another process commits wakes this ticker, whose pass reads and writes the
+        // sync and calendar folders: `planner open` can leave them to it (`TickerLock.liveTickerWatches`).
+        lock.advertise()
+        ticker.stopping = { lock.withdraw() }
         let through = sink is AutoSink ? "notify when a session bus is reachable, else stdout" : sink.name
         log("delivering from \(database.path) through \(through) (pid \(getpid()))")
         try ticker.run()

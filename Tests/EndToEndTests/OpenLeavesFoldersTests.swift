@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+
+/// With a live ticker watching the database, `planner open` leaves the sync and calendar folders to it: the
+/// open's commit wakes the ticker, whose pass publishes the event and rewrites the calendar. A login then
+/// never waits on a folder nor pays for the child process that would (issue 31). Without one, or when the
+/// sign is not the planner's own, `open` does its folders itself, as before.
+@Suite(.serialized) struct OpenLeavesFoldersTests {
+    /// A plan with a sync folder and a calendar folder, every 5 minutes all day, filled.
+    func planWithFolders() throws -> (Harness, sync: String, calendar: String) {
+        let h = try Harness()
+        let sync = h.dir + "/sync", calendar = h.dir + "/calendar"
+        for folder in [sync, calendar] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false) }
+        let set = try h.planner([
+            "config", "set", "window", "00:00-23:55", "interval", "5m", "days", "daily", "device-name", "laptop",
+            "sync-folder", sync, "calendar-folder", calendar, "--db", h.db,
+        ])
+        #expect(set.status == 0, "\(set.err)")
+        #expect(try h.planner(["refill", "--db", h.db]).status == 0)
+        return (h, sync, calendar)
+    }
+
+    /// Every file of a folder and its bytes.
+    func snapshot(_ folder: String) throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder) {
+            files[name] = FileManager.default.contents(atPath: folder + "/" + name)
+        }
+        return files
+    }
+
+    func unpublished(_ h: Harness) throws -> Int { Int(try h.sqlite("SELECT count(*) FROM event WHERE published_ms IS NULL")) ?? -1 }
+
+    @Test func anOpenLeavesItsFoldersToTheLiveTicker() throws {
+        let (h, sync, calendar) = try planWithFolders()
+        let ticker = try h.startTicker(["--sink", "stdout"])
+        defer { if !Harness.hasExited(ticker.processIdentifier) { kill(ticker.processIdentifier, SIGKILL) } }
+        // Its first pass has brought both folders in line.
+        try h.waitFor(seconds: 10) { try unpublished(h) == 0 }
+        usleep(500_000)  // the pass those reads may have woken is over
+        // Stopped (a laptop lid), the ticker still holds its sign: what `open` left waits for it.
+        kill(ticker.processIdentifier, SIGSTOP)
+        let syncBefore = try snapshot(sync), calendarBefore = try snapshot(calendar)
+        let open = try h.planner(["open", "--db", h.db])
+        #expect(open.status == 0 && open.err.isEmpty, "\(open.err)")
+        #expect(try unpublished(h) == 1, "open published its event itself")
+        #expect(try snapshot(sync) == syncBefore)
+        #expect(try snapshot(calendar) == calendarBefore, "open wrote the calendar itself")
+        let event = try h.sqlite("SELECT id FROM event WHERE published_ms IS NULL")
+
+        kill(ticker.processIdentifier, SIGCONT)
+        try h.waitFor(seconds: 10) { try unpublished(h) == 0 }
+        let published = try snapshot(sync).values.contains { String(decoding: $0, as: UTF8.self).contains(event) }
+        #expect(published, "the ticker published the open")
+        try h.waitFor(seconds: 10) { try snapshot(calendar) != calendarBefore }
+        // What the ticker wrote is what a full pass writes: a refill (which reads and writes every folder)
+        // finds nothing to change.
+        let settled = try snapshot(calendar)
+        #expect(try h.planner(["refill", "--db", h.db]).status == 0)
+        #expect(try snapshot(calendar) == settled)
+        #expect(try h.stop(ticker).status == 0)
+
+        // Once the ticker has stopped, `open` does its folders itself again.
+        let again = try h.planner(["open", "--db", h.db])
+        #expect(again.status == 0, "\(again.err)")
+        #expect(try unpublished(h) == 0)
+    }
+
+    /// The sign counts only on the planner's own lock file: a link planted in its place, to a file someone
+    /// holds locked, does not make `open` leave its folders.
+    @Test func aSignThroughALinkIsNotBelieved() throws {
+        let (h, _, _) = try planWithFolders()
+        let other = h.dir + "/elsewhere.lock"
+        FileManager.default.createFile(atPath: other, contents: Data())
+        try FileManager.default.createSymbolicLink(atPath: h.db + ".tick.lock", withDestinationPath: other)
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        holder.arguments = [
+            "python3", "-c",
+            """
+            import fcntl, os, struct, sys, time
+            fd = os.open(sys.argv[1], os.O_RDWR)
+            fcntl.fcntl(fd, fcntl.F_OFD_SETLK, struct.pack('hhqqi', fcntl.F_WRLCK, os.SEEK_SET, 0, 1, 0))
+            print('held', flush=True)
+            time.sleep(30)
+            """,
+            other,
+        ]
+        let out = Pipe()
+        holder.standardOutput = out
+        try holder.run()
+        defer { if holder.isRunning { holder.terminate() } }
+        #expect(String(decoding: out.fileHandleForReading.availableData, as: UTF8.self).contains("held"))
+        let open = try h.planner(["open", "--db", h.db])
+        #expect(open.status == 0, "\(open.err)")
+        #expect(try unpublished(h) == 0, "open left its folders to a sign through a link")
+    }
+}
