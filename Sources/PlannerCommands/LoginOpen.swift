@@ -37,10 +37,18 @@ enum LoginOpen {
             let left = max(50, waitMilliseconds - (monotonicMilliseconds() - start))
             database.setBusyTimeout(milliseconds: Int32(left))
             // A live ticker wakes on this commit and brings the folders in line itself: a login never waits
-            // on a folder nor pays for the child process that would (docs/benchmarks.md, issue 31).
+            // on a folder nor pays for the child process that would (docs/benchmarks.md, issue 31). Its lock
+            // is beside the database's resolved path (a link to the database is followed).
+            let leaving = TickerLock.liveTickerWatches(databasePath: database.resolvedPath)
             let decision = try database.recordAppOpen(
                 now: now, policy: policy, origin: origin, id: event.id, takenIn: zone,
-                unlessRecorded: unlessRecorded, leavingFolders: TickerLock.liveTickerWatches(databasePath: path))
+                unlessRecorded: unlessRecorded, leavingFolders: leaving)
+            // The ticker began to stop while this open waited for the database: it runs no pass for this
+            // commit, so the open does its folders itself (a failure waits in the database for the next
+            // command that writes, as any folder failure does).
+            if leaving, !TickerLock.liveTickerWatches(databasePath: database.resolvedPath) {
+                do { try database.bringFoldersInLine(now: now) } catch { PlannerDatabase.warn(error.message) }
+            }
             return .applied(decision, database)
         } catch  where error.kind == .busy {
             do {

@@ -48,6 +48,13 @@ extension PlannerDatabase {
         return decision
     }
 
+    /// What a login's `open` does to the folders after its commit (publishes this device's events, rewrites
+    /// today's calendar files), for an open that left them to a live ticker which then began to stop
+    /// before its next pass (`LoginOpen`).
+    public func bringFoldersInLine(now: Instant) throws(PlannerError) {
+        _ = try change(at: now, from: .login) { () }
+    }
+
     /// `planner open`: records the open as an event, cancels today's remaining slots and refills, in one
     /// transaction. `origin`: what made it (`open`, `study`, `answer`); `id`: a saved open's own, so it is
     /// recorded once whichever process applies it. `leavingFolders`: a live ticker watches the database and

@@ -35,10 +35,19 @@ public final class PlannerDatabase {
     /// writes them to stderr; the ticker to its log). Each message once per process.
     nonisolated(unsafe) public static var warn: (String) -> Void = { _ in }
     nonisolated(unsafe) private static var warned: Set<String> = []
+    /// `warned` under a lock: in-process tests warn from several threads at once (two inserts at once into
+    /// the set crashed the test runner once).
+    nonisolated(unsafe) private static let warnedLock: UnsafeMutablePointer<pthread_mutex_t> = {
+        let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        pthread_mutex_init(lock, nil)
+        return lock
+    }()
 
     static func warnOnce(_ message: String) {
-        guard warned.insert(message).inserted else { return }
-        warn(message)
+        pthread_mutex_lock(warnedLock)
+        let first = warned.insert(message).inserted
+        pthread_mutex_unlock(warnedLock)
+        if first { warn(message) }
     }
 
     /// Opens (creating or migrating when needed) the database at `path`.

@@ -99,8 +99,10 @@ public final class Ticker {
     /// The calendar job, when this ticker carries the calendar folder (`tick --calendar-job`).
     private let calendar: CalendarCarrier?
     private var stopDeadline: Instant?
-    /// Called as the ticker begins to stop (a live ticker withdraws its `TickerLock.advertise`).
+    /// Called as the ticker begins to stop or is suspended (a live ticker withdraws its `TickerLock.advertise`).
     public var stopping: () -> Void = {}
+    /// Called as a suspended ticker goes on (a live ticker advertises again).
+    public var resumed: () -> Void = {}
     private let onceEnds: Instant
     /// Failures seen by a `--once` run, for its exit status.
     public private(set) var failures: [String] = []
@@ -190,6 +192,13 @@ public final class Ticker {
             }
             for signo in events.ignoredSignals { log("ignoring signal \(signo)") }
             if events.stop != nil, stopDeadline == nil { beginStop() }
+            if events.suspend, stopDeadline == nil {
+                // Suspended (Ctrl-Z): `open` brings its folders in line itself until this ticker goes on; once
+                // continued, the loop's next pass catches up with what changed meanwhile.
+                stopping()
+                kill(getpid(), SIGSTOP)
+                resumed()
+            }
             if events.calendarChanged { calendar?.folderChanged(now: now) }
             if events.ankiChanged, ankiReadAt == nil { ankiReadAt = now + Self.ankiSettleMilliseconds }
             readOutputs()

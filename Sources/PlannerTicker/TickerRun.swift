@@ -56,6 +56,7 @@ public enum TickerRun {
         // sync and calendar folders: `planner open` can leave them to it (`TickerLock.liveTickerWatches`).
         lock.advertise()
         ticker.stopping = { lock.withdraw() }
+        ticker.resumed = { lock.advertise() }
         let through = sink is AutoSink ? "notify when a session bus is reachable, else stdout" : sink.name
         log("delivering from \(database.path) through \(through) (pid \(getpid()))")
         try ticker.run()

@@ -39,6 +39,9 @@ public final class Wakeups: TickerWakeups {
     static let stopSignals: [Int32] = [SIGTERM, SIGINT, SIGHUP, SIGQUIT]
     /// Signals whose default action would kill the ticker mid-delivery; they mean nothing to it.
     static let ignoredSignals: [Int32] = [SIGUSR1, SIGUSR2, SIGALRM]
+    /// Ctrl-Z in a terminal: the ticker first withdraws its sign (`TickerLock.advertise`), so `open` does not
+    /// leave its folders to a ticker that will not run, then stops itself.
+    static let suspendSignals: [Int32] = [SIGTSTP]
 
     public struct Events: Sendable {
         public var stop: Int32?
@@ -54,6 +57,8 @@ public final class Wakeups: TickerWakeups {
         /// Anki wrote its collection or its WAL (a card answered, a sync).
         public var ankiChanged = false
         public var ignoredSignals: [Int32] = []
+        /// SIGTSTP arrived: stop until continued, the sign withdrawn meanwhile.
+        public var suspend = false
 
         public init(stop: Int32? = nil, timer: Bool = false) {
             self.stop = stop
@@ -85,7 +90,7 @@ public final class Wakeups: TickerWakeups {
     public init(databasePath: String?, inbox: String? = nil) throws(PlannerError) {
         var signals = sigset_t()
         sigemptyset(&signals)
-        for s in Self.stopSignals + Self.ignoredSignals { sigaddset(&signals, s) }
+        for s in Self.stopSignals + Self.ignoredSignals + Self.suspendSignals { sigaddset(&signals, s) }
         sigprocmask(SIG_BLOCK, &signals, nil)
         signal(SIGPIPE, SIG_IGN)  // a closed stdout is a failed delivery, not a dead ticker
         signalFD = signalfd(-1, &signals, Int32(SFD_CLOEXEC | SFD_NONBLOCK))
@@ -209,7 +214,7 @@ public final class Wakeups: TickerWakeups {
             let childExited = fds.dropFirst(3).contains { $0.revents != 0 }
             if n == 0 || childExited || events.stop != nil || events.timer || events.clockChanged
                 || events.databaseChanged || events.inboxChanged || events.syncChanged || events.calendarChanged || events.ankiChanged
-                || !events.ignoredSignals.isEmpty
+                || !events.ignoredSignals.isEmpty || events.suspend
             {
                 return .success(events)
             }
@@ -221,7 +226,13 @@ public final class Wakeups: TickerWakeups {
         var info = signalfd_siginfo()
         while read(signalFD, &info, MemoryLayout<signalfd_siginfo>.size) == MemoryLayout<signalfd_siginfo>.size {
             let signo = Int32(info.ssi_signo)
-            if Self.stopSignals.contains(signo) { events.stop = events.stop ?? signo } else { events.ignoredSignals.append(signo) }
+            if Self.stopSignals.contains(signo) {
+                events.stop = events.stop ?? signo
+            } else if Self.suspendSignals.contains(signo) {
+                events.suspend = true
+            } else {
+                events.ignoredSignals.append(signo)
+            }
         }
     }
 

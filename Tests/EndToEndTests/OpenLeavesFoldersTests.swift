@@ -29,6 +29,17 @@ import Testing
         return files
     }
 
+    /// SIGSTOP, at a moment the ticker holds no write lock on the database.
+    func stopIdle(_ ticker: Process, _ h: Harness) throws {
+        for _ in 0..<100 {
+            kill(ticker.processIdentifier, SIGSTOP)
+            if (try? h.sqlite("BEGIN IMMEDIATE; ROLLBACK;")) != nil { return }
+            kill(ticker.processIdentifier, SIGCONT)
+            usleep(50_000)
+        }
+        throw HarnessError("the ticker never let go of the database")
+    }
+
     func unpublished(_ h: Harness) throws -> Int { Int(try h.sqlite("SELECT count(*) FROM event WHERE published_ms IS NULL")) ?? -1 }
 
     @Test func anOpenLeavesItsFoldersToTheLiveTicker() throws {
@@ -37,9 +48,9 @@ import Testing
         defer { if !Harness.hasExited(ticker.processIdentifier) { kill(ticker.processIdentifier, SIGKILL) } }
         // Its first pass has brought both folders in line.
         try h.waitFor(seconds: 10) { try unpublished(h) == 0 }
-        usleep(500_000)  // the pass those reads may have woken is over
-        // Stopped (a laptop lid), the ticker still holds its sign: what `open` left waits for it.
-        kill(ticker.processIdentifier, SIGSTOP)
+        // Stopped (a laptop lid), the ticker still holds its sign: what `open` left waits for it. Stopped
+        // outside a transaction of its own (else `open` would find the database busy and save its open).
+        try stopIdle(ticker, h)
         let syncBefore = try snapshot(sync), calendarBefore = try snapshot(calendar)
         let open = try h.planner(["open", "--db", h.db])
         #expect(open.status == 0 && open.err.isEmpty, "\(open.err)")
@@ -64,6 +75,73 @@ import Testing
         let again = try h.planner(["open", "--db", h.db])
         #expect(again.status == 0, "\(again.err)")
         #expect(try unpublished(h) == 0)
+    }
+
+    /// A ticker that begins to stop while an open waits for the database runs no pass for that commit: the
+    /// open, finding the sign gone after its commit, does its folders itself.
+    @Test func anOpenWhoseTickerStopsMeanwhileDoesItsFoldersItself() throws {
+        let (h, _, _) = try planWithFolders()
+        let ticker = try h.startTicker(["--sink", "stdout"])
+        defer { if !Harness.hasExited(ticker.processIdentifier) { kill(ticker.processIdentifier, SIGKILL) } }
+        try h.waitFor(seconds: 10) { try unpublished(h) == 0 }
+        // Another program holds the database for 0.8 s: `open` sees the sign, then waits for its write.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        holder.arguments = [
+            "python3", "-c",
+            "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=10); c.execute('BEGIN IMMEDIATE'); print('held', flush=True); time.sleep(0.8); c.execute('COMMIT')",
+            h.db,
+        ]
+        let held = Pipe()
+        holder.standardOutput = held
+        try holder.run()
+        defer { if holder.isRunning { holder.terminate() } }
+        #expect(String(decoding: held.fileHandleForReading.availableData, as: UTF8.self).contains("held"))
+        let open = Process()
+        open.executableURL = URL(fileURLWithPath: Harness.binary)
+        open.arguments = ["open", "--db", h.db]
+        open.environment = h.env
+        open.standardError = FileHandle.nullDevice
+        try open.run()
+        usleep(200_000)
+        #expect(try h.stop(ticker).status == 0)
+        open.waitUntilExit()
+        holder.waitUntilExit()
+        #expect(open.terminationStatus == 0)
+        #expect(try unpublished(h) == 0, "the open was left to a ticker that had stopped")
+    }
+
+    /// Ctrl-Z (SIGTSTP) on a ticker in a terminal: it withdraws its sign before it stops, so `open` does its
+    /// folders itself; continued, it holds the sign again.
+    @Test func aTickerSuspendedWithCtrlZLeavesTheFoldersToOpen() throws {
+        let (h, _, _) = try planWithFolders()
+        let ticker = try h.startTicker(["--sink", "stdout"])
+        defer { if !Harness.hasExited(ticker.processIdentifier) { kill(ticker.processIdentifier, SIGKILL) } }
+        try h.waitFor(seconds: 10) { try unpublished(h) == 0 }
+        kill(ticker.processIdentifier, SIGTSTP)
+        try h.waitFor(seconds: 5) { Self.state(ticker.processIdentifier) == "T" }
+        let open = try h.planner(["open", "--db", h.db])
+        #expect(open.status == 0, "\(open.err)")
+        #expect(try unpublished(h) == 0, "open left its folders to a suspended ticker")
+
+        kill(ticker.processIdentifier, SIGCONT)
+        try h.waitFor(seconds: 5) { Self.state(ticker.processIdentifier) != "T" }
+        usleep(300_000)  // its pass after continuing
+        try stopIdle(ticker, h)
+        let again = try h.planner(["open", "--db", h.db])
+        #expect(again.status == 0, "\(again.err)")
+        #expect(try unpublished(h) == 1, "the continued ticker did not hold its sign again")
+        kill(ticker.processIdentifier, SIGCONT)
+        try h.waitFor(seconds: 10) { try unpublished(h) == 0 }
+        #expect(try h.stop(ticker).status == 0)
+    }
+
+    /// The one-letter state in /proc/PID/stat ("T": stopped).
+    static func state(_ pid: Int32) -> String {
+        guard let stat = FileManager.default.contents(atPath: "/proc/\(pid)/stat") else { return "" }
+        let text = String(decoding: stat, as: UTF8.self)
+        guard let close = text.lastIndex(of: ")") else { return "" }
+        return String(text[text.index(close, offsetBy: 2)])
     }
 
     /// The sign counts only on the planner's own lock file: a link planted in its place, to a file someone

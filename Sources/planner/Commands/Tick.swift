@@ -14,7 +14,8 @@ struct Tick: ParsableCommand {
             the database file and the opens saved in <database>.opens/ (inotify). Only a request within its grace period is delivered, checked when each \
             attempt starts. When several study slots are due at once (the machine slept) only the latest is, the \
             others are marked missed; every one-off is delivered. One ticker per database. SIGTERM, SIGINT, SIGHUP \
-            or SIGQUIT: exits 0; SIGUSR1, SIGUSR2 and SIGALRM are ignored.
+            or SIGQUIT: exits 0; SIGUSR1, SIGUSR2 and SIGALRM are ignored; SIGTSTP (Ctrl-Z) stops it until \
+            continued. While it runs, `open` leaves the sync and calendar folders to it.
 
             Delivery is at most once: a request is claimed in the database before the sink runs, so a ticker \
             killed between claim and delivery loses that reminder (recorded as failed on the next run) and \
