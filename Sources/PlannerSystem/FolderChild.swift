@@ -173,37 +173,50 @@ public enum FolderChild {
     }
 
     /// One message, or nil when `limit` milliseconds pass with no sign of life (nil: wait as long as it
-    /// takes) or when the other side is gone. A progress frame (length -1) restarts the wait.
+    /// takes) or when the other side is gone. A progress frame (length -1) restarts the wait. The length
+    /// comes first, so the message is read straight into an array of its size: a 60-day calendar's listing
+    /// (~1,100 files) was grown chunk by chunk, shifted and copied again, 0.6 M instructions of `refill`.
     private static func receive(_ fd: Int32, within limit: Int64?) -> [UInt8]? {
         var end = limit.map { monotonicMilliseconds() + $0 }
-        var buffer: [UInt8] = []
-        var wanted: Int?
-        var chunk = [UInt8](repeating: 0, count: 65536)
+        var header = [UInt8](repeating: 0, count: 8)
         while true {
-            if wanted == nil, buffer.count >= 8 {
-                var reader = Wire.Reader(Array(buffer[..<8]))
-                guard let n = reader.int(), n >= -1 else { return nil }
-                buffer.removeFirst(8)
-                if n == -1 {
-                    end = limit.map { monotonicMilliseconds() + $0 }
-                    continue
-                }
-                wanted = Int(n)
+            guard header.withUnsafeMutableBytes({ fill(fd, $0, until: end) }) else { return nil }
+            var reader = Wire.Reader(header)
+            // A length no message of ours reaches (1 GiB) is a broken child, not a message.
+            guard let n = reader.int(), n >= -1, n < 1 << 30 else { return nil }
+            if n == -1 {
+                end = limit.map { monotonicMilliseconds() + $0 }
+                continue
             }
-            if let wanted, buffer.count >= wanted { return Array(buffer[..<wanted]) }
+            // Not zeroed first: every byte is the socket's (or the array is given up).
+            var complete = false
+            let message = [UInt8](unsafeUninitializedCapacity: Int(n)) { buffer, count in
+                complete = fill(fd, UnsafeMutableRawBufferPointer(buffer), until: end)
+                count = complete ? Int(n) : 0
+            }
+            return complete ? message : nil
+        }
+    }
+
+    /// Fills `bytes` from the socket; false when `end` (monotonic milliseconds; nil: no end) passes first or
+    /// the other side is gone.
+    private static func fill(_ fd: Int32, _ bytes: UnsafeMutableRawBufferPointer, until end: Int64?) -> Bool {
+        var got = 0
+        while got < bytes.count {
             if let end {
                 let left = end - monotonicMilliseconds()
-                guard left > 0 else { return nil }
+                guard left > 0 else { return false }
                 var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 let r = poll(&p, 1, Int32(min(left, 60_000)))
                 if r < 0 && errno == EINTR { continue }
                 guard r > 0 else { continue }
             }
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let n = recv(fd, bytes.baseAddress! + got, bytes.count - got, 0)
             if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return nil }
-            buffer += chunk[..<n]
+            guard n > 0 else { return false }
+            got += n
         }
+        return true
     }
 }
 
