@@ -52,8 +52,14 @@ public enum FolderChild {
     /// A folder stalled (or stayed locked by another process): the next few seconds' folder work waits less.
     public static func stalled() { stalledUntil = monotonicMilliseconds() + stalledMemoryMilliseconds }
 
-    /// Children that outlived their deadline: reaped when they end (WNOHANG, at the next run).
-    nonisolated(unsafe) private static var abandoned: [pid_t] = []
+    /// Children that outlived their deadline (or the parent's short wait for their exit), each with a pidfd
+    /// (-1 before Linux 5.3): reaped when they end (WNOHANG) at the next run, or, in the live ticker, as soon as
+    /// their pidfd says they ended (`abandonedExits`), so none stays a zombie until its next folder work.
+    nonisolated(unsafe) private static var abandoned: [(pid: pid_t, exit: Int32)] = []
+
+    /// The pidfds of children left behind, readable once each has ended: a long-lived process polls them and
+    /// then calls `reapAbandoned`.
+    public static var abandonedExits: [Int32] { abandoned.map(\.exit).filter { $0 >= 0 } }
 
     public static func run(
         deadlineMilliseconds: Int64 = deadlineMilliseconds,
@@ -117,7 +123,7 @@ public enum FolderChild {
         var socketClosed = false
         defer {
             if !socketClosed { close(socket) }
-            if waitpid(pid, nil, WNOHANG) == 0 { abandoned.append(pid) }
+            if waitpid(pid, nil, WNOHANG) == 0 { abandoned.append((pid, clinux_pidfd_open(pid))) }
         }
         guard let observed = receive(socket, within: limit) else { stalled(); return .timedOut }
         guard let job = try decide(observed) else { return .done(observed: observed, acted: nil) }
@@ -148,8 +154,12 @@ public enum FolderChild {
         ProcFile.firstNumber(of: "Threads:", in: status).map { Int($0) }
     }
 
-    private static func reapAbandoned() {
-        abandoned.removeAll { waitpid($0, nil, WNOHANG) != 0 }
+    public static func reapAbandoned() {
+        abandoned.removeAll { child in
+            guard waitpid(child.pid, nil, WNOHANG) != 0 else { return false }
+            if child.exit >= 0 { close(child.exit) }
+            return true
+        }
     }
 
     static func monotonicMilliseconds() -> Int64 {

@@ -174,7 +174,7 @@ public final class Ticker {
             // Every fd an event can come from: programs ending, and what notify-send prints (shown, answered).
             let children =
                 (inFlight.compactMap(\.child) + answering.map(\.child) + launched)
-                .flatMap { [$0.pidfd, $0.output] }.filter { $0 >= 0 } + (calendar?.fds ?? [])
+                .flatMap { [$0.pidfd, $0.output] }.filter { $0 >= 0 } + (calendar?.fds ?? []) + FolderChild.abandonedExits
             let oldKernel = inFlight.contains { ($0.child?.pidfd ?? 0) < 0 }
             // Going idle for days: give back the heap that start-up and the last wake freed (glibc keeps
             // up to 128 KiB of it, dirty, at the top), so the sleeping ticker holds only what it uses.
@@ -203,6 +203,7 @@ public final class Ticker {
             if events.ankiChanged, ankiReadAt == nil { ankiReadAt = now + Self.ankiSettleMilliseconds }
             readOutputs()
             reapChildren()
+            FolderChild.reapAbandoned()
             reapAnswering()
         }
     }

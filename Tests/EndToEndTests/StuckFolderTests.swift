@@ -260,6 +260,37 @@ import Testing
         #expect(try h.sqlite("SELECT local_date FROM app_open") == "2026-11-24")
     }
 
+    /// A folder child the live ticker left behind on a frozen folder ends once the folder thaws: the ticker
+    /// reaps it then, not at its next folder work (which may be hours away), so no zombie stays.
+    @Test(.enabled(if: usable, "needs root, fsfreeze and a loop mount")) func aChildLeftBehindIsReapedWhenItEnds() throws {
+        let h = try Harness()
+        let mount = try Mount(h)
+        let folder = mount.point + "/shared"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        #expect(try h.planner(["config", "set", "sync-folder", folder, "device-name", "laptop", "--db", h.db]).status == 0)
+        let ticker = try h.startTicker(["--sink", "stdout"])
+        defer { if !Harness.hasExited(ticker.processIdentifier) { kill(ticker.processIdentifier, SIGKILL) } }
+        try mount.freeze()
+        _ = try h.planner(["skip", "2030-01-02", "--db", h.db])
+        try h.waitFor(seconds: 10) { h.text("tick.err").contains("did not answer") }
+        #expect(Self.children(of: ticker.processIdentifier).count >= 1, "no child was left behind")
+        mount.thaw()
+        try h.waitFor(seconds: 5) { Self.children(of: ticker.processIdentifier).isEmpty }
+        #expect(try h.stop(ticker).status == 0)
+    }
+
+    /// The pids whose parent is `pid` (zombies included), from /proc.
+    static func children(of pid: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { Int32($0) }.filter { child in
+            guard let stat = FileManager.default.contents(atPath: "/proc/\(child)/stat") else { return false }
+            let text = String(decoding: stat, as: UTF8.self)
+            guard let close = text.lastIndex(of: ")") else { return false }
+            let fields = text[text.index(close, offsetBy: 2)...].split(separator: " ")
+            return fields.count > 1 && Int32(fields[1]) == pid
+        }
+    }
+
     /// A live ticker whose sync folder and calendar folder freeze: each delivery's bookkeeping tries to write
     /// them and is left to a child; the next reminder is still on time, and SIGTERM ends the ticker at once.
     @Test(.enabled(if: usable, "needs root, fsfreeze and a loop mount")) func aFrozenSyncFolderNeverDelaysTheTicker() throws {
