@@ -13,26 +13,45 @@ public struct ProgramRunner {
         case merged
     }
 
-    /// The exit status and stdout of `arguments` run with `input` on its stdin, or nil when it cannot be started.
-    public var run: (_ arguments: [String], _ input: String?, _ errors: Errors) -> (status: Int32, output: String)?
-
-    public init(run: @escaping (_ arguments: [String], _ input: String?, _ errors: Errors) -> (status: Int32, output: String)?) {
-        self.run = run
+    /// Why a program could not be started: the errno of posix_spawnp (ENOENT: not on PATH) or of the pipes.
+    public struct StartFailure: Error, Equatable {
+        public let errno: Int32
+        public init(errno: Int32) { self.errno = errno }
     }
 
+    /// The exit status and stdout of `arguments` run with `input` on its stdin, or why it could not be started.
+    public var start: (_ arguments: [String], _ input: String?, _ errors: Errors) -> Result<(status: Int32, output: String), StartFailure>
+
+    public init(start: @escaping (_ arguments: [String], _ input: String?, _ errors: Errors) -> Result<(status: Int32, output: String), StartFailure>)
+    {
+        self.start = start
+    }
+
+    /// A runner that only says whether a program ran (nil: it could not be started, as if not installed).
+    public init(run: @escaping (_ arguments: [String], _ input: String?, _ errors: Errors) -> (status: Int32, output: String)?) {
+        start = { arguments, input, errors in run(arguments, input, errors).map { .success($0) } ?? .failure(StartFailure(errno: ENOENT)) }
+    }
+
+    /// The exit status and stdout, or nil when the program cannot be started.
     public func callAsFunction(
         _ arguments: [String], input: String? = nil,
         errors: Errors = .discarded
     ) -> (status: Int32, output: String)? {
-        run(arguments, input, errors)
+        try? start(arguments, input, errors).get()
     }
 
     /// Found on PATH and started with posix_spawnp, in this process's environment.
-    public static var spawning: ProgramRunner { ProgramRunner(run: spawn) }
+    public static var spawning: ProgramRunner { ProgramRunner(start: spawn) }
 
-    private static func spawn(_ arguments: [String], input: String?, errors: Errors) -> (status: Int32, output: String)? {
+    private static func spawn(_ arguments: [String], input: String?, errors: Errors) -> Result<(status: Int32, output: String), StartFailure> {
         var toChild: [Int32] = [-1, -1], fromChild: [Int32] = [-1, -1]
-        guard pipe(&toChild) == 0, pipe(&fromChild) == 0 else { return nil }
+        guard pipe(&toChild) == 0 else { return .failure(StartFailure(errno: errno)) }
+        guard pipe(&fromChild) == 0 else {
+            let failure = StartFailure(errno: errno)
+            close(toChild[0])
+            close(toChild[1])
+            return .failure(failure)
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -53,7 +72,7 @@ public struct ProgramRunner {
         guard rc == 0 else {
             close(toChild[1])
             close(fromChild[0])
-            return nil
+            return .failure(StartFailure(errno: rc))
         }
         // The inputs here are a crontab: far below a pipe's buffer, so writing first cannot deadlock.
         // A program may exit before reading (Debian's crontab refusing a user): the write then fails with
@@ -82,6 +101,6 @@ public struct ProgramRunner {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let exit = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return (exit, String(decoding: output, as: UTF8.self))
+        return .success((exit, String(decoding: output, as: UTF8.self)))
     }
 }
