@@ -110,7 +110,10 @@ let package = Package(
         .testTarget(
             name: "PlannerCommandsTests",
             dependencies: ["PlannerCommands", "PlannerTicker", "PlannerStore", "PlannerCore", "PlannerSystem", "PlannerTestSupport", "CSQLite"]),
-        .testTarget(name: "PlannerCLITests", dependencies: ["planner"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["PlannerCore"]),
+        // Runs `planner` command lines as a user would: the built binary (EndToEndTests) or in-process
+        // through the binary's own `Main.run` (PlannerCLITests), with sqlite3 and python3 beside it.
+        .target(name: "PlannerHarness", path: "Tests/PlannerHarness"),
+        .testTarget(name: "PlannerCLITests", dependencies: ["planner", "PlannerHarness", "PlannerCommands", "PlannerCore", "PlannerSystem"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["PlannerCore", "PlannerHarness"]),
     ]
 )

@@ -62,10 +62,25 @@ public struct CommandOutput {
     public var line: (String) -> Void
     /// One line for the person at the terminal (the login goes on, and they know why); the newline is added.
     public var notice: (String) -> Void
+    /// Whether the report goes to a terminal (`stats` colours its heatmap only there).
+    public var isTerminal: () -> Bool
+    /// Text written at once, exactly as given (no newline added, nothing buffered): a delivery line of the
+    /// stdout sink, `export`'s calendar. Nil once written, else why it could not be.
+    public var immediate: (String) -> String?
 
-    public init(line: @escaping (String) -> Void, notice: @escaping (String) -> Void) {
+    /// `immediate` by default hands the text to `line`, without the final newline `line` adds back.
+    public init(
+        line: @escaping (String) -> Void, notice: @escaping (String) -> Void, isTerminal: @escaping () -> Bool = { false },
+        immediate: ((String) -> String?)? = nil
+    ) {
         self.line = line
         self.notice = notice
+        self.isTerminal = isTerminal
+        self.immediate =
+            immediate ?? { text in
+                line(text.utf8.last == 10 ? String(decoding: text.utf8.dropLast(), as: UTF8.self) : text)
+                return nil
+            }
     }
 
     /// stdout through Swift's `print` (buffered; `Main` checks it was all written), stderr unbuffered.
@@ -75,7 +90,7 @@ public struct CommandOutput {
             notice: { message in
                 var line = message + "\n"
                 line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
-            })
+            }, isTerminal: { isatty(1) == 1 }, immediate: StandardOutput.write)
     }
 }
 

@@ -39,13 +39,15 @@ public enum TickCommand {
     public static func run(_ ctx: RunContext, _ options: Options) throws(PlannerError) {
         let policy = try PlanCommandOptions(grace: options.grace).policy()
         let context = try ctx.commandContext(db: options.db, now: options.now)
-        let chosen = sink(options, environment: ctx.environment)
+        let chosen = sink(options, environment: ctx.environment, output: ctx.output.immediate)
+        // The ticker's log lines are notices: stderr for the binary, captured by an in-process test.
+        let log = { (message: String) in ctx.output.notice("planner tick: \(TerminalText.escaped(message))") }
         if options.once {
             // --now plus the time elapsed since: retries within the grace period see time pass.
             let started = ctx.clock()
             let tickerContext = TickerContext(
                 now: { context.now + (ctx.clock() - started) }, environment: ctx.environment,
-                databasePath: context.database.resolvedPath)
+                output: ctx.output.immediate, log: log, databasePath: context.database.resolvedPath)
             let failures = try TickerRun.once(
                 database: context.database, policy: policy, sink: chosen,
                 verbose: options.verbose, context: tickerContext)
@@ -57,7 +59,7 @@ public enum TickCommand {
             return
         }
         var tickerContext = TickerContext(
-            now: ctx.clock, environment: ctx.environment,
+            now: ctx.clock, environment: ctx.environment, output: ctx.output.immediate, log: log,
             databasePath: context.database.resolvedPath)
         tickerContext.calendarJob = try calendarJob(options.calendarJob, ctx: ctx, database: context.database.resolvedPath)
         try TickerRun.live(

@@ -36,19 +36,7 @@ public struct TickerContext {
     }
 
     /// The whole line on fd 1, at once (no buffering): a closed stdout is a failed delivery.
-    public static func writeStandardOutput(_ line: String) -> String? {
-        let bytes = Array(line.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return "cannot write to standard output: \(String(cString: strerror(errno)))"
-            }
-            offset += n
-        }
-        return nil
-    }
+    public static func writeStandardOutput(_ line: String) -> String? { StandardOutput.write(line) }
 
     /// One line on stderr. Identifiers come from the database, which anyone with the file can edit: a
     /// control character in them is shown escaped, never sent to the terminal or journal raw.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CLinux
 import Glibc
+import PlannerCommands
 import PlannerCore
 import PlannerStore
 
@@ -49,31 +50,49 @@ enum Main {
             let line = "warning: \(TerminalText.escaped(message))\n"
             _ = line.withCString { write(2, $0, strlen($0)) }
         }
+        let code = run(Array(CommandLine.arguments.dropFirst()), .process)
+        // Output that never arrived (a full disk, a closed pipe) is a failure, not a silent exit 0.
+        if code == 0, clinux_stdout_failed() != 0 {
+            fail("cannot write to stdout: \(String(cString: strerror(errno)))", code: 74)
+        }
+        exit(code)
+    }
+
+    /// Parses and runs one command line with `ctx`'s environment, clock and output, and gives its exit code:
+    /// the binary's whole path after the process set-up above, which in-process tests (Tests/PlannerCLITests)
+    /// run as it is. An error is one line on `ctx`'s notices, `error: ` first.
+    static func run(_ arguments: [String], _ ctx: RunContext) -> Int32 {
         do {
-            let arguments = Array(CommandLine.arguments.dropFirst())
             if let parsed = QuickPath.parse(arguments) {
-                try QuickPath.run(parsed)
+                try QuickPath.run(parsed, ctx)
             } else {
                 var command = try PlannerCommand.parseAsRoot(arguments)
-                try command.run()
+                if let command = command as? ContextCommand { try command.run(ctx) } else { try command.run() }
             }
-            // Output that never arrived (a full disk, a closed pipe) is a failure, not a silent exit 0.
-            if clinux_stdout_failed() != 0 {
-                fail("cannot write to stdout: \(String(cString: strerror(errno)))", code: 74)
-            }
+            return 0
         } catch let error as PlannerError {
-            fail(error.message, code: error.exitCode)
+            return failure(error.message, code: error.exitCode, ctx)
         } catch {
             let code = PlannerCommand.exitCode(for: error)
-            // --help and --version arrive as "errors" with exit code 0: let ArgumentParser print them.
-            if code == .success { PlannerCommand.exit(withError: error) }
+            // --help and --version arrive as "errors" with exit code 0: ArgumentParser's text is the report.
+            if code == .success {
+                let text = PlannerCommand.fullMessage(for: error)
+                if !text.isEmpty { ctx.output.line(text) }
+                return 0
+            }
             // The message can echo a value with a line break in it ("the value '1\n2' is invalid"): keep it
-            // whole; `fail` writes its line breaks as escapes.
+            // whole; `failure` writes its line breaks as escapes.
             var message = PlannerCommand.message(for: error)
             while message.last?.isNewline == true { message.removeLast() }
             if message.isEmpty { message = "\(error)" }
-            fail(message.lowercasedFirstWord() + " (see 'planner --help')", code: code.rawValue)
+            return failure(message.lowercasedFirstWord() + " (see 'planner --help')", code: code.rawValue, ctx)
         }
+    }
+
+    /// `fail`'s line through `ctx`'s notices; returns the code.
+    static func failure(_ message: String, code: Int32, _ ctx: RunContext) -> Int32 {
+        ctx.output.notice("error: \(TerminalText.shortened(TerminalText.escaped(message)))")
+        return code
     }
 
     /// One line on stderr, `error: ` first, and a deliberate exit code. Messages echo what the user gave

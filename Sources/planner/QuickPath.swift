@@ -126,22 +126,22 @@ enum QuickPath {
         return values
     }
 
-    static func run(_ parsed: Parsed) throws {
+    static func run(_ parsed: Parsed, _ ctx: RunContext) throws {
         switch parsed {
-        case .open(let options): try Open.execute(options)
-        case .refill(let options): try Refill.execute(options)
-        case .status(let options): try Status.execute(options)
-        case .list(let options): try List.execute(options)
-        case .add(let options): try Add.execute(options)
-        case .study(let options): try Study.execute(db: options.db, now: options.now, command: options.command)
+        case .open(let options): try Open.execute(ctx, options)
+        case .refill(let options): try Refill.execute(ctx, options)
+        case .status(let options): try Status.execute(ctx, options)
+        case .list(let options): try List.execute(ctx, options)
+        case .add(let options): try Add.execute(ctx, options)
+        case .study(let options): try Study.execute(ctx, db: options.db, now: options.now, command: options.command)
         case .tick(let t):
             var options = TickCommand.Options(
                 db: t.db, now: t.now, sink: t.sink.map { $0 == "notify" ? .notify : .stdout },
                 once: t.once, verbose: t.verbose)
             options.unlessRunning = t.unlessRunning
             options.calendarJob = t.calendarJob
-            try TickCommand.run(.process, options)
-        case .version: print(PlannerCommand.version)
+            try TickCommand.run(ctx, options)
+        case .version: ctx.output.line(PlannerCommand.version)
         }
     }
 }

@@ -1,7 +1,8 @@
+import PlannerCommands
 import PlannerCore
 
 /// What a command prints, as one value: `--json` renders `json`, plain output renders `text`. A command
-/// builds its report once and `Report.print(json:)` is the one place that chooses (swiftly's OutputFormatter,
+/// builds its report once and `Report.print(json:to:)` is the one place that chooses (swiftly's OutputFormatter,
 /// without Foundation: JSONEncoder would load ICU at every start and could not keep the keys in order).
 protocol Report {
     var json: JSON { get }
@@ -9,8 +10,8 @@ protocol Report {
 }
 
 extension Report {
-    func print(json wanted: Bool) {
-        Swift.print(wanted ? json.rendered : text)
+    func print(json wanted: Bool, to output: CommandOutput) {
+        output.line(wanted ? json.rendered : text)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// Issue 32: Anki's own review log closes the study day. Every collection here is a real one, made and

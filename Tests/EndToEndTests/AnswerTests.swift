@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 #if canImport(Glibc)
     import Glibc
 #endif

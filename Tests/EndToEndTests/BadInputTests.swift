@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// Every bad input: one `error:` line on stderr, nothing on stdout, a deliberate exit code, and the

@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// The calendar folder as other programs meet it: khal reading it as its own vdir across a DST change, a

@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// Issue 30: the documented order works — `config set calendar-folder` makes the folder (it did not: a

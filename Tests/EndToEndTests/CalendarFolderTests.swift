@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// The calendar folder (issue 22) through the binary: what it holds, read back by a real iCalendar parser

@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// Issue 31: a calendar pass looks only into the buckets whose files or plan changed since the last pass

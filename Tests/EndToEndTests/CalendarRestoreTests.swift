@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// An event the phone changed is put back as the plan says, and the put-back copy must differ from the

@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// A phone's tick against a planner that is rewriting the calendar folder at that very moment.

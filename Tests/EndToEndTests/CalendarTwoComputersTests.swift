@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// Issue 30: two computers carrying one calendar settle. Each reads the other's copy of an item (vdirsyncer

@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// Issue 30: one VTIMEZONE per zone, the same in every file of the calendar folder. A reader that keeps the

@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// Delivery promises under odd timing: each one-off is delivered, nothing past its grace period, a slow

@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// `planner devices` on two accounts on one clock (issue 30 saw "-1s"): a change that took the sync engine

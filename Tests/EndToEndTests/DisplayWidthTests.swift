@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// Tables line up on a terminal with Korean and mixed text (a wide character takes two columns, a

@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// Every change a person or program makes is an event a user can read with `sqlite3` (the `events` view),

@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// `planner history` shows by default what happened to the user — delivered, answered, missed, failed, and

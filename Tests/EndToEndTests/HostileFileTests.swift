@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// Files planted or changed by someone else (issue 7, defects 1, 2, 3, 5, 14, 18): the planner refuses

@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// Hostile values on the command line, in the environment and in the database: every refusal is one

@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// A reminder reads as it was typed (issue 19 item 14): a title, body or identifier holding a format

@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// A refused value is quoted by its start and its length, never whole (issue 19 item 15: a 50,000-word

@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// A study window that crosses midnight (`window 20:00-01:30`): one study day from its evening into the

@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// With a live ticker watching the database, `planner open` leaves the sync and calendar folders to it: the

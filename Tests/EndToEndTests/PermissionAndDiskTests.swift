@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// Files the user cannot write, and a full disk: a clear one-line error, exit 74, nothing changed.

@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// `planner plan` and `planner export --ics` against an independent calendar: Python's zoneinfo for the

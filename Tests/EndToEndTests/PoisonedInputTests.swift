@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// Inputs that used to poison every command or lead to a dead end (issue 19, items 7 and 8): a bad file in

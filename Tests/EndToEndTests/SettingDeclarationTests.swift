@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// Each setting is declared once (issue 20): `config` and its help, bash completion of keys and values, and

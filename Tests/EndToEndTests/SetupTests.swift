@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// `planner setup` in a throwaway HOME, with the systemd user units (no real crontab is touched here: a fake

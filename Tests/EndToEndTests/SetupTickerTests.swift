@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// The live ticker setup starts with the desktop session (autostart, and the unit), and what --uninstall

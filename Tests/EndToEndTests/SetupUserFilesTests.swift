@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// `planner setup` and the user's own files: a dotfiles repository's links, odd paths in the crontab, a

@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// The shared plan is a function of the shared history, through the binary: each reproduction of issue 28,

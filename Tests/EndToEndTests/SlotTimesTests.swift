@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// The independent computation: Python's zoneinfo (its own TZif reader, not glibc) lists the first

@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// The state rules hold in a user's own `sqlite3` shell, where foreign keys are off: they come from the

@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// `planner status` says what is true: TZ unset (the system zone from /etc/localtime) or set, and as

@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// Outside folders can never hang a login or stop a reminder (issue 29): a FIFO or a lock held by another

@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// `planner stats`: per-day counts and streaks after weeks of refill/tick/open/skip/pause driven with

@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import PlannerCore
 import Testing
 

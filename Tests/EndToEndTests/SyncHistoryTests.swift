@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// `history` on a second computer says which device an answer or an open came from (issue 30): the laptop

@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// Two devices sharing a sync folder (here one local folder, as if the sync engine carried each file at

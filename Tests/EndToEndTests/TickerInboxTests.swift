@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// A live ticker watches the inbox: an open saved there while another program held the database is

@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 extension Harness {
@@ -18,18 +19,6 @@ extension Harness {
         // Started once it has announced itself (lock taken, watches set).
         try waitFor(seconds: 10) { text("\(name).err").contains("delivering from") }
         return p
-    }
-
-    func text(_ file: String) -> String {
-        String(decoding: FileManager.default.contents(atPath: "\(dir)/\(file)") ?? Data(), as: UTF8.self)
-    }
-
-    func waitFor(seconds: Double, _ condition: () throws -> Bool) throws {
-        let deadline = Date().addingTimeInterval(seconds)
-        while try !condition() {
-            guard Date() < deadline else { throw HarnessError("timed out after \(seconds) s") }
-            usleep(20_000)
-        }
     }
 
     /// Whether a process has exited (gone, or a zombie not yet reaped): /proc knows at once.

@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// A traveller's edges: zone changes across the date line, a ticker running through a zone change,
@@ -177,12 +178,5 @@ import Testing
         let readme = try Harness.repositoryText("docs/guide.md")
             .replacingOccurrences(of: "\n", with: " ")
         #expect(readme.contains("never by a delivery alone"))
-    }
-}
-
-extension Harness.Result {
-    /// Throws with stderr unless the command succeeded.
-    func check() throws {
-        guard status == 0 else { throw HarnessError("exited \(status): \(err)") }
     }
 }

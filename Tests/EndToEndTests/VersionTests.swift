@@ -1,4 +1,5 @@
 import Foundation
+import PlannerHarness
 import Testing
 
 /// `planner --version` prints the version the source declares (`static let version` in

@@ -2,7 +2,7 @@ import ArgumentParser
 import PlannerCommands
 import PlannerCore
 
-struct Add: ParsableCommand {
+struct Add: ContextCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
         abstract: "Add a one-off request at a time or after a delay (a reminder, a snooze).",
@@ -41,16 +41,16 @@ struct Add: ParsableCommand {
         QuickPath.AddOptions(db: common.db, now: common.now, at: at, delay: delay, title: title, body: body, id: id)
     }
 
-    func run() throws { try Self.execute(options) }
+    func run(_ ctx: RunContext) throws { try Self.execute(ctx, options) }
 
     /// Runs a validated add (ArgumentParser's `validate()`, or `QuickPath`, which accepts only what passes it).
-    static func execute(_ options: QuickPath.AddOptions) throws {
-        let added = try AddCommand.run(.process, options)
-        let (decision, ctx) = (added.decision, added.context)
+    static func execute(_ ctx: RunContext, _ options: QuickPath.AddOptions) throws {
+        let added = try AddCommand.run(ctx, options)
+        let (decision, plan) = (added.decision, added.context)
         var line =
-            "\(decision.replaced == nil ? "added" : "replaced") \(added.identifier) for \(Formatting.wallTime(added.fireAt, in: ctx.zone)) (\(describeRelative(added.fireAt, from: ctx.now)))"
+            "\(decision.replaced == nil ? "added" : "replaced") \(added.identifier) for \(Formatting.wallTime(added.fireAt, in: plan.zone)) (\(describeRelative(added.fireAt, from: plan.now)))"
         if !decision.pending { line += "; waiting: 64 sooner requests are pending" }
         if !decision.displaced.isEmpty { line += "; pushed out \(decision.displaced.map(\.identifier).joined(separator: ", "))" }
-        print(TerminalText.flattened(line))
+        ctx.output.line(TerminalText.flattened(line))
     }
 }

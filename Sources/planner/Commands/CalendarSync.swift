@@ -3,7 +3,7 @@ import PlannerCommands
 import PlannerCore
 
 /// `planner calendar-sync`: the calendar folder to the CalDAV server and back, once (vdirsyncer).
-struct CalendarSync: ParsableCommand {
+struct CalendarSync: ContextCommand {
     static let configuration = CommandConfiguration(
         commandName: "calendar-sync",
         abstract: "Carry the calendar folder to the CalDAV server and back now: vdirsyncer sync, the phone's ticks applied, vdirsyncer sync.",
@@ -19,12 +19,12 @@ struct CalendarSync: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("vdirsyncer's path (default: found on PATH).", valueName: "path")) var vdirsyncer: String?
     @Flag(name: .long, help: "Print nothing unless it failed (for cron, which mails what a job prints).") var quiet = false
 
-    func run() throws {
+    func run(_ ctx: RunContext) throws {
         var options = CalendarSyncCommand.Options(db: common.db, now: common.now, vdirsyncer: vdirsyncer)
         options.forceDelete = false
-        let report = try CalendarSyncCommand.run(.process, options)
+        let report = try CalendarSyncCommand.run(ctx, options)
         if let failure = report.failure { throw PlannerError.failure(failure + " (run vdirsyncer sync to see it whole)") }
-        if !quiet, report.changedAnything { print(CalendarSync.summary(report)) }
+        if !quiet, report.changedAnything { ctx.output.line(CalendarSync.summary(report)) }
     }
 
     static func summary(_ r: CalendarSyncCommand.Report) -> String {

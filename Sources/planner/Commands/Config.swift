@@ -21,28 +21,28 @@ struct Config: ParsableCommand {
         subcommands: [Show.self, Get.self, Set.self, Reset.self],
         defaultSubcommand: Show.self)
 
-    struct Show: ParsableCommand {
+    struct Show: ContextCommand {
         static let configuration = CommandConfiguration(
             commandName: "show", abstract: "Every setting, its value and whether it is the default (the default subcommand).")
         @OptionGroup var common: CommonOptions
         @Flag(name: .long, help: "Print one JSON object keyed by setting name: {\"value\": …, \"default\": true|false}.") var json = false
 
-        func run() throws {
-            ConfigReport(rows: try ConfigCommand.show(.process, db: common.db, now: common.now)).print(json: json)
+        func run(_ ctx: RunContext) throws {
+            ConfigReport(rows: try ConfigCommand.show(ctx, db: common.db, now: common.now)).print(json: json, to: ctx.output)
         }
     }
 
-    struct Get: ParsableCommand {
+    struct Get: ContextCommand {
         static let configuration = CommandConfiguration(commandName: "get", abstract: "Print one setting's value.")
         @OptionGroup var common: CommonOptions
         @Argument(help: "The setting's name.") var key: String
 
-        func run() throws {
-            print(TerminalText.flattened(try ConfigCommand.get(.process, db: common.db, now: common.now, key: key)))
+        func run(_ ctx: RunContext) throws {
+            ctx.output.line(TerminalText.flattened(try ConfigCommand.get(ctx, db: common.db, now: common.now, key: key)))
         }
     }
 
-    struct Set: ParsableCommand {
+    struct Set: ContextCommand {
         static let configuration = CommandConfiguration(
             commandName: "set", abstract: "Set one or more settings in one transaction (all or nothing), then re-plan.",
             discussion: "Example: planner config set window 08:00-20:00 interval 45m days mon-sat")
@@ -52,20 +52,20 @@ struct Config: ParsableCommand {
             help: ArgumentHelp("KEY VALUE pairs.", valueName: "key value"),
             completion: .custom { words, index, _ in Config.completePair(words, at: index) }) var pairs: [String] = []
 
-        func run() throws {
-            let (decision, ctx) = try ConfigCommand.set(.process, db: common.db, now: common.now, pairs: pairs, verbose: verbose)
-            if let ctx { print(Summary.refill(decision, ctx: ctx)) }
+        func run(_ ctx: RunContext) throws {
+            let (decision, plan) = try ConfigCommand.set(ctx, db: common.db, now: common.now, pairs: pairs, verbose: verbose)
+            if let plan { ctx.output.line(Summary.refill(decision, ctx: plan)) }
         }
     }
 
-    struct Reset: ParsableCommand {
+    struct Reset: ContextCommand {
         static let configuration = CommandConfiguration(
             commandName: "reset", abstract: "Put settings back to their defaults (all of them without KEY), then re-plan.")
         @OptionGroup var common: CommonOptions
         @Argument(help: "The settings to reset.", completion: .list(SettingKey.allCases.map(\.rawValue))) var keys: [String] = []
 
-        func run() throws {
-            try ConfigCommand.reset(.process, db: common.db, now: common.now, keys: keys)
+        func run(_ ctx: RunContext) throws {
+            try ConfigCommand.reset(ctx, db: common.db, now: common.now, keys: keys)
         }
     }
 

@@ -4,7 +4,7 @@ import PlannerCore
 import PlannerStore
 
 /// `planner devices`: who shares this plan through the sync folder.
-struct Devices: ParsableCommand {
+struct Devices: ContextCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
         abstract: "List the devices seen in the sync folder: name, id, last change, apparent clock offset.",
@@ -19,9 +19,9 @@ struct Devices: ParsableCommand {
     @Flag(name: .long, help: "Print a JSON array with the devices view's names: id, name, is_self, last_event (UTC), offset_ms, events.") var json =
         false
 
-    func run() throws {
-        let (rows, zone) = try SyncCommand.devices(.process, db: common.db, now: common.now)
-        DevicesReport(rows: rows, zone: zone).print(json: json)
+    func run(_ ctx: RunContext) throws {
+        let (rows, zone) = try SyncCommand.devices(ctx, db: common.db, now: common.now)
+        DevicesReport(rows: rows, zone: zone).print(json: json, to: ctx.output)
     }
 
     /// Below this an offset says nothing about the clocks. The estimate is a change's own time minus when it

@@ -3,7 +3,7 @@ import Glibc
 import PlannerCommands
 import PlannerCore
 
-struct Export: ParsableCommand {
+struct Export: ContextCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Write the plan ahead as iCalendar, for a calendar app.",
@@ -24,19 +24,11 @@ struct Export: ParsableCommand {
         if !(1...366).contains(days) { throw ValidationError("--days must be from 1 to 366") }
     }
 
-    func run() throws {
+    func run(_ ctx: RunContext) throws {
         let calendar = try ReadingCommands.calendar(
-            .process, db: common.db, now: common.now, days: days,
+            ctx, db: common.db, now: common.now, days: days,
             version: PlannerCommand.version)
-        // One write of the whole text: CRLF line ends as RFC 5545 wants, no newline added.
-        var remaining = Array(calendar.utf8)[...]
-        while !remaining.isEmpty {
-            let written = remaining.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw PlannerError.io("cannot write to stdout: \(String(cString: strerror(errno)))")
-            }
-            remaining = remaining.dropFirst(written)
-        }
+        // The whole text at once: CRLF line ends as RFC 5545 wants, no newline added.
+        if let problem = ctx.output.immediate(calendar) { throw PlannerError.io(problem) }
     }
 }

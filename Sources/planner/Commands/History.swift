@@ -3,7 +3,7 @@ import PlannerCommands
 import PlannerCore
 import PlannerStore
 
-struct History: ParsableCommand {
+struct History: ContextCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
         abstract: "Show what happened: reminders delivered (with lateness), answered, missed, failed (with the error), and the opens.",
@@ -27,9 +27,9 @@ struct History: ParsableCommand {
         if limit < 1 { throw ValidationError("--limit must be at least 1") }
     }
 
-    func run() throws {
-        let (entries, bookkeeping, ctx) = try ReadingCommands.history(.process, db: common.db, now: common.now, limit: limit, all: all)
-        HistoryReport(entries: entries, bookkeeping: bookkeeping, zone: ctx.zone).print(json: json)
+    func run(_ ctx: RunContext) throws {
+        let (entries, bookkeeping, plan) = try ReadingCommands.history(ctx, db: common.db, now: common.now, limit: limit, all: all)
+        HistoryReport(entries: entries, bookkeeping: bookkeeping, zone: plan.zone).print(json: json, to: ctx.output)
     }
 
     /// What an open's origin was, as the user knows it.

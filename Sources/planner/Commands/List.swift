@@ -3,7 +3,7 @@ import PlannerCommands
 import PlannerCore
 import PlannerStore
 
-struct List: ParsableCommand {
+struct List: ContextCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "Show the pending requests, soonest first.",
@@ -17,11 +17,11 @@ struct List: ParsableCommand {
     )
     var json = false
 
-    func run() throws { try Self.execute(QuickPath.Reading(db: common.db, now: common.now, json: json)) }
+    func run(_ ctx: RunContext) throws { try Self.execute(ctx, QuickPath.Reading(db: common.db, now: common.now, json: json)) }
 
-    static func execute(_ options: QuickPath.Reading) throws {
-        let (requests, ctx) = try ReadingCommands.list(.process, db: options.db, now: options.now)
-        ListReport(requests: requests, zone: ctx.zone, now: ctx.now).print(json: options.json)
+    static func execute(_ ctx: RunContext, _ options: QuickPath.Reading) throws {
+        let (requests, plan) = try ReadingCommands.list(ctx, db: options.db, now: options.now)
+        ListReport(requests: requests, zone: plan.zone, now: plan.now).print(json: options.json, to: ctx.output)
     }
 }
 

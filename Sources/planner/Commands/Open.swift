@@ -2,7 +2,7 @@ import ArgumentParser
 import PlannerCommands
 import PlannerCore
 
-struct Open: ParsableCommand {
+struct Open: ContextCommand {
     static let configuration = CommandConfiguration(
         commandName: "open",
         abstract: "Record that the app was opened: cancel the rest of today's reminders, then refill.",
@@ -41,13 +41,13 @@ struct Open: ParsableCommand {
         return options
     }
 
-    func run() throws { try Self.execute(options) }
+    func run(_ ctx: RunContext) throws { try Self.execute(ctx, options) }
 
-    static func execute(_ options: PlanCommandOptions) throws {
+    static func execute(_ ctx: RunContext, _ options: PlanCommandOptions) throws {
         // A report only with --verbose (the context comes back then); a saved open's notice is on stderr already.
-        guard case .applied(let decision, let ctx?) = try OpenCommand.run(.process, options) else { return }
+        guard case .applied(let decision, let plan?) = try OpenCommand.run(ctx, options) else { return }
         let day = Formatting.weekdays[decision.date.isoWeekday - 1]
-        print("open: app opened on \(day) \(decision.date); cancelled \(decision.cancelled.count) of today's slots")
-        print(Summary.refill(decision.refill, ctx: ctx))
+        ctx.output.line("open: app opened on \(day) \(decision.date); cancelled \(decision.cancelled.count) of today's slots")
+        ctx.output.line(Summary.refill(decision.refill, ctx: plan))
     }
 }

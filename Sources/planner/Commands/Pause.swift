@@ -2,7 +2,7 @@ import ArgumentParser
 import PlannerCommands
 
 /// `planner pause`: no study reminder pending or delivered for a while (ill, on holiday); one-offs stay.
-struct Pause: ParsableCommand {
+struct Pause: ContextCommand {
     static let configuration = CommandConfiguration(
         commandName: "pause",
         abstract: "Pause study reminders until a date or time, for a while, or until 'planner resume'.",
@@ -23,24 +23,24 @@ struct Pause: ParsableCommand {
         if until != nil && duration != nil { throw ValidationError("give --until or --for, not both") }
     }
 
-    func run() throws {
-        let paused = try PauseCommand.run(.process, db: common.db, now: common.now, until: until, duration: duration)
+    func run(_ ctx: RunContext) throws {
+        let paused = try PauseCommand.run(ctx, db: common.db, now: common.now, until: until, duration: duration)
         let zone = paused.context.zone
-        print(
+        ctx.output.line(
             "paused " + (paused.end.map { "until \(Formatting.wallTime($0, in: zone))" } ?? "until 'planner resume'")
                 + "; \(paused.retired) pending study reminder\(paused.retired == 1 ? "" : "s") retired")
     }
 }
 
 /// `planner resume`: ends the pause; the slots still ahead come back at once.
-struct Resume: ParsableCommand {
+struct Resume: ContextCommand {
     static let configuration = CommandConfiguration(
         commandName: "resume", abstract: "End the pause in force: study reminders still ahead are planned again at once.")
 
     @OptionGroup var common: CommonOptions
 
-    func run() throws {
-        let (ended, added) = try PauseCommand.resume(.process, db: common.db, now: common.now)
-        print(ended ? "resumed; \(added) study reminders planned" : "not paused; nothing to resume")
+    func run(_ ctx: RunContext) throws {
+        let (ended, added) = try PauseCommand.resume(ctx, db: common.db, now: common.now)
+        ctx.output.line(ended ? "resumed; \(added) study reminders planned" : "not paused; nothing to resume")
     }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import PlannerCommands
 import PlannerCore
 
-struct PlanAheadCommand: ParsableCommand {
+struct PlanAheadCommand: ContextCommand {
     static let configuration = CommandConfiguration(
         commandName: "plan",
         abstract: "Show the study slots the plan will produce, day by day from now (beyond the 64 pending).",
@@ -22,9 +22,10 @@ struct PlanAheadCommand: ParsableCommand {
         if !(1...366).contains(days) { throw ValidationError("--days must be from 1 to 366") }
     }
 
-    func run() throws {
-        let report = try ReadingCommands.planAhead(.process, db: common.db, now: common.now, days: days)
-        PlanAheadReport(days: report.days, intervalMinutes: report.settings.schedule.intervalMinutes, zone: report.zone).print(json: json)
+    func run(_ ctx: RunContext) throws {
+        let report = try ReadingCommands.planAhead(ctx, db: common.db, now: common.now, days: days)
+        PlanAheadReport(days: report.days, intervalMinutes: report.settings.schedule.intervalMinutes, zone: report.zone).print(
+            json: json, to: ctx.output)
     }
 
     static func reason(_ noSlots: PlannedDay.NoSlots) -> String {

@@ -2,7 +2,7 @@ import ArgumentParser
 import PlannerCommands
 import PlannerCore
 
-struct Refill: ParsableCommand {
+struct Refill: ContextCommand {
     static let configuration = CommandConfiguration(
         commandName: "refill",
         abstract: "Top the plan up to 64 pending requests (for cron; idempotent, silent on success).",
@@ -19,11 +19,11 @@ struct Refill: ParsableCommand {
 
     var options: PlanCommandOptions { PlanCommandOptions(common, change) }
 
-    func run() throws { try Self.execute(options) }
+    func run(_ ctx: RunContext) throws { try Self.execute(ctx, options) }
 
-    static func execute(_ options: PlanCommandOptions) throws {
-        let (decision, ctx) = try RefillCommand.run(.process, options)
-        if options.verbose { print(Summary.refill(decision, ctx: ctx)) }
+    static func execute(_ ctx: RunContext, _ options: PlanCommandOptions) throws {
+        let (decision, plan) = try RefillCommand.run(ctx, options)
+        if options.verbose { ctx.output.line(Summary.refill(decision, ctx: plan)) }
     }
 }
 

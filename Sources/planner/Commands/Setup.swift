@@ -1,7 +1,7 @@
 import ArgumentParser
 import PlannerCommands
 
-struct Setup: ParsableCommand {
+struct Setup: ContextCommand {
     static let configuration = CommandConfiguration(
         commandName: "setup",
         abstract: "Set up the ticker, refill schedule, launcher, completions and manual in one step.",
@@ -49,13 +49,13 @@ struct Setup: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run(_ ctx: RunContext) throws {
         var options = SetupCommand.Options(
             db: common.db, now: common.now, install: install, uninstall: uninstall,
             scheduler: SetupCommand.Scheduler(rawValue: scheduler) ?? .auto,
             packageFiles: packageFiles, loginHook: loginHook)
         options.calendar = calendar
-        try SetupCommand.run(.process, options, extras: Self.extras)
+        try SetupCommand.run(ctx, options, extras: Self.extras)
     }
 
     /// The completion scripts ArgumentParser writes and the manual page this binary carries.

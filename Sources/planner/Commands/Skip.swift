@@ -3,7 +3,7 @@ import PlannerCommands
 
 /// `planner skip`: days off (holidays, a trip). No study slot on a skipped date; removing the skip brings
 /// back the ones still ahead.
-struct Skip: ParsableCommand {
+struct Skip: ContextCommand {
     static let configuration = CommandConfiguration(
         commandName: "skip",
         abstract: "Skip dates (no study reminders that day), remove skips, or list them.",
@@ -23,17 +23,17 @@ struct Skip: ParsableCommand {
     @Flag(name: .long, help: "List the skipped dates.") var list = false
     @Flag(name: .long, help: "With --list: print a JSON array of {\"local_date\", \"reason\"} (the skipped_dates view's names).") var json = false
 
-    func run() throws {
+    func run(_ ctx: RunContext) throws {
         let options = SkipCommand.Options(
             db: common.db, now: common.now, dates: dates, reason: reason, remove: remove,
             list: list, json: json)
-        switch try SkipCommand.run(.process, options) {
+        switch try SkipCommand.run(ctx, options) {
         case .listed(let rows):
-            SkipListReport(rows: rows).print(json: json)
+            SkipListReport(rows: rows).print(json: json, to: ctx.output)
         case .removed(let removed, let added):
-            print("removed \(removed) skip\(removed == 1 ? "" : "s"); \(added) study reminders planned")
+            ctx.output.line("removed \(removed) skip\(removed == 1 ? "" : "s"); \(added) study reminders planned")
         case .skipped(let dates, let retired):
-            print("skipped \(dates) date\(dates == 1 ? "" : "s"); \(retired) pending study reminder\(retired == 1 ? "" : "s") retired")
+            ctx.output.line("skipped \(dates) date\(dates == 1 ? "" : "s"); \(retired) pending study reminder\(retired == 1 ? "" : "s") retired")
         }
     }
 }

@@ -3,7 +3,7 @@ import Glibc
 import PlannerCommands
 import PlannerCore
 
-struct Stats: ParsableCommand {
+struct Stats: ContextCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
         abstract: "Show how you studied: a heatmap of the last weeks, and your streaks.",
@@ -25,19 +25,19 @@ struct Stats: ParsableCommand {
         if !(1...1000).contains(weeks) { throw ValidationError("--weeks must be from 1 to 1000") }
     }
 
-    func run() throws {
-        let context = RunContext.process
-        let report = try ReadingCommands.stats(context, db: common.db, now: common.now, weeks: weeks)
-        StudyRecordReport(report: report, weeks: weeks, colour: Self.colourWanted(environment: context.environment)).print(json: json)
+    func run(_ ctx: RunContext) throws {
+        let report = try ReadingCommands.stats(ctx, db: common.db, now: common.now, weeks: weeks)
+        let colour = Self.colourWanted(environment: ctx.environment, terminal: ctx.output.isTerminal)
+        StudyRecordReport(report: report, weeks: weeks, colour: colour).print(json: json, to: ctx.output)
     }
 
     static func days(_ n: Int) -> String { "\(n) study day\(n == 1 ? "" : "s")" }
 
     /// Colour on a terminal, unless NO_COLOR is set (https://no-color.org) or the terminal is dumb.
-    static func colourWanted(environment: (String) -> String?) -> Bool {
+    static func colourWanted(environment: (String) -> String?, terminal: () -> Bool) -> Bool {
         if let noColour = environment("NO_COLOR"), !noColour.isEmpty { return false }
         if environment("TERM") == "dumb" { return false }
-        return isatty(1) == 1
+        return terminal()
     }
 }
 

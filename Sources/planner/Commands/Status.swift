@@ -3,7 +3,7 @@ import PlannerCommands
 import PlannerCore
 import PlannerStore
 
-struct Status: ParsableCommand {
+struct Status: ContextCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Show the next reminder, how many are pending, whether the app was opened today, the last refill.")
@@ -11,10 +11,10 @@ struct Status: ParsableCommand {
     @OptionGroup var common: CommonOptions
     @Flag(name: .long, help: "Print a JSON object instead of text.") var json = false
 
-    func run() throws { try Self.execute(QuickPath.Reading(db: common.db, now: common.now, json: json)) }
+    func run(_ ctx: RunContext) throws { try Self.execute(ctx, QuickPath.Reading(db: common.db, now: common.now, json: json)) }
 
-    static func execute(_ options: QuickPath.Reading) throws {
-        try StatusCommand.run(.process, db: options.db, now: options.now).print(json: options.json)
+    static func execute(_ ctx: RunContext, _ options: QuickPath.Reading) throws {
+        try StatusCommand.run(ctx, db: options.db, now: options.now).print(json: options.json, to: ctx.output)
     }
 }
 

@@ -3,7 +3,7 @@ import PlannerCommands
 
 /// `planner study`: "the app opened" made true — record the open (today's reminders stop), then become the
 /// study program (exec), so a launcher or an alias starts the lessons and silences the day in one step.
-struct Study: ParsableCommand {
+struct Study: ContextCommand {
     static let configuration = CommandConfiguration(
         commandName: "study",
         abstract: "Record that you started studying, then run your study program in this process's place.",
@@ -29,10 +29,10 @@ struct Study: ParsableCommand {
             valueName: "command"))
     var command: [String] = []
 
-    func run() throws { try Self.execute(db: common.db, now: common.now, command: command) }
+    func run(_ ctx: RunContext) throws { try Self.execute(ctx, db: common.db, now: common.now, command: command) }
 
-    static func execute(db: String?, now: String?, command: [String]) throws {
-        guard let launch = try StudyCommand.run(.process, db: db, now: now, command: command) else { return }
+    static func execute(_ ctx: RunContext, db: String?, now: String?, command: [String]) throws {
+        guard let launch = try StudyCommand.run(ctx, db: db, now: now, command: command) else { return }
         try StudyProgram.exec(launch)
     }
 }

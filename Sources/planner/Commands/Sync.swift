@@ -4,7 +4,7 @@ import PlannerCore
 import PlannerStore
 
 /// `planner sync`: what every command that writes does first, on demand, with what it did said.
-struct Sync: ParsableCommand {
+struct Sync: ContextCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
         abstract:
@@ -29,8 +29,8 @@ struct Sync: ParsableCommand {
             "Print one JSON object: folder, applied, superseded, published, opened_elsewhere, problems, calendar_folder, calendar_ticks, calendar_written, calendar_removed, calendar_problems, anki_collection, anki_opened, anki_problem."
     ) var json = false
 
-    func run() throws {
-        try SyncCommand.sync(.process, db: common.db, now: common.now).print(json: json)
+    func run(_ ctx: RunContext) throws {
+        try SyncCommand.sync(ctx, db: common.db, now: common.now).print(json: json, to: ctx.output)
     }
 }
 

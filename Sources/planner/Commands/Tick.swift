@@ -2,7 +2,7 @@ import ArgumentParser
 import PlannerCommands
 import PlannerCore
 
-struct Tick: ParsableCommand {
+struct Tick: ContextCommand {
     enum SinkName: String, ExpressibleByArgument, CaseIterable { case notify, stdout }
 
     static let configuration = CommandConfiguration(
@@ -70,12 +70,12 @@ struct Tick: ParsableCommand {
         if unlessRunning && once { throw ValidationError("--unless-running applies to a live ticker, not --once") }
     }
 
-    func run() throws {
+    func run(_ ctx: RunContext) throws {
         var options = TickCommand.Options(
             db: common.db, now: common.now, sink: sink.map { $0 == .notify ? .notify : .stdout }, grace: grace, once: once,
             verbose: verbose, urgency: urgency, icon: icon, appName: appName, exec: exec)
         options.unlessRunning = unlessRunning
         options.calendarJob = calendarJob
-        try TickCommand.run(.process, options)
+        try TickCommand.run(ctx, options)
     }
 }
