@@ -113,7 +113,8 @@ let package = Package(
         // Runs `planner` command lines as a user would: the built binary (EndToEndTests) or in-process
         // through the binary's own `Main.run` (PlannerCLITests), with sqlite3 and python3 beside it.
         .target(name: "PlannerHarness", path: "Tests/PlannerHarness"),
-        .testTarget(name: "PlannerCLITests", dependencies: ["planner", "PlannerHarness", "PlannerCommands", "PlannerCore", "PlannerSystem"]),
+        .testTarget(
+            name: "PlannerCLITests", dependencies: ["planner", "PlannerHarness", "PlannerCommands", "PlannerCore", "PlannerStore", "PlannerSystem"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PlannerCore", "PlannerHarness"]),
     ]
 )

@@ -20,11 +20,16 @@ public struct RunContext {
     public var account: () -> Account?
     /// Runs another program directly (no shell): setup's crontab and systemctl.
     public var runProgram: ProgramRunner
+    /// Replaces this process with the study program (`study`'s exec); returns only when it cannot.
+    public var becomeProgram: (StudyCommand.Launch) throws(PlannerError) -> Void
 
     public init(
         environment: @escaping (String) -> String?, clock: @escaping () -> Instant, output: CommandOutput,
         currentFolder: @escaping () -> String?, programPath: @escaping () -> String?,
-        account: @escaping () -> Account?, runProgram: ProgramRunner
+        account: @escaping () -> Account?, runProgram: ProgramRunner,
+        becomeProgram: @escaping (StudyCommand.Launch) throws(PlannerError) -> Void = { launch throws(PlannerError) in
+            try StudyProgram.exec(launch)
+        }
     ) {
         self.environment = environment
         self.clock = clock
@@ -33,6 +38,7 @@ public struct RunContext {
         self.programPath = programPath
         self.account = account
         self.runProgram = runProgram
+        self.becomeProgram = becomeProgram
     }
 
     /// The real one: this process's environment, clock, stdout and stderr, folder and executable.
@@ -65,7 +71,7 @@ public struct CommandOutput {
     /// Whether the report goes to a terminal (`stats` colours its heatmap only there).
     public var isTerminal: () -> Bool
     /// Text written at once, exactly as given (no newline added, nothing buffered): a delivery line of the
-    /// stdout sink, `export`'s calendar. Nil once written, else why it could not be.
+    /// stdout sink, `export`'s calendar. Nil once written, else why it could not be (the system's words).
     public var immediate: (String) -> String?
 
     /// `immediate` by default hands the text to `line`, without the final newline `line` adds back.

@@ -39,7 +39,8 @@ public enum TickCommand {
     public static func run(_ ctx: RunContext, _ options: Options) throws(PlannerError) {
         let policy = try PlanCommandOptions(grace: options.grace).policy()
         let context = try ctx.commandContext(db: options.db, now: options.now)
-        let chosen = sink(options, environment: ctx.environment, output: ctx.output.immediate)
+        let deliver = { (line: String) in ctx.output.immediate(line).map(TickerContext.failedDelivery) }
+        let chosen = sink(options, environment: ctx.environment, output: deliver)
         // The ticker's log lines are notices: stderr for the binary, captured by an in-process test.
         let log = { (message: String) in ctx.output.notice("planner tick: \(TerminalText.escaped(message))") }
         if options.once {
@@ -47,7 +48,7 @@ public enum TickCommand {
             let started = ctx.clock()
             let tickerContext = TickerContext(
                 now: { context.now + (ctx.clock() - started) }, environment: ctx.environment,
-                output: ctx.output.immediate, log: log, databasePath: context.database.resolvedPath)
+                output: deliver, log: log, databasePath: context.database.resolvedPath)
             let failures = try TickerRun.once(
                 database: context.database, policy: policy, sink: chosen,
                 verbose: options.verbose, context: tickerContext)
@@ -59,7 +60,7 @@ public enum TickCommand {
             return
         }
         var tickerContext = TickerContext(
-            now: ctx.clock, environment: ctx.environment, output: ctx.output.immediate, log: log,
+            now: ctx.clock, environment: ctx.environment, output: deliver, log: log,
             databasePath: context.database.resolvedPath)
         tickerContext.calendarJob = try calendarJob(options.calendarJob, ctx: ctx, database: context.database.resolvedPath)
         try TickerRun.live(

@@ -36,7 +36,10 @@ public struct TickerContext {
     }
 
     /// The whole line on fd 1, at once (no buffering): a closed stdout is a failed delivery.
-    public static func writeStandardOutput(_ line: String) -> String? { StandardOutput.write(line) }
+    public static func writeStandardOutput(_ line: String) -> String? { StandardOutput.write(line).map(failedDelivery) }
+
+    /// Why a delivery line did not reach standard output, from the system's words.
+    public static func failedDelivery(_ why: String) -> String { "cannot write to standard output: \(why)" }
 
     /// One line on stderr. Identifiers come from the database, which anyone with the file can edit: a
     /// control character in them is shown escaped, never sent to the terminal or journal raw.

@@ -47,7 +47,7 @@ enum Main {
         SQLiteProcess.useOneThread(arena: !(raw.count > 1 && raw[1] == "tick" && !raw.contains("--once")))
         if let problem = ArgumentBytes.problem() ?? ArgumentBytes.environmentProblem() { fail(problem, code: 64) }
         PlannerDatabase.warn = { message in
-            let line = "warning: \(TerminalText.escaped(message))\n"
+            let line = warning(message) + "\n"
             _ = line.withCString { write(2, $0, strlen($0)) }
         }
         let code = run(Array(CommandLine.arguments.dropFirst()), .process)
@@ -88,6 +88,9 @@ enum Main {
             return failure(message.lowercasedFirstWord() + " (see 'planner --help')", code: code.rawValue, ctx)
         }
     }
+
+    /// A warning's line on stderr (the store's `PlannerDatabase.warn`): the command goes on.
+    static func warning(_ message: String) -> String { "warning: \(TerminalText.escaped(message))" }
 
     /// `fail`'s line through `ctx`'s notices; returns the code.
     static func failure(_ message: String, code: Int32, _ ctx: RunContext) -> Int32 {

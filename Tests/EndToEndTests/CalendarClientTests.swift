@@ -72,7 +72,7 @@ import Testing
         let name = folder + "/planner-day-\(today).ics"
         #expect(FileManager.default.fileExists(atPath: name))
         let stamp = try h.sqlite("SELECT strftime('%Y%m%dT%H%M%SZ', 'now')")
-        try CalendarFolderTests.deliver(CalendarFolderTests.phoneTick(day: today, completedUTC: stamp), to: name)
+        try CalendarFolderFixture.deliver(CalendarFolderFixture.phoneTick(day: today, completedUTC: stamp), to: name)
         // Waits on the ticker's log only: looking into the database would wake the ticker by itself.
         try h.waitFor(seconds: 5) { h.text("tick.err").contains("ticked off in the calendar folder") }
         #expect(h.text("tick.err").contains("ticked off in the calendar folder, opened: \(today)"), "\(h.text("tick.err"))")
@@ -149,7 +149,7 @@ import Testing
         #expect(!names.contains { $0.hasPrefix(".") }, "\(names.filter { $0.hasPrefix(".") }) \(r.err)")
         // Whichever round last committed, the folder now says its title everywhere, and every slot is there.
         let title = try h.sqlite("SELECT value FROM setting WHERE key = 'title'")
-        let files = try CalendarFolderTests.folder(h, folder)
+        let files = try CalendarFolderFixture.folder(h, folder)
         let events = files.values.filter { $0["kind"] == "VEVENT" }
         #expect(events.count == 60 * 49)  // 09:30-21:30 every 15 m, 49 a day, today whole (from 08:00)
         #expect(events.allSatisfy { $0["summary"] == title }, "\(title)")

@@ -93,12 +93,12 @@ import Testing
             case 0:
                 let date = Self.day(now, plus: steps.below(3))
                 name = "planner-day-\(date).ics"
-                let text = CalendarFolderTests.phoneTick(day: date, completedUTC: "20261123T041500Z")
-                outside = { folder in try CalendarFolderTests.deliver(text, to: folder + "/" + name) }
+                let text = CalendarFolderFixture.phoneTick(day: date, completedUTC: "20261123T041500Z")
+                outside = { folder in try CalendarFolderFixture.deliver(text, to: folder + "/" + name) }
             case 1:
                 let date = Self.day(now, plus: steps.below(3))
                 name = "planner-day-\(date).ics"
-                let text = CalendarFolderTests.phoneTick(day: date, completedUTC: "20261123T041500Z")
+                let text = CalendarFolderFixture.phoneTick(day: date, completedUTC: "20261123T041500Z")
                 // Written in place (no rename): only the file's mtime and ctime say it changed.
                 outside = { folder in
                     guard let handle = FileHandle(forUpdatingAtPath: folder + "/" + name) else { return }
@@ -173,7 +173,7 @@ import Testing
             let context = "seed \(seed), step \(step):\n" + log.suffix(6).joined(separator: "\n")
             #expect(results[0].status == results[1].status && results[0].out == results[1].out, "\(context)\n\(results[0])\n\(results[1])")
             #expect(results[0].err == results[1].err, "\(context)\n\(results[0].err)\n\(results[1].err)")
-            let folderA = try CalendarFolderTests.snapshot(a.folder), folderB = try CalendarFolderTests.snapshot(b.folder)
+            let folderA = try CalendarFolderFixture.snapshot(a.folder), folderB = try CalendarFolderFixture.snapshot(b.folder)
             let onlyA = Set(folderA.keys).subtracting(folderB.keys).sorted(), onlyB = Set(folderB.keys).subtracting(folderA.keys).sorted()
             #expect(onlyA.isEmpty && onlyB.isEmpty, "\(context)\nonly with records: \(onlyA)\nonly without: \(onlyB)")
             let differing = folderA.keys.filter { folderB[$0] != nil && folderA[$0] != folderB[$0] }.sorted()

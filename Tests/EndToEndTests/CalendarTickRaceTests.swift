@@ -41,7 +41,7 @@ import Testing
             let task = folder + "/planner-day-\(day).ics"
             #expect(try String(contentsOfFile: task, encoding: .utf8).contains("STATUS:NEEDS-ACTION"), "round \(round): \(day)")
             // Ticked at 10:00 in Seoul (the Harness's zone), 01:00 UTC.
-            let tick = CalendarFolderTests.phoneTick(day: day, completedUTC: day.replacingOccurrences(of: "-", with: "") + "T010000Z")
+            let tick = CalendarFolderFixture.phoneTick(day: day, completedUTC: day.replacingOccurrences(of: "-", with: "") + "T010000Z")
             let p = Process()
             p.executableURL = URL(fileURLWithPath: Harness.binary)
             p.arguments = [

@@ -133,7 +133,7 @@ import Testing
         let r = try h.run(
             "/usr/bin/python3",
             [
-                "-c", PlanAheadTests.checkCalendar, ics, planJSON, "Time to study?",
+                "-c", pythonCheckCalendar, ics, planJSON, "Time to study?",
                 "Start today's lesson: reminders stop for the day once you begin.",
             ], env: h.env)
         #expect(r.status == 0, "\(r.err)")

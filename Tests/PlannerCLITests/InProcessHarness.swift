@@ -1,6 +1,7 @@
 import Glibc
 import PlannerCommands
 import PlannerHarness
+import PlannerStore
 import PlannerSystem
 
 @testable import planner
@@ -16,11 +17,19 @@ extension Harness {
 /// One `planner` command line run in this process through the binary's own parsers, commands and error path
 /// (`Main.run`), with the test's environment, the real clock, and its report and error lines captured as
 /// the binary writes them. What only a process shows stays end-to-end: what `Main.main` does before
-/// `Main.run` (umask, bytes that are not UTF-8), warnings (`PlannerDatabase.warn` is process-wide), programs
-/// the command runs (none is started here: they would get this process's environment), signals, and `tick`
-/// (the live ticker) and `study` (exec).
+/// `Main.run` (umask, bytes that are not UTF-8), a warning another test gave first (`warnOnce` is once per process), programs
+/// the command runs (none is started here: they would get this process's environment; `study`'s program is
+/// named on stderr, not run), signals, and the live ticker.
 enum InProcess {
+    /// Where the store's warnings go while a command runs in this task (`PlannerDatabase.warn` is one for
+    /// the process, as the binary's is; parallel tests each have their own task).
+    @TaskLocal static var warnings: Captured?
+    private static let routeWarnings: Void = {
+        PlannerDatabase.warn = { message in InProcess.warnings?.err += Main.warning(message) + "\n" }
+    }()
+
     static func run(_ args: [String], env: [String: String], in dir: String) -> Harness.Result {
+        _ = routeWarnings
         let captured = Captured()
         let ctx = RunContext(
             environment: { env[$0] }, clock: SystemClock.now,
@@ -31,12 +40,14 @@ enum InProcess {
                     return nil
                 }),
             currentFolder: { dir }, programPath: { nil }, account: { nil },
-            runProgram: ProgramRunner(start: { _, _, _ in .failure(.init(errno: ENOENT)) }))
-        let status = Main.run(args, ctx)
+            runProgram: ProgramRunner(start: { _, _, _ in .failure(.init(errno: ENOENT)) }),
+            // exec would replace the test runner: say what would run, as a test can see it.
+            becomeProgram: { launch in captured.err += "in-process: would run \(launch.program) \(launch.words)\n" })
+        let status = $warnings.withValue(captured) { Main.run(args, ctx) }
         return Harness.Result(status: status, out: captured.out, err: captured.err)
     }
 
-    private final class Captured {
+    final class Captured: @unchecked Sendable {
         var out = ""
         var err = ""
     }

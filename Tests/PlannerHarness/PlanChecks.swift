@@ -83,6 +83,64 @@ public struct ExpectedSlot: Equatable, Sendable {
     }
 }
 
+/// Parses the export with python3-icalendar, then reads every event's DTSTART through the VTIMEZONE
+/// the export carries (its observances, by hand) and compares the instant with zoneinfo's.
+public let pythonCheckCalendar = """
+    import sys, json, datetime as dt, zoneinfo
+    import icalendar
+    cal = icalendar.Calendar.from_ical(open(sys.argv[1], "rb").read())
+    expected = [s for day in json.loads(open(sys.argv[2]).read()) for s in day["slots"]]
+    assert str(cal["X-WR-CALNAME"]), "no calendar name"
+    tzs = [c for c in cal.walk() if c.name == "VTIMEZONE"]
+    assert len(tzs) == 1
+    tzid = str(tzs[0]["TZID"])
+    obs = []
+    for o in tzs[0].subcomponents:
+        start = o.decoded("DTSTART").replace(tzinfo=None)
+        before = o["TZOFFSETFROM"].td
+        after = o["TZOFFSETTO"].td
+        obs.append((start - before, after))  # the UTC instant it begins, and its offset
+    obs.sort()
+    def offset_at(utc):
+        current = None
+        for begins, off in obs:
+            if begins <= utc:
+                current = off
+        assert current is not None, f"no observance covers {utc}"
+        return current
+    def to_utc(wall):
+        for off in sorted({o for _, o in obs}, reverse=True):
+            utc = wall - off
+            if offset_at(utc) == off:
+                return utc
+        raise AssertionError(f"{wall} does not exist in the VTIMEZONE")
+    zone = zoneinfo.ZoneInfo(tzid)
+    events = [c for c in cal.walk() if c.name == "VEVENT"]
+    assert len(events) == len(expected), (len(events), len(expected))
+    uids = set()
+    for event, want in zip(sorted(events, key=lambda e: str(e["UID"])), sorted(expected)):
+        start = event["DTSTART"]
+        assert start.params["TZID"] == tzid
+        wall = event.decoded("DTSTART").replace(tzinfo=None)
+        mine = to_utc(wall)
+        theirs = dt.datetime.fromisoformat(want).astimezone(dt.timezone.utc).replace(tzinfo=None)
+        assert mine == theirs, (str(event["UID"]), mine, theirs)
+        assert wall.replace(tzinfo=zone).astimezone(dt.timezone.utc).replace(tzinfo=None) == theirs
+        uid = str(event["UID"])
+        assert uid == "Noti_AppOpenPromotion_" + wall.strftime("%Y_%m_%d_%H_%M") + "@planner", uid
+        uids.add(uid)
+        alarms = [a for a in event.subcomponents if a.name == "VALARM"]
+        assert len(alarms) == 1 and str(alarms[0]["ACTION"]) == "DISPLAY", uid
+        assert alarms[0].decoded("TRIGGER") == dt.timedelta(0), uid
+        assert "DTSTAMP" in event and str(event["SUMMARY"]) == sys.argv[3]
+        assert str(event["DESCRIPTION"]) == sys.argv[4], str(event["DESCRIPTION"])
+    assert len(uids) == len(events)
+    raw = open(sys.argv[1], "rb").read()
+    assert all(len(line) <= 75 for line in raw.split(b"\\r\\n")), "a line longer than 75 octets"
+    assert b"\\n" not in raw.replace(b"\\r\\n", b""), "a bare line feed"
+    print(len(events))
+    """
+
 extension Harness {
     /// `planner config ARGS --db … --now …` (the options after the sub-subcommand).
     @discardableResult

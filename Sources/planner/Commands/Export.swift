@@ -29,6 +29,6 @@ struct Export: ContextCommand {
             ctx, db: common.db, now: common.now, days: days,
             version: PlannerCommand.version)
         // The whole text at once: CRLF line ends as RFC 5545 wants, no newline added.
-        if let problem = ctx.output.immediate(calendar) { throw PlannerError.io(problem) }
+        if let why = ctx.output.immediate(calendar) { throw PlannerError.io("cannot write to stdout: \(why)") }
     }
 }

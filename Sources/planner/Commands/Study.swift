@@ -33,6 +33,6 @@ struct Study: ContextCommand {
 
     static func execute(_ ctx: RunContext, db: String?, now: String?, command: [String]) throws {
         guard let launch = try StudyCommand.run(ctx, db: db, now: now, command: command) else { return }
-        try StudyProgram.exec(launch)
+        try ctx.becomeProgram(launch)
     }
 }

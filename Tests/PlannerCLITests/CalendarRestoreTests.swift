@@ -16,7 +16,7 @@ import Testing
     }
 
     @Test func anEventMovedOnThePhoneComesBackAsANewRevision() throws {
-        let (h, folder) = try CalendarFolderTests.setUp()
+        let (h, folder) = try CalendarFolderFixture.setUp(Harness())
         _ = try h.plannerOK(["refill"], now: "2026-11-23T12:10")
         let path = folder + "/planner-Noti_AppOpenPromotion_2026_11_24_10_00.ics"
         let written = try String(contentsOfFile: path, encoding: .utf8)

@@ -71,7 +71,7 @@ import Testing
                 let r = try h.planner(args + ["--db", h.db, "--now", now])
                 #expect(r.status == 0, "\(args): \(r.err)")
             }
-            snapshots.append(try CalendarFolderTests.snapshot(folder))
+            snapshots.append(try CalendarFolderFixture.snapshot(folder))
         }
         #expect(snapshots[0].count > 100)
         #expect(snapshots[0] == snapshots[1])

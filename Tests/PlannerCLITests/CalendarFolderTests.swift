@@ -6,82 +6,14 @@ import Testing
 /// (python3-icalendar) and a real client (khal); an open and a phone's tick; the user's own files; hostile
 /// files; kills in the middle of a rewrite.
 @Suite struct CalendarFolderTests {
-    /// Every `.ics` file of the folder, parsed by python3-icalendar: one JSON object per file name with its
-    /// UID, kind, start (UTC), alarm, status and completion; and every line CRLF-ended, at most 75 octets.
-    static let readFolder = #"""
-        import sys, os, json, datetime as dt, icalendar
-        folder = sys.argv[1]
-        out = {}
-        for name in sorted(os.listdir(folder)):
-            if not name.endswith(".ics"):
-                continue
-            raw = open(os.path.join(folder, name), "rb").read()
-            cal = icalendar.Calendar.from_ical(raw)
-            items = [c for c in cal.subcomponents if c.name in ("VEVENT", "VTODO")]
-            assert len(items) == 1, name
-            c = items[0]
-            info = {"uid": str(c["UID"]), "kind": c.name, "id": str(c.get("X-PLANNER-ID", ""))}
-            if not str(c["UID"]).startswith("planner-"):
-                out[name] = info
-                continue
-            assert all(len(l) <= 75 for l in raw.split(b"\r\n")), name + ": a line longer than 75 octets"
-            assert b"\n" not in raw.replace(b"\r\n", b""), name + ": a bare line feed"
-            assert "DTSTAMP" in c, name
-            def utc(prop):
-                value = c.decoded(prop)
-                assert value.tzinfo is not None, (name, prop)
-                return value.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-            if c.name == "VEVENT":
-                info["start"] = utc("DTSTART")
-                info["tzid"] = c["DTSTART"].params["TZID"]
-                assert c.decoded("DURATION") == dt.timedelta(minutes=5), name
-                alarms = [a for a in c.subcomponents if a.name == "VALARM"]
-                assert len(alarms) == 1, name
-                a = alarms[0]
-                assert str(a["ACTION"]) == "DISPLAY" and str(a["DESCRIPTION"]), name
-                assert a.decoded("TRIGGER") == dt.timedelta(0) and a["TRIGGER"].params.get("RELATED", "START") == "START", name
-                info["summary"] = str(c["SUMMARY"])
-            else:
-                info["summary"] = str(c["SUMMARY"])
-                info["due"] = utc("DUE")
-                info["status"] = str(c["STATUS"])
-                if "COMPLETED" in c:
-                    info["completed"] = utc("COMPLETED")
-            out[name] = info
-        print(json.dumps(out))
-        """#
-
-    static func folder(_ h: Harness, _ path: String) throws -> [String: [String: String]] {
-        let r = try h.run("/usr/bin/python3", ["-c", readFolder, path], env: h.env)
-        guard r.status == 0 else { throw HarnessError("python3-icalendar could not read \(path): \(r.err)") }
-        return try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: [String: String]] ?? [:]
-    }
-
-    /// Every file's bytes, by name (what a step must leave alone).
-    static func snapshot(_ path: String) throws -> [String: Data] {
-        var files: [String: Data] = [:]
-        for name in try FileManager.default.contentsOfDirectory(atPath: path) {
-            files[name] = FileManager.default.contents(atPath: path + "/" + name) ?? Data()
-        }
-        return files
-    }
-
-    static func setUp(days: Int = 3) throws -> (Harness, String) {
-        let h = try Harness()
-        let folder = h.dir + "/calendar"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-        try h.configOK(["set", "calendar-folder", folder, "calendar-days", String(days)], now: "2026-11-23T12:10")
-        return (h, folder)
-    }
-
     @Test func refillWritesEachReminderWithItsAlarmAndOneTaskPerStudyDay() throws {
-        let (h, folder) = try Self.setUp(days: 7)
+        let (h, folder) = try CalendarFolderFixture.setUp(Harness(), days: 7)
         try h.configOK(
             ["set", "title", "공부; now, \\ really", "body", String(repeating: "Start the lesson, please; ", count: 5)], now: "2026-11-23T12:10")
         _ = try h.planner([
             "add", "--db", h.db, "--now", "2026-11-23T12:10", "--at", "2026-11-28T08:00", "--title", "Dentist", "--id", "dentist / 3pm",
         ])
-        let files = try Self.folder(h, folder)
+        let files = try CalendarFolderFixture.folder(h, folder)
         // Expected from zoneinfo, not from the planner: Mon 12:30 to 21:30, then Tue-Fri whole (Sat/Sun none).
         let expected = try h.python(
             """
@@ -116,17 +48,17 @@ import Testing
         #expect(oneOff["start"] == "2026-11-27T23:00:00Z" && oneOff["summary"] == "Dentist" && oneOff["id"] == "dentist / 3pm")
         #expect(files.count == events.count + tasks.count + 1)
         // Nothing changed, nothing rewritten: the same bytes (DTSTAMP included) after another refill.
-        let before = try Self.snapshot(folder)
+        let before = try CalendarFolderFixture.snapshot(folder)
         _ = try h.plannerOK(["refill"], now: "2026-11-23T12:11")
-        #expect(try Self.snapshot(folder) == before)
+        #expect(try CalendarFolderFixture.snapshot(folder) == before)
     }
 
     @Test func anOpenRemovesOnlyTheRestOfTodayAndCompletesTheTask() throws {
-        let (h, folder) = try Self.setUp()
+        let (h, folder) = try CalendarFolderFixture.setUp(Harness())
         _ = try h.plannerOK(["refill"], now: "2026-11-23T12:10")
-        let before = try Self.snapshot(folder)
+        let before = try CalendarFolderFixture.snapshot(folder)
         _ = try h.plannerOK(["open"], now: "2026-11-23T12:15:30")
-        let after = try Self.snapshot(folder)
+        let after = try CalendarFolderFixture.snapshot(folder)
         let gone = Set(before.keys).subtracting(after.keys).sorted()
         let todayLater = (0..<19).map { k -> String in
             let m = 12 * 60 + 30 + 30 * k
@@ -136,7 +68,7 @@ import Testing
         #expect(Set(after.keys).subtracting(before.keys).isEmpty)
         let changed = after.keys.filter { after[$0] != before[$0] }
         #expect(changed == ["planner-day-2026-11-23.ics"])
-        let task = try #require(try Self.folder(h, folder)["planner-day-2026-11-23.ics"])
+        let task = try #require(try CalendarFolderFixture.folder(h, folder)["planner-day-2026-11-23.ics"])
         #expect(task["status"] == "COMPLETED" && task["completed"] == "2026-11-23T03:15:30Z", "\(task)")
     }
 
@@ -145,20 +77,20 @@ import Testing
     /// by their digests: nothing is rewritten and the recipes are learned. A title changed rewrites every
     /// event, and leaves the tasks (which do not show it) alone.
     @Test func filesAreKnownByTheirRecipesAndRowsWithoutOneLearnThem() throws {
-        let (h, folder) = try Self.setUp(days: 7)
+        let (h, folder) = try CalendarFolderFixture.setUp(Harness(), days: 7)
         _ = try h.plannerOK(["refill"], now: "2026-11-23T12:10")
         let unknown = "SELECT count(*) FROM calendar_file WHERE digest IS NOT NULL AND recipe IS NULL"
         #expect(try h.sqlite(unknown) == "0")
         let rows = try h.sqlite("SELECT name, digest, size, mtime_ns, recipe FROM calendar_file ORDER BY name")
-        let before = try Self.snapshot(folder)
+        let before = try CalendarFolderFixture.snapshot(folder)
         // As a database from before 0013 has them, and so without any pass recorded (0014).
         _ = try h.sqlite(
             "UPDATE calendar_file SET recipe = CASE WHEN name LIKE '%0.ics' THEN NULL ELSE 'another' END; DELETE FROM calendar_pass")
         _ = try h.plannerOK(["refill"], now: "2026-11-23T12:11")
-        #expect(try Self.snapshot(folder) == before)
+        #expect(try CalendarFolderFixture.snapshot(folder) == before)
         #expect(try h.sqlite("SELECT name, digest, size, mtime_ns, recipe FROM calendar_file ORDER BY name") == rows)
         try h.configOK(["set", "title", "Lessons"], now: "2026-11-23T12:12")
-        let after = try Self.snapshot(folder)
+        let after = try CalendarFolderFixture.snapshot(folder)
         let changed = Set(after.keys.filter { after[$0] != before[$0] })
         let events = Set(before.keys.filter { $0.hasPrefix("planner-Noti_") })
         #expect(changed == events && !events.isEmpty)
@@ -170,12 +102,12 @@ import Testing
     /// longer hold (it is bound to its digest), or the new binary would take the edited file for the plan's
     /// and never put it back. (Found by a hostile review; the statement is the pre-0013 one.)
     @Test func aDigestWrittenWithoutItsRecipeIsComparedAgain() throws {
-        let (h, folder) = try Self.setUp()
+        let (h, folder) = try CalendarFolderFixture.setUp(Harness())
         _ = try h.plannerOK(["refill"], now: "2026-11-23T12:10")
         let file = "planner-Noti_AppOpenPromotion_2026_11_24_15_00.ics"
         let path = folder + "/" + file
         let original = try String(contentsOfFile: path, encoding: .utf8)
-        try Self.deliver(original.replacingOccurrences(of: "TRIGGER;RELATED=START:PT0S", with: "TRIGGER:-PT10M"), to: path)
+        try CalendarFolderFixture.deliver(original.replacingOccurrences(of: "TRIGGER;RELATED=START:PT0S", with: "TRIGGER:-PT10M"), to: path)
         var info = stat()
         _ = stat(path, &info)
         let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
@@ -195,60 +127,45 @@ import Testing
     /// A title or a zone changed and changed back: every file back to its first bytes (the recipes follow
     /// the plan's title and zone both ways).
     @Test func aTitleOrZoneChangedAndBackLeavesTheFirstFiles() throws {
-        let (h, folder) = try Self.setUp()
+        let (h, folder) = try CalendarFolderFixture.setUp(Harness())
         _ = try h.plannerOK(["refill"], now: "2026-11-23T12:10")
-        let before = try Self.snapshot(folder)
+        let before = try CalendarFolderFixture.snapshot(folder)
         try h.configOK(["set", "title", "Lessons"], now: "2026-11-23T12:11")
-        #expect(try Self.snapshot(folder) != before)
+        #expect(try CalendarFolderFixture.snapshot(folder) != before)
         try h.configOK(["reset", "title"], now: "2026-11-23T12:12")
-        #expect(try Self.snapshot(folder) == before)
+        #expect(try CalendarFolderFixture.snapshot(folder) == before)
         try h.configOK(["set", "zone", "Asia/Tokyo"], now: "2026-11-23T12:13")
-        #expect(String(decoding: try Self.snapshot(folder)["planner-day-2026-11-24.ics"] ?? Data(), as: UTF8.self).contains("TZID=Asia/Tokyo"))
+        #expect(
+            String(decoding: try CalendarFolderFixture.snapshot(folder)["planner-day-2026-11-24.ics"] ?? Data(), as: UTF8.self).contains(
+                "TZID=Asia/Tokyo"))
         try h.configOK(["set", "zone", "Asia/Seoul"], now: "2026-11-23T12:14")
-        #expect(try Self.snapshot(folder) == before)
+        #expect(try CalendarFolderFixture.snapshot(folder) == before)
     }
 
     /// An event removed by an open, touched on the phone meanwhile, comes back through vdirsyncer: the next
     /// run that reads the folder removes it again (and never a file of the user's).
     @Test func aRemovedEventThatComesBackIsRemovedAgain() throws {
-        let (h, folder) = try Self.setUp()
+        let (h, folder) = try CalendarFolderFixture.setUp(Harness())
         _ = try h.plannerOK(["refill"], now: "2026-11-23T12:10")
         let name = folder + "/planner-Noti_AppOpenPromotion_2026_11_23_15_00.ics"
         let original = try String(contentsOfFile: name, encoding: .utf8)
         _ = try h.plannerOK(["open"], now: "2026-11-23T12:15")
         #expect(!FileManager.default.fileExists(atPath: name))
         let touched = original.replacingOccurrences(of: "TRIGGER;RELATED=START:PT0S", with: "TRIGGER:-PT10M")
-        try Self.deliver(touched, to: name)
+        try CalendarFolderFixture.deliver(touched, to: name)
         _ = try h.plannerOK(["refill"], now: "2026-11-23T12:20")
         #expect(!FileManager.default.fileExists(atPath: name))
         #expect(try h.sqlite("SELECT count(*) FROM calendar_file WHERE name LIKE '%2026_11_23_15_00%'") == "0")
     }
 
-    /// What DAVx⁵ and a task app send back when the day is ticked: the whole object rewritten.
-    static func phoneTick(day: String, completedUTC: String) -> String {
-        let compact = day.replacingOccurrences(of: "-", with: "")
-        return "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:+//IDN bitfire.at//ical4android (org.tasks)\r\nBEGIN:VTODO\r\n"
-            + "DTSTAMP:20261101T000000Z\r\nsummary:Study today\r\ncompleted;VALUE=DATE-TIME:\(completedUTC)\r\n"
-            + "PERCENT-COMPLETE:100\r\nDUE;TZID=Asia/Seoul;VALUE=DATE-TIME:\(compact)T213000\r\nstatus:COMPLETED\r\n"
-            + "X-PLANNER-ID:\(day)\r\nUID:planner-day-\r\n \(day)\r\nLAST-MODIFIED:20261123T041500Z\r\nEND:VTODO\r\n"
-            + "BEGIN:VTIMEZONE\r\nTZID:Asia/Seoul\r\nBEGIN:STANDARD\r\nDTSTART:19700101T000000\r\nTZOFFSETFROM:+0900\r\n"
-            + "TZOFFSETTO:+0900\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\nEND:VCALENDAR\r\n"
-    }
-
-    /// vdirsyncer's way of writing: aside, then renamed in.
-    static func deliver(_ text: String, to path: String) throws {
-        let temp = (path as NSString).deletingLastPathComponent + "/.vdirsyncer-tmp"
-        try Data(text.utf8).write(to: URL(fileURLWithPath: temp))
-        #expect(rename(temp, path) == 0)
-    }
-
     @Test func aTaskTickedOnThePhoneOpensTheDayFromTheCalendar() throws {
-        let (h, folder) = try Self.setUp()
+        let (h, folder) = try CalendarFolderFixture.setUp(Harness())
         let shared = h.dir + "/shared"
         try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: false)
         try h.configOK(["set", "sync-folder", shared], now: "2026-11-23T12:10")
         _ = try h.plannerOK(["refill"], now: "2026-11-23T12:10")
-        try Self.deliver(Self.phoneTick(day: "2026-11-23", completedUTC: "20261123T041500Z"), to: folder + "/planner-day-2026-11-23.ics")
+        try CalendarFolderFixture.deliver(
+            CalendarFolderFixture.phoneTick(day: "2026-11-23", completedUTC: "20261123T041500Z"), to: folder + "/planner-day-2026-11-23.ics")
         // `open` does not read the folder (the login must not wait on it): the tick waits.
         let r = try h.planner(["sync", "--json", "--db", h.db, "--now", "2026-11-23T13:20"])
         #expect(r.status == 0, "\(r.err)")
@@ -259,7 +176,7 @@ import Testing
         #expect(
             try h.sqlite("SELECT count(*) FROM request WHERE state = 'cancelled' AND reason = 'app opened' AND local_date = '2026-11-23'") == "19")
         // Its events are gone, the task is the planner's again (COMPLETED at the tick's time).
-        let files = try Self.folder(h, folder)
+        let files = try CalendarFolderFixture.folder(h, folder)
         #expect(!files.keys.contains { $0.hasPrefix("planner-Noti_AppOpenPromotion_2026_11_23") })
         #expect(files["planner-day-2026-11-23.ics"]?["completed"] == "2026-11-23T04:15:00Z")
         #expect(try String(contentsOfFile: folder + "/planner-day-2026-11-23.ics", encoding: .utf8).contains("PRODID:-//planner//"))
@@ -277,11 +194,12 @@ import Testing
     /// A window across midnight: Monday's study day lasts until Tuesday 02:00 (`Schedule.studyDay`), so its
     /// task is due Tuesday 01:30, and a tick at Tuesday 00:45 closes Monday (its 01:00 and 01:30 too).
     @Test func aWindowAcrossMidnightKeepsTheTaskInItsStudyDay() throws {
-        let (h, folder) = try Self.setUp()
+        let (h, folder) = try CalendarFolderFixture.setUp(Harness())
         try h.configOK(["set", "window", "20:00-01:30", "days", "daily"], now: "2026-11-23T21:00")
         let monday = try String(contentsOfFile: folder + "/planner-day-2026-11-23.ics", encoding: .utf8)
         #expect(monday.contains("DUE;TZID=Asia/Seoul:20261124T013000") && monday.contains("DTSTART;TZID=Asia/Seoul:20261123T200000"), "\(monday)")
-        try Self.deliver(Self.phoneTick(day: "2026-11-23", completedUTC: "20261123T154500Z"), to: folder + "/planner-day-2026-11-23.ics")
+        try CalendarFolderFixture.deliver(
+            CalendarFolderFixture.phoneTick(day: "2026-11-23", completedUTC: "20261123T154500Z"), to: folder + "/planner-day-2026-11-23.ics")
         let r = try h.planner(["sync", "--json", "--db", h.db, "--now", "2026-11-24T00:46"])
         #expect(r.out.contains("\"calendar_ticks\": [\"2026-11-23\"]"), "\(r.out) \(r.err)")
         #expect(try h.sqlite("SELECT local_date || ' ' || local_time FROM app_open") == "2026-11-23 2026-11-24T00:45:00+09:00")
@@ -289,13 +207,15 @@ import Testing
     }
 
     @Test func aTickInTheFutureIsClampedToNowAndOneWithoutATimeIsNow() throws {
-        let (h, folder) = try Self.setUp()
+        let (h, folder) = try CalendarFolderFixture.setUp(Harness())
         _ = try h.plannerOK(["refill"], now: "2026-11-23T12:10")
-        try Self.deliver(Self.phoneTick(day: "2026-11-23", completedUTC: "20261123T110000Z"), to: folder + "/planner-day-2026-11-23.ics")
+        try CalendarFolderFixture.deliver(
+            CalendarFolderFixture.phoneTick(day: "2026-11-23", completedUTC: "20261123T110000Z"), to: folder + "/planner-day-2026-11-23.ics")
         _ = try h.plannerOK(["refill"], now: "2026-11-23T12:20")
         #expect(try h.sqlite("SELECT origin || ' ' || local_time FROM app_open") == "calendar 2026-11-23T12:20:00+09:00")
-        let untimed = Self.phoneTick(day: "2026-11-24", completedUTC: "X").replacingOccurrences(of: "completed;VALUE=DATE-TIME:X\r\n", with: "")
-        try Self.deliver(untimed, to: folder + "/planner-day-2026-11-24.ics")
+        let untimed = CalendarFolderFixture.phoneTick(day: "2026-11-24", completedUTC: "X").replacingOccurrences(
+            of: "completed;VALUE=DATE-TIME:X\r\n", with: "")
+        try CalendarFolderFixture.deliver(untimed, to: folder + "/planner-day-2026-11-24.ics")
         _ = try h.plannerOK(["refill"], now: "2026-11-24T08:00")
         #expect(
             try h.sqlite("SELECT local_time FROM app_open WHERE origin = 'calendar' ORDER BY 1")
@@ -303,7 +223,7 @@ import Testing
     }
 
     @Test func theUsersOwnItemsStayByteIdenticalThroughEveryCommand() throws {
-        let (h, folder) = try Self.setUp()
+        let (h, folder) = try CalendarFolderFixture.setUp(Harness())
         let own: [String: String] = [
             "work.ics":
                 "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:me\r\nBEGIN:VEVENT\r\nUID:work@example.org\r\nDTSTAMP:20261101T000000Z\r\nDTSTART:20261123T050000Z\r\nSUMMARY:Work\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n",
@@ -341,10 +261,10 @@ import Testing
     }
 
     @Test func hostileFilesAreIgnoredWithOneWarningEachAndApplyNothing() throws {
-        let (h, folder) = try Self.setUp()
+        let (h, folder) = try CalendarFolderFixture.setUp(Harness())
         _ = try h.plannerOK(["refill"], now: "2026-11-23T12:10")
         let secret = h.dir + "/secret.ics"
-        let tick = Self.phoneTick(day: "2026-11-23", completedUTC: "20261123T031500Z")
+        let tick = CalendarFolderFixture.phoneTick(day: "2026-11-23", completedUTC: "20261123T031500Z")
         try Data(tick.utf8).write(to: URL(fileURLWithPath: secret))
         let day = folder + "/planner-day-2026-11-23.ics"
         try FileManager.default.removeItem(atPath: day)
@@ -352,10 +272,10 @@ import Testing
         try FileManager.default.removeItem(atPath: folder + "/planner-day-2026-11-24.ics")
         #expect(mkfifo(folder + "/planner-day-2026-11-24.ics", 0o644) == 0)
         try FileManager.default.removeItem(atPath: folder + "/planner-day-2026-11-25.ics")
-        var big = Self.phoneTick(day: "2026-11-25", completedUTC: "20261123T031500Z")
+        var big = CalendarFolderFixture.phoneTick(day: "2026-11-25", completedUTC: "20261123T031500Z")
         big = big.replacingOccurrences(of: "END:VTODO", with: "X-PAD:" + String(repeating: "a", count: 1 << 20) + "\r\nEND:VTODO")
         try Data(big.utf8).write(to: URL(fileURLWithPath: folder + "/planner-day-2026-11-25.ics"))
-        var badUTF8 = Data(Self.phoneTick(day: "2026-11-23", completedUTC: "20261123T031500Z").utf8)
+        var badUTF8 = Data(CalendarFolderFixture.phoneTick(day: "2026-11-23", completedUTC: "20261123T031500Z").utf8)
         badUTF8.append(contentsOf: [0xff, 0xfe])
         let slotFile = folder + "/planner-Noti_AppOpenPromotion_2026_11_23_13_00.ics"
         try badUTF8.write(to: URL(fileURLWithPath: slotFile))
