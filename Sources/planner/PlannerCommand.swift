@@ -67,7 +67,7 @@ enum Main {
                 try QuickPath.run(parsed, ctx)
             } else {
                 var command = try PlannerCommand.parseAsRoot(arguments)
-                if let command = command as? ContextCommand { try command.run(ctx) } else { try command.run() }
+                try CurrentRun.$context.withValue(CurrentRun.Box(ctx)) { try command.run() }
             }
             return 0
         } catch let error as PlannerError {
