@@ -154,6 +154,15 @@ public enum CalendarFolderText {
         return digest == made || digest == readPrefix + made
     }
 
+    /// What every message about an unwritten calendar folder ends with: nothing is lost.
+    public static let writtenAgain = "it is written again by the next planner command once it can"
+
+    /// Why the calendar folder could not be brought in line now (`why`: the system's or the folder child's
+    /// words).
+    public static func cannotWrite(_ folder: String, _ why: String) -> String {
+        "cannot write the calendar folder \(folder) (\(why)): \(writtenAgain)"
+    }
+
     /// Why a folder that lost every file the planner wrote there is left alone.
     public static func vanishedWarning(_ folder: String) -> String {
         "the calendar folder \(folder) has lost every file the planner wrote there (not mounted?): it is left alone, so that vdirsyncer never takes your missing items for deleted ones; if you emptied it yourself, run planner config reset calendar-folder, then set it again"

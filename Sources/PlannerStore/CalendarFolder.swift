@@ -70,18 +70,11 @@ extension PlannerDatabase {
                 return changed.isEmpty ? nil : CalendarFiles.readJob(changed.keys.sorted())
             }, act: { job in CalendarFiles.readFiles(job, dir: dir) }, release: { if dir >= 0 { close(dir) } })
         let contents: [String: CalendarFiles.ReadFile]
-        switch outcome {
-        case .timedOut:
-            report.problems.append(
-                "the calendar folder \(folder) did not answer within \(FolderChild.deadlineMilliseconds) ms (a stalled or frozen mount?): ticks made on a phone wait"
-            )
-            return (report, [])
-        case .failed(let why):
+        if let why = outcome.unfinished {
             report.problems.append("the calendar folder \(folder) cannot be read (\(why)): ticks made on a phone wait")
             return (report, [])
-        case .done(_, let acted):
-            contents = acted.map(CalendarFiles.readResults) ?? [:]
         }
+        if case .done(_, let acted) = outcome { contents = acted.map(CalendarFiles.readResults) ?? [:] } else { contents = [:] }
         guard let listing else {
             let why = cannotOpen.map { DatabaseFile.describe($0) } ?? "unreadable"
             report.problems.append("the calendar folder \(folder) cannot be read (\(why)): ticks made on a phone wait")

@@ -67,15 +67,11 @@ extension PlannerDatabase {
         let names = items.map(\.fileName) + rows.keys.sorted()
         let outcome = try FolderChild.run(observe: { CalendarFiles.look(folder, names) }, decide: { _ in nil }, act: { _ in [] })
         guard case .done(let observed, _) = outcome, case .listed(let seen) = CalendarFiles.listed(observed) else {
-            let why: String
-            switch outcome {
-            case .timedOut: why = "it did not answer within \(FolderChild.deadlineMilliseconds) ms (a stalled or frozen mount?)"
-            case .done(let observed, _):
-                if case .cannotOpen(let code) = CalendarFiles.listed(observed) { why = DatabaseFile.describe(code) } else { why = "unreadable" }
-            case .failed(let reason): why = reason
+            var why = outcome.unfinished ?? "unreadable"
+            if case .done(let observed, _) = outcome, case .cannotOpen(let code) = CalendarFiles.listed(observed) {
+                why = DatabaseFile.describe(code)
             }
-            PlannerDatabase.warnOnce(
-                "cannot write the calendar folder \(folder) (\(why)): it is written again by the next planner command once it can")
+            PlannerDatabase.warnOnce(CalendarFolderText.cannotWrite(folder, why))
             return nil
         }
         // Every one of today's files the planner wrote is gone: the folder is most likely not mounted (an
@@ -157,19 +153,14 @@ extension PlannerDatabase {
         case .done(_, let acted?):
             if let failure = CalendarFiles.done(acted)?.failure {
                 PlannerDatabase.warnOnce(
-                    "cannot write \(plan.folder)/\(failure.name) (\(DatabaseFile.describe(failure.code))): it is written again by the next planner command once it can"
+                    "cannot write \(plan.folder)/\(failure.name) (\(DatabaseFile.describe(failure.code))): \(CalendarFolderText.writtenAgain)"
                 )
             }
-        case .timedOut:
-            PlannerDatabase.warnOnce(
-                "the calendar folder \(plan.folder) did not answer within \(FolderChild.deadlineMilliseconds) ms (a stalled or frozen file system?): it is written again by the next planner command once it can"
-            )
-        case .failed(let why):
-            PlannerDatabase.warnOnce(
-                "cannot write the calendar folder \(plan.folder) (\(why)): it is written again by the next planner command once it can")
+        case .timedOut, .failed:
+            PlannerDatabase.warnOnce(CalendarFolderText.cannotWrite(plan.folder, outcome?.unfinished ?? ""))
         case .done(_, nil), nil:
             PlannerDatabase.warnOnce(
-                "the calendar folder \(plan.folder) cannot be written now (busy or missing): it is written again by the next planner command once it can"
+                "the calendar folder \(plan.folder) cannot be written now (busy or missing): \(CalendarFolderText.writtenAgain)"
             )
         }
     }

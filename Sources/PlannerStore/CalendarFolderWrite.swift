@@ -80,7 +80,7 @@ extension PlannerDatabase {
                 case .listed(let listed): listing = listed
                 case .cannotOpen(let code):
                     failure = .io(
-                        "cannot write the calendar folder \(folder) (\(DatabaseFile.describe(code))): it is written again by the next planner command once it can"
+                        CalendarFolderText.cannotWrite(folder, DatabaseFile.describe(code))
                     )
                     return nil
                 case .busy:
@@ -273,13 +273,9 @@ extension PlannerDatabase {
             }, release: { if dir >= 0 { close(dir) } })
         if let failure { throw failure }
         let done: CalendarFiles.Done
+        if let why = outcome.unfinished { throw PlannerError.io(CalendarFolderText.cannotWrite(folder, why)) }
         switch outcome {
-        case .timedOut:
-            throw PlannerError.io(
-                "the calendar folder \(folder) did not answer within \(FolderChild.deadlineMilliseconds) ms (a stalled or frozen file system?): it is written again by the next planner command once it can"
-            )
-        case .failed(let why):
-            throw PlannerError.io("cannot write the calendar folder \(folder) (\(why)): it is written again by the next planner command once it can")
+        case .timedOut, .failed: return (0, 0, icsFiles)  // said above
         case .done(_, nil):
             return (0, 0, icsFiles)
         case .done(_, let acted?):
@@ -288,7 +284,7 @@ extension PlannerDatabase {
         }
         if let failure = done.failure {
             throw PlannerError.io(
-                "cannot write \(folder)/\(failure.name) (\(DatabaseFile.describe(failure.code))): it is written again by the next planner command once it can"
+                "cannot write \(folder)/\(failure.name) (\(DatabaseFile.describe(failure.code))): \(CalendarFolderText.writtenAgain)"
             )
         }
         return (done.placed.count, done.removed.count, icsFiles)

@@ -91,18 +91,11 @@ extension PlannerDatabase {
                 return job.isEmpty ? nil : PeerFiles.job(job)
             }, act: { job in PeerFiles.read(job, fds: fds) }, release: { for fd in fds.values { close(fd) } })
         let read: [String: PeerFiles.Read]
-        switch outcome {
-        case .timedOut:
-            report.problems.append(
-                "the sync folder \(folder) did not answer within \(FolderChild.deadlineMilliseconds) ms (a stalled or frozen mount?): other devices' changes wait"
-            )
-            return (report, [])
-        case .failed(let why):
+        if let why = outcome.unfinished {
             report.problems.append("the sync folder \(folder) cannot be read (\(why)): other devices' changes wait")
             return (report, [])
-        case .done(_, let acted):
-            read = acted.flatMap(PeerFiles.results) ?? [:]
         }
+        if case .done(_, let acted) = outcome { read = acted.flatMap(PeerFiles.results) ?? [:] } else { read = [:] }
         guard let listing else {
             report.problems.append("the sync folder's child said nothing usable: other devices' changes wait")
             return (report, [])

@@ -156,13 +156,13 @@ extension PlannerDatabase {
                     if dir >= 0 { close(dir) }
                 })
             if let failure { throw failure }
-            switch outcome {
-            case .timedOut:
+            if let why = outcome.unfinished {
                 throw PlannerError.io(
-                    "the sync folder \(folder) did not answer within \(FolderChild.deadlineMilliseconds) ms (a stalled or frozen file system?): this device's changes wait in the database and are written by the next planner command once it can"
+                    "cannot write to the sync folder \(folder) (\(why)): this device's changes wait in the database and are written by the next planner command once it can"
                 )
-            case .failed(let why):
-                throw PlannerError.io("cannot write to the sync folder \(folder) (\(why)): this device's changes wait in the database")
+            }
+            switch outcome {
+            case .timedOut, .failed: continue  // thrown above
             case .done(_, nil):
                 guard let next else { throw PlannerError.io("cannot write to the sync folder \(folder): this device's changes wait in the database") }
                 sequence = next

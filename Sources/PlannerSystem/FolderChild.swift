@@ -22,6 +22,15 @@ public enum FolderChild {
         case timedOut
         /// No child could be made (fork or socketpair failed).
         case failed(String)
+
+        /// Why the child brought nothing back, in the words every folder's message uses; nil when it finished.
+        public var unfinished: String? {
+            switch self {
+            case .done: nil
+            case .timedOut: "it did not answer within \(FolderChild.deadlineMilliseconds) ms (a stalled or frozen file system?)"
+            case .failed(let why): why
+            }
+        }
     }
 
     /// How long a command waits for a folder that makes no progress: a login returns within a second
