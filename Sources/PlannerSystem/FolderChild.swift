@@ -27,7 +27,7 @@ public enum FolderChild {
         public var unfinished: String? {
             switch self {
             case .done: nil
-            case .timedOut: "it did not answer within \(FolderChild.deadlineMilliseconds) ms (a stalled or frozen file system?)"
+            case .timedOut: "it did not answer within \(FolderChild.deadlineMilliseconds) ms: a stalled or frozen file system?"
             case .failed(let why): why
             }
         }
