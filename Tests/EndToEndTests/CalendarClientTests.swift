@@ -17,25 +17,7 @@ import Testing
             now: "2026-10-22T12:00")
         _ = try h.plannerOK(["refill"], now: "2026-10-22T12:00")
         for shown in ["Europe/Berlin", "America/New_York"] {
-            let home = h.dir + "/khal-" + shown.replacingOccurrences(of: "/", with: "-")
-            try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-            try """
-            [calendars]
-            [[study]]
-            path = \(folder)
-            type = calendar
-            [locale]
-            timeformat = %H:%M
-            dateformat = %Y-%m-%d
-            longdateformat = %Y-%m-%d
-            datetimeformat = %Y-%m-%d %H:%M
-            longdatetimeformat = %Y-%m-%d %H:%M
-            local_timezone = \(shown)
-            default_timezone = \(shown)
-            """.write(toFile: home + "/config", atomically: true, encoding: .utf8)
-            let env = h.env.merging(["HOME": home, "XDG_DATA_HOME": home + "/data", "XDG_CONFIG_HOME": home]) { $1 }
-            let r = try h.run(
-                "/usr/bin/khal", ["-c", home + "/config", "list", "--day-format", "", "--format", "{start} {title}", "2026-10-22", "8d"], env: env)
+            let r = try h.khal(["list", "--day-format", "", "--format", "{start} {title}", "2026-10-22", "8d"], calendar: folder, zone: shown)
             #expect(r.status == 0, "\(r.err)")
             let listed = r.out.split(separator: "\n").map(String.init).sorted()
             let expected = try h.python(

@@ -126,16 +126,7 @@ import Testing
         // The export across Monrovia's change to UTC (1972-01-07), checked by python3-icalendar and zoneinfo.
         let now = "1971-12-30T12:00"
         _ = try h.plannerOK(["refill"], now: now)
-        let ics = h.dir + "/plan.ics", planJSON = h.dir + "/plan.json"
-        let calendar = try h.plannerOK(["export", "--ics"], now: now)
-        try Data(calendar.utf8).write(to: URL(fileURLWithPath: ics))
-        try Data(try h.plannerOK(["plan", "--json"], now: now).utf8).write(to: URL(fileURLWithPath: planJSON))
-        let r = try h.run(
-            "/usr/bin/python3",
-            [
-                "-c", pythonCheckCalendar, ics, planJSON, "Time to study?",
-                "Start today's lesson: reminders stop for the day once you begin.",
-            ], env: h.env)
+        let (calendar, r) = try h.checkedExport(now: now)
         #expect(r.status == 0, "\(r.err)")
         #expect(calendar.contains("TZOFFSETFROM:-004430\r\n"))
     }

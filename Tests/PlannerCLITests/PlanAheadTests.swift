@@ -123,16 +123,7 @@ import Testing
         h.env["TZ"] = zone
         let now = "2027-03-25T12:00"
         _ = try h.plannerOK(["refill"], now: now)
-        let ics = h.dir + "/plan.ics", planJSON = h.dir + "/plan.json"
-        let calendar = try h.plannerOK(["export", "--ics"], now: now)
-        try Data(calendar.utf8).write(to: URL(fileURLWithPath: ics))
-        try Data(try h.plannerOK(["plan", "--json"], now: now).utf8).write(to: URL(fileURLWithPath: planJSON))
-        let r = try h.run(
-            "/usr/bin/python3",
-            [
-                "-c", pythonCheckCalendar, ics, planJSON, "Time to study?",
-                "Start today's lesson: reminders stop for the day once you begin.",
-            ], env: h.env)
+        let (calendar, r) = try h.checkedExport(now: now)
         #expect(r.status == 0, "\(zone): \(r.err)")
         #expect(r.out.trimmingCharacters(in: .whitespacesAndNewlines) == "244")  // Thursday from 12:30 (19), then nine weekdays of 25
         #expect(calendar.components(separatedBy: "TZOFFSETFROM:").count == 3, "\(zone): the start and one change")
@@ -146,24 +137,10 @@ import Testing
         try Data(try h.plannerOK(["export", "--ics", "--days", "7"], now: "2026-10-29T21:00").utf8)
             .write(to: URL(fileURLWithPath: ics))
         func khal(_ localZone: String, _ args: [String]) throws -> String {
-            let home = h.dir + "/khal-" + localZone.replacingOccurrences(of: "/", with: "-")
-            try FileManager.default.createDirectory(atPath: home + "/calendar", withIntermediateDirectories: true)
-            try """
-            [calendars]
-            [[study]]
-            path = \(home)/calendar
-            type = calendar
-            [locale]
-            timeformat = %H:%M
-            dateformat = %Y-%m-%d
-            longdateformat = %Y-%m-%d
-            datetimeformat = %Y-%m-%d %H:%M
-            longdatetimeformat = %Y-%m-%d %H:%M
-            local_timezone = \(localZone)
-            default_timezone = \(localZone)
-            """.write(toFile: home + "/config", atomically: true, encoding: .utf8)
-            let env = h.env.merging(["HOME": home, "XDG_DATA_HOME": home + "/data", "XDG_CONFIG_HOME": home]) { $1 }
-            let r = try h.run("/usr/bin/khal", ["-c", home + "/config"] + args, env: env)
+            // Each zone imports into a calendar of its own.
+            let calendar = h.dir + "/calendar-" + localZone.replacingOccurrences(of: "/", with: "-")
+            try FileManager.default.createDirectory(atPath: calendar, withIntermediateDirectories: true)
+            let r = try h.khal(args, calendar: calendar, zone: localZone)
             #expect(r.status == 0, "khal \(args): \(r.err)")
             return r.out
         }

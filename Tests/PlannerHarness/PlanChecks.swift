@@ -142,6 +142,45 @@ public let pythonCheckCalendar = """
     """
 
 extension Harness {
+    /// `export --ics` at `now`, checked by `pythonCheckCalendar` (python3-icalendar and zoneinfo) against
+    /// `plan --json`: the calendar's text and the check's result (its stdout: the events checked).
+    public func checkedExport(now: String) throws -> (calendar: String, check: Result) {
+        let ics = dir + "/plan.ics", planJSON = dir + "/plan.json"
+        let calendar = try plannerOK(["export", "--ics"], now: now)
+        try Data(calendar.utf8).write(to: URL(fileURLWithPath: ics))
+        try Data(try plannerOK(["plan", "--json"], now: now).utf8).write(to: URL(fileURLWithPath: planJSON))
+        let check = try run(
+            "/usr/bin/python3",
+            [
+                "-c", pythonCheckCalendar, ics, planJSON, "Time to study?",
+                "Start today's lesson: reminders stop for the day once you begin.",
+            ], env: env)
+        return (calendar, check)
+    }
+
+    /// khal (a real calendar client) run on the calendar folder `path` with `zone` as its local zone, in a
+    /// home of its own under the test folder.
+    public func khal(_ args: [String], calendar path: String, zone: String) throws -> Result {
+        let home = dir + "/khal-" + zone.replacingOccurrences(of: "/", with: "-")
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        try """
+        [calendars]
+        [[study]]
+        path = \(path)
+        type = calendar
+        [locale]
+        timeformat = %H:%M
+        dateformat = %Y-%m-%d
+        longdateformat = %Y-%m-%d
+        datetimeformat = %Y-%m-%d %H:%M
+        longdatetimeformat = %Y-%m-%d %H:%M
+        local_timezone = \(zone)
+        default_timezone = \(zone)
+        """.write(toFile: home + "/config", atomically: true, encoding: .utf8)
+        let env = env.merging(["HOME": home, "XDG_DATA_HOME": home + "/data", "XDG_CONFIG_HOME": home]) { $1 }
+        return try run("/usr/bin/khal", ["-c", home + "/config"] + args, env: env)
+    }
+
     /// `planner config ARGS --db … --now …` (the options after the sub-subcommand).
     @discardableResult
     public func config(_ args: [String], now: String, env extra: [String: String] = [:]) throws -> Result {
