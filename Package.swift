@@ -101,7 +101,7 @@ let package = Package(
         ),
         // Fixtures the test targets share: temporary database paths, a fixed clock, plan builders.
         .target(name: "PlannerTestSupport", dependencies: ["PlannerCore", "PlannerStore", "PlannerSystem"], path: "Tests/PlannerTestSupport"),
-        .testTarget(name: "PlannerCoreTests", dependencies: ["PlannerCore", "PlannerSystem"]),
+        .testTarget(name: "PlannerCoreTests", dependencies: ["PlannerCore", "PlannerSystem", "PlannerTestSupport"]),
         .testTarget(
             name: "PlannerStoreTests", dependencies: ["PlannerStore", "PlannerCore", "PlannerSystem", "PlannerTestSupport", "SchemaFingerprint"]),
         .testTarget(
@@ -115,6 +115,6 @@ let package = Package(
         .target(name: "PlannerHarness", path: "Tests/PlannerHarness"),
         .testTarget(
             name: "PlannerCLITests", dependencies: ["planner", "PlannerHarness", "PlannerCommands", "PlannerCore", "PlannerStore", "PlannerSystem"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["PlannerCore", "PlannerHarness"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["PlannerCore", "PlannerHarness", "PlannerTestSupport"]),
     ]
 )

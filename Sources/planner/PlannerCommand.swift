@@ -76,7 +76,10 @@ enum Main {
             let code = PlannerCommand.exitCode(for: error)
             // --help and --version arrive as "errors" with exit code 0: ArgumentParser's text is the report.
             if code == .success {
-                let text = PlannerCommand.fullMessage(for: error)
+                // ArgumentParser sizes help to COLUMNS, else the terminal on fd 1, else 80: the same from
+                // the context, so help printed elsewhere than the process's stdout is not the test runner's.
+                let columns = ctx.environment("COLUMNS").flatMap { Int($0) } ?? (ctx.output.isTerminal() ? nil : 80)
+                let text = PlannerCommand.fullMessage(for: error, columns: columns)
                 if !text.isEmpty { ctx.output.line(text) }
                 return 0
             }

@@ -1,5 +1,6 @@
 import Foundation
 import PlannerHarness
+import PlannerTestSupport
 import Testing
 
 /// Issue 31: a calendar pass looks only into the buckets whose files or plan changed since the last pass
@@ -19,20 +20,6 @@ import Testing
         let h: Harness
         let folder: String
         let forgets: Bool
-    }
-
-    /// SplitMix64: the same steps for a seed on every machine.
-    struct Steps {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-        mutating func pick<T>(_ options: [T]) -> T { options[below(options.count)] }
     }
 
     static func stamp(_ date: Date) -> String {
@@ -64,7 +51,7 @@ import Testing
     }
 
     @Test(arguments: seeds) func skippingAPassChangesNothing(seed: UInt64) throws {
-        var steps = Steps(state: seed)
+        var steps = SeededGenerator(seed: seed)
         var twins: [Twin] = []
         for forgets in [false, true] {
             let h = try Harness()

@@ -42,9 +42,9 @@ import Testing
         _ = try h.plannerOK(["refill"], now: "2026-11-23T12:00")
         for args in [
             ["list"], ["list", "--json"], ["status"], ["history"], ["stats", "--json"], ["plan"],
-            ["export", "--ics"], ["config"], ["--version"],
+            ["export", "--ics"], ["config"], ["--version"], ["--help"], ["config", "--help"],
         ] {
-            let command = args[0] == "--version" ? args : [args[0], "--db", h.db] + args.dropFirst()
+            let command = args[0].hasPrefix("--") || args.contains("--help") ? args : [args[0], "--db", h.db] + args.dropFirst()
             let r = try h.run("/bin/sh", ["-c", "exec \"$0\" \"$@\" > /dev/full", Harness.binary] + command, env: h.env)
             #expect(r.status == 74, "\(args)")
             #expect(r.err == "error: cannot write to stdout: No space left on device\n", "\(args)")

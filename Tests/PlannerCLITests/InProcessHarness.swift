@@ -18,8 +18,12 @@ extension Harness {
 /// (`Main.run`), with the test's environment, the real clock, and its report and error lines captured as
 /// the binary writes them. What only a process shows stays end-to-end: what `Main.main` does before
 /// `Main.run` (umask, bytes that are not UTF-8), a warning another test gave first (`warnOnce` is once per process), programs
-/// the command runs (none is started here: they would get this process's environment; `study`'s program is
-/// named on stderr, not run), signals, and the live ticker.
+/// the command runs (setup's and study's are not started here: they would get this process's environment;
+/// `study`'s program is named on stderr instead; `tick --exec` and `calendar-sync` would still start theirs:
+/// leave them end-to-end), signals, and the live ticker. Also not the binary's: `TZDIR` is read from this
+/// process's environment; a relative path resolves against this process's folder, not the harness's; the
+/// folder child works in the calling thread (`FolderChild` forks only in a process of one thread); an
+/// in-process `tick` ignores SIGPIPE for the whole test process.
 enum InProcess {
     /// Where the store's warnings go while a command runs in this task (`PlannerDatabase.warn` is one for
     /// the process, as the binary's is; parallel tests each have their own task).

@@ -55,6 +55,42 @@ import Testing
         }
     }
 
+    /// Lines that find their database by the environment (PLANNER_DB, else XDG_DATA_HOME, else HOME), use a
+    /// sync folder, and size help by COLUMNS: `D` stands for each harness's own folder.
+    static let environmentLines: [(args: [String], env: [String: String])] = [
+        (["refill", "--now", "2026-11-23T08:00"], ["PLANNER_DB": "D/env.db"]),
+        (["status", "--now", "2026-11-23T08:00"], ["PLANNER_DB": "D/env.db"]),
+        (["status", "--now", "2026-11-23T08:00"], ["XDG_DATA_HOME": "D/data"]),
+        (["list", "--json", "--now", "2026-11-23T08:00"], ["HOME": "D"]),
+        (["config", "set", "sync-folder", "D/shared", "--now", "2026-11-23T08:01"], ["PLANNER_DB": "D/env.db"]),
+        (["open", "--now", "2026-11-23T10:00"], ["PLANNER_DB": "D/env.db"]),
+        (["sync", "--json", "--now", "2026-11-23T10:01"], ["PLANNER_DB": "D/env.db"]),
+        (["history", "--now", "2026-11-23T10:02"], ["PLANNER_DB": "D/env.db"]),
+        (["--help"], ["COLUMNS": "120"]),
+        (["help", "config"], ["COLUMNS": "60"]),
+        (["open", "--now", "2026-11-23T10:00"], ["TZ": "Mars/Base", "PLANNER_DB": "D/env.db"]),
+    ]
+
+    @Test func environmentLinesAlike() throws {
+        let inProcess = try Harness()
+        let binary = try Harness()
+        try FileManager.default.createDirectory(atPath: inProcess.dir + "/shared", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: binary.dir + "/shared", withIntermediateDirectories: true)
+        for (args, env) in Self.environmentLines {
+            func run(_ h: Harness, binary path: String?) throws -> (Int32, String, String) {
+                let resolved = env.mapValues { $0.replacingOccurrences(of: "D", with: h.dir, options: .anchored) }
+                let r = try h.planner(
+                    args.map { $0.replacingOccurrences(of: "D/", with: h.dir + "/", options: .anchored) }, env: resolved, binary: path)
+                return (r.status, r.out.replacingOccurrences(of: h.dir, with: "D"), r.err.replacingOccurrences(of: h.dir, with: "D"))
+            }
+            let mine = try run(inProcess, binary: nil)
+            let its = try run(binary, binary: Harness.binary)
+            #expect(mine.0 == its.0, "\(args) \(env): exit \(mine.0) in-process, \(its.0) binary")
+            #expect(mine.1 == its.1, "\(args) \(env): stdout differs: \(Self.firstDifference(mine.1, its.1))")
+            #expect(mine.2 == its.2, "\(args) \(env): stderr differs: \(Self.firstDifference(mine.2, its.2))")
+        }
+    }
+
     /// The first line that differs, in-process then binary.
     static func firstDifference(_ a: String, _ b: String) -> String {
         let (x, y) = (a.split(separator: "\n", omittingEmptySubsequences: false), b.split(separator: "\n", omittingEmptySubsequences: false))

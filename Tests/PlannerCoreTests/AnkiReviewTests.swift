@@ -1,4 +1,5 @@
 import Glibc
+import PlannerTestSupport
 import Testing
 @testable import PlannerCore
 import PlannerSystem
@@ -24,7 +25,7 @@ import PlannerSystem
             SystemZone.named)
         let seeds = getenv("ANKI_REVIEW_SEEDS").flatMap { Int(String(cString: $0)) } ?? 300
         for seed in 0..<seeds {
-            var random = SplitMix(seed: UInt64(32_000 + seed))
+            var random = SeededGenerator(seed: UInt64(32_000 + seed))
             let zone = zones[Int(random.next() % UInt64(zones.count))]
             let start = Int(random.next() % 1440), end = Int(random.next() % 1440)
             let schedule = Schedule(startMinute: start, endMinute: end, intervalMinutes: 5 + Int(random.next() % 240), days: .daily)

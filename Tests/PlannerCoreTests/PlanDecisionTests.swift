@@ -1,3 +1,4 @@
+import PlannerTestSupport
 import Testing
 @testable import PlannerCore
 
@@ -166,7 +167,7 @@ struct Simulation {
     /// exactly what the plain rule does — every slot after now not taken, merged with what is kept, the
     /// soonest `cap` (computed here from the schedule alone, by identifier strings).
     @Test func refillStopsEarlyYetDecidesAsThePlainRule() {
-        var random = SplitMix(seed: 64)
+        var random = SeededGenerator(seed: 64)
         func pick(_ n: Int) -> Int { Int(random.next() % UInt64(n)) }
         for round in 0..<400 {
             let now = at("2026-11-20T06:00") + Int64(pick(14 * 24 * 60)) * 60_000

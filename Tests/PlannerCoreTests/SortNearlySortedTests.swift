@@ -1,3 +1,4 @@
+import PlannerTestSupport
 import Testing
 
 @testable import PlannerCore
@@ -7,7 +8,7 @@ import Testing
 /// shows), already sorted runs one after the other (the common case), and shuffled input.
 @Suite struct SortNearlySortedTests {
     @Test func sortsLikeTheStandardLibrarysStableSort() {
-        var random = SplitMix(seed: 2_311)
+        var random = SeededGenerator(seed: 2_311)
         for round in 0..<600 {
             let count = Int(random.next() % 300)
             let keys = Int(random.next() % 40) + 1

@@ -1,3 +1,4 @@
+import PlannerTestSupport
 import Testing
 @testable import PlannerCore
 
@@ -33,7 +34,7 @@ import Testing
     /// The byte-level format and parse (they run once per slot in every refill) agree with each other on
     /// random readings of every year 0-9999, and refuse anything but ASCII digits in the planner's layout.
     @Test func identifiersRoundTripAndRefuseLookalikes() {
-        var random = SplitMix(seed: 31)
+        var random = SeededGenerator(seed: 31)
         for _ in 0..<5_000 {
             let date = LocalDate(year: Int(random.next() % 10_000), month: Int(random.next() % 12) + 1, day: Int(random.next() % 28) + 1)
             let reading = LocalDateTime(date: date, hour: Int(random.next() % 24), minute: Int(random.next() % 60))
@@ -98,24 +99,11 @@ import Testing
     }
 }
 
-/// A small deterministic generator (SplitMix64) for property tests with a fixed seed.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Dates and RFC 3339 times are written as bytes on the hot paths; the interpolated text (kept for years
 /// past 9999 and offsets with seconds) is the reference, over random readings, offsets and milliseconds.
 @Suite struct ByteTextTests {
     @Test func datesAndRFC3339TimesMatchTheInterpolatedText() {
-        var random = SplitMix(seed: 3339)
+        var random = SeededGenerator(seed: 3339)
         for _ in 0..<5_000 {
             let date = LocalDate(year: Int(random.next() % 10_000), month: Int(random.next() % 12) + 1, day: Int(random.next() % 28) + 1)
             #expect(date.description == "\(pad(date.year, 4))-\(pad(date.month, 2))-\(pad(date.day, 2))")

@@ -4,7 +4,8 @@ import Testing
 
 /// The calendar folder (issue 22) through the binary: what it holds, read back by a real iCalendar parser
 /// (python3-icalendar) and a real client (khal); an open and a phone's tick; the user's own files; hostile
-/// files; kills in the middle of a rewrite.
+/// files; kills in the middle of a rewrite. End-to-end: the folder child is forked only in a process of one
+/// thread (in-process it works in the test's thread), and "one warning each" needs a process per command.
 @Suite struct CalendarFolderTests {
     @Test func refillWritesEachReminderWithItsAlarmAndOneTaskPerStudyDay() throws {
         let (h, folder) = try CalendarFolderFixture.setUp(Harness(), days: 7)
