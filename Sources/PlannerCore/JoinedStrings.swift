@@ -2,8 +2,13 @@
 /// `Sequence` and not specialized into this binary: its first call in a process looks up associated-type
 /// witnesses at run time, 0.17 M instructions (callgrind, `planner status`), paid by every command that
 /// prints a table or a list. This overload is picked for every `[String]` (a concrete extension ranks above
-/// a protocol's), and joins with one loop.
+/// a protocol's), and joins with one loop. `joined()` too: it is the standard library's `joined(separator: "")`
+/// otherwise, with the same lookups (0.18 M instructions in `open` with a calendar folder, whose iCalendar
+/// lines are joined so).
 extension Array where Element == String {
+    @inlinable
+    public func joined() -> String { joined(separator: "") }
+
     @inlinable
     public func joined(separator: String) -> String {
         guard var result = first else { return "" }

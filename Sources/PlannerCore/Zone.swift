@@ -4,12 +4,25 @@
 /// it built (from the C library in the binary, fixed offsets or hand-made DST rules in tests).
 public struct Zone: Sendable {
     public let name: String
-    private let offsetSeconds: @Sendable (Int64) -> Int
+    /// The offset functions, in one object: a copy of a zone (they are copied everywhere) retains one
+    /// reference, as when it held a single closure.
+    private let rule: Rule
 
-    /// `offsetSeconds(t)` is the zone's UTC offset in seconds at Unix time `t` (east positive).
-    public init(name: String, offsetSeconds: @escaping @Sendable (Int64) -> Int) {
+    private final class Rule: Sendable {
+        let offsetSeconds: @Sendable (Int64) -> Int
+        let probeSeconds: @Sendable (Int64) -> Int
+        init(_ offsetSeconds: @escaping @Sendable (Int64) -> Int, _ probeSeconds: @escaping @Sendable (Int64) -> Int) {
+            self.offsetSeconds = offsetSeconds
+            self.probeSeconds = probeSeconds
+        }
+    }
+
+    /// `offsetSeconds(t)` is the zone's UTC offset in seconds at Unix time `t` (east positive). `probe`, when
+    /// given, answers the same for one instant without the work `offsetSeconds` does to answer its
+    /// neighbours cheaply (the system zone remembers whole days, and reads both ends of a day to do so).
+    public init(name: String, offsetSeconds: @escaping @Sendable (Int64) -> Int, probe: (@Sendable (Int64) -> Int)? = nil) {
         self.name = name
-        self.offsetSeconds = offsetSeconds
+        rule = Rule(offsetSeconds, probe ?? offsetSeconds)
     }
 
     public static func fixed(name: String, offsetSeconds: Int) -> Zone {
@@ -19,7 +32,10 @@ public struct Zone: Sendable {
     public static let utc = Zone.fixed(name: "UTC", offsetSeconds: 0)
 
     /// UTC offset in seconds at `instant`.
-    public func offset(at instant: Instant) -> Int { offsetSeconds(instant.seconds) }
+    public func offset(at instant: Instant) -> Int { rule.offsetSeconds(instant.seconds) }
+
+    /// The same for a scan that asks each instant once, days apart (`ZoneDefinition.changes`).
+    public func probedOffset(at instant: Instant) -> Int { rule.probeSeconds(instant.seconds) }
 
     /// The wall-clock reading at `instant`.
     public func local(_ instant: Instant) -> LocalDateTime {

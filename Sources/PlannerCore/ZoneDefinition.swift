@@ -90,16 +90,16 @@ public enum ZoneDefinition {
         var changes: [(at: Instant, from: Int, to: Int)] = []
         let step: Int64 = 14 * 86_400
         var t = from.seconds
-        var offset = zone.offset(at: from)
+        var offset = zone.probedOffset(at: from)
         while t < through.seconds {
             let next = min(t + step, through.seconds)
-            guard zone.offset(at: Instant(seconds: next)) != offset else { t = next; continue }
+            guard zone.probedOffset(at: Instant(seconds: next)) != offset else { t = next; continue }
             var low = t, high = next  // the offset at low is `offset`, at high another
             while high - low > 1 {
                 let mid = low + (high - low) / 2
-                if zone.offset(at: Instant(seconds: mid)) == offset { low = mid } else { high = mid }
+                if zone.probedOffset(at: Instant(seconds: mid)) == offset { low = mid } else { high = mid }
             }
-            let found = zone.offset(at: Instant(seconds: high))
+            let found = zone.probedOffset(at: Instant(seconds: high))
             changes.append((Instant(seconds: high), offset, found))
             offset = found
             t = high

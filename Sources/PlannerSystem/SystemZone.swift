@@ -48,11 +48,20 @@ public enum SystemZone {
 
     private static func make(name: String, tzValue: String) -> Zone {
         let days = DayOffsets()
-        return Zone(name: name) { seconds in
-            pthread_mutex_lock(&lock)
-            defer { pthread_mutex_unlock(&lock) }
-            return days.offset(at: seconds) { offset(tzValue: tzValue, at: $0) }
-        }
+        return Zone(
+            name: name,
+            offsetSeconds: { seconds in
+                pthread_mutex_lock(&lock)
+                defer { pthread_mutex_unlock(&lock) }
+                return days.offset(at: seconds) { offset(tzValue: tzValue, at: $0) }
+            },
+            // One `localtime_r`, not the two that remembering its day takes: the calendar's VTIMEZONE scans
+            // three years a fortnight apart (78 readings, 0.19 M instructions saved in a calendar `open`).
+            probe: { seconds in
+                pthread_mutex_lock(&lock)
+                defer { pthread_mutex_unlock(&lock) }
+                return offset(tzValue: tzValue, at: seconds)
+            })
     }
 
     /// glibc re-parses the zone's POSIX rule on every `localtime_r` for instants after the file's last
