@@ -180,6 +180,24 @@ enum CalendarFiles {
         return done
     }
 
+    /// In the child, `open`'s second step (after its commit): the folder locked as `lockAndList` locks it,
+    /// then the job done. [the lock's status as `lockAndList` says it; when it was taken, `act`'s answer]
+    static func lockAndAct(_ folder: String, _ job: [UInt8], dir: inout Int32) -> [UInt8] {
+        var out = Wire.Writer()
+        let locked = lockAndList(folder, dir: &dir, listing: false)
+        out.data(locked)
+        if case .listed = listed(locked) { out.data(act(job, dir: dir)) }
+        return out.bytes
+    }
+
+    /// What `lockAndAct` said: nil when the folder could not be locked (busy or missing).
+    static func lockedAndDone(_ bytes: [UInt8]) -> Done? {
+        var r = Wire.Reader(bytes)
+        guard let locked = r.data(), case .listed = listed(locked), let acted = r.data() else { return nil }
+        // An answer that cannot be read says no failure (as before: the next full run reads the files).
+        return done(acted) ?? Done()
+    }
+
     /// A temporary file left by a killed run (the lock says no run is writing now).
     private static func removeTemporaries(_ dir: Int32) {
         for name in PlannerDatabase.folderNames(dir)

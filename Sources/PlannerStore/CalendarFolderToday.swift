@@ -18,6 +18,9 @@ extension PlannerDatabase {
         var folder: String
         var writes: [CalendarFiles.Placement] = []
         var removals: [CalendarFiles.Removal] = []
+        /// The folder child that looked at today's files, kept to do the writing after the commit (one fork,
+        /// not two: a login's `open` with a calendar folder and no live ticker).
+        var child: FolderChild.Held?
     }
 
     /// Inside the write transaction: what today's files must become, with the rows already saying so.
@@ -65,7 +68,12 @@ extension PlannerDatabase {
         var touched = false  // whether a row changes here
         // Today's files as they are, looked at by the folder child (a login never waits on a stalled mount).
         let names = items.map(\.fileName) + rows.keys.sorted()
-        let outcome = try FolderChild.run(observe: { CalendarFiles.look(folder, names) }, decide: { _ in nil }, act: { _ in [] })
+        // It then waits for its job: after the commit, it takes the folder's lock and writes.
+        var dir: Int32 = -1  // the child's
+        let child = FolderChild.hold(
+            observe: { CalendarFiles.look(folder, names) }, act: { job in CalendarFiles.lockAndAct(folder, job, dir: &dir) },
+            release: { if dir >= 0 { close(dir) } })
+        let outcome = child.looked
         guard case .done(let observed, _) = outcome, case .listed(let seen) = CalendarFiles.listed(observed) else {
             var why = outcome.unfinished ?? "unreadable"
             if case .done(let observed, _) = outcome, case .cannotOpen(let code) = CalendarFiles.listed(observed) {
@@ -130,38 +138,32 @@ extension PlannerDatabase {
         if touched {
             try lookAgain(folder, buckets: Set([today, today.adding(days: 1)].map(\.description)))
         }
+        if plan.writes.isEmpty && plan.removals.isEmpty { child.hangUp() } else { plan.child = child }
         return plan
     }
 
     /// After the commit: the files as the rows now say, by the folder child (a frozen folder costs the
     /// login at most the child's deadline). Never throws (a warning; the next run repairs).
     func applyTodaysCalendar(_ plan: TodaysCalendar) {
-        guard !plan.writes.isEmpty || !plan.removals.isEmpty else { return }
-        var dir: Int32 = -1  // the child's
+        guard let child = plan.child else { return }
+        defer { child.end() }
         // No fsync of the folder needed for safety: a rename or removal a power cut undoes leaves files that
         // do not match their rows, and the next full run reads and repairs them.
-        let job = CalendarFiles.job(plan.writes, removals: plan.removals, cleanTemporaries: false)
-        let outcome = try? FolderChild.run(
-            observe: {
-                CalendarFiles.lockAndList(plan.folder, dir: &dir, listing: false)
-            },
-            decide: { observed in
-                guard case .listed = CalendarFiles.listed(observed) else { return nil }
-                return job
-            }, act: { job in CalendarFiles.act(job, dir: dir) }, release: { if dir >= 0 { close(dir) } })
+        let outcome = child.finish(CalendarFiles.job(plan.writes, removals: plan.removals, cleanTemporaries: false))
         switch outcome {
         case .done(_, let acted?):
-            if let failure = CalendarFiles.done(acted)?.failure {
+            guard let done = CalendarFiles.lockedAndDone(acted) else {
+                PlannerDatabase.warnOnce(
+                    "the calendar folder \(plan.folder) cannot be written now (busy or missing): \(CalendarFolderText.writtenAgain)")
+                return
+            }
+            if let failure = done.failure {
                 PlannerDatabase.warnOnce(
                     "cannot write \(plan.folder)/\(failure.name) (\(DatabaseFile.describe(failure.code))): \(CalendarFolderText.writtenAgain)"
                 )
             }
-        case .timedOut, .failed:
-            PlannerDatabase.warnOnce(CalendarFolderText.cannotWrite(plan.folder, outcome?.unfinished ?? ""))
-        case .done(_, nil), nil:
-            PlannerDatabase.warnOnce(
-                "the calendar folder \(plan.folder) cannot be written now (busy or missing): \(CalendarFolderText.writtenAgain)"
-            )
+        case .timedOut, .failed, .done(_, nil):
+            PlannerDatabase.warnOnce(CalendarFolderText.cannotWrite(plan.folder, outcome.unfinished ?? "unreadable"))
         }
     }
 }

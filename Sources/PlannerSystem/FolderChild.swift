@@ -56,7 +56,7 @@ public enum FolderChild {
     /// The deadline while a folder has stalled in the last `stalledMemoryMilliseconds`.
     public static let stalledDeadlineMilliseconds: Int64 = 100
     static let stalledMemoryMilliseconds: Int64 = 5_000
-    nonisolated(unsafe) private static var stalledUntil: Int64 = 0
+    nonisolated(unsafe) fileprivate static var stalledUntil: Int64 = 0
 
     /// A folder stalled (or stayed locked by another process): the next few seconds' folder work waits less.
     public static func stalled() { stalledUntil = monotonicMilliseconds() + stalledMemoryMilliseconds }
@@ -64,86 +64,160 @@ public enum FolderChild {
     /// Children that outlived their deadline (or the parent's short wait for their exit), each with a pidfd
     /// (-1 before Linux 5.3): reaped when they end (WNOHANG) at the next run, or, in the live ticker, as soon as
     /// their pidfd says they ended (`abandonedExits`), so none stays a zombie until its next folder work.
-    nonisolated(unsafe) private static var abandoned: [(pid: pid_t, exit: Int32)] = []
+    nonisolated(unsafe) fileprivate static var abandoned: [(pid: pid_t, exit: Int32)] = []
 
     /// The pidfds of children left behind, readable once each has ended: a long-lived process polls them and
     /// then calls `reapAbandoned`.
     public static var abandonedExits: [Int32] { abandoned.map(\.exit).filter { $0 >= 0 } }
 
+    /// One folder job: the child looks, this process decides what to do (nil: nothing), the child does it, and
+    /// this process records the answer (`settle`) while the child still holds what it locked.
     public static func run(
         deadlineMilliseconds: Int64 = deadlineMilliseconds,
         observe: () -> [UInt8],
         decide: ([UInt8]) throws -> [UInt8]?,
-        act: ([UInt8]) -> [UInt8],
+        act: @escaping ([UInt8]) -> [UInt8],
         settle: ([UInt8]) throws -> Void = { _ in },
-        release: () -> Void = {}
+        release: @escaping () -> Void = {}
     ) throws -> Outcome {
-        // fork() is safe only in a single-threaded process (the planner and its ticker are): a process with
-        // other threads (the test runner, in-process tests in parallel) could fork while one of them holds a
-        // runtime lock the child then waits on forever. There the steps run here, unprotected.
-        if !singleThreaded() {
-            // What the steps opened (and locked) is closed here; a child's ends with it.
-            defer { release() }
-            let observed = observe()
-            guard let job = try decide(observed) else { return .done(observed: observed, acted: nil) }
-            let acted = act(job)
+        let child = Held(deadlineMilliseconds: deadlineMilliseconds, observe: observe, act: act, release: release)
+        guard case .done(let observed, _) = child.looked else { return child.looked }
+        guard let job = try decide(observed) else { return child.looked }
+        let outcome = child.finish(job)
+        if case .done(_, let acted?) = outcome {
             try settle(acted)
+            child.end()
+        }
+        return outcome
+    }
+
+    /// A child made for one folder job in two steps that may lie apart: it looks (`observe`) when made, and
+    /// waits for its job (`act`) for as long as its parent lives, while the parent does other things in
+    /// between (`open` commits its transaction): one fork, not one per step. The parent ends it with `finish`,
+    /// or by dropping it (no job: the child then exits unasked).
+    public final class Held {
+        /// What `observe` said (`.done(observed:, acted: nil)`), or why the child said nothing.
+        public private(set) var looked: Outcome
+        private var pid: pid_t = -1
+        private var socket: Int32 = -1
+        private let deadline: Int64
+        /// Inline (a process of several threads): the steps run here, and `release` closes what they opened.
+        private let act: ([UInt8]) -> [UInt8]
+        private var release: (() -> Void)?
+
+        init(deadlineMilliseconds: Int64, observe: () -> [UInt8], act: @escaping ([UInt8]) -> [UInt8], release: @escaping () -> Void) {
+            self.act = act
+            deadline = deadlineMilliseconds
+            // fork() is safe only in a single-threaded process (the planner and its ticker are): a process with
+            // other threads (the test runner, in-process tests in parallel) could fork while one of them holds a
+            // runtime lock the child then waits on forever. There the steps run here, unprotected.
+            guard singleThreaded() else {
+                self.release = release
+                looked = .done(observed: observe(), acted: nil)
+                return
+            }
+            reapAbandoned()
+            var pair: [Int32] = [-1, -1]
+            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+                looked = .failed("socketpair: \(String(cString: strerror(errno)))")
+                return
+            }
+            let pid = fork()
+            if pid < 0 {
+                let why = String(cString: strerror(errno))
+                close(pair[0]); close(pair[1])
+                looked = .failed("fork: \(why)")
+                return
+            }
+            if pid == 0 { FolderChild.child(pair, observe: observe, act: act) }
+            close(pair[1])
+            self.pid = pid
+            socket = pair[0]
+            guard let observed = receive(socket, within: Held.limit(deadlineMilliseconds)) else {
+                stalled()
+                looked = .timedOut
+                return
+            }
+            looked = .done(observed: observed, acted: nil)
+        }
+
+        /// How long to wait now. Once a folder stalled, the next few seconds' folder work gets a short deadline:
+        /// a login with two frozen folders, a ticker pass, pay the full deadline once, not once per folder and
+        /// per pass. Asked at each wait: a held child's job may come after another folder stalled.
+        private var limit: Int64 { Held.limit(deadline) }
+        private static func limit(_ deadline: Int64) -> Int64 {
+            monotonicMilliseconds() < FolderChild.stalledUntil ? min(deadline, stalledDeadlineMilliseconds) : deadline
+        }
+
+        /// Hands the child its job and waits for its answer. The child keeps the folder's lock until `end`
+        /// (or until this object goes), so what the parent records of the answer is recorded under it.
+        public func finish(_ job: [UInt8]) -> Outcome {
+            guard case .done(let observed, _) = looked else { return looked }
+            if release != nil { return .done(observed: observed, acted: act(job)) }
+            guard socket >= 0, FolderChild.send(socket, job), let acted = receive(socket, within: limit) else {
+                stalled()
+                return .timedOut
+            }
             return .done(observed: observed, acted: acted)
         }
-        reapAbandoned()
-        // Once a folder stalled, the next few seconds' folder work gets a short deadline: a login with two
-        // frozen folders, a ticker pass, pay the full deadline once, not once per folder and per pass.
-        let limit = monotonicMilliseconds() < stalledUntil ? min(deadlineMilliseconds, stalledDeadlineMilliseconds) : deadlineMilliseconds
-        var pair: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
-            return .failed("socketpair: \(String(cString: strerror(errno)))")
+
+        /// The child's work is recorded: it lets go of the folder and exits.
+        public func end() {
+            release?()
+            release = nil
+            guard socket >= 0 else { return }
+            close(socket)
+            socket = -1
+            // The child exits right after this: give it that moment, so no zombie waits for the next run.
+            var tries = 0
+            while tries < 50, waitpid(pid, nil, WNOHANG) == 0 { usleep(100); tries += 1 }
+            if tries < 50 { pid = -1 }
         }
-        let pid = fork()
-        if pid < 0 {
-            let why = String(cString: strerror(errno))
-            close(pair[0]); close(pair[1])
-            return .failed("fork: \(why)")
+
+        /// No job after all (or no more): the child exits unasked, and is reaped later if it has not yet.
+        public func hangUp() {
+            release?()
+            release = nil
+            if socket >= 0 { close(socket) }
+            socket = -1
+            if pid > 0, waitpid(pid, nil, WNOHANG) == 0 { FolderChild.abandoned.append((pid, clinux_pidfd_open(pid))) }
+            pid = -1
         }
-        if pid == 0 {
-            // The child: nothing of the parent's signal handling (a signalfd's blocked set, an ignored
-            // SIGPIPE) is wanted; a parent gone ends it at its next message.
-            close(pair[0])
-            // Nothing of the parent's is kept open: its stdout and stderr (a `$(planner open)` or a test
-            // reading them to their end would wait for this child), the ticker's lock (a new ticker could
-            // not start while a child is stuck), the database. Only the socket, as descriptor 3.
-            let null = Glibc.open("/dev/null", O_RDWR)
-            if null >= 0 { for fd: Int32 in 0...2 { dup2(null, fd) } }
-            if pair[1] != 3 { dup2(pair[1], 3) }
-            clinux_close_from(4)
-            childSocket = 3
-            lastProgress = monotonicMilliseconds()
-            var none = sigset_t()
-            sigemptyset(&none)
-            sigprocmask(SIG_SETMASK, &none, nil)
-            signal(SIGPIPE, SIG_DFL)
-            guard send(3, observe()), let job = receive(3, within: nil) else { _exit(0) }
-            // The answer, then the folder's lock held until the parent has recorded it (its end of the
-            // socket closes): another planner process then finds the file as the database says.
-            if send(3, act(job)) { _ = receive(3, within: nil) }
-            _exit(0)
-        }
-        close(pair[1])
-        let socket = pair[0]
-        var socketClosed = false
-        defer {
-            if !socketClosed { close(socket) }
-            if waitpid(pid, nil, WNOHANG) == 0 { abandoned.append((pid, clinux_pidfd_open(pid))) }
-        }
-        guard let observed = receive(socket, within: limit) else { stalled(); return .timedOut }
-        guard let job = try decide(observed) else { return .done(observed: observed, acted: nil) }
-        guard send(socket, job), let acted = receive(socket, within: limit) else { stalled(); return .timedOut }
-        try settle(acted)
-        close(socket)
-        socketClosed = true
-        // The child exits right after its answer: give it that moment, so no zombie waits for the next run.
-        var tries = 0
-        while tries < 50, waitpid(pid, nil, WNOHANG) == 0 { usleep(100); tries += 1 }
-        return .done(observed: observed, acted: acted)
+
+        deinit { hangUp() }
+    }
+
+    /// Makes a `Held` child: it runs `observe` at once and `act` when its job comes.
+    public static func hold(
+        deadlineMilliseconds: Int64 = deadlineMilliseconds, observe: () -> [UInt8], act: @escaping ([UInt8]) -> [UInt8],
+        release: @escaping () -> Void = {}
+    ) -> Held {
+        Held(deadlineMilliseconds: deadlineMilliseconds, observe: observe, act: act, release: release)
+    }
+
+    /// The child's whole life: it looks, answers, does its job, answers, and holds on until the parent hangs up.
+    private static func child(_ pair: [Int32], observe: () -> [UInt8], act: ([UInt8]) -> [UInt8]) -> Never {
+        // Nothing of the parent's signal handling (a signalfd's blocked set, an ignored SIGPIPE) is wanted;
+        // a parent gone ends it at its next message.
+        close(pair[0])
+        // Nothing of the parent's is kept open: its stdout and stderr (a `$(planner open)` or a test reading
+        // them to their end would wait for this child), the ticker's lock (a new ticker could not start while
+        // a child is stuck), the database. Only the socket, as descriptor 3.
+        let null = Glibc.open("/dev/null", O_RDWR)
+        if null >= 0 { for fd: Int32 in 0...2 { dup2(null, fd) } }
+        if pair[1] != 3 { dup2(pair[1], 3) }
+        clinux_close_from(4)
+        childSocket = 3
+        lastProgress = monotonicMilliseconds()
+        var none = sigset_t()
+        sigemptyset(&none)
+        sigprocmask(SIG_SETMASK, &none, nil)
+        signal(SIGPIPE, SIG_DFL)
+        guard send(3, observe()), let job = receive(3, within: nil) else { _exit(0) }
+        // The answer, then the folder's lock held until the parent has recorded it (its end of the socket
+        // closes): another planner process then finds the file as the database says.
+        if send(3, act(job)) { _ = receive(3, within: nil) }
+        _exit(0)
     }
 
     /// One thread in this process (/proc/self/status "Threads:").
@@ -178,7 +252,7 @@ public enum FolderChild {
     }
 
     /// One message: its length (8 bytes, little-endian), then its bytes.
-    private static func send(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    fileprivate static func send(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         var message = Wire.Writer()
         message.int(Int64(bytes.count))
         var rest = (message.bytes + bytes)[...]
@@ -195,7 +269,7 @@ public enum FolderChild {
     /// takes) or when the other side is gone. A progress frame (length -1) restarts the wait. The length
     /// comes first, so the message is read straight into an array of its size: a 60-day calendar's listing
     /// (~1,100 files) was grown chunk by chunk, shifted and copied again, 0.6 M instructions of `refill`.
-    private static func receive(_ fd: Int32, within limit: Int64?) -> [UInt8]? {
+    fileprivate static func receive(_ fd: Int32, within limit: Int64?) -> [UInt8]? {
         var end = limit.map { monotonicMilliseconds() + $0 }
         var header = [UInt8](repeating: 0, count: 8)
         while true {

@@ -115,6 +115,13 @@ import Testing
         let (r, seconds) = try login(h)
         #expect(r.status == 0 && seconds < 1.5, "status \(r.status) after \(seconds) s: \(r.err)")
         #expect(try h.sqlite("SELECT local_date FROM app_open") == "2026-11-24")
+        // The child that looked inside the transaction is the one that finds the lock taken after the commit.
+        #expect(r.err.contains("cannot be written now (busy or missing)"), "\(r.err)")
+        kill(holder.processIdentifier, SIGKILL)
+        holder.waitUntilExit()
+        #expect(try h.planner(["sync", "--db", h.db, "--now", "2026-11-24T10:01"]).status == 0)
+        let task = String(decoding: FileManager.default.contents(atPath: folder + "/planner-day-2026-11-24.ics") ?? Data(), as: UTF8.self)
+        #expect(task.contains("STATUS:COMPLETED"), "\(task)")
     }
 
     /// A huge peer file (24 MiB of valid lines: a long history, or a hostile device) arriving under a live
