@@ -1,3 +1,4 @@
+import CFolderChild
 import Glibc
 import PlannerCore
 import PlannerSystem
@@ -154,7 +155,7 @@ extension PlannerDatabase {
                 release: {
                     if fd >= 0 { close(fd) }
                     if dir >= 0 { close(dir) }
-                })
+                }, spawn: { socket in OwnFile.child(folder: folder, name: fileName, socket: socket) })
             if let failure { throw failure }
             if let why = outcome.unfinished {
                 throw PlannerError.io(
@@ -182,7 +183,9 @@ extension PlannerDatabase {
     }
 }
 
-/// This device's own file, as the folder child sees it: the system calls only (no database, no output).
+/// This device's own file, as the folder child sees it: the system calls only (no database, no output), made by
+/// `Sources/CFolderChild/own_file.c` (in C, so that the child can share this process's memory); here, what
+/// its answers say.
 enum OwnFile {
     enum Opened {
         case opened(size: Int64)
@@ -198,53 +201,39 @@ enum OwnFile {
             case 0: self = r.int().map { .opened(size: $0) } ?? .unreadable
             case 1: self = r.int().map { .folderMissing(Int32($0)) } ?? .unreadable
             case 2: self = r.int().map { .failed(Int32($0)) } ?? .unreadable
-            case 3: self = r.text().map { .refused($0) } ?? .unreadable
+            case 3:
+                guard let reason = r.int(), let number = r.int(), let why = Self.refusal(reason, number) else { self = .unreadable; return }
+                self = .refused(why)
             case 4: self = .busy
             default: self = .unreadable
             }
         }
+
+        /// Why the file is not this device's own, in words (own_file.c says it as a number).
+        static func refusal(_ reason: Int64, _ number: Int64) -> String? {
+            switch reason {
+            case 1: "is a FIFO"
+            case 2: "is a symbolic link"
+            case 3: "cannot be opened (\(DatabaseFile.describe(Int32(truncatingIfNeeded: number))); another user's?)"
+            case 4: "is a folder"
+            case 5: "is not a regular file"
+            case 6: "belongs to another user (uid \(number))"
+            case 7: "has other hard links (\(number) names)"
+            default: nil
+            }
+        }
     }
 
-    /// How long the child waits for another process of this user to let go of the file's lock.
+    /// How long the child waits for another process of this user to let go of a folder's lock (own_file.c
+    /// waits as long for the file's).
     static let lockAttempts = 30, lockPause: UInt32 = 10_000
 
-    /// In the child: opens (never blocking on a FIFO, never following a link) and locks the file; refuses
-    /// what is not a regular file of this user with no other name.
+    /// Opens (never blocking on a FIFO, never following a link) and locks the file; refuses what is not a
+    /// regular file of this user with no other name. In this process (one of several threads).
     static func open(folder: String, name: String, dir: inout Int32, fd: inout Int32) -> [UInt8] {
-        var out = Wire.Writer()
-        dir = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard dir >= 0 else { out.int(1); out.int(Int64(errno)); return out.bytes }
-        fd = openat(dir, name, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            let code = errno
-            switch code {
-            case ENXIO: out.int(3); out.text("is a FIFO")
-            case ELOOP: out.int(3); out.text("is a symbolic link")
-            case EACCES, EPERM: out.int(3); out.text("cannot be opened (\(DatabaseFile.describe(code)); another user's?)")
-            case EISDIR: out.int(3); out.text("is a folder")
-            default: out.int(2); out.int(Int64(code))
-            }
-            return out.bytes
-        }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { out.int(2); out.int(Int64(errno)); return out.bytes }
-        if info.st_mode & S_IFMT != S_IFREG { out.int(3); out.text("is not a regular file"); return out.bytes }
-        if info.st_uid != geteuid() { out.int(3); out.text("belongs to another user (uid \(info.st_uid))"); return out.bytes }
-        if info.st_nlink != 1 { out.int(3); out.text("has other hard links (\(info.st_nlink) names)"); return out.bytes }
-        // Two planner commands of this device publishing at once take turns; a lock held longer by another
-        // program is a busy folder, not a wait.
-        var locked = false
-        for attempt in 0..<lockAttempts {
-            if flock(fd, LOCK_EX | LOCK_NB) == 0 { locked = true; break }
-            guard errno == EWOULDBLOCK || errno == EINTR else { break }
-            if attempt + 1 < lockAttempts { usleep(lockPause) }
-        }
-        guard locked else { out.int(4); return out.bytes }
-        // The lock may have been waited for: the size as it is now.
-        guard fstat(fd, &info) == 0 else { out.int(2); out.int(Int64(errno)); return out.bytes }
-        out.int(0)
-        out.int(Int64(info.st_size))
-        return out.bytes
+        var out = [UInt8](repeating: 0, count: Int(OWN_FILE_ANSWER))
+        let n = own_file_open(folder, name, &dir, &fd, &out)
+        return Array(out[..<Int(n)])
     }
 
     enum Appended {
@@ -261,23 +250,17 @@ enum OwnFile {
         }
     }
 
-    /// In the child: appends, makes it durable (file and folder), says the file's size and mtime after.
+    /// Appends, makes it durable (file and folder), says the file's size and mtime after. In this process.
     static func append(_ text: [UInt8], fd: Int32, dir: Int32) -> [UInt8] {
-        var out = Wire.Writer()
-        var rest = text[...]
-        while !rest.isEmpty {
-            let n = rest.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
-            guard n > 0 else { out.int(1); out.int(Int64(n < 0 ? errno : EIO)); return out.bytes }
-            rest = rest.dropFirst(n)
-        }
-        var info = stat()
-        guard text.isEmpty || (fsync(fd) == 0 && fsync(dir) == 0), fstat(fd, &info) == 0 else {
-            out.int(1); out.int(Int64(errno)); return out.bytes
-        }
-        out.int(0)
-        out.int(Int64(info.st_size))
-        out.int(PlannerDatabase.mtimeNanoseconds(info))
-        return out.bytes
+        var out = [UInt8](repeating: 0, count: Int(OWN_FILE_ANSWER))
+        let n = text.withUnsafeBufferPointer { own_file_append($0.baseAddress, $0.count, fd, dir, &out) }
+        return Array(out[..<Int(n)])
+    }
+
+    /// The child that does both steps (`FolderChild.Spawn`): by clone(CLONE_VM) where it can.
+    static func child(folder: String, name: String, socket: Int32) -> (pid: pid_t, free: (() -> Void)?) {
+        var region: UnsafeMutableRawPointer?
+        let pid = own_file_child(folder, name, socket, &region)
+        return (pid, region.map { memory in { own_file_child_free(memory) } })
     }
 }

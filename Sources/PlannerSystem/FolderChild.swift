@@ -64,7 +64,7 @@ public enum FolderChild {
     /// Children that outlived their deadline (or the parent's short wait for their exit), each with a pidfd
     /// (-1 before Linux 5.3): reaped when they end (WNOHANG) at the next run, or, in the live ticker, as soon as
     /// their pidfd says they ended (`abandonedExits`), so none stays a zombie until its next folder work.
-    nonisolated(unsafe) fileprivate static var abandoned: [(pid: pid_t, exit: Int32)] = []
+    nonisolated(unsafe) fileprivate static var abandoned: [(pid: pid_t, exit: Int32, free: (() -> Void)?)] = []
 
     /// The pidfds of children left behind, readable once each has ended: a long-lived process polls them and
     /// then calls `reapAbandoned`.
@@ -78,9 +78,10 @@ public enum FolderChild {
         decide: ([UInt8]) throws -> [UInt8]?,
         act: @escaping ([UInt8]) -> [UInt8],
         settle: ([UInt8]) throws -> Void = { _ in },
-        release: @escaping () -> Void = {}
+        release: @escaping () -> Void = {},
+        spawn: Spawn? = nil
     ) throws -> Outcome {
-        let child = Held(deadlineMilliseconds: deadlineMilliseconds, observe: observe, act: act, release: release)
+        let child = Held(deadlineMilliseconds: deadlineMilliseconds, observe: observe, act: act, release: release, spawn: spawn)
         guard case .done(let observed, _) = child.looked else { return child.looked }
         guard let job = try decide(observed) else { return child.looked }
         let outcome = child.finish(job)
@@ -90,6 +91,13 @@ public enum FolderChild {
         }
         return outcome
     }
+
+    /// A child that runs code of its own in place of `observe` and `act` (the same steps, in C with raw system
+    /// calls, so that it can share this process's memory: `own_file_child`). Given the child's end of the
+    /// socket, it makes the child and returns its pid (or -errno) and what to free once it is reaped (never
+    /// before: the child may be running in it). `observe` and `act` still serve a process that cannot make
+    /// children.
+    public typealias Spawn = (_ childSocket: Int32) -> (pid: pid_t, free: (() -> Void)?)
 
     /// A child made for one folder job in two steps that may lie apart: it looks (`observe`) when made, and
     /// waits for its job (`act`) for as long as its parent lives, while the parent does other things in
@@ -104,8 +112,15 @@ public enum FolderChild {
         /// Inline (a process of several threads): the steps run here, and `release` closes what they opened.
         private let act: ([UInt8]) -> [UInt8]
         private var release: (() -> Void)?
+        /// What a `Spawn` child runs in, freed once it is reaped.
+        private var free: (() -> Void)?
+        /// The child missed a deadline: it is not waited for again.
+        private var stuck = false
 
-        init(deadlineMilliseconds: Int64, observe: () -> [UInt8], act: @escaping ([UInt8]) -> [UInt8], release: @escaping () -> Void) {
+        init(
+            deadlineMilliseconds: Int64, observe: () -> [UInt8], act: @escaping ([UInt8]) -> [UInt8], release: @escaping () -> Void,
+            spawn: Spawn? = nil
+        ) {
             self.act = act
             deadline = deadlineMilliseconds
             // fork() is safe only in a single-threaded process (the planner and its ticker are): a process with
@@ -122,18 +137,26 @@ public enum FolderChild {
                 looked = .failed("socketpair: \(String(cString: strerror(errno)))")
                 return
             }
-            let pid = fork()
+            let pid: pid_t
+            if let spawn {
+                let made = spawn(pair[1])
+                pid = made.pid < 0 ? -1 : made.pid
+                if made.pid < 0 { errno = -made.pid } else { free = made.free }
+            } else {
+                pid = fork()
+                if pid == 0 { FolderChild.child(pair, observe: observe, act: act) }
+            }
             if pid < 0 {
                 let why = String(cString: strerror(errno))
                 close(pair[0]); close(pair[1])
                 looked = .failed("fork: \(why)")
                 return
             }
-            if pid == 0 { FolderChild.child(pair, observe: observe, act: act) }
             close(pair[1])
             self.pid = pid
             socket = pair[0]
             guard let observed = receive(socket, within: Held.limit(deadlineMilliseconds)) else {
+                stuck = true
                 stalled()
                 looked = .timedOut
                 return
@@ -155,6 +178,7 @@ public enum FolderChild {
             guard case .done(let observed, _) = looked else { return looked }
             if release != nil { return .done(observed: observed, acted: act(job)) }
             guard socket >= 0, FolderChild.send(socket, job), let acted = receive(socket, within: limit) else {
+                stuck = true
                 stalled()
                 return .timedOut
             }
@@ -162,26 +186,29 @@ public enum FolderChild {
         }
 
         /// The child's work is recorded: it lets go of the folder and exits.
-        public func end() {
-            release?()
-            release = nil
-            guard socket >= 0 else { return }
-            close(socket)
-            socket = -1
-            // The child exits right after this: give it that moment, so no zombie waits for the next run.
-            var tries = 0
-            while tries < 50, waitpid(pid, nil, WNOHANG) == 0 { usleep(100); tries += 1 }
-            if tries < 50 { pid = -1 }
-        }
+        public func end() { hangUp() }
 
-        /// No job after all (or no more): the child exits unasked, and is reaped later if it has not yet.
+        /// Done with the child (its work recorded, or no job after all): its end of the socket closes and it
+        /// exits. It is given that moment (at most 5 ms) and reaped, unless it already missed a deadline
+        /// (stuck on a frozen folder): a child left behind is reaped when it ends, and in the live ticker its
+        /// end wakes the loop, whose pass made the next child, which was left behind in turn (a ticker with a
+        /// sync folder ran dozens of passes after each change).
         public func hangUp() {
             release?()
             release = nil
             if socket >= 0 { close(socket) }
             socket = -1
-            if pid > 0, waitpid(pid, nil, WNOHANG) == 0 { FolderChild.abandoned.append((pid, clinux_pidfd_open(pid))) }
+            guard pid > 0 else { return }
+            var tries = stuck ? 50 : 0
+            var reaped = waitpid(pid, nil, WNOHANG) != 0
+            while !reaped, tries < 50 {
+                usleep(100)
+                tries += 1
+                reaped = waitpid(pid, nil, WNOHANG) != 0
+            }
+            if reaped { free?() } else { FolderChild.abandoned.append((pid, clinux_pidfd_open(pid), free)) }
             pid = -1
+            free = nil
         }
 
         deinit { hangUp() }
@@ -241,6 +268,7 @@ public enum FolderChild {
         abandoned.removeAll { child in
             guard waitpid(child.pid, nil, WNOHANG) != 0 else { return false }
             if child.exit >= 0 { close(child.exit) }
+            child.free?()
             return true
         }
     }
