@@ -76,8 +76,8 @@ extension PlannerDatabase {
                 return AnkiFiles.copy(collection, into: folder, base: r.text() ?? "", fds: fds)
             }, release: { for fd in fds { close(fd) } })
         switch outcome {
-        case .timedOut:
-            problem = "did not answer within \(FolderChild.deadlineMilliseconds) ms (a stalled mount?)"
+        case .timedOut(let waited):
+            problem = "did not answer within \(waited) ms (a stalled mount?)"
             report.retry = true
         case .failed(let why):
             problem = "cannot be read (\(why))"

@@ -18,8 +18,9 @@ public enum FolderChild {
     public enum Outcome {
         /// What `act` returned; or nil when `decide` chose to do nothing (after `observe`'s bytes).
         case done(observed: [UInt8], acted: [UInt8]?)
-        /// The child did not answer in time (a stalled file system, a lock held elsewhere): left behind.
-        case timedOut
+        /// The child did not answer within this many milliseconds (a stalled file system, a lock held
+        /// elsewhere): left behind. The wait is the one actually given: shorter after another folder stalled.
+        case timedOut(milliseconds: Int64)
         /// No child could be made (fork or socketpair failed).
         case failed(String)
 
@@ -27,7 +28,7 @@ public enum FolderChild {
         public var unfinished: String? {
             switch self {
             case .done: nil
-            case .timedOut: "it did not answer within \(FolderChild.deadlineMilliseconds) ms: a stalled or frozen file system?"
+            case .timedOut(let waited): "it did not answer within \(waited) ms: a stalled or frozen file system?"
             case .failed(let why): why
             }
         }
@@ -155,10 +156,11 @@ public enum FolderChild {
             close(pair[1])
             self.pid = pid
             socket = pair[0]
-            guard let observed = receive(socket, within: Held.limit(deadlineMilliseconds)) else {
+            let wait = Held.limit(deadlineMilliseconds)
+            guard let observed = receive(socket, within: wait) else {
                 stuck = true
                 stalled()
-                looked = .timedOut
+                looked = .timedOut(milliseconds: wait)
                 return
             }
             looked = .done(observed: observed, acted: nil)
@@ -177,10 +179,11 @@ public enum FolderChild {
         public func finish(_ job: [UInt8]) -> Outcome {
             guard case .done(let observed, _) = looked else { return looked }
             if release != nil { return .done(observed: observed, acted: act(job)) }
-            guard socket >= 0, FolderChild.send(socket, job), let acted = receive(socket, within: limit) else {
+            let wait = limit
+            guard socket >= 0, FolderChild.send(socket, job), let acted = receive(socket, within: wait) else {
                 stuck = true
                 stalled()
-                return .timedOut
+                return .timedOut(milliseconds: wait)
             }
             return .done(observed: observed, acted: acted)
         }

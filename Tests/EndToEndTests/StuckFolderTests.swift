@@ -278,13 +278,36 @@ import Testing
         #expect(try h.planner(["config", "set", "sync-folder", folder, "device-name", "laptop", "--db", h.db]).status == 0)
         let ticker = try h.startTicker(["--sink", "stdout"])
         defer { if !Harness.hasExited(ticker.processIdentifier) { kill(ticker.processIdentifier, SIGKILL) } }
+        // The change must be the ticker's to write: were `skip`'s own child to reach the frozen folder first,
+        // it would sit there holding the file's lock, and the ticker's child would find the lock taken and
+        // end by itself (CI once saw that race). So `skip` finds no folder, the ticker sleeps meanwhile, and
+        // it wakes to a frozen folder and a change to write. Stopped outside a write transaction (its own
+        // wake-ups run passes): stopped inside one, it would hold the database's lock and `skip` would wait.
+        var stoppedIdle = false
+        for _ in 0..<100 where !stoppedIdle {
+            kill(ticker.processIdentifier, SIGSTOP)
+            stoppedIdle = (try? h.sqlite("BEGIN IMMEDIATE; ROLLBACK;")) != nil
+            if !stoppedIdle { kill(ticker.processIdentifier, SIGCONT); usleep(20_000) }
+        }
+        try #require(stoppedIdle, "the ticker never stopped outside a write transaction")
+        #expect(rename(folder, folder + ".away") == 0)
+        #expect(try h.planner(["skip", "2030-01-02", "--db", h.db]).status == 0)
+        #expect(rename(folder + ".away", folder) == 0)
         try mount.freeze()
-        _ = try h.planner(["skip", "2030-01-02", "--db", h.db])
+        kill(ticker.processIdentifier, SIGCONT)
         try h.waitFor(seconds: 10) { h.text("tick.err").contains("did not answer") }
-        #expect(Self.children(of: ticker.processIdentifier).count >= 1, "no child was left behind")
+        #expect(Self.children(of: ticker.processIdentifier).count >= 1, "no child was left behind: \(h.text("tick.err"))")
+        // No more folder work for the ticker (whose next child would reap the old ones on its way): only
+        // the ended children's pidfds can wake it to reap them.
+        #expect(try h.planner(["config", "reset", "sync-folder", "--db", h.db]).status == 0)
+        usleep(300_000)  // a pass begun before the reset, which still makes a child, is over
         mount.thaw()
         try h.waitFor(seconds: 5) { Self.children(of: ticker.processIdentifier).isEmpty }
         #expect(try h.stop(ticker).status == 0)
+        // What the thawed child wrote is the change (or the next writer writes it).
+        #expect(try h.planner(["config", "set", "sync-folder", folder, "--db", h.db]).status == 0)
+        let written = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".events") }
+        #expect(try !written.isEmpty && written.allSatisfy { try String(contentsOfFile: folder + "/" + $0, encoding: .utf8).contains("2030-01-02") })
     }
 
     /// The pids whose parent is `pid` (zombies included), from /proc.
