@@ -81,6 +81,7 @@ let package = Package(
                 "PlannerCommands",
                 "PlannerCore",
                 "PlannerStore",
+                "PlannerSystem",
                 "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -36,8 +36,25 @@ public enum FolderChild {
 
     /// How long a command waits for a folder that makes no progress: a login returns within a second
     /// whatever the folder does. A long job (a calendar of 60 days) says it is still moving (`progress`),
-    /// and each sign of life gives it this long again; a frozen file system gives none.
-    public static let deadlineMilliseconds: Int64 = 600
+    /// and each sign of life gives it this long again; a frozen file system gives none. Nor does a
+    /// `syncfs` that waits behind other programs' writes on a busy disk: `PLANNER_FOLDER_DEADLINE_MS`
+    /// (`deadlineFromEnvironment`) gives such a disk longer (the end-to-end tests run beside hundreds of
+    /// other fsyncs), at the price of a login waiting as long on a folder that really stalled.
+    nonisolated(unsafe) public private(set) static var deadlineMilliseconds: Int64 = 600
+    public static let deadlineVariable = "PLANNER_FOLDER_DEADLINE_MS"
+
+    /// Takes `PLANNER_FOLDER_DEADLINE_MS` (unset or empty: 600); what is wrong with it when it is not whole
+    /// milliseconds from 100 to 60000.
+    public static func deadlineFromEnvironment() -> String? {
+        guard let raw = getenv(deadlineVariable), raw.pointee != 0 else { return nil }
+        let text = String(decoding: UnsafeRawBufferPointer(start: raw, count: strlen(raw)), as: UTF8.self)
+        guard let milliseconds = Int64(text), (100...60_000).contains(milliseconds) else {
+            return "\(deadlineVariable) must be whole milliseconds from 100 to 60000 (how long a command waits for a folder "
+                + "that makes no progress; unset: 600), not '\(text)'"
+        }
+        deadlineMilliseconds = milliseconds
+        return nil
+    }
 
     /// In the child: its end of the socket, for `progress`.
     nonisolated(unsafe) private static var childSocket: Int32 = -1

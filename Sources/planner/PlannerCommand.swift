@@ -4,6 +4,7 @@ import Glibc
 import PlannerCommands
 import PlannerCore
 import PlannerStore
+import PlannerSystem
 
 struct PlannerCommand: ParsableCommand {
     static let version = "0.1.0"
@@ -22,7 +23,11 @@ struct PlannerCommand: ParsableCommand {
             Every subcommand takes --db PATH (else $PLANNER_DB, else $XDG_DATA_HOME/planner/planner.db, else \
             ~/.local/share/planner/planner.db) and --now TIME (else $PLANNER_NOW, else the clock).
 
-            Exit codes: 0 ok, 1 other failure, 64 bad usage (options, TZ, PLANNER_NOW), 65 the file is not a \
+            A folder (sync, calendar, Anki) that makes no progress for 600 ms is left for the next command \
+            (else $PLANNER_FOLDER_DEADLINE_MS milliseconds, 100 to 60000: for a slow disk).
+
+            Exit codes: 0 ok, 1 other failure, 64 bad usage (options, TZ, PLANNER_NOW, \
+            PLANNER_FOLDER_DEADLINE_MS), 65 the file is not a \
             usable planner database, 74 cannot read/write the file or folder, 75 database busy (try again) or, for \
             tick, another ticker running.
             """,
@@ -45,7 +50,9 @@ enum Main {
         let raw = CommandLine.arguments
         TickerTunables.restartLiveTickerWithoutTCache(raw)
         SQLiteProcess.useOneThread(arena: !(raw.count > 1 && raw[1] == "tick" && !raw.contains("--once")))
-        if let problem = ArgumentBytes.problem() ?? ArgumentBytes.environmentProblem() { fail(problem, code: 64) }
+        if let problem = ArgumentBytes.problem() ?? ArgumentBytes.environmentProblem() ?? FolderChild.deadlineFromEnvironment() {
+            fail(problem, code: 64)
+        }
         PlannerDatabase.warn = { message in
             let line = warning(message) + "\n"
             _ = line.withCString { write(2, $0, strlen($0)) }

@@ -30,17 +30,6 @@ import Testing
         return files
     }
 
-    /// SIGSTOP, at a moment the ticker holds no write lock on the database.
-    func stopIdle(_ ticker: Process, _ h: Harness) throws {
-        for _ in 0..<100 {
-            kill(ticker.processIdentifier, SIGSTOP)
-            if (try? h.sqlite("BEGIN IMMEDIATE; ROLLBACK;")) != nil { return }
-            kill(ticker.processIdentifier, SIGCONT)
-            usleep(50_000)
-        }
-        throw HarnessError("the ticker never let go of the database")
-    }
-
     func unpublished(_ h: Harness) throws -> Int { Int(try h.sqlite("SELECT count(*) FROM event WHERE published_ms IS NULL")) ?? -1 }
 
     @Test func anOpenLeavesItsFoldersToTheLiveTicker() throws {
@@ -51,7 +40,7 @@ import Testing
         try h.waitFor(seconds: 10) { try unpublished(h) == 0 }
         // Stopped (a laptop lid), the ticker still holds its sign: what `open` left waits for it. Stopped
         // outside a transaction of its own (else `open` would find the database busy and save its open).
-        try stopIdle(ticker, h)
+        try h.stopIdle(ticker)
         let syncBefore = try snapshot(sync), calendarBefore = try snapshot(calendar)
         let open = try h.planner(["open", "--db", h.db])
         #expect(open.status == 0 && open.err.isEmpty, "\(open.err)")
@@ -128,7 +117,7 @@ import Testing
         kill(ticker.processIdentifier, SIGCONT)
         try h.waitFor(seconds: 5) { Self.state(ticker.processIdentifier) != "T" }
         usleep(300_000)  // its pass after continuing
-        try stopIdle(ticker, h)
+        try h.stopIdle(ticker)
         let again = try h.planner(["open", "--db", h.db])
         #expect(again.status == 0, "\(again.err)")
         #expect(try unpublished(h) == 1, "the continued ticker did not hold its sign again")

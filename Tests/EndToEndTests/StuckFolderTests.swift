@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func aFIFOAsThisDevicesFileNeverHoldsALoginAndIsRotatedPast() throws {
-        let h = try Harness()
+        let h = try Harness(productDeadline: true)
         let (folder, own) = try syncing(h)
         unlink(own)
         #expect(mkfifo(own, 0o600) == 0)
@@ -51,7 +51,7 @@ import Testing
     }
 
     @Test func aLockHeldOnThisDevicesFileIsABusyFolderNotAWait() throws {
-        let h = try Harness()
+        let h = try Harness(productDeadline: true)
         let (_, own) = try syncing(h)
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
@@ -73,7 +73,7 @@ import Testing
     }
 
     @Test func aHardLinkToThisDevicesFileIsNeverWrittenAgain() throws {
-        let h = try Harness()
+        let h = try Harness(productDeadline: true)
         let (folder, own) = try syncing(h)
         #expect(link(own, h.dir + "/elsewhere") == 0)
         let before = FileManager.default.contents(atPath: own)
@@ -84,7 +84,7 @@ import Testing
     }
 
     @Test(.enabled(if: getuid() == 0, "needs a second user")) func anotherUsersFileUnderThisDevicesNameIsNeverWritten() throws {
-        let h = try Harness()
+        let h = try Harness(productDeadline: true)
         let (folder, own) = try syncing(h)
         chmod(folder, 0o1777)
         // Another user swaps in a world-writable file of theirs under this device's name.
@@ -102,7 +102,7 @@ import Testing
     }
 
     @Test func aCalendarFolderLockedByAnotherProcessNeverHoldsALogin() throws {
-        let h = try Harness()
+        let h = try Harness(productDeadline: true)
         let folder = h.dir + "/calendar"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         #expect(try h.planner(["config", "set", "calendar-folder", folder, "--db", h.db, "--now", "2026-11-24T08:00"]).status == 0)
@@ -128,7 +128,7 @@ import Testing
     /// ticker with reminders due: applied 256 KiB per pass, the reminders claimed between passes, on time.
     /// On the previous main the whole file was applied in one pass before anything due was claimed.
     @Test func aHugePeerFileIsAppliedInPassesBetweenDeliveries() throws {
-        let h = try Harness()
+        let h = try Harness(productDeadline: true)
         let folder = h.dir + "/shared"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         #expect(try h.planner(["config", "set", "sync-folder", folder, "device-name", "laptop", "--db", h.db]).status == 0)
@@ -202,7 +202,7 @@ import Testing
     }
 
     @Test(.enabled(if: usable, "needs root, fsfreeze and a loop mount")) func aFrozenSyncFolderCostsALoginUnderASecond() throws {
-        let h = try Harness()
+        let h = try Harness(productDeadline: true)
         let mount = try Mount(h)
         let folder = mount.point + "/shared"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
@@ -225,8 +225,34 @@ import Testing
         #expect(try h.sqlite("SELECT count(*) FROM event WHERE published_ms IS NULL") == "0")
     }
 
+    /// PLANNER_FOLDER_DEADLINE_MS is the wait every folder child gets (and the warning says the wait given); a
+    /// value out of its range is refused before the database is touched.
+    @Test(.enabled(if: usable, "needs root, fsfreeze and a loop mount")) func theFolderDeadlineIsTheEnvironmentsWhenSet() throws {
+        var h = try Harness(productDeadline: true)
+        let mount = try Mount(h)
+        let folder = mount.point + "/shared"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        #expect(
+            try h.planner(["config", "set", "sync-folder", folder, "device-name", "laptop", "--db", h.db, "--now", "2026-11-23T08:00"]).status == 0)
+        for bad in ["99", "60001", "1.5", "600ms", " 600", "-600"] {
+            h.env["PLANNER_FOLDER_DEADLINE_MS"] = bad
+            let r = try h.planner(["open", "--db", h.db, "--now", "2026-11-24T10:00"])
+            #expect(r.status == 64 && r.err.hasPrefix("error: PLANNER_FOLDER_DEADLINE_MS must be whole milliseconds"), "\(bad): \(r.err)")
+        }
+        #expect(try h.sqlite("SELECT count(*) FROM app_open") == "0")
+        h.env["PLANNER_FOLDER_DEADLINE_MS"] = "1500"
+        try mount.freeze()
+        let start = Date()
+        let r = try h.run(
+            "/usr/bin/timeout", ["-s", "KILL", "10", Harness.binary, "open", "--login", "--db", h.db, "--now", "2026-11-24T10:00"], env: h.env)
+        let seconds = Date().timeIntervalSince(start)
+        #expect(r.status == 0 && seconds >= 1.5 && seconds < 3, "status \(r.status) after \(seconds) s: \(r.err)")
+        #expect(r.err.contains("did not answer within 1500 ms"), "\(r.err)")
+        #expect(try h.sqlite("SELECT local_date FROM app_open") == "2026-11-24")
+    }
+
     @Test(.enabled(if: usable, "needs root, fsfreeze and a loop mount")) func aFrozenCalendarFolderCostsALoginUnderASecond() throws {
-        let h = try Harness()
+        let h = try Harness(productDeadline: true)
         let mount = try Mount(h)
         let folder = mount.point + "/calendar"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
@@ -249,7 +275,7 @@ import Testing
     /// Both folders on one frozen file system: the first folder costs the full deadline, the second a short
     /// one (a stall is remembered for a few seconds): the login still returns within a second.
     @Test(.enabled(if: usable, "needs root, fsfreeze and a loop mount")) func bothFoldersFrozenCostALoginUnderASecond() throws {
-        let h = try Harness()
+        let h = try Harness(productDeadline: true)
         let mount = try Mount(h)
         for name in ["shared", "calendar"] {
             try FileManager.default.createDirectory(atPath: mount.point + "/" + name, withIntermediateDirectories: false)
@@ -271,7 +297,7 @@ import Testing
     /// A folder child the live ticker left behind on a frozen folder ends once the folder thaws: the ticker
     /// reaps it then, not at its next folder work (which may be hours away), so no zombie stays.
     @Test(.enabled(if: usable, "needs root, fsfreeze and a loop mount")) func aChildLeftBehindIsReapedWhenItEnds() throws {
-        let h = try Harness()
+        let h = try Harness(productDeadline: true)
         let mount = try Mount(h)
         let folder = mount.point + "/shared"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
@@ -281,15 +307,8 @@ import Testing
         // The change must be the ticker's to write: were `skip`'s own child to reach the frozen folder first,
         // it would sit there holding the file's lock, and the ticker's child would find the lock taken and
         // end by itself (CI once saw that race). So `skip` finds no folder, the ticker sleeps meanwhile, and
-        // it wakes to a frozen folder and a change to write. Stopped outside a write transaction (its own
-        // wake-ups run passes): stopped inside one, it would hold the database's lock and `skip` would wait.
-        var stoppedIdle = false
-        for _ in 0..<100 where !stoppedIdle {
-            kill(ticker.processIdentifier, SIGSTOP)
-            stoppedIdle = (try? h.sqlite("BEGIN IMMEDIATE; ROLLBACK;")) != nil
-            if !stoppedIdle { kill(ticker.processIdentifier, SIGCONT); usleep(20_000) }
-        }
-        try #require(stoppedIdle, "the ticker never stopped outside a write transaction")
+        // it wakes to a frozen folder and a change to write.
+        try h.stopIdle(ticker)
         #expect(rename(folder, folder + ".away") == 0)
         #expect(try h.planner(["skip", "2030-01-02", "--db", h.db]).status == 0)
         #expect(rename(folder + ".away", folder) == 0)
@@ -325,7 +344,7 @@ import Testing
     /// A live ticker whose sync folder and calendar folder freeze: each delivery's bookkeeping tries to write
     /// them and is left to a child; the next reminder is still on time, and SIGTERM ends the ticker at once.
     @Test(.enabled(if: usable, "needs root, fsfreeze and a loop mount")) func aFrozenSyncFolderNeverDelaysTheTicker() throws {
-        let h = try Harness()
+        let h = try Harness(productDeadline: true)
         let mount = try Mount(h)
         let folder = mount.point + "/shared"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
@@ -343,7 +362,13 @@ import Testing
         for (id, delay) in [("first", "2s"), ("second", "3s"), ("third", "4s")] {
             _ = try h.planner(["add", "--db", h.db, "--in", delay, "--title", "t", "--id", id])
         }
-        try h.waitFor(seconds: 10) { try h.sqlite("SELECT count(*) FROM delivered_notifications") == "3" }
+        do {
+            try h.waitFor(seconds: 10) { try h.sqlite("SELECT count(*) FROM delivered_notifications") == "3" }
+        } catch {
+            let requests = (try? h.sqlite("SELECT identifier, state, fire_at_ms, delivered_at_ms FROM request WHERE kind = 'oneoff'")) ?? "?"
+            Issue.record("not 3 deliveries within 10 s: \(requests); \(h.text("tick.err"))")
+            throw error
+        }
         let lateness = try h.sqlite("SELECT max(lateness_ms) FROM delivered_notifications")
         #expect((Int(lateness) ?? .max) < 1000, "a reminder was \(lateness) ms late; \(h.text("tick.err"))")
         let stop = try h.stop(ticker)

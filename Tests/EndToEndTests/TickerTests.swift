@@ -38,6 +38,18 @@ extension Harness {
         p.waitUntilExit()
         return (seconds, p.terminationStatus)
     }
+
+    /// SIGSTOP (a laptop lid), at a moment the ticker holds no write lock on the database: its own
+    /// wake-ups run passes, and one stopped inside its transaction would make every command wait.
+    func stopIdle(_ ticker: Process) throws {
+        for _ in 0..<100 {
+            kill(ticker.processIdentifier, SIGSTOP)
+            if (try? sqlite("BEGIN IMMEDIATE; ROLLBACK;")) != nil { return }
+            kill(ticker.processIdentifier, SIGCONT)
+            usleep(50_000)
+        }
+        throw HarnessError("the ticker never let go of the database")
+    }
 }
 
 @Suite struct TickerOnceTests {
