@@ -30,7 +30,7 @@ command -v hyperfine >/dev/null || apt-get install -y hyperfine >/dev/null
 [ -x /usr/bin/time ] || apt-get install -y time >/dev/null
 
 # What the binary is built from, taken now: sources edited during the run do not change it.
-SOURCE="$(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- Sources Package.swift migrations link || echo ' plus uncommitted changes in Sources/')"
+SOURCE="$(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- Sources Package.swift migrations link || echo ' plus uncommitted changes in Sources/, Package.swift, migrations/ or link/')"
 # The binary the README installs: release, Swift runtime linked in statically.
 (cd "$ROOT" && swift build -c release --static-swift-stdlib --scratch-path "$BUILD_DIR")
 PLANNER=$BUILD_DIR/release/planner
@@ -58,9 +58,15 @@ summary() { sqlite3 "$1" "SELECT state, count(*) FROM request GROUP BY state;
                          SELECT identifier, fire_at_ms FROM request WHERE state = 'pending' ORDER BY fire_at_ms;"; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 
+# How a program's file was written decides the page cache's folios for it, and a fault maps a whole folio:
+# one binary peaked at 6,288 KiB copied by cp and 5,332 KiB copied by dd bs=4k (kernel 6.18, ext4;
+# bench/RESULTS.md). So each program is dropped from the page cache before its runs and read back the same
+# way, by its own faults, whichever program wrote it.
+drop_cached() { sync -- "$1"; dd if="$1" iflag=nocache count=0 status=none; }
 # Peak RSS in KiB of the program itself (no shell in between), median of RSS_RUNS runs on fresh copies.
 peak_rss() {
     local template=$1; shift
+    drop_cached "$1"
     for _ in $(seq "$RSS_RUNS"); do
         cp "$template" "$WORK"
         /usr/bin/time -f %M -o "$OUT/rss.txt" "$@"
