@@ -87,7 +87,7 @@ static long answer(unsigned char *out, int64_t a, int64_t b, int64_t c, int coun
 // Reasons a file is refused (`OwnFile.Opened.refused`: the words are the parent's).
 enum { FIFO = 1, LINK = 2, UNOPENABLE = 3, FOLDER = 4, NOT_REGULAR = 5, OTHER_USER = 6, HARD_LINKS = 7 };
 
-long own_file_open(const char *folder, const char *name, int *dir, int *fd, unsigned char *out) {
+long own_file_open(const char *folder, const char *name, long lock_wait_ms, int *dir, int *fd, unsigned char *out) {
     long d = SYS4(SYS_openat, AT_FDCWD, folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
     if (d < 0) return answer(out, 1, -d, 0, 2);
     *dir = (int)d;
@@ -113,7 +113,8 @@ long own_file_open(const char *folder, const char *name, int *dir, int *fd, unsi
     // Two planner commands of this device publishing at once take turns; a lock held longer by another
     // program is a busy folder, not a wait.
     int locked = 0;
-    for (int attempt = 0; attempt < 30; attempt++) {
+    long attempts = (lock_wait_ms > 0 ? lock_wait_ms : 0) / 10 + 1;
+    for (long attempt = 0; attempt < attempts; attempt++) {
         r = SYS2(SYS_flock, f, LOCK_EX | LOCK_NB);
         if (r == 0) {
             locked = 1;
@@ -121,7 +122,7 @@ long own_file_open(const char *folder, const char *name, int *dir, int *fd, unsi
         }
         if (r != -EWOULDBLOCK && r != -EINTR) break;
         struct timespec pause = {0, 10 * 1000 * 1000};
-        if (attempt + 1 < 30) SYS4(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &pause, 0);
+        if (attempt + 1 < attempts) SYS4(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &pause, 0);
     }
     if (!locked) return answer(out, 4, 0, 0, 1);
     // The lock may have been waited for: the size as it is now.
@@ -156,6 +157,7 @@ long own_file_append(const unsigned char *text, long count, int fd, int dir, uns
 struct region {
     size_t size;
     int socket;
+    long lock_wait_ms;
     char *folder;
     char *name;
     // then the two strings, then the stack (growing down from the end).
@@ -220,7 +222,7 @@ static int child_main(void *argument) {
 
     int dir = -1, fd = -1;
     unsigned char out[OWN_FILE_ANSWER];
-    long n = own_file_open(region->folder, region->name, &dir, &fd, out);
+    long n = own_file_open(region->folder, region->name, region->lock_wait_ms, &dir, &fd, out);
     unsigned char header[8];
     if (!send_message(3, out, n) || !receive_all(3, header, 8)) child_exit();
     int64_t count = got(header);
@@ -244,7 +246,7 @@ static int child_main(void *argument) {
     return 0;
 }
 
-pid_t own_file_child(const char *folder, const char *name, int socket, void **region_out) {
+pid_t own_file_child(const char *folder, const char *name, long lock_wait_ms, int socket, void **region_out) {
     size_t folder_bytes = strlen(folder) + 1, name_bytes = strlen(name) + 1;
     size_t size = (sizeof(struct region) + folder_bytes + name_bytes + 15) / 16 * 16 + STACK_BYTES;
     void *memory = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -252,6 +254,7 @@ pid_t own_file_child(const char *folder, const char *name, int socket, void **re
     struct region *region = memory;
     region->size = size;
     region->socket = socket;
+    region->lock_wait_ms = lock_wait_ms;
     region->folder = (char *)(region + 1);
     region->name = region->folder + folder_bytes;
     memcpy(region->folder, folder, folder_bytes);

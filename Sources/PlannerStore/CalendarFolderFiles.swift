@@ -50,10 +50,11 @@ enum CalendarFiles {
         dir = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard dir >= 0 else { out.int(1); out.int(Int64(errno)); return out.bytes }
         var locked = false
-        for attempt in 0..<OwnFile.lockAttempts {
+        let attempts = OwnFile.lockAttempts
+        for attempt in 0..<attempts {
             if flock(dir, LOCK_EX | LOCK_NB) == 0 { locked = true; break }
             guard errno == EWOULDBLOCK || errno == EINTR else { break }
-            if attempt + 1 < OwnFile.lockAttempts { usleep(OwnFile.lockPause) }
+            if attempt + 1 < attempts { usleep(OwnFile.lockPause) }
         }
         guard locked else { out.int(2); return out.bytes }
         out.int(0)

@@ -6,6 +6,8 @@ import PlannerSystem
 /// What one pass over the sync folder did, for `planner sync` and `status`.
 public struct SyncReport: Sendable {
     public var folder: String
+    /// This device's id (nil before it has one): the ticker's watch ignores its own appends to its own file.
+    public var selfDevice: String?
     /// Other devices' events applied now for the first time.
     public var applied = 0
     /// Of those, changes older than one already in force (last writer wins), left out.
@@ -47,6 +49,7 @@ extension PlannerDatabase {
         guard let folder = try syncFolderSetting() else { return nil }
         var report = SyncReport(folder: folder)
         let selfID = try selfDeviceID()
+        report.selfDevice = selfID
         var known: [String: (size: Int64, mtime: Int64, consumed: Int64, problem: String?, waiting: Int64?)] = [:]
         let rows = try connection.prepare("SELECT name, size, mtime_ns, consumed, problem, waiting_ms FROM sync_file")
         while try rows.step() {

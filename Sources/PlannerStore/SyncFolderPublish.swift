@@ -224,15 +224,16 @@ enum OwnFile {
         }
     }
 
-    /// How long the child waits for another process of this user to let go of a folder's lock (own_file.c
-    /// waits as long for the file's).
-    static let lockAttempts = 30, lockPause: UInt32 = 10_000
+    /// How many times, 10 ms apart, a child tries a folder's lock that another process holds (own_file.c
+    /// tries the file's as often): for as long as `FolderChild.lockWaitMilliseconds`.
+    static var lockAttempts: Int { Int(FolderChild.lockWaitMilliseconds / 10) + 1 }
+    static let lockPause: UInt32 = 10_000
 
     /// Opens (never blocking on a FIFO, never following a link) and locks the file; refuses what is not a
     /// regular file of this user with no other name. In this process (one of several threads).
     static func open(folder: String, name: String, dir: inout Int32, fd: inout Int32) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: Int(OWN_FILE_ANSWER))
-        let n = own_file_open(folder, name, &dir, &fd, &out)
+        let n = own_file_open(folder, name, Int(FolderChild.lockWaitMilliseconds), &dir, &fd, &out)
         return Array(out[..<Int(n)])
     }
 
@@ -260,7 +261,7 @@ enum OwnFile {
     /// The child that does both steps (`FolderChild.Spawn`): by clone(CLONE_VM) where it can.
     static func child(folder: String, name: String, socket: Int32) -> (pid: pid_t, free: (() -> Void)?) {
         var region: UnsafeMutableRawPointer?
-        let pid = own_file_child(folder, name, socket, &region)
+        let pid = own_file_child(folder, name, Int(FolderChild.lockWaitMilliseconds), socket, &region)
         return (pid, region.map { memory in { own_file_child_free(memory) } })
     }
 }

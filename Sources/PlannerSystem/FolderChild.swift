@@ -79,6 +79,12 @@ public enum FolderChild {
     /// A folder stalled (or stayed locked by another process): the next few seconds' folder work waits less.
     public static func stalled() { stalledUntil = monotonicMilliseconds() + stalledMemoryMilliseconds }
 
+    /// How long a child made now may wait for a folder's lock that another process holds: half of what its
+    /// parent waits for it (290 ms at most), so that it says "busy" in time and is reaped. A child that waited
+    /// 290 ms against a parent's 100 (a folder stalled) was left behind, and in the live ticker its end woke
+    /// the next pass, which made the next child: ~13 a second while a writer sat frozen holding the lock.
+    public static var lockWaitMilliseconds: Int64 { min(290, Held.limit(deadlineMilliseconds) / 2) }
+
     /// Children that outlived their deadline (or the parent's short wait for their exit), each with a pidfd
     /// (-1 before Linux 5.3): reaped when they end (WNOHANG) at the next run, or, in the live ticker, as soon as
     /// their pidfd says they ended (`abandonedExits`), so none stays a zombie until its next folder work.
@@ -187,7 +193,7 @@ public enum FolderChild {
         /// a login with two frozen folders, a ticker pass, pay the full deadline once, not once per folder and
         /// per pass. Asked at each wait: a held child's job may come after another folder stalled.
         private var limit: Int64 { Held.limit(deadline) }
-        private static func limit(_ deadline: Int64) -> Int64 {
+        fileprivate static func limit(_ deadline: Int64) -> Int64 {
             monotonicMilliseconds() < FolderChild.stalledUntil ? min(deadline, stalledDeadlineMilliseconds) : deadline
         }
 

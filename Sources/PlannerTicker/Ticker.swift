@@ -345,7 +345,7 @@ public final class Ticker {
             folderBacklogAt = mode == .live && sources.sync?.more == true ? t + 10 : nil
             if mode == .live {
                 calendar?.update(firstReminder: try db.database.studyDayStillOpen(now: t), now: t)
-                wakeups.watchSyncFolder(sources.sync?.folder)
+                wakeups.watchSyncFolder(sources.sync?.folder, ownDevice: sources.sync?.selfDevice)
                 wakeups.watchCalendarFolder(sources.calendar?.folder)
                 // A watch set only now missed what Anki wrote during this pass's read (or since the
                 // setting changed): read once more, after the watch.

@@ -9,8 +9,9 @@ public protocol TickerWakeups: AnyObject {
     func arm(at instant: Instant?, now: Instant)
     /// Blocks until something happens; `pollEvery` (ms, -1: never) bounds the wait.
     func wait(children: [Int32], pollEvery: Int32) -> Result<Wakeups.Events, PlannerError>
-    /// Watches `folder` (nil: none) for other devices' files: the sync folder setting as it is now.
-    func watchSyncFolder(_ folder: String?)
+    /// Watches `folder` (nil: none) for other devices' files: the sync folder setting as it is now;
+    /// `ownDevice` is this device's id, whose own appends are not news.
+    func watchSyncFolder(_ folder: String?, ownDevice: String?)
     /// Watches `folder` (nil: none) for a day ticked off on a phone: the calendar-folder setting as it is now.
     func watchCalendarFolder(_ folder: String?)
     /// Watches Anki's collection `file` (nil: none) for a card answered: the anki-collection setting as it is
@@ -19,7 +20,7 @@ public protocol TickerWakeups: AnyObject {
 }
 
 extension TickerWakeups {
-    public func watchSyncFolder(_ folder: String?) {}
+    public func watchSyncFolder(_ folder: String?, ownDevice: String?) {}
     public func watchCalendarFolder(_ folder: String?) {}
     public func watchAnkiCollection(_ file: String?) -> Bool { false }
 }
@@ -77,6 +78,8 @@ public final class Wakeups: TickerWakeups {
     /// The sync folder and its watch (-1: none, or not there yet: tried again at the next wake-up).
     private var syncFolder: String?
     private var syncWatch: Int32 = -1
+    /// This device's id: its own appends to its own file are not news (`watchSyncFolder`).
+    private var ownDevice: String?
     /// The calendar folder and its watch (as the sync folder's).
     private var calendarFolder: String?
     private var calendarWatch: Int32 = -1
@@ -130,7 +133,11 @@ public final class Wakeups: TickerWakeups {
 
     /// Follows the `sync-folder` setting: a file renamed into it (how Syncthing delivers) or written in it
     /// wakes the ticker, whose next write applies it. Never through a link to elsewhere than the folder.
-    public func watchSyncFolder(_ folder: String?) {
+    /// This device's own appends to its own file do not: the write that made them woke the ticker through
+    /// the database already, and a publish that cannot finish (a writer frozen holding the file's lock)
+    /// would otherwise wake the ticker to publish again, over and over.
+    public func watchSyncFolder(_ folder: String?, ownDevice: String?) {
+        self.ownDevice = ownDevice
         follow(folder, &syncFolder, &syncWatch, mask: UInt32(IN_MOVED_TO | IN_CLOSE_WRITE))
     }
 
@@ -262,7 +269,10 @@ public final class Wakeups: TickerWakeups {
                     // The folder went away (unmounted, removed): watched again when the setting is read next.
                     if mask & UInt32(IN_IGNORED) != 0 {
                         syncWatch = -1
-                    } else if case .events = SyncFileText.classify(name) {
+                    } else if case .events(let device) = SyncFileText.classify(name),
+                        !(device == ownDevice && mask & UInt32(IN_CLOSE_WRITE) != 0 && !name.contains(".sync-conflict-"))
+                    {
+                        // Only an engine renames a file in (IN_MOVED_TO): that wakes even for this device's name.
                         events.syncChanged = true
                     }
                 } else if wd == calendarWatch && calendarWatch >= 0 {

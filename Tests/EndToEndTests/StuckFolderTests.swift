@@ -329,6 +329,35 @@ import Testing
         #expect(try !written.isEmpty && written.allSatisfy { try String(contentsOfFile: folder + "/" + $0, encoding: .utf8).contains("2030-01-02") })
     }
 
+    /// The sync file's lock held by a writer stuck on the frozen folder: the live ticker's next child waited up
+    /// to 290 ms for that lock, past the 100 ms its parent gives a child once a folder stalled, so it was left
+    /// behind, its end woke the loop, and that pass made the next one: ~13 children a second for as long as
+    /// the folder stayed frozen. A child now waits for the lock at most half its parent's wait. And each publish
+    /// child's open-for-append of this device's own file, closed unwritten, woke the ticker's own sync-folder
+    /// watch to publish again: the watch no longer counts this device's own appends.
+    @Test(.enabled(if: usable, "needs root, fsfreeze and a loop mount")) func aLockHeldOnAFrozenFolderLeavesTheTickerIdle() throws {
+        let h = try Harness(productDeadline: true)
+        let mount = try Mount(h)
+        let folder = mount.point + "/shared"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        #expect(try h.planner(["config", "set", "sync-folder", folder, "device-name", "laptop", "--db", h.db]).status == 0)
+        #expect(try h.planner(["skip", "2030-01-01", "--db", h.db]).status == 0)  // the file exists: a writer locks it, then waits
+        let ticker = try h.startTicker(["--sink", "stdout"])
+        defer { if !Harness.hasExited(ticker.processIdentifier) { kill(ticker.processIdentifier, SIGKILL) } }
+        try mount.freeze()
+        // The change waits: whichever child locks the file first (skip's or the ticker's) sleeps on the frozen
+        // folder holding the lock, and the ticker's next children find it taken.
+        _ = try h.planner(["skip", "2030-01-02", "--db", h.db])
+        try h.waitFor(seconds: 10) { h.text("tick.err").contains("locked by another process") || h.text("tick.err").contains("did not answer") }
+        usleep(1_000_000)
+        let before = TickerSettlesTests.switches(ticker.processIdentifier)
+        usleep(2_000_000)
+        let woken = TickerSettlesTests.switches(ticker.processIdentifier) - before
+        #expect(woken < 10, "the ticker was woken \(woken) times in 2 s of a frozen folder; \(h.text("tick.err"))")
+        mount.thaw()
+        #expect(try h.stop(ticker).status == 0)
+    }
+
     /// The pids whose parent is `pid` (zombies included), from /proc.
     static func children(of pid: Int32) -> [Int32] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []

@@ -12,10 +12,10 @@
 #define OWN_FILE_ANSWER 64
 
 /// Opens `folder` and its file `name` (never blocking on a FIFO, never following a link), refuses what is not
-/// a regular file of this user with one name, takes its lock (30 tries 10 ms apart), says its size. Writes
+/// a regular file of this user with one name, takes its lock (tries 10 ms apart for `lock_wait_ms`), says its size. Writes
 /// the answer (the `OwnFile.Opened` wire form) into `out`, returns its length; `*dir` and `*fd` are what it
 /// opened (-1: nothing).
-long own_file_open(const char *folder, const char *name, int *dir, int *fd, unsigned char *out);
+long own_file_open(const char *folder, const char *name, long lock_wait_ms, int *dir, int *fd, unsigned char *out);
 
 /// Appends `text`, makes it durable (the file, then the folder), says the file's size and mtime after (the
 /// `OwnFile.Appended` wire form).
@@ -25,7 +25,7 @@ long own_file_append(const unsigned char *text, long count, int fd, int dir, uns
 /// other descriptor is closed in the child): by clone(CLONE_VM) where that is possible, else by fork().
 /// Returns its pid, or -errno. `*region` is memory the child runs in: give it to `own_file_child_free` once
 /// the child is reaped, never before.
-pid_t own_file_child(const char *folder, const char *name, int socket, void **region);
+pid_t own_file_child(const char *folder, const char *name, long lock_wait_ms, int socket, void **region);
 
 void own_file_child_free(void *region);
 
