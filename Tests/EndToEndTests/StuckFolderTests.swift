@@ -329,25 +329,33 @@ import Testing
         #expect(try !written.isEmpty && written.allSatisfy { try String(contentsOfFile: folder + "/" + $0, encoding: .utf8).contains("2030-01-02") })
     }
 
-    /// The sync file's lock held by a writer stuck on the frozen folder: the live ticker's next child waited up
-    /// to 290 ms for that lock, past the 100 ms its parent gives a child once a folder stalled, so it was left
-    /// behind, its end woke the loop, and that pass made the next one: ~13 children a second for as long as
-    /// the folder stayed frozen. A child now waits for the lock at most half its parent's wait. And each publish
-    /// child's open-for-append of this device's own file, closed unwritten, woke the ticker's own sync-folder
-    /// watch to publish again: the watch no longer counts this device's own appends.
-    @Test(.enabled(if: usable, "needs root, fsfreeze and a loop mount")) func aLockHeldOnAFrozenFolderLeavesTheTickerIdle() throws {
+    /// A folder's lock (the sync file's, the calendar folder's) held by a writer stuck on the frozen folder: the
+    /// live ticker's next child waited up to 290 ms for that lock, past the 100 ms its parent gives a child once
+    /// a folder stalled, so it was left behind, its end woke the loop, and that pass made the next one: ~13
+    /// children a second for as long as the folder stayed frozen (84, 98 and 122 wake-ups in 2 s). A child now
+    /// waits for the lock at most half its parent's wait. And each publish child's open-for-append of this
+    /// device's own file, closed unwritten, woke the ticker's own sync-folder watch to publish again: the watch
+    /// no longer counts this device's own appends.
+    @Test(.enabled(if: usable, "needs root, fsfreeze and a loop mount"), arguments: ["sync", "calendar", "both"])
+    func aLockHeldOnAFrozenFolderLeavesTheTickerIdle(folders: String) throws {
         let h = try Harness(productDeadline: true)
         let mount = try Mount(h)
-        let folder = mount.point + "/shared"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-        #expect(try h.planner(["config", "set", "sync-folder", folder, "device-name", "laptop", "--db", h.db]).status == 0)
+        var settings = ["config", "set", "device-name", "laptop"]
+        for (kind, name, setting) in [("sync", "shared", "sync-folder"), ("calendar", "calendar", "calendar-folder")]
+        where folders == kind || folders == "both" {
+            try FileManager.default.createDirectory(atPath: mount.point + "/" + name, withIntermediateDirectories: false)
+            settings += [setting, mount.point + "/" + name]
+        }
+        #expect(try h.planner(settings + ["--db", h.db]).status == 0)
         #expect(try h.planner(["skip", "2030-01-01", "--db", h.db]).status == 0)  // the file exists: a writer locks it, then waits
         let ticker = try h.startTicker(["--sink", "stdout"])
         defer { if !Harness.hasExited(ticker.processIdentifier) { kill(ticker.processIdentifier, SIGKILL) } }
         try mount.freeze()
-        // The change waits: whichever child locks the file first (skip's or the ticker's) sleeps on the frozen
-        // folder holding the lock, and the ticker's next children find it taken.
+        // Changes that wait: whichever child locks a folder first (the command's or the ticker's) sleeps on the
+        // frozen folder holding the lock, and the ticker's next children find it taken. A new title rewrites
+        // every calendar item.
         _ = try h.planner(["skip", "2030-01-02", "--db", h.db])
+        _ = try h.planner(["config", "set", "title", "Frozen", "--db", h.db])
         try h.waitFor(seconds: 10) { h.text("tick.err").contains("locked by another process") || h.text("tick.err").contains("did not answer") }
         usleep(1_000_000)
         let before = TickerSettlesTests.switches(ticker.processIdentifier)
