@@ -29,9 +29,11 @@ def start_ticker(name, db):
     return fd
 # How a binary's file was written decides its page-cache folios, and a fault maps a whole folio (bench/RESULTS.md:
 # the same bytes peaked 1 MiB higher copied by cp than by dd bs=4k). Each binary is dropped from the page cache
-# first and read back the same way, by its own faults.
-for path in bins.values():
+# first and read back the same way, by its own faults; for peak RSS before every run (below).
+def drop_cached(path):
     fd = os.open(path, os.O_RDONLY); os.fsync(fd); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED); os.close(fd)
+for path in bins.values():
+    drop_cached(path)
 res = {(name, kind): [] for kind in KINDS for name in bins}
 rss = {(name, kind): [] for kind in KINDS for name in bins}
 # Every kind and binary in each round, so a busier minute of this shared machine weighs on all alike.
@@ -52,10 +54,12 @@ for i in range(RUNS):
             if ticker is not None: os.close(ticker)
 # Peak RSS in runs of their own, through /usr/bin/time: a child of this script counts the Python it was forked
 # from in its ru_maxrss (the kernel keeps the larger of the two address spaces' high-water marks at exec).
+# Each from a cold page cache: what the runs before left there decided what a run mapped (800 KiB apart).
 for i in range(int(os.environ.get("RSS_RUNS", "15"))):
     for kind in KINDS:
         for name in bins:
             db = prep(name, kind)
+            drop_cached(bins[name])
             ticker = start_ticker(name, db) if kind.endswith("+ticker") else None
             out = subprocess.run(["/usr/bin/time", "-f", "%M", bins[name], "open", "--db", db, "--now", "2026-11-23T12:00"],
                                  env=env, check=True, capture_output=True, text=True)

@@ -12,7 +12,7 @@ with one UPDATE pending -> delivered, as `planner tick` would do (the schema all
 Every template ends with the same `planner refill --now 2026-11-23T11:50`, so each leaves the same
 64 pending and `planner open --now 2026-11-23T12:00` does the same work on all three.
 
-usage: TZ=Asia/Seoul bench/make_history.py PLANNER_BINARY OUT_DIR
+usage: TZ=Asia/Seoul bench/make_history.py PLANNER_BINARY OUT_DIR [NAME...]   (only the templates named)
 """
 import datetime as dt
 import os
@@ -74,6 +74,8 @@ def history(db, start, days, rng):
 
 os.makedirs(OUT, exist_ok=True)
 for name, days in (("fresh", 0), ("year", 365), ("decade", 3652)):
+    if sys.argv[3:] and name not in sys.argv[3:]:
+        continue
     db = build(name, days)
     con = sqlite3.connect(db)
     states = dict(con.execute("SELECT state, count(*) FROM request GROUP BY state"))

@@ -60,14 +60,16 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] :
 
 # How a program's file was written decides the page cache's folios for it, and a fault maps a whole folio:
 # one binary peaked at 6,288 KiB copied by cp and 5,332 KiB copied by dd bs=4k (kernel 6.18, ext4;
-# bench/RESULTS.md). So each program is dropped from the page cache before its runs and read back the same
-# way, by its own faults, whichever program wrote it.
+# bench/RESULTS.md). So each program is dropped from the page cache before each run and read back the same
+# way, by its own faults, whichever program wrote it. Before every run, not once: the folios the first run's
+# faults and read-ahead leave decide what later runs map, and a run before (another history) could move a
+# binary's median by 800 KiB; from a cold cache the runs agree within 1 %, but for a rare outlier the median drops.
 drop_cached() { sync -- "$1"; dd if="$1" iflag=nocache count=0 status=none; }
 # Peak RSS in KiB of the program itself (no shell in between), median of RSS_RUNS runs on fresh copies.
 peak_rss() {
     local template=$1; shift
-    drop_cached "$1"
     for _ in $(seq "$RSS_RUNS"); do
+        drop_cached "$1"
         cp "$template" "$WORK"
         /usr/bin/time -f %M -o "$OUT/rss.txt" "$@"
         cat "$OUT/rss.txt"
