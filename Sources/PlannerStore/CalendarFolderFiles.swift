@@ -45,16 +45,18 @@ enum CalendarFiles {
     /// In the child: the folder opened and locked (two planner processes take turns; a lock held longer
     /// is a busy folder); with `listing`, its planner files by bucket (`CalendarListing`). [status: 0
     /// listed, 1 cannot open (errno), 2 busy].
-    static func lockAndList(_ folder: String, dir: inout Int32, listing: Bool) -> [UInt8] {
+    static func lockAndList(_ folder: String, dir: inout Int32, listing: Bool, wait: Int64 = FolderChild.lockWaitMilliseconds) -> [UInt8] {
         var out = Wire.Writer()
         dir = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard dir >= 0 else { out.int(1); out.int(Int64(errno)); return out.bytes }
         var locked = false
-        let attempts = OwnFile.lockAttempts
-        for attempt in 0..<attempts {
+        // Until a deadline, not a count of pauses: on a busy machine each pause runs over (50 ms of them took 58).
+        let start = FolderChild.monotonicMilliseconds()
+        while true {
             if flock(dir, LOCK_EX | LOCK_NB) == 0 { locked = true; break }
             guard errno == EWOULDBLOCK || errno == EINTR else { break }
-            if attempt + 1 < attempts { usleep(OwnFile.lockPause) }
+            if FolderChild.monotonicMilliseconds() - start + Int64(OwnFile.lockPause / 1000) > wait { break }
+            usleep(OwnFile.lockPause)
         }
         guard locked else { out.int(2); return out.bytes }
         out.int(0)
@@ -182,12 +184,20 @@ enum CalendarFiles {
     }
 
     /// In the child, `open`'s second step (after its commit): the folder locked as `lockAndList` locks it,
-    /// then the job done. [the lock's status as `lockAndList` says it; when it was taken, `act`'s answer]
+    /// for as long as the parent said, then the job done. [job: the lock's wait in ms, then `act`'s job]
+    /// [the lock's status as `lockAndList` says it; when it was taken, `act`'s answer]
     static func lockAndAct(_ folder: String, _ job: [UInt8], dir: inout Int32) -> [UInt8] {
         var out = Wire.Writer()
-        let locked = lockAndList(folder, dir: &dir, listing: false)
+        var r = Wire.Reader(job)
+        guard let wait = r.int(), let work = r.data() else {
+            var busy = Wire.Writer()  // a job it cannot read: as a busy folder, left to the next run
+            busy.int(2)
+            out.data(busy.bytes)
+            return out.bytes
+        }
+        let locked = lockAndList(folder, dir: &dir, listing: false, wait: wait)
         out.data(locked)
-        if case .listed = listed(locked) { out.data(act(job, dir: dir)) }
+        if case .listed = listed(locked) { out.data(act(work, dir: dir)) }
         return out.bytes
     }
 

@@ -149,7 +149,12 @@ extension PlannerDatabase {
         defer { child.end() }
         // No fsync of the folder needed for safety: a rename or removal a power cut undoes leaves files that
         // do not match their rows, and the next full run reads and repairs them.
-        let outcome = child.finish(CalendarFiles.job(plan.writes, removals: plan.removals, cleanTemporaries: false))
+        // The lock's wait as this process sees it now: the child was made before the sync folder's step,
+        // which may have stalled since (its copy of that memory would wait 290 ms against this one's 100).
+        var job = Wire.Writer()
+        job.int(FolderChild.lockWaitMilliseconds)
+        job.data(CalendarFiles.job(plan.writes, removals: plan.removals, cleanTemporaries: false))
+        let outcome = child.finish(job.bytes)
         switch outcome {
         case .done(_, let acted?):
             guard let done = CalendarFiles.lockedAndDone(acted) else {

@@ -11,6 +11,8 @@ public final class PlannerDatabase {
     /// Whether a change reads Anki's collection (`anki-collection`). The ticker reads it only when its files
     /// changed; every other writing command, always (an unchanged collection costs a look, not a copy).
     public var readsAnki = true
+    /// The last publish to the sync folder found this device's file locked by another process (`SyncReport.lockBusy`).
+    var publishFoundLockBusy = false
     /// At most this many opens from Anki's review log applied by one change (nil: all). The ticker sets it:
     /// five years of reviews read at once are ~1,800 opens, applied in passes between deliveries.
     public var ankiOpensPerChange: Int?

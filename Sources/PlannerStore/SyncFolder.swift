@@ -20,6 +20,9 @@ public struct SyncReport: Sendable {
     public var problems: [String] = []
     /// The read stopped at `PlannerDatabase.syncReadBudgetBytes`: more is waiting in the folder.
     public var more = false
+    /// Another process held this device's file's lock past the wait: this device's changes wait in the
+    /// database, and that process letting go wakes no live ticker (`Wakeups.watchSyncFolder`).
+    public var lockBusy = false
 }
 
 /// One row of `planner devices`.
@@ -414,6 +417,7 @@ final class SyncFolderSource: EventSource {
     private var found: SyncReport?
     private var publishes = false
     private var published = 0
+    private var lockBusy = false
 
     init(reading: Bool) { self.reading = reading }
 
@@ -442,11 +446,15 @@ final class SyncFolderSource: EventSource {
     }
 
     func finish(_ db: PlannerDatabase, now: Instant) {
-        if publishes { published = db.publishToSyncFolder(now: now) }
+        if publishes {
+            published = db.publishToSyncFolder(now: now)
+            lockBusy = db.publishFoundLockBusy
+        }
     }
 
     func report(into report: inout SourcesReport) {
         report.sync = found
         report.sync?.published = published
+        report.sync?.lockBusy = lockBusy
     }
 }

@@ -8,9 +8,11 @@ import PlannerSystem
 /// lock held by another process or a frozen file system costs a warning, never a wait longer than the
 /// deadline; the events stay unpublished and the next command that writes tries again.
 extension PlannerDatabase {
-    /// Never throws: a folder that cannot be written leaves the events waiting.
+    /// Never throws: a folder that cannot be written leaves the events waiting. `publishFoundLockBusy` says
+    /// whether another process held the file's lock past the child's wait.
     @discardableResult
     func publishToSyncFolder(now: Instant) -> Int {
+        publishFoundLockBusy = false
         do {
             return try publish(now: now)
         } catch let error as PlannerError {
@@ -76,6 +78,7 @@ extension PlannerDatabase {
                             "cannot write \(folder)/\(fileName) (\(DatabaseFile.describe(code))): this device's changes wait in the database")
                     case .busy:
                         FolderChild.stalled()
+                        publishFoundLockBusy = true
                         failure = .io(
                             "\(folder)/\(fileName) is locked by another process: this device's changes wait in the database and are written by the next planner command"
                         )
@@ -224,9 +227,8 @@ enum OwnFile {
         }
     }
 
-    /// How many times, 10 ms apart, a child tries a folder's lock that another process holds (own_file.c
-    /// tries the file's as often): for as long as `FolderChild.lockWaitMilliseconds`.
-    static var lockAttempts: Int { Int(FolderChild.lockWaitMilliseconds / 10) + 1 }
+    /// How often a child tries a folder's lock that another process holds (own_file.c tries the file's as
+    /// often), for as long as `FolderChild.lockWaitMilliseconds`.
     static let lockPause: UInt32 = 10_000
 
     /// Opens (never blocking on a FIFO, never following a link) and locks the file; refuses what is not a

@@ -299,7 +299,7 @@ public enum FolderChild {
         }
     }
 
-    static func monotonicMilliseconds() -> Int64 {
+    public static func monotonicMilliseconds() -> Int64 {
         var t = timespec()
         clock_gettime(CLOCK_MONOTONIC, &t)
         return Int64(t.tv_sec) * 1000 + Int64(t.tv_nsec) / 1_000_000

@@ -88,8 +88,12 @@ public final class Ticker {
     /// When the database may be tried again after it was busy or the disk full.
     private var databaseRetryAt: Instant?
     /// The last pass read the sync folder only in part (a huge peer file, `TickerDatabase.syncReadBudgetBytes`):
-    /// the next pass comes at once, after what is due now has been claimed and started.
+    /// the next pass comes at once, after what is due now has been claimed and started. Or another process held
+    /// this device's file's lock past the wait: the next pass tries again after `publishRetryMilliseconds`,
+    /// since that process letting go may be the last thing that happens for hours (its append does not wake
+    /// the ticker: `Wakeups.watchSyncFolder`). A child of the ticker's own left behind wakes it when it ends.
     private var folderBacklogAt: Instant?
+    static let publishRetryMilliseconds: Int64 = 5_000
     private var nextDue: Instant?
     /// When the next pass reads Anki's collection: a little after its files changed, so the writes of one
     /// answered card are read once (nil: nothing new). The first pass always reads it.
@@ -342,7 +346,10 @@ public final class Ticker {
             }
             nextDue = mode == .live ? try db.database.nextFireAt() : nil
             if let nextDue, t >= nextDue - Self.warmLead { warmedFor = nextDue }
-            folderBacklogAt = mode == .live && sources.sync?.more == true ? t + 10 : nil
+            folderBacklogAt =
+                mode != .live
+                ? nil
+                : sources.sync?.more == true ? t + 10 : sources.sync?.lockBusy == true ? t + Self.publishRetryMilliseconds : nil
             if mode == .live {
                 calendar?.update(firstReminder: try db.database.studyDayStillOpen(now: t), now: t)
                 wakeups.watchSyncFolder(sources.sync?.folder, ownDevice: sources.sync?.selfDevice)

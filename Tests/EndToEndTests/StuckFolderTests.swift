@@ -72,6 +72,33 @@ import Testing
         #expect(String(decoding: FileManager.default.contents(atPath: own) ?? Data(), as: UTF8.self).contains("kind=open"))
     }
 
+    /// A live ticker that found this device's file locked by another process tries again: the holder letting
+    /// go wakes nothing (the ticker's watch ignores this device's own file), and the change would otherwise
+    /// wait for the next command or reminder, hours perhaps.
+    @Test func aLiveTickerWritesAChangeOnceALockHeldOnThisDevicesFileIsLetGo() throws {
+        let h = try Harness(productDeadline: true)
+        let (_, own) = try syncing(h)
+        let ticker = try h.startTicker(["--sink", "stdout"])
+        defer { if !Harness.hasExited(ticker.processIdentifier) { kill(ticker.processIdentifier, SIGKILL) } }
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        holder.arguments = ["-c", Self.lockHolder, own]
+        try holder.run()
+        defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() } }
+        usleep(300_000)
+        _ = try h.planner(["skip", "2030-01-03", "--db", h.db])
+        try h.waitFor(seconds: 10) { h.text("tick.err").contains("locked by another process") }
+        // Only the file is looked at from here on: a query of the database would wake the ticker (its -shm).
+        func written() -> Bool { String(decoding: FileManager.default.contents(atPath: own) ?? Data(), as: UTF8.self).contains("2030-01-03") }
+        usleep(1_500_000)  // the passes that change made are over: the ticker sleeps, the change unwritten
+        #expect(!written())
+        kill(holder.processIdentifier, SIGKILL)
+        holder.waitUntilExit()
+        try h.waitFor(seconds: 10) { written() }
+        #expect(try h.sqlite("SELECT count(*) FROM event WHERE published_ms IS NULL") == "0")
+        #expect(try h.stop(ticker).status == 0)
+    }
+
     @Test func aHardLinkToThisDevicesFileIsNeverWrittenAgain() throws {
         let h = try Harness(productDeadline: true)
         let (folder, own) = try syncing(h)
@@ -122,6 +149,33 @@ import Testing
         #expect(try h.planner(["sync", "--db", h.db, "--now", "2026-11-24T10:01"]).status == 0)
         let task = String(decoding: FileManager.default.contents(atPath: folder + "/planner-day-2026-11-24.ics") ?? Data(), as: UTF8.self)
         #expect(task.contains("STATUS:COMPLETED"), "\(task)")
+    }
+
+    /// Both folders locked by other processes: the sync folder's "busy" comes first and shortens the waits
+    /// that follow (100 ms), and the calendar's child, made before it, must wait for its lock as briefly as
+    /// its parent now waits for it: it says "busy" and is reaped, not left behind as a folder that "did not
+    /// answer" (as when it kept the 290 ms wait it was made with).
+    @Test func bothFoldersLockedAreBusyNotStalled() throws {
+        let h = try Harness(productDeadline: true)
+        let (_, own) = try syncing(h)
+        let calendar = h.dir + "/calendar"
+        try FileManager.default.createDirectory(atPath: calendar, withIntermediateDirectories: false)
+        #expect(try h.planner(["config", "set", "calendar-folder", calendar, "--db", h.db, "--now", "2026-11-24T08:00"]).status == 0)
+        var holders: [Process] = []
+        defer { for holder in holders where holder.isRunning { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() } }
+        for path in [own, calendar] {
+            let holder = Process()
+            holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            holder.arguments = ["-c", Self.lockHolder, path]
+            try holder.run()
+            holders.append(holder)
+        }
+        usleep(300_000)
+        let (r, seconds) = try login(h)
+        #expect(r.status == 0 && seconds < 1.5, "status \(r.status) after \(seconds) s: \(r.err)")
+        #expect(r.err.contains("locked by another process"), "\(r.err)")
+        #expect(r.err.contains("cannot be written now (busy or missing)"), "\(r.err)")
+        #expect(!r.err.contains("did not answer"), "\(r.err)")
     }
 
     /// A huge peer file (24 MiB of valid lines: a long history, or a hostile device) arriving under a live
