@@ -27,6 +27,15 @@ import Testing
         return (r, Date().timeIntervalSince(start))
     }
 
+    /// `lockHolder` started on `path`; the caller kills it.
+    func holdLock(_ path: String) throws -> Process {
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        holder.arguments = ["-c", Self.lockHolder, path]
+        try holder.run()
+        return holder
+    }
+
     func ownFiles(_ folder: String) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".events") }.sorted()
     }
@@ -53,10 +62,7 @@ import Testing
     @Test func aLockHeldOnThisDevicesFileIsABusyFolderNotAWait() throws {
         let h = try Harness(productDeadline: true)
         let (_, own) = try syncing(h)
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        holder.arguments = ["-c", Self.lockHolder, own]
-        try holder.run()
+        let holder = try holdLock(own)
         defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() } }
         usleep(300_000)
         let (r, seconds) = try login(h)
@@ -80,10 +86,7 @@ import Testing
         let (_, own) = try syncing(h)
         let ticker = try h.startTicker(["--sink", "stdout"])
         defer { if !Harness.hasExited(ticker.processIdentifier) { kill(ticker.processIdentifier, SIGKILL) } }
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        holder.arguments = ["-c", Self.lockHolder, own]
-        try holder.run()
+        let holder = try holdLock(own)
         defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() } }
         usleep(300_000)
         _ = try h.planner(["skip", "2030-01-03", "--db", h.db])
@@ -133,10 +136,7 @@ import Testing
         let folder = h.dir + "/calendar"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         #expect(try h.planner(["config", "set", "calendar-folder", folder, "--db", h.db, "--now", "2026-11-24T08:00"]).status == 0)
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        holder.arguments = ["-c", Self.lockHolder, folder]
-        try holder.run()
+        let holder = try holdLock(folder)
         defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() } }
         usleep(300_000)
         let (r, seconds) = try login(h)
@@ -164,11 +164,7 @@ import Testing
         var holders: [Process] = []
         defer { for holder in holders where holder.isRunning { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() } }
         for path in [own, calendar] {
-            let holder = Process()
-            holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            holder.arguments = ["-c", Self.lockHolder, path]
-            try holder.run()
-            holders.append(holder)
+            holders.append(try holdLock(path))
         }
         usleep(300_000)
         let (r, seconds) = try login(h)
