@@ -90,7 +90,8 @@ public enum ConfigCommand {
             }
         } catch {
             ctx.output.notice(
-                "warning: could not take the planner's items out of the old calendar folder \(old): \(error); delete its planner-*.ics files by hand")
+                "warning: could not take the planner's items out of the old calendar folder \(old): \(error); it is no longer the planner's folder, so nothing tries again: delete its planner-*.ics files, and any hidden .planner-*.tmp files, by hand"
+            )
         }
     }
 

@@ -138,11 +138,12 @@ enum CalendarFiles {
     ///
     /// With `leaveAside` (a login's `open`), a file removed or replaced stays under its aside name
     /// (`.planner-….tmp`, which vdirsyncer and khal do not list) for the next pass's `cleanTemporaries` to
-    /// unlink, and the folder is not fsynced. Unlinking a file whose blocks are on disk is the costly step
+    /// unlink. Unlinking a file whose blocks are on disk is the costly step
     /// (the file system frees its blocks, and on a `discard` mount trims them): 24 of a day's files took
     /// 1.0–1.6 ms of CPU (and 6 ms of wall time on a `discard` mount), against 0.5 ms to rename them aside
     /// (bench/CALENDAR_OPEN.md). `open` marks the day's buckets to be looked into (`lookAgain`), so the next
-    /// pass (the ticker's, or cron's `tick --once` within the minute) takes its job, cleaning included.
+    /// pass that writes the folder (cron's `tick --once`, the refill timer, `calendar-sync`, a ticker that
+    /// starts) takes its job, cleaning included.
     static func act(_ job: [UInt8], dir: Int32) -> [UInt8] {
         var r = Wire.Reader(job)
         var placements: [Placement] = []
@@ -163,7 +164,9 @@ enum CalendarFiles {
         if clean { removeTemporaries(dir) }
         var done = place(placements, dir: dir, leaveAside: leaveAside)
         if done.failure == nil { remove(removals, dir: dir, leaveAside: leaveAside, into: &done) }
-        if !leaveAside, !done.placed.isEmpty || !done.removed.isEmpty { fsync(dir) }
+        // Durable before the answer, also for `open`: a power cut that brought a removed event back could let
+        // vdirsyncer carry it to the phone again before the planner's next run removes it (found in review).
+        if !done.placed.isEmpty || !done.removed.isEmpty { fsync(dir) }
         var w = Wire.Writer()
         w.int(Int64(done.placed.count))
         for p in done.placed { w.text(p.name); w.int(p.size); w.int(p.mtime) }

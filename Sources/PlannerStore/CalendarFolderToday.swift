@@ -147,10 +147,8 @@ extension PlannerDatabase {
     func applyTodaysCalendar(_ plan: TodaysCalendar) {
         guard let child = plan.child else { return }
         defer { child.end() }
-        // No fsync of the folder needed for safety: a rename or removal a power cut undoes leaves files that
-        // do not match their rows, and the next full run reads and repairs them. What is removed or replaced
-        // is left aside for that run to unlink (`CalendarFiles.act`, `leaveAside`): the login does not wait
-        // on the file system freeing blocks.
+        // What is removed or replaced is left aside for the next full run to unlink (`CalendarFiles.act`,
+        // `leaveAside`): the login does not wait on the file system freeing blocks.
         // The lock's wait as this process sees it now: the child was made before the sync folder's step,
         // which may have stalled since (its copy of that memory would wait 290 ms against this one's 100).
         var job = Wire.Writer()
