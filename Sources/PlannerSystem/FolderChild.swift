@@ -379,7 +379,11 @@ public enum Wire {
             int(Int64(value.count))
             bytes += value
         }
-        public mutating func text(_ value: String) { data(Array(value.utf8)) }
+        /// Straight from the string's bytes: no array made on the way (a calendar listing writes ~1,100 names).
+        public mutating func text(_ value: String) {
+            int(Int64(value.utf8.count))
+            bytes += value.utf8
+        }
     }
 
     public struct Reader {
@@ -399,7 +403,12 @@ public enum Wire {
             defer { at += Int(n) }
             return Array(bytes[at..<at + Int(n)])
         }
-        public mutating func text() -> String? { data().map { String(decoding: $0, as: UTF8.self) } }
+        /// Decoded in place: no array made on the way (a 60-day calendar pass reads hundreds of names and digests).
+        public mutating func text() -> String? {
+            guard let n = int(), n >= 0, at + Int(n) <= bytes.count else { return nil }
+            defer { at += Int(n) }
+            return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[at..<at + Int(n)]), as: UTF8.self) }
+        }
         /// Where the next byte string is, skipped without a copy (read it with `Reader(bytes[range])`).
         public mutating func dataRange() -> Range<Int>? {
             guard let n = int(), n >= 0, at + Int(n) <= bytes.count else { return nil }
