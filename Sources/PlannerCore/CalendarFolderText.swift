@@ -158,9 +158,10 @@ public enum CalendarFolderText {
     public static let writtenAgain = "it is written again by the next planner command once it can"
 
     /// Why the calendar folder could not be brought in line now (`why`: the system's or the folder child's
-    /// words).
-    public static func cannotWrite(_ folder: String, _ why: String) -> String {
-        "cannot write the calendar folder \(folder) (\(why)): \(writtenAgain)"
+    /// words). `again`: whether the next command will (not for a folder being emptied because the planner
+    /// leaves it: nothing looks at it again).
+    public static func cannotWrite(_ folder: String, _ why: String, again: Bool = true) -> String {
+        "cannot write the calendar folder \(folder) (\(why))" + (again ? ": \(writtenAgain)" : "")
     }
 
     /// Why a folder that lost every file the planner wrote there is left alone.

@@ -55,6 +55,8 @@ extension PlannerDatabase {
     private func reconcile(_ folder: String, now: Instant, wantNothing: Bool = false) throws -> (written: Int, removed: Int, icsFiles: Int) {
         var dir: Int32 = -1  // the child's
         var failure: PlannerError?
+        // What a message about an unfinished pass ends with: emptying a folder the planner leaves is not tried again.
+        let again = wantNothing ? "" : ": it is written again by the next planner command"
         var placedItems: [String: (item: CalendarFolderText.Item, digest: String)] = [:]  // SEQUENCE aside, as written
         var forgotten: [String] = []
         // Rows found by their digest to hold an item of another recipe: remembered, so the next run knows
@@ -80,15 +82,15 @@ extension PlannerDatabase {
                 case .listed(let listed): listing = listed
                 case .cannotOpen(let code):
                     failure = .io(
-                        CalendarFolderText.cannotWrite(folder, DatabaseFile.describe(code))
+                        CalendarFolderText.cannotWrite(folder, DatabaseFile.describe(code), again: !wantNothing)
                     )
                     return nil
                 case .busy:
                     FolderChild.stalled()
-                    failure = .io("the calendar folder \(folder) is locked by another process: it is written again by the next planner command")
+                    failure = .io("the calendar folder \(folder) is locked by another process" + again)
                     return nil
                 case .unreadable:
-                    failure = .io("the calendar folder's child said nothing usable: it is written again by the next planner command")
+                    failure = .io("the calendar folder's child said nothing usable" + again)
                     return nil
                 }
                 icsFiles = listing.icsCount
@@ -273,7 +275,7 @@ extension PlannerDatabase {
             }, release: { if dir >= 0 { close(dir) } })
         if let failure { throw failure }
         let done: CalendarFiles.Done
-        if let why = outcome.unfinished { throw PlannerError.io(CalendarFolderText.cannotWrite(folder, why)) }
+        if let why = outcome.unfinished { throw PlannerError.io(CalendarFolderText.cannotWrite(folder, why, again: !wantNothing)) }
         switch outcome {
         case .timedOut, .failed: return (0, 0, icsFiles)  // said above
         case .done(_, nil):
@@ -284,7 +286,8 @@ extension PlannerDatabase {
         }
         if let failure = done.failure {
             throw PlannerError.io(
-                "cannot write \(folder)/\(failure.name) (\(DatabaseFile.describe(failure.code))): \(CalendarFolderText.writtenAgain)"
+                "cannot write \(folder)/\(failure.name) (\(DatabaseFile.describe(failure.code)))"
+                    + (wantNothing ? "" : ": \(CalendarFolderText.writtenAgain)")
             )
         }
         return (done.placed.count, done.removed.count, icsFiles)

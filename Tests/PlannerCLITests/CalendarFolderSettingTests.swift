@@ -34,4 +34,35 @@ import Testing
         }
         #expect(FileManager.default.contents(atPath: old + "/mine.ics") == own)
     }
+
+    /// A folder given up that cannot be emptied now (another process holds its lock) is never looked at
+    /// again: the warning says so, and names what to delete, the hidden files a login's `open` left aside
+    /// for the next pass included (issue 31's review found it promising a retry that never comes).
+    @Test func aFolderGivenUpWhileLockedSaysWhatToDeleteByHand() throws {
+        let h = try Harness()
+        let old = h.dir + "/old", next = h.dir + "/next"
+        #expect(try h.planner(["config", "set", "calendar-folder", old, "--db", h.db, "--now", "2026-11-23T08:00"]).status == 0)
+        #expect(try h.planner(["open", "--db", h.db, "--now", "2026-11-23T12:00"]).status == 0)
+        let aside = try FileManager.default.contentsOfDirectory(atPath: old).filter { $0.hasPrefix(".planner-") }
+        #expect(!aside.isEmpty)
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        holder.arguments = [
+            "-c",
+            "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); print(flush=True); time.sleep(60)",
+            old,
+        ]
+        let ready = Pipe()
+        holder.standardOutput = ready
+        try holder.run()
+        defer { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() }
+        _ = ready.fileHandleForReading.availableData  // the lock is held
+        let r = try h.planner(["config", "set", "calendar-folder", next, "--db", h.db, "--now", "2026-11-23T12:10"], env: ["PATH": "/nonexistent"])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.err.contains("could not take the planner's items out of the old calendar folder \(old)"), "\(r.err)")
+        #expect(r.err.contains("locked by another process"), "\(r.err)")
+        #expect(r.err.contains(".planner-*.tmp") && r.err.contains("nothing tries again"), "\(r.err)")
+        #expect(!r.err.contains("written again"), "\(r.err)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: old).filter { $0.hasPrefix(".planner-") }.sorted() == aside.sorted())
+    }
 }
