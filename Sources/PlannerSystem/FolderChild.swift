@@ -97,7 +97,6 @@ public enum FolderChild {
     /// One folder job: the child looks, this process decides what to do (nil: nothing), the child does it, and
     /// this process records the answer (`settle`) while the child still holds what it locked.
     public static func run(
-        deadlineMilliseconds: Int64 = deadlineMilliseconds,
         observe: () -> [UInt8],
         decide: ([UInt8]) throws -> [UInt8]?,
         act: @escaping ([UInt8]) -> [UInt8],
@@ -105,7 +104,7 @@ public enum FolderChild {
         release: @escaping () -> Void = {},
         spawn: Spawn? = nil
     ) throws -> Outcome {
-        let child = Held(deadlineMilliseconds: deadlineMilliseconds, observe: observe, act: act, release: release, spawn: spawn)
+        let child = Held(observe: observe, act: act, release: release, spawn: spawn)
         guard case .done(let observed, _) = child.looked else { return child.looked }
         guard let job = try decide(observed) else { return child.looked }
         let outcome = child.finish(job)
@@ -132,7 +131,6 @@ public enum FolderChild {
         public private(set) var looked: Outcome
         private var pid: pid_t = -1
         private var socket: Int32 = -1
-        private let deadline: Int64
         /// Inline (a process of several threads): the steps run here, and `release` closes what they opened.
         private let act: ([UInt8]) -> [UInt8]
         private var release: (() -> Void)?
@@ -141,12 +139,11 @@ public enum FolderChild {
         /// The child missed a deadline: it is not waited for again.
         private var stuck = false
 
-        init(
-            deadlineMilliseconds: Int64, observe: () -> [UInt8], act: @escaping ([UInt8]) -> [UInt8], release: @escaping () -> Void,
-            spawn: Spawn? = nil
-        ) {
+        /// Its deadline is always `deadlineMilliseconds`, never one of its own: the child's wait for a lock
+        /// (`lockWaitMilliseconds`, decided before the child exists) is half of that, so that the child answers
+        /// "busy" before its parent gives up on it.
+        init(observe: () -> [UInt8], act: @escaping ([UInt8]) -> [UInt8], release: @escaping () -> Void, spawn: Spawn? = nil) {
             self.act = act
-            deadline = deadlineMilliseconds
             // fork() is safe only in a single-threaded process (the planner and its ticker are): a process with
             // other threads (the test runner, in-process tests in parallel) could fork while one of them holds a
             // runtime lock the child then waits on forever. There the steps run here, unprotected.
@@ -179,7 +176,7 @@ public enum FolderChild {
             close(pair[1])
             self.pid = pid
             socket = pair[0]
-            let wait = Held.limit(deadlineMilliseconds)
+            let wait = Held.limit(FolderChild.deadlineMilliseconds)
             guard let observed = receive(socket, within: wait) else {
                 stuck = true
                 stalled()
@@ -192,7 +189,7 @@ public enum FolderChild {
         /// How long to wait now. Once a folder stalled, the next few seconds' folder work gets a short deadline:
         /// a login with two frozen folders, a ticker pass, pay the full deadline once, not once per folder and
         /// per pass. Asked at each wait: a held child's job may come after another folder stalled.
-        private var limit: Int64 { Held.limit(deadline) }
+        private var limit: Int64 { Held.limit(FolderChild.deadlineMilliseconds) }
         fileprivate static func limit(_ deadline: Int64) -> Int64 {
             monotonicMilliseconds() < FolderChild.stalledUntil ? min(deadline, stalledDeadlineMilliseconds) : deadline
         }
@@ -242,10 +239,9 @@ public enum FolderChild {
 
     /// Makes a `Held` child: it runs `observe` at once and `act` when its job comes.
     public static func hold(
-        deadlineMilliseconds: Int64 = deadlineMilliseconds, observe: () -> [UInt8], act: @escaping ([UInt8]) -> [UInt8],
-        release: @escaping () -> Void = {}
+        observe: () -> [UInt8], act: @escaping ([UInt8]) -> [UInt8], release: @escaping () -> Void = {}
     ) -> Held {
-        Held(deadlineMilliseconds: deadlineMilliseconds, observe: observe, act: act, release: release)
+        Held(observe: observe, act: act, release: release)
     }
 
     /// The child's whole life: it looks, answers, does its job, answers, and holds on until the parent hangs up.
