@@ -81,7 +81,10 @@ public final class PlannerDatabase {
         csqlite_set_checkpoint_on_close(connection.handle, 0)
         do {
             try checkOwnership()
-            csqlite_set_checkpoint_on_close(connection.handle, 1)
+            // Only a command that writes folds the WAL back into the file as it closes: a reading one
+            // (`status`, `list`) leaves both files as they are, whatever the WAL holds (a `-wal` left from the
+            // file before a backup was put back is only read, never written into the restored file).
+            csqlite_set_checkpoint_on_close(connection.handle, forWriting ? 1 : 0)
             try switchToWAL(waitingUpTo: busyTimeoutMilliseconds)
             // FULL: a committed transaction (a delivery claim, an open) survives a power cut. The WAL keeps its
             // length between commits (the live ticker copies it back without truncating: docs/internals.md);
@@ -269,6 +272,15 @@ public final class PlannerDatabase {
         case SQLITE_NOTADB:
             return .data("\(path) is not a SQLite database: pass another --db path, or move the file away to start a new plan")
         case SQLITE_CORRUPT:
+            // Pages of another file in its WAL read as corruption too: the most likely cause once a backup
+            // was put back without moving the old `-wal` away (SQLite cannot tell whose WAL it is).
+            let wal = DatabaseFile.resolve(path) + "-wal"
+            var info = stat()
+            if stat(wal, &info) == 0, info.st_size > 0 {
+                return .data(
+                    "\(path) is corrupt (\(error.message)), or \(wal) is not its own: if you put the file back from a backup, move that -wal away and try again; else restore both from a backup or move them away to start a new plan"
+                )
+            }
             return .data("\(path) is corrupt (\(error.message)): restore it from a backup or move it away to start a new plan")
         case SQLITE_BUSY, SQLITE_LOCKED:
             return .busy(

@@ -83,7 +83,11 @@ final class Connection {
     }
 
     func lastError(_ rc: Int32) -> SQLiteError {
-        SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)))
+        // A file SQLite finds corrupt, or not a database, is refused as it is: closing would otherwise
+        // checkpoint, writing the WAL's pages into it and deleting the WAL (a `-wal` left from the file
+        // before a backup was put back would then damage the restored file for good).
+        if rc & 0xFF == SQLITE_CORRUPT || rc & 0xFF == SQLITE_NOTADB { _ = csqlite_set_checkpoint_on_close(handle, 0) }
+        return SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)))
     }
 
     /// Runs one or more statements that return no rows we need.

@@ -20,7 +20,7 @@ extension PlannerDatabase {
         return hash
     }
 
-    private static let plannerObjectsQuoted = SchemaFingerprint.quoted(plannerObjects)
+    static let plannerObjectsQuoted = SchemaFingerprint.quoted(plannerObjects)
 
     /// Throws when the planner's objects differ from what `userVersion`'s migrations leave.
     func checkSchema(userVersion: Int32) throws {
@@ -29,6 +29,18 @@ extension PlannerDatabase {
         else {
             throw PlannerError.data(
                 "\(path) has a planner schema changed by hand (its tables, indexes, triggers or views differ from what schema version \(userVersion) has): restore it from a backup, or move it away to start a new plan; nothing was changed"
+            )
+        }
+        // Objects of the user's own are fine, but not a trigger on one of the planner's tables or views: it
+        // would run inside the planner's own changes, where it can undo them (an open deleted as it is
+        // recorded) or make them fail. Only read when the cookie says the schema changed.
+        let stmt = try connection.prepare(
+            "SELECT name, tbl_name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name IN (\(Self.plannerObjectsQuoted)) AND name NOT IN (\(Self.plannerObjectsQuoted)) ORDER BY name LIMIT 1"
+        )
+        if try stmt.step() {
+            let name = stmt.text(0)
+            throw PlannerError.data(
+                "\(path) has a trigger of your own, \(name), on the planner's \(stmt.text(1)): it would run inside the planner's changes; drop it (DROP TRIGGER \"\(name)\";) or put it on a table of your own; nothing was changed"
             )
         }
     }

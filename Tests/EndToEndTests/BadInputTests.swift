@@ -97,6 +97,34 @@ import Testing
             prepare: { h in
                 try writerKilledWithContentInWAL(h, "PRAGMA journal_mode = WAL; CREATE TABLE notes (body TEXT)")
             }, exitCode: 65, says: "belongs to another program"),
+        // Found in review: closing checkpointed the WAL into a file it had just refused, and deleted the WAL.
+        Case(
+            name: "corrupt pages beside a WAL of committed changes", args: ["open"],
+            prepare: { h in
+                try plannerDatabase(h)
+                try writerKilledWithContentInWAL(h, "UPDATE setting SET value = 'Mine' WHERE key = 'title'")
+                // One page (its second): all of them would be found corrupt while the file is still being checked.
+                var data = h.bytes(h.db)!
+                data.replaceSubrange(4096..<8192, with: Data(repeating: 0xA5, count: 4096))
+                try data.write(to: URL(fileURLWithPath: h.db))
+            }, exitCode: 65, says: "is corrupt"),
+        // A backup put back without moving the old file's WAL away: its pages read as another file's.
+        Case(
+            name: "a backup put back beside the old file's WAL", args: ["open"],
+            prepare: { h in
+                try plannerDatabase(h)
+                let backup = h.dir + "/backup.db"
+                guard try h.planner(["refill", "--db", backup, "--now", "2026-12-01T08:00"]).status == 0 else { throw HarnessError("no backup") }
+                try writerKilledWithContentInWAL(h, "UPDATE request SET title = title || ' (edited)'")
+                try FileManager.default.removeItem(atPath: h.db)
+                try FileManager.default.copyItem(atPath: backup, toPath: h.db)
+            }, exitCode: 65, says: "-wal is not its own: if you put the file back from a backup, move that -wal away"),
+        Case(
+            name: "a trigger of your own on a planner table", args: ["open"],
+            prepare: { h in
+                try plannerDatabase(h)
+                _ = try h.sqlite("CREATE TRIGGER forget_opens AFTER INSERT ON app_open BEGIN DELETE FROM app_open; END")
+            }, exitCode: 65, says: "a trigger of your own, forget_opens, on the planner's app_open"),
         Case(name: "--now year 9999", args: ["refill", "--now", "9999-12-31T12:00"], exitCode: 64, says: "between 1970 and 9990"),
         Case(name: "--now before 1970", args: ["refill", "--now", "1880-01-05T09:30"], exitCode: 64, says: "between 1970 and 9990"),
         Case(name: "TZ a leap-second zone", args: ["list"], env: ["TZ": "right/UTC"], exitCode: 64, says: "unknown time zone 'right/UTC'"),
@@ -135,6 +163,25 @@ import Testing
             """
         _ = try h.python(script, [h.db, sql])
         guard FileManager.default.fileExists(atPath: h.db + "-wal") else { throw HarnessError("no WAL was left") }
+    }
+
+    /// A command that only reads does not fold a WAL it found into the file as it closes: both stay as they
+    /// were (found in review: `status` beside a `-wal` left from the file before a backup was put back wrote
+    /// that WAL's pages into the restored file, and deleted the WAL).
+    @Test(arguments: [["status"], ["list"]])
+    func aReadingCommandLeavesTheFileAndItsWALAsTheyAre(_ args: [String]) throws {
+        let h = try Harness()
+        try Self.plannerDatabase(h)
+        try Self.writerKilledWithContentInWAL(h, "UPDATE setting SET value = 'Mine' WHERE key = 'title'")
+        let before = h.bytes(h.db)
+        let walBefore = h.bytes(h.db + "-wal")
+        _ = try h.plannerOK(args, now: "2026-11-23T12:30")
+        #expect(h.bytes(h.db) == before, "the file changed")
+        #expect(h.bytes(h.db + "-wal") == walBefore, "its WAL changed")
+        // The next command that writes folds it in, as before.
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T12:30")
+        #expect(try h.sqlite("SELECT value FROM setting WHERE key = 'title'") == "Mine")
+        #expect(!FileManager.default.fileExists(atPath: h.db + "-wal"))
     }
 
     @Test(arguments: cases)

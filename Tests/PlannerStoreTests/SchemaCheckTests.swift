@@ -104,6 +104,10 @@ import PlannerTestSupport
         _ = try PlannerDatabase(path: path)
         let (connection, _) = (try Connection(path: path, flags: SQLITE_OPEN_READWRITE), ())
         try connection.execute("CREATE VIEW my_week AS SELECT * FROM request; CREATE INDEX my_index ON request (kind)")
+        // A trigger of one's own is fine on a table of one's own (not on the planner's: BadInputTests).
+        try connection.execute(
+            "CREATE TABLE my_log (at INTEGER); CREATE TRIGGER my_log_trim AFTER INSERT ON my_log BEGIN DELETE FROM my_log WHERE at < new.at - 100; END"
+        )
         connection.close()
         #expect(throws: Never.self) { _ = try PlannerDatabase(path: path) }
     }
