@@ -96,12 +96,16 @@ enum DatabaseFile {
     /// plain files: SQLite follows a planted link and trusts a planted file. One the user owns but cannot
     /// write (SQLite gives them the database's mode, so a failed write on a 0400 database leaves a 0400
     /// `-shm`) would make every later write fail: it gets the database's owner write bit back.
-    static func checkCompanions(of resolved: String) throws(PlannerError) {
+    /// Returns the `-wal`'s size (0: none).
+    @discardableResult
+    static func checkCompanions(of resolved: String) throws(PlannerError) -> Int64 {
         var database = stat()
-        guard stat(resolved, &database) == 0 else { return }
+        guard stat(resolved, &database) == 0 else { return 0 }
+        var walBytes: Int64 = 0
         for file in [resolved + "-wal", resolved + "-shm"] {
             var info = stat()
             guard lstat(file, &info) == 0 else { continue }
+            if walBytes == 0, file.hasSuffix("-wal") { walBytes = Int64(info.st_size) }
             guard (info.st_mode & S_IFMT) == S_IFREG else {
                 throw .data("SQLite's file \(file) is not a regular file (a symbolic link?): remove it; nothing was changed")
             }
@@ -110,6 +114,7 @@ enum DatabaseFile {
                 chmod(file, 0o600)
             }
         }
+        return walBytes
     }
 
     /// Whether this process may write the file (effective ids, as the kernel will judge the open).

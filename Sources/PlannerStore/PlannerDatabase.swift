@@ -71,7 +71,7 @@ public final class PlannerDatabase {
         // with the database's read-only mode behind.
         if forWriting, !DatabaseFile.isWritable(path) { throw Self.readOnly(path) }
         resolvedPath = DatabaseFile.resolve(path)
-        try DatabaseFile.checkCompanions(of: resolvedPath)
+        let walBytes = try DatabaseFile.checkCompanions(of: resolvedPath)
         do {
             connection = try Connection(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX)
         } catch {
@@ -81,10 +81,11 @@ public final class PlannerDatabase {
         csqlite_set_checkpoint_on_close(connection.handle, 0)
         do {
             try checkOwnership()
-            // Only a command that writes folds the WAL back into the file as it closes: a reading one
-            // (`status`, `list`) leaves both files as they are, whatever the WAL holds (a `-wal` left from the
-            // file before a backup was put back is only read, never written into the restored file).
-            csqlite_set_checkpoint_on_close(connection.handle, forWriting ? 1 : 0)
+            // A reading command (`status`, `list`) folds a WAL back into the file as it closes only when it
+            // found none (the close then just removes the `-wal` and `-shm` it made): one it found stays as it
+            // is, whatever it holds (a `-wal` left from the file before a backup was put back is only read,
+            // never written into the restored file). The next command that writes folds it in.
+            csqlite_set_checkpoint_on_close(connection.handle, forWriting || walBytes == 0 ? 1 : 0)
             try switchToWAL(waitingUpTo: busyTimeoutMilliseconds)
             // FULL: a committed transaction (a delivery claim, an open) survives a power cut. The WAL keeps its
             // length between commits (the live ticker copies it back without truncating: docs/internals.md);

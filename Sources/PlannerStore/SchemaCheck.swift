@@ -20,7 +20,7 @@ extension PlannerDatabase {
         return hash
     }
 
-    static let plannerObjectsQuoted = SchemaFingerprint.quoted(plannerObjects)
+    private static let plannerObjectsQuoted = SchemaFingerprint.quoted(plannerObjects)
 
     /// Throws when the planner's objects differ from what `userVersion`'s migrations leave.
     func checkSchema(userVersion: Int32) throws {
@@ -34,9 +34,7 @@ extension PlannerDatabase {
         // Objects of the user's own are fine, but not a trigger on one of the planner's tables or views: it
         // would run inside the planner's own changes, where it can undo them (an open deleted as it is
         // recorded) or make them fail. Only read when the cookie says the schema changed.
-        let stmt = try connection.prepare(
-            "SELECT name, tbl_name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name IN (\(Self.plannerObjectsQuoted)) AND name NOT IN (\(Self.plannerObjectsQuoted)) ORDER BY name LIMIT 1"
-        )
+        let stmt = try connection.prepare(SchemaFingerprint.foreignTriggersQuery(quotedNames: Self.plannerObjectsQuoted))
         if try stmt.step() {
             let name = stmt.text(0)
             throw PlannerError.data(

@@ -13,6 +13,12 @@ public enum SchemaFingerprint {
         "SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_schema WHERE name IN (\(quotedNames)) ORDER BY name"
     }
 
+    /// Triggers on the objects named in `quotedNames` that are not among them (a user's own on a planner
+    /// table): name and table of the first, in name order.
+    public static func foreignTriggersQuery(quotedNames: String) -> String {
+        "SELECT name, tbl_name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name IN (\(quotedNames)) AND name NOT IN (\(quotedNames)) ORDER BY name LIMIT 1"
+    }
+
     /// Adds one column's bytes, then a separator (so "ab","c" and "a","bc" differ). Inlinable: every command
     /// hashes its file's 12 KB of schema through this.
     @inlinable public static func add(_ bytes: UnsafeBufferPointer<UInt8>, to hash: inout UInt64) {

@@ -44,6 +44,11 @@ import SchemaFingerprint
         let source = try String(contentsOfFile: folder + "/SchemaCheck.swift", encoding: .utf8)
         #expect(source.contains("SchemaFingerprint.query(quotedNames: objects.map(SchemaFingerprint.quoted) ?? plannerObjectsQuoted)"))
         #expect(source.contains("private static let plannerObjectsQuoted = SchemaFingerprint.quoted(plannerObjects)"))
+        #expect(
+            SchemaFingerprint.foreignTriggersQuery(quotedNames: SchemaFingerprint.quoted(["a"]))
+                == "SELECT name, tbl_name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name IN ('a') AND name NOT IN ('a') ORDER BY name LIMIT 1"
+        )
+        #expect(source.contains("SchemaFingerprint.foreignTriggersQuery(quotedNames: Self.plannerObjectsQuoted)"))
     }
 
     /// A state spelled in the store's SQL (`state = 'pending'`, `SET state = 'delivered'`, `r.state <> '…'`) is
@@ -148,9 +153,11 @@ struct SQLScan {
             } else if Self.matches(chars, at: j, "HotQueries.") {
                 j += "HotQueries.".count
                 while j < chars.count, chars[j].isLetter || chars[j].isNumber || chars[j] == "_" { j += 1 }
-            } else if Self.matches(chars, at: j, "SchemaFingerprint.query(") {
+            } else if let call = ["SchemaFingerprint.query(", "SchemaFingerprint.foreignTriggersQuery("].first(where: {
+                Self.matches(chars, at: j, $0)
+            }) {
                 // The planner's own object names, quoted (`schemaFingerprintQueryTakesOnlyNames`).
-                j += "SchemaFingerprint.query(".count
+                j += call.count
                 var depth = 1
                 while j < chars.count, depth > 0 {
                     if chars[j] == "(" { depth += 1 } else if chars[j] == ")" { depth -= 1 }
