@@ -178,9 +178,8 @@ public enum FolderChild {
             socket = pair[0]
             let wait = Held.limit(FolderChild.deadlineMilliseconds)
             guard let observed = receive(socket, within: wait) else {
-                stuck = true
-                stalled()
                 looked = .timedOut(milliseconds: wait)
+                giveUp()
                 return
             }
             looked = .done(observed: observed, acted: nil)
@@ -201,11 +200,22 @@ public enum FolderChild {
             if release != nil { return .done(observed: observed, acted: act(job)) }
             let wait = limit
             guard socket >= 0, FolderChild.send(socket, job), let acted = receive(socket, within: wait) else {
-                stuck = true
-                stalled()
+                giveUp()
                 return .timedOut(milliseconds: wait)
             }
             return .done(observed: observed, acted: acted)
+        }
+
+        /// The child missed its deadline: it is killed, not only left behind. One stopped (SIGSTOP from
+        /// another program; at its very start it still held the caller's stdout and stderr, so `$(planner
+        /// open)` waited for it) held this device's file's lock for as long as it stayed stopped, and a child
+        /// in a killable wait on a stalled network mount lingered for the whole outage, one more per cron
+        /// minute. One stuck in a frozen file system dies once it thaws. Whatever it was doing is the next
+        /// run's to do again: a cut append starts a new file, a temporary file is removed (found in review).
+        private func giveUp() {
+            stuck = true
+            stalled()
+            if pid > 0 { kill(pid, SIGKILL) }
         }
 
         /// The child's work is recorded: it lets go of the folder and exits.
