@@ -31,15 +31,8 @@ extension PlannerDatabase {
                 "\(path) has a planner schema changed by hand (its tables, indexes, triggers or views differ from what schema version \(userVersion) has): restore it from a backup, or move it away to start a new plan; nothing was changed"
             )
         }
-        // Objects of the user's own are fine, but not a trigger on one of the planner's tables or views: it
-        // would run inside the planner's own changes, where it can undo them (an open deleted as it is
-        // recorded) or make them fail. Only read when the cookie says the schema changed.
-        let stmt = try connection.prepare(SchemaFingerprint.foreignTriggersQuery(quotedNames: Self.plannerObjectsQuoted))
-        if try stmt.step() {
-            let name = stmt.text(0)
-            throw PlannerError.data(
-                "\(path) has a trigger of your own, \(name), on the planner's \(stmt.text(1)): it would run inside the planner's changes; drop it (DROP TRIGGER \"\(name)\";) or put it on a table of your own; nothing was changed"
-            )
-        }
+        // Objects of the user's own are fine, but not every trigger on a planner table (ForeignTriggers).
+        // Only read when the cookie says the schema changed.
+        try checkForeignTriggers(quotedPlannerObjects: Self.plannerObjectsQuoted)
     }
 }

@@ -14,9 +14,32 @@ public enum SchemaFingerprint {
     }
 
     /// Triggers on the objects named in `quotedNames` that are not among them (a user's own on a planner
-    /// table): name and table of the first, in name order.
+    /// table): name, table and SQL, in name order.
     public static func foreignTriggersQuery(quotedNames: String) -> String {
-        "SELECT name, tbl_name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name IN (\(quotedNames)) AND name NOT IN (\(quotedNames)) ORDER BY name LIMIT 1"
+        "SELECT name, tbl_name, sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name IN (\(quotedNames)) AND name NOT IN (\(quotedNames)) ORDER BY name"
+    }
+
+    /// The three ways a row changes, each firing its own triggers.
+    public enum Change: CaseIterable { case insert, update, delete }
+
+    /// A statement that changes no row but makes SQLite compile every trigger on `table` for `change` (an
+    /// update sets every column, for `UPDATE OF` triggers), to be prepared and never run. `table` and
+    /// `columns` are the planner's own (names the schema check has just matched), quoted all the same.
+    public static func triggerProbe(_ change: Change, table: String, columns: [String]) -> String {
+        let t = identifier(table)
+        switch change {
+        case .insert: return "INSERT INTO " + t + " SELECT * FROM " + t + " WHERE 0"
+        case .delete: return "DELETE FROM " + t + " WHERE 0"
+        case .update:
+            var update = "UPDATE " + t + " SET "
+            for (i, column) in columns.enumerated() { update += (i == 0 ? "" : ", ") + identifier(column) + " = " + identifier(column) }
+            return update + " WHERE 0"
+        }
+    }
+
+    /// `"name"`, with any `"` doubled.
+    public static func identifier(_ name: String) -> String {
+        "\"" + name.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
     }
 
     /// Adds one column's bytes, then a separator (so "ab","c" and "a","bc" differ). Inlinable: every command

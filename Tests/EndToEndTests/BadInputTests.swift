@@ -120,11 +120,52 @@ import Testing
                 try FileManager.default.copyItem(atPath: backup, toPath: h.db)
             }, exitCode: 65, says: "-wal is not its own: if you put the file back from a backup, move that -wal away"),
         Case(
-            name: "a trigger of your own on a planner table", args: ["open"],
+            name: "a trigger of your own that writes a planner table", args: ["open"],
             prepare: { h in
                 try plannerDatabase(h)
                 _ = try h.sqlite("CREATE TRIGGER forget_opens AFTER INSERT ON app_open BEGIN DELETE FROM app_open; END")
-            }, exitCode: 65, says: "a trigger of your own, forget_opens, on the planner's app_open"),
+            }, exitCode: 65, says: "a trigger of your own, forget_opens, that writes the planner's app_open inside the planner's changes to app_open"),
+        // The same through a table of one's own: the authorizer names the innermost trigger.
+        Case(
+            name: "a trigger of your own that writes a planner table through another", args: ["open"],
+            prepare: { h in
+                try plannerDatabase(h)
+                _ = try h.sqlite(
+                    """
+                    CREATE TABLE my_log (d TEXT);
+                    CREATE TRIGGER "log ""opens"" here" AFTER INSERT ON app_open BEGIN INSERT INTO my_log VALUES (NEW.local_date); END;
+                    CREATE TRIGGER my_log_cleans AFTER INSERT ON my_log BEGIN UPDATE request SET state = 'cancelled' WHERE 0; END;
+                    """)
+            }, exitCode: 65, says: "a trigger of your own, my_log_cleans, that writes the planner's request inside the planner's changes to app_open"),
+        // A BEFORE trigger can skip the row: RAISE(IGNORE) loses every open without an error.
+        Case(
+            name: "a BEFORE trigger of your own on a planner table", args: ["open"],
+            prepare: { h in
+                try plannerDatabase(h)
+                _ = try h.sqlite("CREATE TRIGGER /* quiet */ [skip opens] BEFORE INSERT ON app_open BEGIN SELECT RAISE(IGNORE); END")
+            }, exitCode: 65,
+            says:
+                #"a trigger of your own, skip opens, that runs before (or instead of) the planner's changes to app_open: it can skip them; drop it (DROP TRIGGER "skip opens";)"#
+        ),
+        Case(
+            name: "a trigger of your own without a time (BEFORE)", args: ["refill"],
+            prepare: { h in
+                try plannerDatabase(h)
+                _ = try h.sqlite("CREATE TABLE my_log (x); CREATE TRIGGER counts INSERT ON request BEGIN INSERT INTO my_log VALUES (1); END")
+            }, exitCode: 65, says: "a trigger of your own, counts, that runs before (or instead of) the planner's changes to request"),
+        // Its table dropped since: every planner change to app_open would fail with SQLite's own text.
+        Case(
+            name: "a trigger of your own that SQLite cannot run", args: ["status"],
+            prepare: { h in
+                try plannerDatabase(h)
+                _ = try h.sqlite(
+                    """
+                    CREATE TABLE my_log (d TEXT);
+                    CREATE TRIGGER log_opens AFTER INSERT ON app_open BEGIN INSERT INTO my_log VALUES (NEW.local_date); END;
+                    DROP TABLE my_log;
+                    """)
+            }, exitCode: 65,
+            says: "has a trigger of your own on the planner's app_open that SQLite cannot run (no such table: main.my_log): fix or drop it"),
         Case(name: "--now year 9999", args: ["refill", "--now", "9999-12-31T12:00"], exitCode: 64, says: "between 1970 and 9990"),
         Case(name: "--now before 1970", args: ["refill", "--now", "1880-01-05T09:30"], exitCode: 64, says: "between 1970 and 9990"),
         Case(name: "TZ a leap-second zone", args: ["list"], env: ["TZ": "right/UTC"], exitCode: 64, says: "unknown time zone 'right/UTC'"),
@@ -182,6 +223,27 @@ import Testing
         _ = try h.plannerOK(["refill"], now: "2026-11-23T12:30")
         #expect(try h.sqlite("SELECT value FROM setting WHERE key = 'title'") == "Mine")
         #expect(!FileManager.default.fileExists(atPath: h.db + "-wal"))
+    }
+
+    /// An audit log of one's own (AFTER triggers writing only tables of one's own) is a fair use of the
+    /// schema, and bench/reliability/concurrency.py relies on one for the real order of opens and claims.
+    @Test func anAuditTriggerOfYourOwnIsAllowed() throws {
+        let h = try Harness()
+        try Self.plannerDatabase(h)
+        _ = try h.sqlite(
+            """
+            CREATE TABLE my_audit (what TEXT, identifier TEXT, local_date TEXT);
+            CREATE TRIGGER my_audit_open AFTER INSERT ON app_open
+            BEGIN INSERT INTO my_audit VALUES ('open', NULL, NEW.local_date); END;
+            CREATE TRIGGER my_audit_claim AFTER UPDATE OF state ON request WHEN NEW.state = 'delivering'
+            BEGIN INSERT INTO my_audit VALUES ('claim', NEW.identifier, NEW.local_date); END;
+            """)
+        _ = try h.plannerOK(["tick", "--once", "--sink", "stdout"], now: "2026-11-23T12:30")
+        _ = try h.plannerOK(["open"], now: "2026-11-23T12:45")
+        #expect(
+            try h.sqlite("SELECT group_concat(what || ' ' || coalesce(identifier, local_date), ', ') FROM my_audit")
+                == "claim Noti_AppOpenPromotion_2026_11_23_12_30, open 2026-11-23")
+        #expect(try h.sqlite("SELECT count(*) FROM app_open") == "1")
     }
 
     @Test(arguments: cases)

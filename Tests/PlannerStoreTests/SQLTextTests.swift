@@ -46,9 +46,18 @@ import SchemaFingerprint
         #expect(source.contains("private static let plannerObjectsQuoted = SchemaFingerprint.quoted(plannerObjects)"))
         #expect(
             SchemaFingerprint.foreignTriggersQuery(quotedNames: SchemaFingerprint.quoted(["a"]))
-                == "SELECT name, tbl_name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name IN ('a') AND name NOT IN ('a') ORDER BY name LIMIT 1"
+                == "SELECT name, tbl_name, sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name IN ('a') AND name NOT IN ('a') ORDER BY name"
         )
-        #expect(source.contains("SchemaFingerprint.foreignTriggersQuery(quotedNames: Self.plannerObjectsQuoted)"))
+        let triggers = try String(contentsOfFile: folder + "/ForeignTriggers.swift", encoding: .utf8)
+        #expect(source.contains("try checkForeignTriggers(quotedPlannerObjects: Self.plannerObjectsQuoted)"))
+        #expect(triggers.contains("SchemaFingerprint.foreignTriggersQuery(quotedNames: quotedPlannerObjects)"))
+        // The probes quote every name, so even a name with a quote in it stays one identifier.
+        #expect(
+            SchemaFingerprint.Change.allCases.map { SchemaFingerprint.triggerProbe($0, table: "a\"b", columns: ["c", "d"]) } == [
+                #"INSERT INTO "a""b" SELECT * FROM "a""b" WHERE 0"#, #"UPDATE "a""b" SET "c" = "c", "d" = "d" WHERE 0"#,
+                #"DELETE FROM "a""b" WHERE 0"#,
+            ])
+        #expect(triggers.contains("SchemaFingerprint.triggerProbe(change, table: table, columns: columns)"))
     }
 
     /// A state spelled in the store's SQL (`state = 'pending'`, `SET state = 'delivered'`, `r.state <> '…'`) is
@@ -153,9 +162,11 @@ struct SQLScan {
             } else if Self.matches(chars, at: j, "HotQueries.") {
                 j += "HotQueries.".count
                 while j < chars.count, chars[j].isLetter || chars[j].isNumber || chars[j] == "_" { j += 1 }
-            } else if let call = ["SchemaFingerprint.query(", "SchemaFingerprint.foreignTriggersQuery("].first(where: {
-                Self.matches(chars, at: j, $0)
-            }) {
+            } else if let call = ["SchemaFingerprint.query(", "SchemaFingerprint.foreignTriggersQuery(", "SchemaFingerprint.triggerProbe("].first(
+                where: {
+                    Self.matches(chars, at: j, $0)
+                })
+            {
                 // The planner's own object names, quoted (`schemaFingerprintQueryTakesOnlyNames`).
                 j += call.count
                 var depth = 1

@@ -86,8 +86,9 @@ def sampler():
 
 
 run(["refill", "--db", db, "--now", sim_now()])  # creates the database
-# Test-only audit: writes are serialized (BEGIN IMMEDIATE), so the audit's rowid is the real commit
-# order of opens and claims, which the jittered simulated times are not.
+# An audit of our own (AFTER triggers writing only a table of our own: what guide.md allows and
+# BadInputTests.anAuditTriggerOfYourOwnIsAllowed pins): writes are serialized (BEGIN IMMEDIATE), so the
+# audit's rowid is the real commit order of opens and claims, which the jittered simulated times are not.
 con = sqlite3.connect(db)
 con.executescript("""
     CREATE TABLE bench_audit (what TEXT, identifier TEXT, local_date TEXT);
