@@ -114,7 +114,8 @@ extension PlannerDatabase {
 
     /// Applies what a source found, inside the caller's transaction: this device's own events one by one
     /// (each at its own instant, stamped here), another device's as one batch (decided together, planned
-    /// once). An event the schema refuses is undone alone and reported; the others still apply.
+    /// once). An event the schema refuses is undone alone and reported; the others still apply (unless
+    /// triggers of the user's own could be what refused it: `stopIfForeignTriggers`).
     func applySourced(_ events: [SourcedEvent], now: Instant) throws -> SourcedOutcome {
         var result = SourcedOutcome()
         guard !events.isEmpty else { return result }
@@ -127,6 +128,7 @@ extension PlannerDatabase {
             } catch let error as SQLiteError where error.primaryCode == SQLITE_CONSTRAINT {
                 try connection.execute("ROLLBACK TO sourced_event")
                 try connection.execute("RELEASE sourced_event")
+                try stopIfForeignTriggers(refused: error.message)
                 result.refused.append((item.event, error.message))
             }
         }

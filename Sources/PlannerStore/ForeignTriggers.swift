@@ -12,24 +12,29 @@ extension PlannerDatabase {
     /// other than AFTER, or that writes a planner table; and when SQLite cannot compile one (it names a
     /// table since dropped, say), since every planner change to that table would fail with SQLite's text.
     func checkForeignTriggers(quotedPlannerObjects: String) throws {
-        var tables: [String] = []
+        var tables: [(table: String, triggers: [String])] = []
         let stmt = try connection.prepare(SchemaFingerprint.foreignTriggersQuery(quotedNames: quotedPlannerObjects))
         while try stmt.step() {
             let name = stmt.text(0)
             let table = stmt.text(1)
             guard TriggerText.runsAfter(stmt.text(2)) else {
                 throw PlannerError.data(
-                    "\(path) has a trigger of your own, \(name), that runs before (or instead of) the planner's changes to \(table): it can skip them; drop it (DROP TRIGGER \(SchemaFingerprint.identifier(name));) or make it an AFTER trigger that writes only tables of your own; nothing was changed"
+                    "\(path) has a trigger of your own, \(name), that runs before (or instead of) the planner's changes to \(table): it can skip them; drop it (DROP TRIGGER \(SchemaFingerprint.identifier(name));): on the planner's tables only AFTER triggers that write tables of your own are allowed; nothing was changed"
                 )
             }
-            if !tables.contains(table) { tables.append(table) }
+            // Names ignore case: `ON APP_OPEN` and `ON app_open` are one table, probed once.
+            if let i = tables.firstIndex(where: { $0.table.lowercased() == table.lowercased() }) {
+                tables[i].triggers.append(name)
+            } else {
+                tables.append((table, [name]))
+            }
         }
         guard !tables.isEmpty else { return }
         let writes = TriggerWrites(plannerObjects: Self.plannerObjectSet)
         try withExtendedLifetime(writes) {
             sqlite3_set_authorizer(connection.handle, TriggerWrites.authorize, Unmanaged.passUnretained(writes).toOpaque())
             defer { sqlite3_set_authorizer(connection.handle, nil, nil) }
-            for table in tables {
+            for (table, triggers) in tables {
                 var columns: [String] = []
                 let stmt = try connection.prepare("SELECT name FROM pragma_table_info(?)")
                 try stmt.bind([.text(table)])
@@ -39,7 +44,7 @@ extension PlannerDatabase {
                         _ = try connection.prepare(SchemaFingerprint.triggerProbe(change, table: table, columns: columns))  // compiled, never run
                     } catch {
                         throw PlannerError.data(
-                            "\(path) has a trigger of your own on the planner's \(table) that SQLite cannot run (\(error.message)): fix or drop it; nothing was changed"
+                            "\(path) has \(triggers.count == 1 ? "a trigger" : "triggers") of your own on the planner's \(table) (\(triggers.joined(separator: ", "))) that SQLite cannot run (\(error.message)): fix or drop \(triggers.count == 1 ? "it" : "the one at fault"); nothing was changed"
                         )
                     }
                     if let (trigger, written) = writes.found {
@@ -53,6 +58,21 @@ extension PlannerDatabase {
     }
 
     private static let plannerObjectSet = Set(plannerObjects)
+
+    /// A change from another device or a folder that the database refuses is left out and reported, the
+    /// others still applied (`applySourced`). With triggers of the user's own on the planner's tables the
+    /// planner cannot tell their failure (a `RAISE`, a constraint of the user's table) from its own refusal,
+    /// and leaving the change out would lose it for good: so the command stops, nothing changed, and the
+    /// change is read again next time.
+    func stopIfForeignTriggers(refused message: String) throws {
+        var names: [String] = []
+        let stmt = try connection.prepare(SchemaFingerprint.foreignTriggersQuery(quotedNames: Self.plannerObjectsQuoted))
+        while try stmt.step() { names.append(stmt.text(0)) }
+        guard !names.isEmpty else { return }
+        throw PlannerError.data(
+            "\(path): a change from another device or a folder failed in the database (\(message)) while the planner's tables have triggers of your own (\(names.joined(separator: ", "))): if one of them failed, fix or drop it and run again; the change waits, nothing was changed"
+        )
+    }
 }
 
 /// What SQLite's authorizer saw while compiling: the first write to a planner table made by a trigger that

@@ -20,7 +20,7 @@ extension PlannerDatabase {
         return hash
     }
 
-    private static let plannerObjectsQuoted = SchemaFingerprint.quoted(plannerObjects)
+    static let plannerObjectsQuoted = SchemaFingerprint.quoted(plannerObjects)
 
     /// Throws when the planner's objects differ from what `userVersion`'s migrations leave.
     func checkSchema(userVersion: Int32) throws {

@@ -14,9 +14,10 @@ public enum SchemaFingerprint {
     }
 
     /// Triggers on the objects named in `quotedNames` that are not among them (a user's own on a planner
-    /// table): name, table and SQL, in name order.
+    /// table): name, table and SQL, in name order. SQLite keeps `tbl_name` as the trigger's author wrote it
+    /// (`ON APP_OPEN`) and its names ignore case, so neither comparison may mind it.
     public static func foreignTriggersQuery(quotedNames: String) -> String {
-        "SELECT name, tbl_name, sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name IN (\(quotedNames)) AND name NOT IN (\(quotedNames)) ORDER BY name"
+        "SELECT name, tbl_name, sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name COLLATE NOCASE IN (\(quotedNames)) AND name COLLATE NOCASE NOT IN (\(quotedNames)) ORDER BY name"
     }
 
     /// The three ways a row changes, each firing its own triggers.

@@ -43,14 +43,15 @@ import SchemaFingerprint
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/PlannerStore").path
         let source = try String(contentsOfFile: folder + "/SchemaCheck.swift", encoding: .utf8)
         #expect(source.contains("SchemaFingerprint.query(quotedNames: objects.map(SchemaFingerprint.quoted) ?? plannerObjectsQuoted)"))
-        #expect(source.contains("private static let plannerObjectsQuoted = SchemaFingerprint.quoted(plannerObjects)"))
+        #expect(source.contains("static let plannerObjectsQuoted = SchemaFingerprint.quoted(plannerObjects)"))
         #expect(
             SchemaFingerprint.foreignTriggersQuery(quotedNames: SchemaFingerprint.quoted(["a"]))
-                == "SELECT name, tbl_name, sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name IN ('a') AND name NOT IN ('a') ORDER BY name"
+                == "SELECT name, tbl_name, sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name COLLATE NOCASE IN ('a') AND name COLLATE NOCASE NOT IN ('a') ORDER BY name"
         )
         let triggers = try String(contentsOfFile: folder + "/ForeignTriggers.swift", encoding: .utf8)
         #expect(source.contains("try checkForeignTriggers(quotedPlannerObjects: Self.plannerObjectsQuoted)"))
         #expect(triggers.contains("SchemaFingerprint.foreignTriggersQuery(quotedNames: quotedPlannerObjects)"))
+        #expect(triggers.contains("SchemaFingerprint.foreignTriggersQuery(quotedNames: Self.plannerObjectsQuoted)"))
         // The probes quote every name, so even a name with a quote in it stays one identifier.
         #expect(
             SchemaFingerprint.Change.allCases.map { SchemaFingerprint.triggerProbe($0, table: "a\"b", columns: ["c", "d"]) } == [
