@@ -126,9 +126,10 @@ extension PlannerDatabase {
                 if let outcome { result.outcomes.append(outcome) }
                 try connection.execute("RELEASE sourced_event")
             } catch let error as SQLiteError where error.primaryCode == SQLITE_CONSTRAINT {
+                try stopIfRolledBack(error.message)
                 try connection.execute("ROLLBACK TO sourced_event")
                 try connection.execute("RELEASE sourced_event")
-                try stopIfForeignTriggers(refused: error.message)
+                try stopIfForeignTriggers(refused: error.message, event: item.event)
                 result.refused.append((item.event, error.message))
             }
         }
@@ -141,6 +142,7 @@ extension PlannerDatabase {
             if let outcome = try applyEvents(foreign.map(\.event), now: now, receivedAt: now) { result.outcomes.append(outcome) }
             try connection.execute("RELEASE sourced_batch")
         } catch let error as SQLiteError where error.primaryCode == SQLITE_CONSTRAINT {
+            try stopIfRolledBack(error.message)
             try connection.execute("ROLLBACK TO sourced_batch")
             try connection.execute("RELEASE sourced_batch")
             for item in foreign { try alone(item) }

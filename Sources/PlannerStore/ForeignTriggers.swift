@@ -12,6 +12,15 @@ extension PlannerDatabase {
     /// other than AFTER, or that writes a planner table; and when SQLite cannot compile one (it names a
     /// table since dropped, say), since every planner change to that table would fail with SQLite's text.
     func checkForeignTriggers(quotedPlannerObjects: String) throws {
+        // A UNIQUE index of the user's own on a planner table refuses the planner's own rows the same way
+        // (a second open of a day), and another device's change refused is left out for good (found in review).
+        let unique = try connection.prepare(SchemaFingerprint.foreignUniqueIndexQuery(quotedNames: quotedPlannerObjects))
+        if try unique.step() {
+            let name = unique.text(0)
+            throw PlannerError.data(
+                "\(path) has a unique index of your own, \(name), on the planner's \(unique.text(1)): it can refuse the planner's own changes; drop it (DROP INDEX \(SchemaFingerprint.identifier(name));) or make one that is not UNIQUE; nothing was changed"
+            )
+        }
         var tables: [(table: String, triggers: [String])] = []
         let stmt = try connection.prepare(SchemaFingerprint.foreignTriggersQuery(quotedNames: quotedPlannerObjects))
         while try stmt.step() {
@@ -64,13 +73,23 @@ extension PlannerDatabase {
     /// planner cannot tell their failure (a `RAISE`, a constraint of the user's table) from its own refusal,
     /// and leaving the change out would lose it for good: so the command stops, nothing changed, and the
     /// change is read again next time.
-    func stopIfForeignTriggers(refused message: String) throws {
+    func stopIfForeignTriggers(refused message: String, event: PlanEvent) throws {
         var names: [String] = []
         let stmt = try connection.prepare(SchemaFingerprint.foreignTriggersQuery(quotedNames: Self.plannerObjectsQuoted))
         while try stmt.step() { names.append(stmt.text(0)) }
         guard !names.isEmpty else { return }
+        let from = event.stamp.map { " from device \($0.device)" } ?? ""
         throw PlannerError.data(
-            "\(path): a change from another device or a folder failed in the database (\(message)) while the planner's tables have triggers of your own (\(names.joined(separator: ", "))): if one of them failed, fix or drop it and run again; the change waits, nothing was changed"
+            "\(path): event \(event.id)\(from) failed in the database (\(message)) while the planner's tables have triggers of your own (\(names.joined(separator: ", "))): if one of them failed, fix or drop it and run again; the event waits, nothing was changed"
+        )
+    }
+
+    /// A trigger of the user's own that runs `RAISE(ROLLBACK)` ends the whole transaction, savepoints and
+    /// all: said as what it is, not as SQLite's "no such savepoint" from the undo that follows.
+    func stopIfRolledBack(_ message: String) throws {
+        guard sqlite3_get_autocommit(connection.handle) != 0 else { return }
+        throw PlannerError.data(
+            "\(path): a trigger of your own rolled the planner's change back (\(message)): fix or drop it and run again; nothing was changed"
         )
     }
 }

@@ -15,9 +15,16 @@ public enum SchemaFingerprint {
 
     /// Triggers on the objects named in `quotedNames` that are not among them (a user's own on a planner
     /// table): name, table and SQL, in name order. SQLite keeps `tbl_name` as the trigger's author wrote it
-    /// (`ON APP_OPEN`) and its names ignore case, so neither comparison may mind it.
+    /// (`ON APP_OPEN`), so the table is compared without case; the trigger's own name exactly, as `query`
+    /// compares it (a trigger named `Setting` is the user's, not the planner's `setting`: found in review).
     public static func foreignTriggersQuery(quotedNames: String) -> String {
-        "SELECT name, tbl_name, sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name COLLATE NOCASE IN (\(quotedNames)) AND name COLLATE NOCASE NOT IN (\(quotedNames)) ORDER BY name"
+        "SELECT name, tbl_name, sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name COLLATE NOCASE IN (\(quotedNames)) AND name NOT IN (\(quotedNames)) ORDER BY name"
+    }
+
+    /// The first (in name order) UNIQUE index made by `CREATE INDEX` on a table named in `quotedNames` that
+    /// is not among them (a user's own on a planner table): its name and table.
+    public static func foreignUniqueIndexQuery(quotedNames: String) -> String {
+        "SELECT i.name, t.name FROM sqlite_schema AS t, pragma_index_list(t.name) AS i WHERE t.type = 'table' AND t.name COLLATE NOCASE IN (\(quotedNames)) AND i.\"unique\" = 1 AND i.origin = 'c' AND i.name NOT IN (\(quotedNames)) ORDER BY i.name LIMIT 1"
     }
 
     /// The three ways a row changes, each firing its own triggers.

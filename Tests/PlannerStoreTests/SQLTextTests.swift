@@ -46,12 +46,17 @@ import SchemaFingerprint
         #expect(source.contains("static let plannerObjectsQuoted = SchemaFingerprint.quoted(plannerObjects)"))
         #expect(
             SchemaFingerprint.foreignTriggersQuery(quotedNames: SchemaFingerprint.quoted(["a"]))
-                == "SELECT name, tbl_name, sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name COLLATE NOCASE IN ('a') AND name COLLATE NOCASE NOT IN ('a') ORDER BY name"
+                == "SELECT name, tbl_name, sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name COLLATE NOCASE IN ('a') AND name NOT IN ('a') ORDER BY name"
+        )
+        #expect(
+            SchemaFingerprint.foreignUniqueIndexQuery(quotedNames: SchemaFingerprint.quoted(["a"]))
+                == #"SELECT i.name, t.name FROM sqlite_schema AS t, pragma_index_list(t.name) AS i WHERE t.type = 'table' AND t.name COLLATE NOCASE IN ('a') AND i."unique" = 1 AND i.origin = 'c' AND i.name NOT IN ('a') ORDER BY i.name LIMIT 1"#
         )
         let triggers = try String(contentsOfFile: folder + "/ForeignTriggers.swift", encoding: .utf8)
         #expect(source.contains("try checkForeignTriggers(quotedPlannerObjects: Self.plannerObjectsQuoted)"))
         #expect(triggers.contains("SchemaFingerprint.foreignTriggersQuery(quotedNames: quotedPlannerObjects)"))
         #expect(triggers.contains("SchemaFingerprint.foreignTriggersQuery(quotedNames: Self.plannerObjectsQuoted)"))
+        #expect(triggers.contains("SchemaFingerprint.foreignUniqueIndexQuery(quotedNames: quotedPlannerObjects)"))
         // The probes quote every name, so even a name with a quote in it stays one identifier.
         #expect(
             SchemaFingerprint.Change.allCases.map { SchemaFingerprint.triggerProbe($0, table: "a\"b", columns: ["c", "d"]) } == [
@@ -163,7 +168,10 @@ struct SQLScan {
             } else if Self.matches(chars, at: j, "HotQueries.") {
                 j += "HotQueries.".count
                 while j < chars.count, chars[j].isLetter || chars[j].isNumber || chars[j] == "_" { j += 1 }
-            } else if let call = ["SchemaFingerprint.query(", "SchemaFingerprint.foreignTriggersQuery(", "SchemaFingerprint.triggerProbe("].first(
+            } else if let call = [
+                "SchemaFingerprint.query(", "SchemaFingerprint.foreignTriggersQuery(", "SchemaFingerprint.foreignUniqueIndexQuery(",
+                "SchemaFingerprint.triggerProbe(",
+            ].first(
                 where: {
                     Self.matches(chars, at: j, $0)
                 })
