@@ -27,6 +27,14 @@ extension PlannerDatabase {
         guard Self.schemaFingerprints.indices.contains(Int(userVersion)),
             try Self.schemaFingerprint(of: connection) == Self.schemaFingerprints[Int(userVersion)]
         else {
+            // Not the planner's schema changed, but an object of the user's with one of its names: say so,
+            // rather than send them to a backup (found in review).
+            let shared = try connection.prepare(SchemaFingerprint.sharedNameQuery(quotedNames: Self.plannerObjectsQuoted))
+            if try shared.step() {
+                throw PlannerError.data(
+                    "\(path) has an object of your own (a trigger, say) named \(shared.text(0)) like one of the planner's: rename or drop yours; nothing was changed"
+                )
+            }
             throw PlannerError.data(
                 "\(path) has a planner schema changed by hand (its tables, indexes, triggers or views differ from what schema version \(userVersion) has): restore it from a backup, or move it away to start a new plan; nothing was changed"
             )

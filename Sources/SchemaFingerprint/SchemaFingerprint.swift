@@ -21,6 +21,12 @@ public enum SchemaFingerprint {
         "SELECT name, tbl_name, sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name COLLATE NOCASE IN (\(quotedNames)) AND name NOT IN (\(quotedNames)) ORDER BY name"
     }
 
+    /// A name in `quotedNames` that two objects have (a trigger of the user's named like a planner table:
+    /// triggers have names of their own apart from tables, views and indexes).
+    public static func sharedNameQuery(quotedNames: String) -> String {
+        "SELECT name FROM sqlite_schema WHERE name IN (\(quotedNames)) GROUP BY name HAVING count(*) > 1 ORDER BY name LIMIT 1"
+    }
+
     /// The first (in name order) UNIQUE index made by `CREATE INDEX` on a table named in `quotedNames` that
     /// is not among them (a user's own on a planner table): its name and table.
     public static func foreignUniqueIndexQuery(quotedNames: String) -> String {

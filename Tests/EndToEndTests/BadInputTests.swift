@@ -182,6 +182,13 @@ import Testing
                 try plannerDatabase(h)
                 _ = try h.sqlite("CREATE TRIGGER Setting BEFORE UPDATE ON setting BEGIN SELECT RAISE(IGNORE); END")
             }, exitCode: 65, says: "a trigger of your own, Setting, that runs before (or instead of) the planner's changes to setting"),
+        // Named exactly like one: it was "a planner schema changed by hand", with a backup as the way out.
+        Case(
+            name: "a trigger of your own named exactly like a planner table", args: ["open"],
+            prepare: { h in
+                try plannerDatabase(h)
+                _ = try h.sqlite("CREATE TABLE my_log (d); CREATE TRIGGER app_open AFTER INSERT ON app_open BEGIN INSERT INTO my_log VALUES (1); END")
+            }, exitCode: 65, says: "has an object of your own (a trigger, say) named app_open like one of the planner's: rename or drop yours"),
         // A UNIQUE index refuses the planner's own rows: another device's second open of a day was left out.
         Case(
             name: "a unique index of your own on a planner table", args: ["open"],

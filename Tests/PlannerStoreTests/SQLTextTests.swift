@@ -57,6 +57,10 @@ import SchemaFingerprint
         #expect(triggers.contains("SchemaFingerprint.foreignTriggersQuery(quotedNames: quotedPlannerObjects)"))
         #expect(triggers.contains("SchemaFingerprint.foreignTriggersQuery(quotedNames: Self.plannerObjectsQuoted)"))
         #expect(triggers.contains("SchemaFingerprint.foreignUniqueIndexQuery(quotedNames: quotedPlannerObjects)"))
+        #expect(source.contains("SchemaFingerprint.sharedNameQuery(quotedNames: Self.plannerObjectsQuoted)"))
+        #expect(
+            SchemaFingerprint.sharedNameQuery(quotedNames: SchemaFingerprint.quoted(["a"]))
+                == "SELECT name FROM sqlite_schema WHERE name IN ('a') GROUP BY name HAVING count(*) > 1 ORDER BY name LIMIT 1")
         // The probes quote every name, so even a name with a quote in it stays one identifier.
         #expect(
             SchemaFingerprint.Change.allCases.map { SchemaFingerprint.triggerProbe($0, table: "a\"b", columns: ["c", "d"]) } == [
@@ -170,6 +174,7 @@ struct SQLScan {
                 while j < chars.count, chars[j].isLetter || chars[j].isNumber || chars[j] == "_" { j += 1 }
             } else if let call = [
                 "SchemaFingerprint.query(", "SchemaFingerprint.foreignTriggersQuery(", "SchemaFingerprint.foreignUniqueIndexQuery(",
+                "SchemaFingerprint.sharedNameQuery(",
                 "SchemaFingerprint.triggerProbe(",
             ].first(
                 where: {
