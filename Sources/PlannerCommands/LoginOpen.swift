@@ -13,8 +13,9 @@ enum LoginOpen {
 
     enum Outcome {
         case applied(OpenDecision, PlannerDatabase)
-        /// Saved for later: the folder it is in.
-        case saved(String)
+        /// Saved for later: the folder it is in, and why (`.busy`, or `.ownTrigger`: a trigger of the
+        /// user's own failed; the next write that works applies it).
+        case saved(String, because: PlannerError)
     }
 
     /// `setting.zone` is the environment's, only for the event's record: the open's day is the plan's.
@@ -50,10 +51,16 @@ enum LoginOpen {
                 do { try database.bringFoldersInLine(now: now) } catch { PlannerDatabase.warn(error.message) }
             }
             return .applied(decision, database)
-        } catch  where error.kind == .busy {
+        } catch  where error.kind == .busy || error.kind == .ownTrigger {
+            // A trigger of the user's own that fails would lose the open as surely as a held lock.
+            let why = error
             do {
-                return .saved(try Inbox.save(event, databasePath: path))
+                return .saved(try Inbox.save(event, databasePath: path), because: why)
             } catch {
+                if why.kind == .ownTrigger {
+                    throw PlannerError(
+                        .ownTrigger, why.message + "; this open could not be saved for later either (\(error.message)): it was NOT recorded")
+                }
                 throw .busy(
                     "the database \(path) is locked by another program, and this open could not be saved for later (\(error.message)): it was NOT recorded; close the other program and run planner open again"
                 )

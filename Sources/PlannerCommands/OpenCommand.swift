@@ -26,9 +26,11 @@ public enum OpenCommand {
             }
         }
         switch try LoginOpen.run(setting, policy: policy, origin: options.login ? "login" : "open", id: id, unlessRecorded: inside) {
-        case .saved(let folder):
+        case .saved(let folder, let why):
             ctx.output.notice(
-                "the database \(setting.path) is locked by another program; this open (\(setting.zone.rfc3339(setting.now))) was saved in \(folder)/ and will be applied at its time by the next planner command that writes once the database is free",
+                why.kind == .busy
+                    ? "the database \(setting.path) is locked by another program; this open (\(setting.zone.rfc3339(setting.now))) was saved in \(folder)/ and will be applied at its time by the next planner command that writes once the database is free"
+                    : "this open (\(setting.zone.rfc3339(setting.now))) was saved in \(folder)/ and will be applied at its time by the next planner command that writes once it can: \(why.message)",
                 from: "open")
             return .saved(folder)
         case .applied(let decision, let database):

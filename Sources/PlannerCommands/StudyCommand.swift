@@ -24,9 +24,11 @@ public enum StudyCommand {
         }
         let program: String? = words.isEmpty ? nil : try StudyProgram.find(words[0], path: ctx.environment("PATH"))
         let outcome = try LoginOpen.run(setting, policy: nil, origin: "study")
-        if case .saved(let folder) = outcome {
+        if case .saved(let folder, let why) = outcome {
             ctx.output.notice(
-                "the database \(setting.path) is locked by another program; this open was saved in \(folder)/ and will be applied at its time by the next planner command that writes",
+                why.kind == .busy
+                    ? "the database \(setting.path) is locked by another program; this open was saved in \(folder)/ and will be applied at its time by the next planner command that writes"
+                    : "this open was saved in \(folder)/ and will be applied at its time by the next planner command that writes once it can: \(why.message)",
                 from: "study")
         }
         guard let program else {

@@ -11,6 +11,10 @@ public struct PlannerError: Error, Equatable, CustomStringConvertible {
         case io
         /// Another process held the database for longer than the busy timeout: retry.
         case busy
+        /// A change failed in the database while triggers of the user's own are on the planner's tables
+        /// (one of them may be what failed): nothing changed, and the change can wait for them to be fixed
+        /// (a login's open is saved for later, as when the database is busy).
+        case ownTrigger
         /// Anything else that went wrong at run time.
         case failure
         /// The study program was not found (as a shell says: 127).
@@ -21,7 +25,7 @@ public struct PlannerError: Error, Equatable, CustomStringConvertible {
         public var exitCode: Int32 {
             switch self {
             case .usage: 64  // EX_USAGE
-            case .data: 65  // EX_DATAERR
+            case .data, .ownTrigger: 65  // EX_DATAERR
             case .io: 74  // EX_IOERR
             case .busy: 75  // EX_TEMPFAIL
             case .failure: 1

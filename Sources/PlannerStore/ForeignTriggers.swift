@@ -74,21 +74,39 @@ extension PlannerDatabase {
     /// and leaving the change out would lose it for good: so the command stops, nothing changed, and the
     /// change is read again next time.
     func stopIfForeignTriggers(refused message: String, event: PlanEvent) throws {
+        let names = try foreignTriggerNames()
+        guard !names.isEmpty else { return }
+        let from = event.stamp.map { " from device \($0.device)" } ?? ""
+        throw PlannerError(
+            .ownTrigger,
+            "\(path): event \(event.id)\(from) failed in the database (\(message)) while the planner's tables have triggers of your own (\(names.joined(separator: ", "))): if one of them failed, fix or drop it and run again; the event waits, nothing was changed"
+        )
+    }
+
+    /// What a change's constraint error becomes while triggers of the user's own are on the planner's
+    /// tables (nil: none are, and it stays SQLite's): `.ownTrigger`, so that a login's open is saved for
+    /// later rather than lost (`LoginOpen`). Read after the transaction was undone.
+    func ownTriggerError(_ error: SQLiteError) -> PlannerError? {
+        guard error.primaryCode == SQLITE_CONSTRAINT, let names = try? foreignTriggerNames(), !names.isEmpty else { return nil }
+        return PlannerError(
+            .ownTrigger,
+            "\(path): the planner's change failed in the database (\(error.message)) while its tables have triggers of your own (\(names.joined(separator: ", "))): if one of them failed, fix or drop it and run again; nothing was changed"
+        )
+    }
+
+    private func foreignTriggerNames() throws -> [String] {
         var names: [String] = []
         let stmt = try connection.prepare(SchemaFingerprint.foreignTriggersQuery(quotedNames: Self.plannerObjectsQuoted))
         while try stmt.step() { names.append(stmt.text(0)) }
-        guard !names.isEmpty else { return }
-        let from = event.stamp.map { " from device \($0.device)" } ?? ""
-        throw PlannerError.data(
-            "\(path): event \(event.id)\(from) failed in the database (\(message)) while the planner's tables have triggers of your own (\(names.joined(separator: ", "))): if one of them failed, fix or drop it and run again; the event waits, nothing was changed"
-        )
+        return names
     }
 
     /// A trigger of the user's own that runs `RAISE(ROLLBACK)` ends the whole transaction, savepoints and
     /// all: said as what it is, not as SQLite's "no such savepoint" from the undo that follows.
     func stopIfRolledBack(_ message: String) throws {
         guard sqlite3_get_autocommit(connection.handle) != 0 else { return }
-        throw PlannerError.data(
+        throw PlannerError(
+            .ownTrigger,
             "\(path): a trigger of your own rolled the planner's change back (\(message)): fix or drop it and run again; nothing was changed"
         )
     }

@@ -236,6 +236,8 @@ public final class PlannerDatabase {
     func write<T>(_ body: () throws -> T) throws(PlannerError) -> T {
         do {
             return try connection.immediateTransaction(body)
+        } catch let error as SQLiteError where error.primaryCode == SQLITE_CONSTRAINT {
+            throw ownTriggerError(error) ?? Self.translate(error, path: path)
         } catch {
             throw Self.plannerError(error, path: path)
         }

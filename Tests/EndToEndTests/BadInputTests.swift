@@ -329,6 +329,31 @@ import Testing
         #expect(try desktop.sqlite(pending) == "0")
     }
 
+    /// Found in review: a login's open under a trigger of one's own that fails (here a UNIQUE constraint of
+    /// one's own table) exited 1 and was lost. It is saved for later, as when the database is busy; the
+    /// next write says what fails, and once the trigger is dropped the open is applied at its own time.
+    @Test func anOpenUnderAFailingTriggerOfYourOwnIsSavedForLater() throws {
+        let h = try Harness()
+        try Self.plannerDatabase(h)
+        _ = try h.sqlite(
+            """
+            CREATE TABLE my_days (d TEXT UNIQUE);
+            CREATE TRIGGER my_days_opened AFTER INSERT ON app_open BEGIN INSERT INTO my_days VALUES (NEW.local_date); END;
+            INSERT INTO my_days VALUES ('2026-11-23');
+            """)
+        let open = try h.planner(["open", "--db", h.db, "--now", "2026-11-23T12:30"])
+        #expect(open.status == 0, "\(open.err)")
+        #expect(open.err.contains("was saved in") && open.err.contains("triggers of your own (my_days_opened)"), "\(open.err)")
+        #expect(try h.sqlite("SELECT count(*) FROM app_open") == "0")
+        let refill = try h.planner(["refill", "--db", h.db, "--now", "2026-11-23T12:40"])
+        #expect(refill.status == 65, "\(refill.err)")
+        #expect(refill.err.contains("triggers of your own (my_days_opened): if one of them failed, fix or drop it"), "\(refill.err)")
+        _ = try h.sqlite("DROP TRIGGER my_days_opened")
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T12:45")
+        #expect(try h.sqlite("SELECT local_time FROM app_open").hasPrefix("2026-11-23T12:30:00"))
+        #expect(try h.sqlite("SELECT count(*) FROM request WHERE state = 'pending' AND local_date = '2026-11-23'") == "0")
+    }
+
     @Test(arguments: cases)
     func refusedWithOneLineAndNothingChanged(_ c: Case) throws {
         let h = try Harness()
