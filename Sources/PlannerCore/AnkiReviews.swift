@@ -13,6 +13,15 @@ public enum AnkiReviews {
     /// 2.1.0) to 18 (Anki 2.1.50 and later, 26.9 included). A newer one is refused with one line.
     public static let knownSchemaVersions: ClosedRange<Int64> = 11...18
 
+    /// The `revlog` rows that are answers, the only ones that say you studied. Anki's `RevlogReviewKind`
+    /// (rslib/src/revlog/mod.rs; `stats_pb2.RevlogEntry.ReviewKind` in its Python package): 0 Learning,
+    /// 1 Review, 2 Relearning, 3 Filtered (a filtered deck without rescheduling, still an answer), 4 Manual
+    /// ("Set due date", "Reset", "Forget": no card was shown) and 5 Rescheduled (FSRS moving every card
+    /// when its parameters change). `ease` is the button pressed, 1–4; Anki writes 0 for a change made by
+    /// hand. So a row counts when both say a card was answered.
+    public static let answerKinds: ClosedRange<Int64> = 0...3
+    public static let answerButtons: ClosedRange<Int64> = 1...4
+
     /// The reviews that can be real: from Anki's first year (2006) to a little ahead of the clock (a phone
     /// whose clock runs ahead; such a review counts as made now). Others wait (a review dated next year is
     /// read once its time comes) or are never read (an id of 0, or of the year 2600).

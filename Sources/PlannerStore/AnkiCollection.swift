@@ -167,7 +167,7 @@ extension PlannerDatabase {
             try anki.execute("PRAGMA trusted_schema = OFF")
             guard try anki.integer("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('col', 'revlog')") == 2,
                 let version = try anki.integer("SELECT ver FROM col"),
-                try anki.integer("SELECT count(*) FROM pragma_table_info('revlog') WHERE name = 'id'") == 1
+                try anki.integer("SELECT count(*) FROM pragma_table_info('revlog') WHERE name IN ('id', 'type', 'ease')") == 3
             else {
                 return .refused("is not an Anki collection (no col version or revlog)")
             }
@@ -180,10 +180,17 @@ extension PlannerDatabase {
             let total = try anki.integer("SELECT count(*) FROM revlog") ?? 0
             let last = try anki.integer("SELECT coalesce(max(id), 0) FROM revlog") ?? 0
             let range = AnkiReviews.plausible(now: now)
-            let next = try anki.prepare("SELECT id FROM revlog WHERE id >= ? AND id <= ? ORDER BY id LIMIT 1")
+            // Answers only (`AnkiReviews.answerKinds`): a "Set due date" or a reset is not studying. The rows
+            // that are not answers are walked past on the id index, each at most once a read.
+            let next = try anki.prepare(
+                "SELECT id FROM revlog WHERE id >= ? AND id <= ? AND type BETWEEN ? AND ? AND ease BETWEEN ? AND ? ORDER BY id LIMIT 1")
+            let kinds = AnkiReviews.answerKinds, buttons = AnkiReviews.answerButtons
             let firsts = try AnkiReviews.firstReviews(from: range.lowerBound, now: now, schedule: schedule, zone: zone) {
                 (at: Int64) throws(SQLiteError) -> Int64? in
-                try next.bind([.integer(at), .integer(range.upperBound)])
+                try next.bind([
+                    .integer(at), .integer(range.upperBound), .integer(kinds.lowerBound), .integer(kinds.upperBound),
+                    .integer(buttons.lowerBound), .integer(buttons.upperBound),
+                ])
                 return try next.step() ? next.int64(0) : nil
             }
             return .reviews(firsts, total, last)

@@ -317,6 +317,28 @@ import Testing
 
     /// Two computers reading the same collection (Anki syncs it to both) and sharing a sync folder record
     /// one open for the same first review, not two: its id comes from the review's.
+    /// Anki's "Set due date" and "Reset" (Manual rows, no button) and FSRS rescheduling the collection
+    /// (Rescheduled rows) are not studying: only answers open a day, on the day they were made.
+    @Test func reschedulingInAnkiIsNotStudying() throws {
+        let h = try Harness()
+        let anki = try collection(h, notes: 3)
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T08:00")
+        try h.configOK(["set", "anki-collection", anki], now: "2026-11-23T08:00")
+        try AnkiFixture.run(["manual", anki, String(try Self.ms("2026-11-23T10:00")), "--how", "due"])
+        try AnkiFixture.run(["manual", anki, String(try Self.ms("2026-11-23T10:30")), "--how", "reset"])
+        try AnkiFixture.run(["manual", anki, String(try Self.ms("2026-11-23T11:00")), "--how", "fsrs"])
+        let sync = try h.plannerOK(["sync"], now: "2026-11-23T12:00")
+        #expect(!sync.contains("studied in Anki"), "\(sync)")
+        #expect(try h.sqlite("SELECT count(*) FROM app_open") == "0")
+        #expect(try h.sqlite("SELECT count(*) FROM events WHERE kind = 'open'") == "0")
+        #expect(try h.sqlite("SELECT count(*) FROM pending_requests WHERE identifier LIKE '%2026_11_23_12_30'") == "1")
+        // An answer later that day is the day's first: the open is at it, not at the first manual row.
+        try AnkiFixture.run(["review", anki, String(try Self.ms("2026-11-23T12:10"))])
+        try AnkiFixture.run(["manual", anki, String(try Self.ms("2026-11-24T09:00")), "--how", "due"])
+        _ = try h.plannerOK(["sync"], now: "2026-11-24T10:00")
+        #expect(try h.sqlite("SELECT group_concat(opened_at_local, ' ') FROM app_open_events") == "2026-11-23T12:10:00+09:00")
+    }
+
     @Test func twoComputersReadingOneCollectionRecordOneOpen() throws {
         let a = try Harness(), b = try Harness()
         let anki = try collection(a)
