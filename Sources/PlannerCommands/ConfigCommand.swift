@@ -33,6 +33,10 @@ public enum ConfigCommand {
             let key = try Self.key(pairs[i])
             values.append((key, try canonical(key, pairs[i + 1])))
         }
+        if let i = values.firstIndex(where: { $0.0 == .zone && $0.1 == "system" }) {
+            values[i].1 = try systemZoneName()
+            ctx.output.notice("zone: this system's zone is \(values[i].1); the plan's zone is now \(values[i].1), by name")
+        }
         let setting = try ctx.resolveSetting(db: db, now: now)
         let context = try setting.open()
         if let folder = values.last(where: { $0.0 == .calendarFolder })?.1 {
@@ -123,6 +127,19 @@ public enum ConfigCommand {
             throw .usage("unknown setting \(TerminalText.quoted(text)): the settings are \(keyList)")
         }
         return key
+    }
+
+    /// What `config set zone system` records: the zone /etc/localtime names now. A set zone is an event
+    /// every device applies, and the word `system` would be each device's own zone there (one open, two
+    /// days); only the default, never shared, follows /etc/localtime at every run.
+    static func systemZoneName() throws(PlannerError) -> String {
+        let name = SystemZone.systemDefault().name
+        guard name != "system", (try? SettingKey.zone.canonical(name)) == name, (try? SystemZone.named(name)) != nil else {
+            throw .usage(
+                "this system's zone has no name (/etc/localtime is not a link into /usr/share/zoneinfo): planner config set zone NAME (e.g. Europe/Berlin)"
+            )
+        }
+        return name
     }
 
     /// The value as stored, after every check (a zone must exist in this system's tz database).

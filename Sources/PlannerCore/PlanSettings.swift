@@ -7,7 +7,7 @@ public struct PlanSettings: Equatable, Sendable {
     public var icon: String
     public var urgency: String
     public var graceMilliseconds: Int64
-    /// A tz database name, or `system` (follow /etc/localtime at every run).
+    /// A tz database name, or `system` (the default only: follow /etc/localtime at every run).
     public var zone: String
     /// What `planner study` runs after recording the open, as words (empty: nothing).
     public var studyCommand: [String] = []
@@ -217,7 +217,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
         case .zone:
             SettingDeclaration(
                 "system", "the plan's time zone (a new database takes the TZ of the command creating it)",
-                accepts: "a tz database name such as Europe/Berlin, or system (follow /etc/localtime)")
+                accepts: "a tz database name such as Europe/Berlin, or system (the zone /etc/localtime names now)")
         case .studyCommand:
             SettingDeclaration(
                 "", "what planner study runs after recording the open",

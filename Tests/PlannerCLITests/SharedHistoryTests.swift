@@ -114,6 +114,34 @@ import Testing
         #expect(try desktop.sql("SELECT value FROM settings WHERE key = 'zone'") == "Europe/Berlin")
     }
 
+    /// `config set zone system` travels as the zone /etc/localtime names where it was set, never as the
+    /// word `system` (which each device would read as its own zone: one open, two different days).
+    @Test func aZoneSetAsSystemTravelsByName() throws {
+        let laptop = try Device("laptop", tz: "Europe/Berlin"), desktop = try Device("desktop", tz: "America/New_York")
+        try laptop.join(now: "2026-11-23T08:00Z")
+        try desktop.join(now: "2026-11-23T08:01Z")
+        // The oracle: the name the link /etc/localtime points at, by Python.
+        let named = try laptop.h.python(
+            """
+            import os; p = os.path.realpath('/etc/localtime'); i = p.find('zoneinfo/')
+            print(p[i + 9:] if os.path.islink('/etc/localtime') and i >= 0 else '')
+            """, []
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
+        let set = try desktop.run(["config", "set", "zone", "system"], now: "2026-11-23T09:00Z", ok: false)
+        guard !named.isEmpty else {
+            // /etc/localtime names no zone here: refused, nothing recorded.
+            #expect(set.status == 64 && set.err.contains("/etc/localtime"), "\(set.err)")
+            return
+        }
+        #expect(set.status == 0 && set.err.contains(named), "\(set.status) \(set.err)")
+        try carry(desktop, laptop)
+        try laptop.run(["sync"], now: "2026-11-23T09:01Z")
+        for device in [laptop, desktop] {
+            #expect(try device.sql("SELECT value FROM settings WHERE key = 'zone'") == named)
+            #expect(try device.sql("SELECT count(*) FROM events WHERE payload LIKE '%zone=system%'") == "0")
+        }
+    }
+
     /// One change stamped two days ahead: the device's later changes carry no lead, the other device gets
     /// them at once, and the change ahead waits (never consumed, never lost) until its clock catches up.
     @Test func oneStampAheadNeverSilencesADevice() throws {
