@@ -97,6 +97,46 @@ public enum PlanEventText {
         }
     }
 
+    /// Whether a line that is not an event of this version is one a newer planner wrote: a later version
+    /// of the line (`planner-event 3 …`), a kind of change this planner does not know, or a setting it does
+    /// not know. Such a line is kept to be read once this planner is upgraded, never refused for good.
+    public static func isFromNewerPlanner(_ bytes: ArraySlice<UInt8>) -> Bool {
+        let prefix = Array("planner-event ".utf8)
+        guard bytes.last == UInt8(ascii: "\n"), bytes.count <= maximumLineBytes, bytes.starts(with: prefix) else { return false }
+        let afterPrefix = bytes.dropFirst(prefix.count)
+        let digits = afterPrefix.prefix { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+        guard (1...9).contains(digits.count), afterPrefix.dropFirst(digits.count).first == UInt8(ascii: " "),
+            let version = Int(String(decoding: digits, as: UTF8.self))
+        else { return false }
+        if version > 2 { return true }
+        guard version == 2, let fields = fields(of: afterPrefix.dropFirst(digits.count + 1).dropLast()) else { return false }
+        let named = Dictionary(fields, uniquingKeysWith: { a, _ in a })
+        guard let kind = named["kind"], isName(kind) else { return false }
+        guard let known = PlanChange.Kind(rawValue: kind) else { return true }
+        guard known == .settings else { return false }
+        // A setting this planner does not know, named as a planner would name one.
+        let keys = fields.compactMap { $0.0.hasPrefix("set.") ? String($0.0.dropFirst(4)) : nil }
+            + (named["reset"].map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) } ?? [])
+        return keys.allSatisfy(isName) && keys.contains { SettingKey(rawValue: $0) == nil }
+    }
+
+    /// A kind's or a setting's name as a planner writes one: a lowercase word with digits and dashes.
+    static func isName(_ text: String) -> Bool {
+        (1...32).contains(text.utf8.count) && (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(text.utf8.first!)
+            && text.utf8.allSatisfy {
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                    || $0 == UInt8(ascii: "-")
+            }
+    }
+
+    /// What this planner's reader knows of the line format (its versions, kinds and settings), as a short
+    /// digest: a file holding lines from a newer planner is read again once a planner that knows more
+    /// (another digest) reads the folder. Made from the declarations, so adding a kind or a setting changes it.
+    public static let readerDigest: String = {
+        let known = [header, SyncFileText.deviceHeader] + PlanChange.Kind.allCases.map(\.rawValue) + SettingKey.allCases.map(\.rawValue)
+        return String(SHA256.hex(known.joined(separator: "\n").utf8).prefix(16))
+    }()
+
     /// `name=value` words separated by single spaces, each name once; nil for anything else.
     public static func fields(of body: ArraySlice<UInt8>) -> [(String, String)]? {
         var fields: [(String, String)] = []
@@ -191,8 +231,8 @@ extension PlanEvent {
             }
             change = .settings(set: set, reset: reset)
         }
-        // A field this version does not know: another kind of event than it claims.
-        guard named.isEmpty else { return nil }
+        // A field this version does not know is a newer planner's addition to a known kind: the format's
+        // rule (docs/sync.md) is that such a field only adds, so the event means the same without it.
         self.init(id: id, at: Instant(milliseconds: at), origin: origin, change: change, stamp: stamp)
     }
 

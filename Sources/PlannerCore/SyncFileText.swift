@@ -79,6 +79,9 @@ public enum SyncFileText {
         /// bytes at the first), they are read again from this instant on, when they are no longer ahead.
         public var waiting = 0
         public var waitingUntil: Instant?
+        /// Lines a newer planner wrote (`PlanEventText.isFromNewerPlanner`): never consumed either, they are
+        /// read again once this planner is upgraded.
+        public var newer = 0
     }
 
     /// Reads whole lines of `bytes`, a file of `device`, at `now`. A line from another device than the
@@ -90,11 +93,15 @@ public enum SyncFileText {
         while let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
             let line = bytes[start...end]
             if let why = readLine(line, device: device, now: now, into: &result) {
-                if case .waiting(let until) = why {
+                switch why {
+                case .waiting(let until):
                     result.waiting += 1
                     result.waitingUntil = min(result.waitingUntil ?? until, until)
                     if firstWaiting == nil { firstWaiting = start }
-                } else if case .refused(let text) = why {
+                case .newer:
+                    result.newer += 1
+                    if firstWaiting == nil { firstWaiting = start }
+                case .refused(let text):
                     result.refused.append(text)
                 }
             }
@@ -109,6 +116,8 @@ public enum SyncFileText {
         case refused(String)
         /// Dated too far ahead of this clock: taken once the clock reaches `until`.
         case waiting(until: Instant)
+        /// Written by a newer planner: taken once this one is upgraded.
+        case newer
     }
 
     /// One whole line: nil when taken. A line dated more than `maximumAheadMilliseconds` ahead of `now`
@@ -134,7 +143,10 @@ public enum SyncFileText {
             result.names.append(name)
             return nil
         }
-        guard var event = PlanEvent(bytes: bytes) else { return .refused("a line that is not a planner event") }
+        if isNewerDeviceLine(bytes) { return .newer }
+        guard var event = PlanEvent(bytes: bytes) else {
+            return PlanEventText.isFromNewerPlanner(bytes) ? .newer : .refused("a line that is not a planner event")
+        }
         guard let stamp = event.stamp else { return .refused("an event without its device and stamp") }
         if let why = event.problem { return .refused("an event refused: \(why)") }
         guard stamp.device == device else { return .refused("an event of another device than its file's") }
@@ -152,12 +164,22 @@ public enum SyncFileText {
         return nil
     }
 
+    /// `planner-device N …` with N past this planner's version: a newer planner's device line.
+    static func isNewerDeviceLine(_ bytes: ArraySlice<UInt8>) -> Bool {
+        let prefix = Array("planner-device ".utf8)
+        guard bytes.starts(with: prefix), bytes.last == UInt8(ascii: "\n") else { return false }
+        let rest = bytes.dropFirst(prefix.count)
+        let digits = rest.prefix { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+        guard (1...9).contains(digits.count), rest.dropFirst(digits.count).first == UInt8(ascii: " ") else { return false }
+        return Int(String(decoding: digits, as: UTF8.self)).map { $0 > 1 } ?? false
+    }
+
     static func deviceName(_ line: String) -> DeviceName? {
         guard line.hasSuffix("\n") else { return nil }
         let bytes = Array(line.utf8)
         guard let pairs = PlanEventText.fields(of: bytes[(deviceHeader.utf8.count + 1)..<(bytes.count - 1)]) else { return nil }
         let fields = Dictionary(uniqueKeysWithValues: pairs)
-        guard fields.count == 3, let id = fields["id"], PlanEvent.isDeviceID(id), let name = fields["name"],
+        guard let id = fields["id"], PlanEvent.isDeviceID(id), let name = fields["name"],
             SettingKey.deviceName.problem(name) == nil, let atText = fields["at"], let at = Int64(atText), at >= 0
         else { return nil }
         return DeviceName(id: id, name: name, at: Instant(milliseconds: at))

@@ -53,12 +53,12 @@ extension PlannerDatabase {
         var report = SyncReport(folder: folder)
         let selfID = try selfDeviceID()
         report.selfDevice = selfID
-        var known: [String: (size: Int64, mtime: Int64, consumed: Int64, problem: String?, waiting: Int64?)] = [:]
-        let rows = try connection.prepare("SELECT name, size, mtime_ns, consumed, problem, waiting_ms FROM sync_file")
+        var known: [String: (size: Int64, mtime: Int64, consumed: Int64, problem: String?, waiting: Int64?, newerReader: String?)] = [:]
+        let rows = try connection.prepare("SELECT name, size, mtime_ns, consumed, problem, waiting_ms, newer_reader FROM sync_file")
         while try rows.step() {
             known[rows.text(0)] = (
                 rows.int64(1), rows.int64(2), rows.int64(3), rows.isNull(4) ? nil : rows.text(4),
-                rows.isNull(5) ? nil : rows.int64(5)
+                rows.isNull(5) ? nil : rows.int64(5), rows.isNull(6) ? nil : rows.text(6)
             )
         }
         let own = try connection.prepare("SELECT id, out_seq, out_size FROM device WHERE is_self = 1 AND out_size > 0")
@@ -80,8 +80,11 @@ extension PlannerDatabase {
                 for file in seen.files {
                     guard case .opened(let size, let mtime, _) = file.state, case .events = SyncFileText.classify(file.name) else { continue }
                     let previous = known[file.name]
-                    // Unchanged, and nothing in it waiting for this clock to catch up: nothing new to read.
-                    if let previous, previous.size == size, previous.mtime == mtime, previous.waiting.map({ now.milliseconds < $0 }) ?? true {
+                    // Unchanged, nothing in it waiting for this clock to catch up, and no line a newer planner wrote
+                    // that this planner may now know (it was upgraded since): nothing new to read.
+                    if let previous, previous.size == size, previous.mtime == mtime, previous.waiting.map({ now.milliseconds < $0 }) ?? true,
+                        previous.newerReader.map({ $0 == PlanEventText.readerDigest }) ?? true
+                    {
                         continue
                     }
                     // Appended since: read from where the last read stopped. A file that shrank was replaced: again
@@ -120,9 +123,10 @@ extension PlannerDatabase {
         var problemsByFile: [String: String] = [:]
         let remember = try connection.prepare(
             """
-            INSERT INTO sync_file (name, size, mtime_ns, consumed, problem, waiting_ms) VALUES (?, ?, ?, ?, ?, ?)
+            INSERT INTO sync_file (name, size, mtime_ns, consumed, problem, waiting_ms, newer_reader) VALUES (?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (name) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns,
-                consumed = excluded.consumed, problem = excluded.problem, waiting_ms = excluded.waiting_ms
+                consumed = excluded.consumed, problem = excluded.problem, waiting_ms = excluded.waiting_ms,
+                newer_reader = excluded.newer_reader
             """)
         var impostor = false
         for file in listing.files {
@@ -173,11 +177,17 @@ extension PlannerDatabase {
                     "\(text.waiting) line\(text.waiting == 1 ? "" : "s") dated more than a day ahead of this device's clock, read again from \(Self.utcText(until)) (a clock ahead delays a change, never loses it)"
                 problem = problem.map { $0 + "; " + waits } ?? waits
             }
+            if text.newer > 0 {
+                let newer =
+                    "\(text.newer) line\(text.newer == 1 ? "" : "s") from a newer planner, kept and read again once this planner is upgraded: upgrade planner on this computer"
+                problem = problem.map { $0 + "; " + newer } ?? newer
+            }
             if let problem { problemsByFile[name] = problem }
             // Read only in part (the ticker's budget): remembered as read up to there, so the next pass reads on.
             try remember.run(
                 .text(name), .integer(to), .integer(to < size ? -1 : range.mtime), .integer(from + Int64(text.consumed)),
-                problem.map { .text($0) } ?? .null, text.waitingUntil.map { .integer($0.milliseconds) } ?? .null)
+                problem.map { .text($0) } ?? .null, text.waitingUntil.map { .integer($0.milliseconds) } ?? .null,
+                text.newer > 0 ? .text(PlanEventText.readerDigest) : .null)
             // Said once, when it first appears; `status` shows it every time.
             if let problem, problem != previous?.problem { PlannerDatabase.warnOnce("the sync folder's file \(folder)/\(name) \(problem)") }
         }

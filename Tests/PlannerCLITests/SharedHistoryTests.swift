@@ -142,6 +142,51 @@ import Testing
         }
     }
 
+    /// Lines a newer planner wrote: a field it added to a known kind is ignored (the open applies), a kind
+    /// this planner does not know is kept unconsumed and said, never refused for good; and a file an older
+    /// planner left lines in is read again once this planner (which knows more) reads the folder, though
+    /// the file has not changed.
+    @Test func aNewerPlannersLinesWaitForAnUpgrade() throws {
+        let a = try Device("a", tz: "Asia/Seoul"), b = try Device("b", tz: "Asia/Seoul")
+        try a.join(now: "2026-11-23T08:00Z")
+        try b.join(now: "2026-11-23T08:00Z")
+        try a.run(["skip", "2026-11-25"], now: "2026-11-23T08:30Z")
+        let id = try a.sql("SELECT id FROM device WHERE is_self = 1")
+        let file = try #require(try FileManager.default.contentsOfDirectory(atPath: a.folder).first { $0.hasPrefix("planner-" + id) })
+        let head = "at=1795424400000 origin=open device=\(id)"
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: a.folder + "/" + file))
+        handle.seekToEndOfFile()
+        handle.write(
+            Data(
+                ("planner-event 2 id=11111111111111111111111111111111 \(head) stamp=1795424400000.0 kind=teleport to=moon\n"
+                    + "planner-event 2 id=22222222222222222222222222222222 \(head) stamp=1795424400000.1 kind=open zone=Asia/Seoul offset=32400 mood=keen\n")
+                    .utf8))
+        handle.closeFile()
+        try carry(a, b)
+        let sync = try b.run(["sync"], now: "2026-11-23T09:05Z")
+        #expect(try b.sql("SELECT local_date || ' ' || origin FROM app_open_events") == "2026-11-23 open")
+        #expect(try b.sql("SELECT count(*) FROM skipped_dates") == "1")
+        #expect(sync.out.contains("1 line from a newer planner") || sync.err.contains("1 line from a newer planner"), "\(sync.out) \(sync.err)")
+        #expect(try b.run(["status"], now: "2026-11-23T09:06Z").out.contains("from a newer planner"))
+        #expect(try b.sql("SELECT count(*) FROM sync_file WHERE newer_reader IS NOT NULL") == "1")
+        #expect(try b.sql("SELECT count(*) FROM event WHERE id LIKE '1111%'") == "0")
+
+        // A third computer whose older planner left the whole file unread (lines it did not know), then
+        // was upgraded: the file has not changed since, and is read all the same.
+        let c = try Device("c", tz: "Asia/Seoul")
+        try c.join(now: "2026-11-23T08:00Z")
+        try carry(a, c)
+        let mtime = try c.h.python("import os, sys; print(os.stat(sys.argv[1]).st_mtime_ns)", [c.folder + "/" + file])
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: c.folder + "/" + file)[.size] as? Int)
+        _ = try c.sql(
+            "INSERT INTO sync_file (name, size, mtime_ns, consumed, problem, newer_reader) VALUES ('\(file)', \(size), \(mtime), 0, 'from a newer planner', '0000000000000000')"
+        )
+        try c.run(["sync"], now: "2026-11-23T09:05Z")
+        #expect(try c.sql("SELECT count(*) FROM skipped_dates") == "1")
+        #expect(try c.sql("SELECT count(*) FROM app_open") == "1")
+    }
+
     /// One change stamped two days ahead: the device's later changes carry no lead, the other device gets
     /// them at once, and the change ahead waits (never consumed, never lost) until its clock catches up.
     @Test func oneStampAheadNeverSilencesADevice() throws {

@@ -67,7 +67,7 @@ import PlannerSystem
     @Test func linesThatAreNotEventsAreRefused() {
         let good = "planner-event 2 id=abcdefgh at=5 origin=resume kind=resume"
         for bad in [
-            good, good + " \n", good + " extra=1\n", good + " id=abcdefgh\n", "planner-event 3 id=abcdefgh at=5 origin=x kind=resume\n",
+            good, good + " \n", good + " id=abcdefgh\n", "planner-event 3 id=abcdefgh at=5 origin=x kind=resume\n",
             "planner-event 2 id=abcdefgh at=5 origin=x kind=explode\n", "planner-event 2 id=abcdefgh at=x origin=x kind=resume\n",
             "planner-event 2 id=abcdefgh at=5 origin=x kind=skip dates=2026-02-30\n",
             "planner-event 2 id=abcdefgh at=5 origin=x kind=skip reason=%zz dates=2026-02-03\n",
@@ -78,6 +78,60 @@ import PlannerSystem
         ] {
             #expect(PlanEvent(line: bad) == nil, "\(bad.prefix(120))")
         }
+    }
+
+    /// The format's compatibility rule (docs/sync.md): a field a newer planner added to a known kind is
+    /// ignored; a later version of the line, an unknown kind or an unknown setting is a newer planner's line,
+    /// kept for later (`isFromNewerPlanner`), while junk stays junk.
+    @Test func linesFromANewerPlannerAreToldFromJunk() {
+        let resume = "planner-event 2 id=abcdefgh at=5 origin=resume kind=resume"
+        #expect(PlanEvent(line: resume + " colour=red\n")?.change == .resume)
+        #expect(PlanEvent(line: "planner-event 2 id=abcdefgh at=5 origin=open kind=open zone=UTC offset=0 mood=keen\n") != nil)
+        for newer in [
+            "planner-event 3 id=abcdefgh at=5 origin=x kind=resume\n", "planner-event 17 anything at all\n",
+            "planner-event 2 id=abcdefgh at=5 origin=x kind=explode\n",
+            "planner-event 2 id=abcdefgh at=5 origin=x kind=settings set.colour=red\n",
+            "planner-event 2 id=abcdefgh at=5 origin=x kind=settings set.window=08:00-20:00 set.quiet-weekends=on\n",
+            "planner-event 2 id=abcdefgh at=5 origin=x kind=settings reset=window,colour\n",
+        ] {
+            #expect(PlanEvent(line: newer) == nil, "\(newer)")
+            #expect(PlanEventText.isFromNewerPlanner(Array(newer.utf8)[...]), "\(newer)")
+        }
+        for junk in [
+            resume, resume + "\n", "planner-event 1 id=abcdefgh at=5 origin=x kind=resume\n", "planner-event x kind=resume\n",
+            "planner-event 3\n", "planner-event 1234567890 kind=resume\n", "planner-event 2 id=abcdefgh at=5 origin=x kind=Explode!\n",
+            "planner-event 2 id=abcdefgh at=5 origin=x kind=settings set.Colour=red\n",
+            "planner-event 2 id=abcdefgh at=5 origin=x kind=settings set.window=08:00-20:00\n",
+            "planner-event 2 id=abcdefgh at=5 origin=x\n", "planner-event 2 kind=explode kind=x\n", "planner-open 3 x\n",
+        ] {
+            #expect(!PlanEventText.isFromNewerPlanner(Array(junk.utf8)[...]), "\(junk)")
+        }
+        // The reader's digest changes when a kind or a setting is added (it is made from their declarations).
+        #expect(PlanEventText.readerDigest.utf8.count == 16)
+    }
+
+    /// A device's file: a newer planner's line is neither taken nor refused, and the read's `consumed` stops
+    /// before it (the file is read from there again), while the lines around it are taken.
+    @Test func aFileKeepsANewerPlannersLinesUnconsumed() {
+        let device = String(repeating: "ab", count: 16)
+        func line(_ id: String, _ rest: String, version: Int = 2) -> String {
+            "planner-event \(version) id=\(id) at=1795396200000 origin=x kind=\(rest) device=\(device) stamp=1795396200000.0\n"
+        }
+        let first = line("aaaaaaaa", "resume"), newer = line("bbbbbbbb", "teleport"), later = line("cccccccc", "resume"),
+            newest = line("dddddddd", "resume", version: 3), extra = line("eeeeeeee", "resume hue=blue")
+        let bytes = Array((first + newer + later + newest + extra).utf8)
+        let read = SyncFileText.read(bytes[...], device: device, now: Instant(milliseconds: 1_795_396_200_000))
+        #expect(read.events.map(\.id) == ["aaaaaaaa", "cccccccc", "eeeeeeee"])
+        #expect(read.newer == 2 && read.refused.isEmpty, "\(read.refused)")
+        #expect(read.consumed == first.utf8.count)
+        // A device line of a later version too.
+        let deviceLine = "planner-device 2 id=\(device) name=laptop at=5 colour=red\n"
+        let second = SyncFileText.read(Array((first + deviceLine).utf8)[...], device: device, now: Instant(milliseconds: 1_795_396_200_000))
+        #expect(second.newer == 1 && second.consumed == first.utf8.count)
+        // A device line of this version with a field added later is read.
+        let known = SyncFileText.read(
+            Array("planner-device 1 id=\(device) name=laptop at=5 colour=red\n".utf8)[...], device: device, now: Instant(milliseconds: 5))
+        #expect(known.names.map(\.name) == ["laptop"])
     }
 
     /// Read from outside, a well-formed event is applied only if a planner command could have made it.
