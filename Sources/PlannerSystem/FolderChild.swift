@@ -199,7 +199,9 @@ public enum FolderChild {
             guard case .done(let observed, _) = looked else { return looked }
             if release != nil { return .done(observed: observed, acted: act(job)) }
             let wait = limit
-            guard socket >= 0, FolderChild.send(socket, job), let acted = receive(socket, within: wait) else {
+            // The job within the wait too: a child stopped by another program (SIGSTOP) reads nothing, and a
+            // job larger than the socket's buffer (a 60-day calendar's files) would block the send for as long.
+            guard socket >= 0, FolderChild.send(socket, job, within: wait), let acted = receive(socket, within: wait) else {
                 giveUp()
                 return .timedOut(milliseconds: wait)
             }
@@ -311,16 +313,29 @@ public enum FolderChild {
         return Int64(t.tv_sec) * 1000 + Int64(t.tv_nsec) / 1_000_000
     }
 
-    /// One message: its length (8 bytes, little-endian), then its bytes.
-    fileprivate static func send(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    /// One message: its length (8 bytes, little-endian), then its bytes. With `limit` (the parent's side),
+    /// false once `limit` milliseconds pass with the other side taking nothing (a stopped child); without
+    /// one (the child's side), as long as it takes.
+    fileprivate static func send(_ fd: Int32, _ bytes: [UInt8], within limit: Int64? = nil) -> Bool {
         var message = Wire.Writer()
         message.int(Int64(bytes.count))
         var rest = (message.bytes + bytes)[...]
+        var end = limit.map { monotonicMilliseconds() + $0 }
+        let flags = Int32(MSG_NOSIGNAL) | (limit == nil ? 0 : Int32(MSG_DONTWAIT))
         while !rest.isEmpty {
-            let n = rest.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let n = rest.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, flags) }
             if n < 0 && errno == EINTR { continue }
+            if n < 0, errno == EAGAIN || errno == EWOULDBLOCK, let deadline = end {
+                let left = deadline - monotonicMilliseconds()
+                guard left > 0 else { return false }
+                var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&p, 1, Int32(min(left, 60_000)))
+                continue
+            }
             guard n > 0 else { return false }
             rest = rest.dropFirst(n)
+            // Progress: the child is reading, so the wait starts again (as a progress frame restarts a receive).
+            end = limit.map { monotonicMilliseconds() + $0 }
         }
         return true
     }

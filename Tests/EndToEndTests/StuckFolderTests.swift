@@ -107,6 +107,60 @@ import Testing
         #expect(err.contains("warning: the sync folder") && err.contains("cannot be read (it did not answer within"), "\(err)")
     }
 
+    /// A child stopped by another program right after the fork, with a job larger than the socket's buffer
+    /// (a 60-day calendar's files): the command's send of it keeps to the deadline, instead of blocking for
+    /// as long as the child stays stopped.
+    @Test func aStoppedChildNeverHoldsTheSendOfALargeJob() throws {
+        let h = try Harness(productDeadline: true)
+        let set = try h.planner(["config", "set", "calendar-folder", h.dir + "/calendar", "--db", h.db, "--now", "2026-11-23T08:00"])
+        #expect(set.status == 0, "\(set.err)")
+        // The command's second child writes the files (its first reads the folder): it is stopped once it
+        // waits for its job (in recvfrom, syscall 45 on x86-64), the moment a stop hurts most.
+        let script = """
+            import os, signal, subprocess, sys, time
+            start = time.time()
+            p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            seen, stopped = [], 0
+            while not stopped and p.poll() is None and time.time() - start < 5:
+                try:
+                    children = open(f"/proc/{p.pid}/task/{p.pid}/children").read().split()
+                except OSError:
+                    children = []
+                seen += [c for c in children if c not in seen]
+                if len(seen) >= 2 and seen[1] in children:
+                    try:
+                        call = open(f"/proc/{seen[1]}/syscall").read().split()[0]
+                    except OSError:
+                        call = ""
+                    if call == "45":
+                        stopped = int(seen[1])
+                        os.kill(stopped, signal.SIGSTOP)
+                        continue
+                time.sleep(0.0002)
+            try:
+                err = p.communicate(timeout=10)[1].decode()
+            except subprocess.TimeoutExpired:
+                os.kill(stopped, signal.SIGKILL)
+                err = "(held past 10 s) " + p.communicate()[1].decode()
+            print(p.returncode, stopped, round(time.time() - start, 2))
+            print(err, end="")
+            if stopped:
+                try:
+                    os.kill(stopped, signal.SIGKILL)
+                except OSError:
+                    pass
+            """
+        let out = try h.python(script, [Harness.binary, "config", "set", "calendar-days", "60", "--db", h.db, "--now", "2026-11-23T08:00"])
+        let lines = out.split(separator: "\n", maxSplits: 1).map(String.init)
+        let fields = lines[0].split(separator: " ").map(String.init), err = lines.count > 1 ? lines[1] : ""
+        try #require(fields.count == 3 && fields[1] != "0", "the writing child was not caught waiting for its job: \(out)")
+        #expect(fields[0] == "0", "the command exited \(fields[0]): \(err)")
+        #expect(!err.contains("held past 10 s") && (Double(fields[2]) ?? 99) < 3, "\(fields[2]) s: \(err)")
+        #expect(err.contains("did not answer within"), "\(err)")
+        // The setting is recorded; the next command writes the folder.
+        #expect(try h.sqlite("SELECT value FROM settings WHERE key = 'calendar-days'") == "60")
+    }
+
     /// Runs `planner ARGS`, stops (SIGSTOP) its first child as soon as it appears, and says the command's exit
     /// status, the child's pid and its state a second after the command ended ("gone", "Z", "T"), and stderr.
     /// In Python, so that the command shares a process group with a process that outlives it, as from a shell:
