@@ -17,7 +17,10 @@ extension CalendarFolderText {
     /// `resolve` turns a TZID into a zone (nil: unknown, read in `zone`, the plan's); floating times are the
     /// plan's zone too.
     public static func read(_ bytes: [UInt8], zone: Zone, resolve: (String) -> Zone? = { _ in nil }) -> CalendarFileReading {
-        guard let text = String(validating: bytes, as: UTF8.self) else { return .unusable("not UTF-8 text (ignored)") }
+        // A UTF-8 byte order mark is not part of the text (RFC 5545 has none, but some clients write one).
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        let body = bytes.starts(with: bom) ? bytes[3...] : bytes[...]
+        guard let text = String(validating: body, as: UTF8.self) else { return .unusable("not UTF-8 text (ignored)") }
         var stack: [String] = []
         var uids: Set<String> = []
         var sawCalendar = false

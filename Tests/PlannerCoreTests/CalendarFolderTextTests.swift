@@ -231,6 +231,10 @@ import Testing
         #expect(
             CalendarFolderText.read(Array(floating.utf8), zone: seoul)
                 == .task(uid: "planner-day-2026-11-23", date: monday, completed: true, completedAt: at("2026-11-23T13:15")))
+        // A byte order mark before BEGIN (written by some Windows and Android clients): the same task.
+        #expect(
+            CalendarFolderText.read([0xEF, 0xBB, 0xBF] + Array(rewritten.utf8), zone: seoul)
+                == .task(uid: "planner-day-2026-11-23", date: monday, completed: true, completedAt: at("2026-11-23T13:15")))
         // Completed without a time: done, when unknown.
         let untimed = rewritten.replacingOccurrences(of: "completed;VALUE=DATE-TIME:20261123T041500Z\r\n", with: "")
         #expect(
