@@ -99,6 +99,31 @@ enum SetupFiles {
         return removed
     }
 
+    /// In setup's own record folder: removes the files only setup makes there and no manifest lists any
+    /// more (`N.before`, `N.after`, `manifest`, and their temporaries), regular files of this user only.
+    static func removeOwnLeftovers(in folder: String) {
+        guard let dir = opendir(folder) else { return }
+        defer { closedir(dir) }
+        func isOwn(_ name: String) -> Bool {
+            let base = name.hasSuffix(temporarySuffix) ? String(name.dropLast(temporarySuffix.count)) : name
+            if base == "manifest" { return true }
+            let parts = base.split(separator: ".", omittingEmptySubsequences: false)
+            return parts.count == 2 && !parts[0].isEmpty && parts[0].utf8.allSatisfy { (0x30...0x39).contains($0) }
+                && (parts[1] == "before" || parts[1] == "after")
+        }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if isOwn(name) { names.append(name) }
+        }
+        for name in names {
+            var info = stat()
+            let path = folder + "/" + name
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid() else { continue }
+            unlink(path)
+        }
+    }
+
     /// Writes `content` through a temporary file and a rename: a crash leaves the old file or the new one.
     /// An existing file keeps its mode; a new one gets `mode`.
     static func write(_ path: String, _ content: String, mode: mode_t = 0o644) throws(PlannerError) {

@@ -63,6 +63,9 @@ struct SetupManifest {
             try SetupFiles.remove("\(folder)/\(i).after")
         }
         try SetupFiles.remove(folder + "/manifest")
+        // What a run killed while saving this record left: its temporaries, and backups written before the
+        // manifest that would have listed them.
+        SetupFiles.removeOwnLeftovers(in: folder)
         rmdir(folder)
     }
 }

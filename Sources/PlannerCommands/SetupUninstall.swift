@@ -7,6 +7,11 @@ extension SetupCommand {
     static func uninstall(_ manifest: inout SetupManifest, _ ctx: RunContext, facts: SetupFacts) throws(PlannerError) {
         let output = ctx.output, crontab = Crontab(run: ctx.runProgram)
         guard !manifest.entries.isEmpty else {
+            // An install killed before its record listed anything may still have left files in it.
+            if !manifest.folder.isEmpty {
+                SetupFiles.removeOwnLeftovers(in: manifest.folder)
+                rmdir(manifest.folder)
+            }
             output.line("nothing to uninstall: planner setup --install has not been run (or was undone)")
             return
         }

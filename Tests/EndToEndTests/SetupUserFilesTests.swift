@@ -95,6 +95,37 @@ extension SetupTests {
         #expect(try String(contentsOfFile: repo + "/profile", encoding: .utf8) == "export EDITOR=vi\n")
     }
 
+    /// An install killed while saving its own record (`~/.local/state/planner/setup`) left its temporaries
+    /// and a backup the manifest never listed; `--uninstall` left them and the folder. Now it removes every
+    /// file setup itself makes there, and the folder; a file of the user's own there is kept.
+    @Test func anInstallKilledWhileSavingItsRecordLeavesNothingAfterUninstall() throws {
+        let (h, env) = try home()
+        let bin = h.dir + "/.local/bin/planner", state = h.dir + "/.local/state/planner/setup"
+        let install = try h.run(bin, ["setup", "--install", "--scheduler", "systemd"], env: h.env.merging(env) { $1 })
+        #expect(install.status == 0, "\(install.err)")
+        for name in ["manifest.planner-setup.tmp", "0.after.planner-setup.tmp", "41.before", "41.after"] {
+            try "half".write(toFile: state + "/" + name, atomically: false, encoding: .utf8)
+        }
+        let undo = try h.run(bin, ["setup", "--uninstall"], env: h.env.merging(env) { $1 })
+        #expect(undo.status == 0, "\(undo.err)")
+        #expect(!FileManager.default.fileExists(atPath: state), "\((try? FileManager.default.contentsOfDirectory(atPath: state)) ?? [])")
+        // The user's own file in that folder is never removed (nor, then, the folder).
+        let again = try h.run(bin, ["setup", "--install", "--scheduler", "systemd"], env: h.env.merging(env) { $1 })
+        #expect(again.status == 0, "\(again.err)")
+        try "mine".write(toFile: state + "/notes.txt", atomically: false, encoding: .utf8)
+        _ = try h.run(bin, ["setup", "--uninstall"], env: h.env.merging(env) { $1 })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: state) == ["notes.txt"])
+
+        // Killed before its record listed anything: "nothing to uninstall", and nothing left either.
+        let (fresh, freshEnv) = try home()
+        let freshState = fresh.dir + "/.local/state/planner/setup"
+        try FileManager.default.createDirectory(atPath: freshState, withIntermediateDirectories: true)
+        for name in ["manifest.planner-setup.tmp", "0.after"] { try "half".write(toFile: freshState + "/" + name, atomically: false, encoding: .utf8) }
+        let none = try fresh.run(fresh.dir + "/.local/bin/planner", ["setup", "--uninstall"], env: fresh.env.merging(freshEnv) { $1 })
+        #expect(none.status == 0 && none.out.contains("nothing to uninstall"), "\(none.out) \(none.err)")
+        #expect(!FileManager.default.fileExists(atPath: freshState))
+    }
+
     /// A link to nothing would become a regular file (and --uninstall then deleted it): refused, link kept.
     @Test func aDanglingLinkedLoginFileIsRefused() throws {
         let (h, env) = try home()
