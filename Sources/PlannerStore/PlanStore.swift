@@ -1,4 +1,5 @@
 import CSQLite
+import Glibc
 import PlannerCore
 import PlannerSystem
 
@@ -193,6 +194,8 @@ extension PlannerDatabase {
         let zone: Zone
         do {
             zone = try Self.zone(named: plan.zone)
+        } catch where error.kind == .io {
+            throw error
         } catch {
             unusable.append(UnusableSetting(key: .zone, value: plan.zone, why: "not in this system's tz database"))
             plan.zone = SettingKey.zone.defaultValue
@@ -207,15 +210,23 @@ extension PlannerDatabase {
     }
 
     /// The zone a plan's `zone` setting makes, never failing (as `plan(from:)` reads it).
+    /// A zone this process could not read again (out of descriptors) is the one it read before.
     static func usableZone(named name: String) -> Zone {
-        (try? zone(named: name)) ?? SystemZone.systemDefault()
+        do { return try zone(named: name) } catch {
+            if error.kind == .io, let known = ZonesRead.shared.zone(named: name) { return known }
+            return SystemZone.systemDefault()
+        }
     }
 
     /// The zone a `zone` setting names: `system` follows /etc/localtime at every run.
     public static func zone(named name: String) throws(PlannerError) -> Zone {
         if name == "system" { return SystemZone.systemDefault() }
         do {
-            return try SystemZone.named(name)
+            let zone = try SystemZone.named(name)
+            ZonesRead.shared.remember(zone, named: name)
+            return zone
+        } catch where error.kind == .io {
+            throw error
         } catch {
             throw .data(
                 "the zone setting \(TerminalText.quoted(name)) is not in this system's tz database: planner config set zone NAME (e.g. Europe/Berlin), or system"
@@ -325,5 +336,24 @@ extension PlannerDatabase {
             WHERE id IN (SELECT value FROM json_each(?)) AND state IN \(RequestState.waitingSQL)
             """
         ).run(.text(state.rawValue), .text(reason), .integer(now.milliseconds), .text(ids))
+    }
+}
+
+/// The zones this process has read, by setting value: what `usableZone` falls back on when the tz database
+/// cannot be read again (no file descriptor left), instead of another zone.
+final class ZonesRead: @unchecked Sendable {
+    static let shared = ZonesRead()
+    private var lock = pthread_mutex_t()
+    private var zones: [String: Zone] = [:]
+    private init() { pthread_mutex_init(&lock, nil) }
+    func remember(_ zone: Zone, named name: String) {
+        pthread_mutex_lock(&lock)
+        defer { pthread_mutex_unlock(&lock) }
+        if zones[name] == nil { zones[name] = zone }
+    }
+    func zone(named name: String) -> Zone? {
+        pthread_mutex_lock(&lock)
+        defer { pthread_mutex_unlock(&lock) }
+        return zones[name]
     }
 }

@@ -21,7 +21,14 @@ public enum SystemZone {
             && name.utf8.allSatisfy { isZoneNameByte($0) }
         let path = name.hasPrefix("/") ? name : zoneDirectory() + "/" + name
         // "right/" zones count leap seconds, which Unix time (and so the planner) does not.
-        guard isPlainName || name.hasPrefix("/"), !name.hasPrefix("right/"), isTZifFile(path) else {
+        let file = isPlainName || name.hasPrefix("/") ? tzifFile(path) : .notOne
+        if case .unreadable(let code) = file {
+            // Out of file descriptors or memory: the zone may well exist; saying it does not would make the
+            // plan run in another zone.
+            let limit = code == EMFILE || code == ENFILE ? " (or with more open files allowed: ulimit -n)" : ""
+            throw .io("cannot read the time zone file \(path) (\(String(cString: strerror(code)))): nothing was changed; try again\(limit)")
+        }
+        guard file == .zone, !name.hasPrefix("right/") else {
             throw .usage(
                 "unknown time zone \(TerminalText.quoted(rawName)) in TZ: use a tz database name such as Europe/Berlin or America/New_York (see /usr/share/zoneinfo), or unset TZ for the system zone"
             )
@@ -101,13 +108,26 @@ public enum SystemZone {
     }
 
     /// A regular file that starts with the TZif magic.
-    private static func isTZifFile(_ path: String) -> Bool {
+    private static func isTZifFile(_ path: String) -> Bool { tzifFile(path) == .zone }
+
+    enum TZifFile: Equatable {
+        case zone, notOne
+        /// It could not be looked at for a reason that says nothing of the file (no descriptor, no memory).
+        case unreadable(Int32)
+    }
+
+    private static func tzifFile(_ path: String) -> TZifFile {
+        func failed() -> TZifFile {
+            let code = errno
+            return [EMFILE, ENFILE, ENOMEM, EIO, EAGAIN, EINTR].contains(code) ? .unreadable(code) : .notOne
+        }
         var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
-        guard let file = fopen(path, "rb") else { return false }
+        guard stat(path, &info) == 0 else { return failed() }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { return .notOne }
+        guard let file = fopen(path, "rb") else { return failed() }
         defer { fclose(file) }
         var magic = [UInt8](repeating: 0, count: 4)
-        return fread(&magic, 1, 4, file) == 4 && magic == Array("TZif".utf8)
+        return fread(&magic, 1, 4, file) == 4 && magic == Array("TZif".utf8) ? .zone : .notOne
     }
 
     // Guards the process-wide TZ variable and glibc's zone state.

@@ -37,6 +37,27 @@ import Testing
     }
 
     /// Output that cannot be written (stdout on a full device) is an error, not a silent exit 0.
+    /// Out of file descriptors (`ulimit -n`), the stored zone is never said to be missing from the tz
+    /// database, nor the plan rebuilt in another zone: each command either works or exits 74 saying why,
+    /// whatever the limit.
+    @Test func runningOutOfFileDescriptorsNeverChangesThePlansZone() throws {
+        var h = try Harness()
+        h.env["TZ"] = "Asia/Seoul"
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T08:00")
+        let plan = try h.sqlite("SELECT group_concat(identifier) FROM pending_requests")
+        for limit in 4...12 {
+            for command in ["refill", "status", "list", "skip 2026-12-24"] {
+                let args = command.split(separator: " ").map(String.init) + ["--db", h.db, "--now", "2026-11-23T08:05"]
+                let r = try h.run("/bin/sh", ["-c", "ulimit -n \(limit); exec \"$@\"", "sh", Harness.binary] + args, env: h.env)
+                #expect(!r.err.contains("tz database") && !r.err.contains("using the system zone"), "\(limit) \(command): \(r.err)")
+                #expect(r.status == 0 || r.status == 74, "\(limit) \(command): \(r.status) \(r.err)")
+                if r.status == 74 { #expect(r.err.split(separator: "\n").count == 1, "\(r.err)") }
+            }
+            #expect(try h.sqlite("SELECT value FROM settings WHERE key = 'zone'") == "Asia/Seoul")
+            #expect(try h.sqlite("SELECT group_concat(identifier) FROM pending_requests") == plan, "ulimit -n \(limit)")
+        }
+    }
+
     @Test func outputToAFullDeviceFails() throws {
         let h = try Harness()
         _ = try h.plannerOK(["refill"], now: "2026-11-23T12:00")
