@@ -122,6 +122,28 @@ enum DatabaseFile {
         faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0
     }
 
+    /// Whether the file system holding `path` is mounted read-only (a rescue boot, a backup disk, a
+    /// `ro` bind mount): nothing can be written there, not even SQLite's `-wal` and `-shm`.
+    static func isOnReadOnlyFileSystem(_ path: String) -> Bool {
+        var info = statvfs()
+        return statvfs(path, &info) == 0 && info.f_flag & UInt(ST_RDONLY) != 0
+    }
+
+    /// The URI that opens `path` as immutable: SQLite reads it without locks, `-wal` or `-shm` (none can be
+    /// made on a read-only file system, and nothing else can be changing it there).
+    static func immutableURI(_ path: String) -> String {
+        var uri = "file:"
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"), 0..<0x21, 0x7F...:
+                let hex = String(byte, radix: 16, uppercase: true)
+                uri += "%" + (hex.count == 1 ? "0" + hex : hex)
+            default: uri.unicodeScalars.append(Unicode.Scalar(byte))
+            }
+        }
+        return uri + "?immutable=1"
+    }
+
     /// Creates the missing folders (0700) and the file (0600), so SQLite never creates them with
     /// the umask's looser bits.
     static func create(_ path: String) throws(PlannerError) {

@@ -62,6 +62,38 @@ public final class PlannerDatabase {
     ) throws(PlannerError) {
         self.path = path
         let existing = try DatabaseFile.inspect(path)
+        // On a read-only file system a reading command reads the file as it is (immutable: no -wal or -shm
+        // can be made there, and nothing can change it); a writing one is told why it cannot.
+        if case .sqlite = existing, DatabaseFile.isOnReadOnlyFileSystem(path) {
+            guard !forWriting else {
+                throw .io(
+                    "cannot write the database \(path): its file system is mounted read-only; remount it read-write (or copy the database elsewhere and use --db)")
+            }
+            resolvedPath = DatabaseFile.resolve(path)
+            do {
+                let wal = resolvedPath + "-wal"
+                var info = stat()
+                // A -wal left there holds changes the file alone does not: read through it (SQLite can when
+                // its -shm is there too); else the file itself.
+                connection =
+                    stat(wal, &info) == 0 && info.st_size > 0
+                    ? try Connection(path: path, flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX)
+                    : try Connection(path: DatabaseFile.immutableURI(path), flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI)
+            } catch {
+                throw Self.translate(error, path: path)
+            }
+            csqlite_set_checkpoint_on_close(connection.handle, 0)
+            do {
+                try checkOwnership()
+                guard (try connection.integer("PRAGMA user_version") ?? 0) >= Migrations.latestVersion else {
+                    throw PlannerError.io(
+                        "the database \(path) needs an upgrade for this planner, which cannot be written on a read-only file system: remount it read-write")
+                }
+            } catch {
+                throw Self.plannerError(error, path: path)
+            }
+            return
+        }
         if case .sqlite(let header) = existing {
             try Self.checkHeader(header, path: path)
         } else {

@@ -129,6 +129,58 @@ import Testing
         #expect(r.status == 65 && r.err.contains("belongs to another user"), "\(r.err)")
     }
 
+    /// A database on a file system mounted read-only (a rescue boot, a backup disk): `status`, `list` and
+    /// `history` read it (they had exited 74 blaming permissions); a writing command exits 74 saying the
+    /// file system is read-only; nothing is created beside the file. With a -wal left there too.
+    @Test(.enabled(if: getuid() == 0, "mounting a tmpfs needs root")) func aReadOnlyFileSystemIsReadAndSaidSo() throws {
+        var h = try Harness()
+        h.env["TZ"] = "Asia/Seoul"
+        let mountPoint = h.dir + "/ro"
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        let mounted = try h.run("/bin/mount", ["-t", "tmpfs", "-o", "size=8m", "tmpfs", mountPoint], env: h.env)
+        try #require(mounted.status == 0, "mount: \(mounted.err)")
+        defer { _ = try? h.run("/bin/umount", [mountPoint], env: h.env) }
+        let db = mountPoint + "/planner.db"
+        for withWAL in [false, true] {
+            _ = try? h.run("/bin/mount", ["-o", "remount,rw", mountPoint], env: h.env)
+            for name in ["planner.db", "planner.db-wal", "planner.db-shm"] { try? FileManager.default.removeItem(atPath: mountPoint + "/" + name) }
+            #expect(try h.planner(["refill", "--db", db, "--now", "2026-11-23T08:00"]).status == 0)
+            #expect(try h.planner(["skip", "2026-11-24", "--db", db, "--now", "2026-11-23T08:00"]).status == 0)
+            var holder: Process?
+            if withWAL {
+                // A change committed in the -wal only: another process keeps it from being folded in.
+                let p = Process()
+                p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+                p.arguments = [
+                    "-c",
+                    "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1]); c.execute('BEGIN'); c.execute('SELECT count(*) FROM request').fetchall(); time.sleep(30)",
+                    db,
+                ]
+                try p.run()
+                holder = p
+                usleep(300_000)
+                #expect(try h.planner(["skip", "2026-11-25", "--db", db, "--now", "2026-11-23T08:01"]).status == 0)
+            }
+            let expected = withWAL ? "2026-11-24,2026-11-25" : "2026-11-24"
+            if let holder { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() }
+            #expect(FileManager.default.fileExists(atPath: db + "-wal") == withWAL)
+            let remount = try h.run("/bin/mount", ["-o", "remount,ro", mountPoint], env: h.env)
+            try #require(remount.status == 0, "remount with a -wal \(withWAL): \(remount.err) \(remount.out)")
+            let before = try FileManager.default.contentsOfDirectory(atPath: mountPoint).sorted()
+            for command in [["status"], ["list"], ["history"], ["stats", "--json"]] {
+                let r = try h.planner(command + ["--db", db, "--now", "2026-11-23T08:05"])
+                #expect(r.status == 0, "\(command) with a -wal \(withWAL): \(r.status) \(r.err)")
+            }
+            // What the file and its -wal hold is what is read.
+            let skipped = try h.planner(["skip", "--list", "--json", "--db", db, "--now", "2026-11-23T08:05"])
+            #expect(skipped.status == 0, "\(skipped.err)")
+            for date in expected.split(separator: ",") { #expect(skipped.out.contains(String(date)), "\(date): \(skipped.out)") }
+            let write = try h.planner(["refill", "--db", db, "--now", "2026-11-23T08:05"])
+            #expect(write.status == 74 && write.err.contains("mounted read-only") && write.err.split(separator: "\n").count == 1, "\(write.err)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: mountPoint).sorted() == before)
+        }
+    }
+
     @Test(.enabled(if: getuid() == 0, "mounting a tmpfs needs root")) func fullDisk() throws {
         let h = try Harness()
         let mountPoint = h.dir + "/small"
