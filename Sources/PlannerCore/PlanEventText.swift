@@ -115,7 +115,8 @@ public enum PlanEventText {
         guard let known = PlanChange.Kind(rawValue: kind) else { return true }
         guard known == .settings else { return false }
         // A setting this planner does not know, named as a planner would name one.
-        let keys = fields.compactMap { $0.0.hasPrefix("set.") ? String($0.0.dropFirst(4)) : nil }
+        let keys =
+            fields.compactMap { $0.0.hasPrefix("set.") ? String($0.0.dropFirst(4)) : nil }
             + (named["reset"].map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) } ?? [])
         return keys.allSatisfy(isName) && keys.contains { SettingKey(rawValue: $0) == nil }
     }

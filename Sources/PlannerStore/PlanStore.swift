@@ -194,7 +194,7 @@ extension PlannerDatabase {
         let zone: Zone
         do {
             zone = try Self.zone(named: plan.zone)
-        } catch where error.kind == .io {
+        } catch  where error.kind == .io {
             throw error
         } catch {
             unusable.append(UnusableSetting(key: .zone, value: plan.zone, why: "not in this system's tz database"))
@@ -225,7 +225,7 @@ extension PlannerDatabase {
             let zone = try SystemZone.named(name)
             ZonesRead.shared.remember(zone, named: name)
             return zone
-        } catch where error.kind == .io {
+        } catch  where error.kind == .io {
             throw error
         } catch {
             throw .data(

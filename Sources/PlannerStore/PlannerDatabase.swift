@@ -67,7 +67,8 @@ public final class PlannerDatabase {
         if case .sqlite = existing, DatabaseFile.isOnReadOnlyFileSystem(path) {
             guard !forWriting else {
                 throw .io(
-                    "cannot write the database \(path): its file system is mounted read-only; remount it read-write (or copy the database elsewhere and use --db)")
+                    "cannot write the database \(path): its file system is mounted read-only; remount it read-write (or copy the database elsewhere and use --db)"
+                )
             }
             resolvedPath = DatabaseFile.resolve(path)
             do {
@@ -87,7 +88,8 @@ public final class PlannerDatabase {
                 try checkOwnership()
                 guard (try connection.integer("PRAGMA user_version") ?? 0) >= Migrations.latestVersion else {
                     throw PlannerError.io(
-                        "the database \(path) needs an upgrade for this planner, which cannot be written on a read-only file system: remount it read-write")
+                        "the database \(path) needs an upgrade for this planner, which cannot be written on a read-only file system: remount it read-write"
+                    )
                 }
             } catch {
                 throw Self.plannerError(error, path: path)

@@ -120,7 +120,9 @@ extension SetupTests {
         let (fresh, freshEnv) = try home()
         let freshState = fresh.dir + "/.local/state/planner/setup"
         try FileManager.default.createDirectory(atPath: freshState, withIntermediateDirectories: true)
-        for name in ["manifest.planner-setup.tmp", "0.after"] { try "half".write(toFile: freshState + "/" + name, atomically: false, encoding: .utf8) }
+        for name in ["manifest.planner-setup.tmp", "0.after"] {
+            try "half".write(toFile: freshState + "/" + name, atomically: false, encoding: .utf8)
+        }
         let none = try fresh.run(fresh.dir + "/.local/bin/planner", ["setup", "--uninstall"], env: fresh.env.merging(freshEnv) { $1 })
         #expect(none.status == 0 && none.out.contains("nothing to uninstall"), "\(none.out) \(none.err)")
         #expect(!FileManager.default.fileExists(atPath: freshState))
