@@ -209,9 +209,11 @@ extension PlannerDatabase {
         try read {
             guard let folder = try calendarFolderSetting() else { return (nil, []) }
             var problems: [String] = []
-            var info = stat()
-            if stat(folder, &info) != 0 || info.st_mode & S_IFMT != S_IFDIR {
-                problems.append("the calendar folder \(folder) is missing or not a folder: the plan is written there once it exists")
+            switch FolderLook.look(folder) {
+            case .folder: break
+            case .missing: problems.append("the calendar folder \(folder) is missing or not a folder: the plan is written there once it exists")
+            case .notAnswering(let why):
+                problems.append("the calendar folder \(folder) is not answering (\(why)): shown as the database last knew it")
             }
             return (folder, problems + (try calendarFileProblems(folder)))
         }

@@ -339,21 +339,22 @@ extension PlannerDatabase {
     }
 }
 
-/// The zones this process has read, by setting value: what `usableZone` falls back on when the tz database
-/// cannot be read again (no file descriptor left), instead of another zone.
+/// The zone this process read last, by setting value: what `usableZone` falls back on when the tz database
+/// cannot be read again (no file descriptor left), instead of another zone. One, not a table: it is the
+/// plan's zone that every rule asks for.
 final class ZonesRead: @unchecked Sendable {
     static let shared = ZonesRead()
     private var lock = pthread_mutex_t()
-    private var zones: [String: Zone] = [:]
+    private var last: (name: String, zone: Zone)?
     private init() { pthread_mutex_init(&lock, nil) }
     func remember(_ zone: Zone, named name: String) {
         pthread_mutex_lock(&lock)
         defer { pthread_mutex_unlock(&lock) }
-        if zones[name] == nil { zones[name] = zone }
+        last = (name, zone)
     }
     func zone(named name: String) -> Zone? {
         pthread_mutex_lock(&lock)
         defer { pthread_mutex_unlock(&lock) }
-        return zones[name]
+        return last?.name == name ? last?.zone : nil
     }
 }

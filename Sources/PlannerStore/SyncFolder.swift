@@ -300,9 +300,11 @@ extension PlannerDatabase {
         try read {
             guard let folder = try syncFolderSetting() else { return (nil, []) }
             var problems: [String] = []
-            var info = stat()
-            if stat(folder, &info) != 0 || info.st_mode & S_IFMT != S_IFDIR {
-                problems.append("the sync folder \(folder) is missing or not a folder: other devices' changes wait")
+            switch FolderLook.look(folder) {
+            case .folder: break
+            case .missing: problems.append("the sync folder \(folder) is missing or not a folder: other devices' changes wait")
+            case .notAnswering(let why):
+                problems.append("the sync folder \(folder) is not answering (\(why)): shown as the database last knew it")
             }
             let stmt = try connection.prepare("SELECT name, problem FROM sync_file WHERE problem IS NOT NULL ORDER BY name")
             while try stmt.step() { problems.append("\(folder)/\(stmt.text(0)): \(stmt.text(1))") }
