@@ -52,6 +52,7 @@ extension PlannerDatabase {
         var problem: String?
         var fds: [Int32] = []  // the child's
         let outcome = try FolderChild.run(
+            folder: collection,
             observe: { AnkiFiles.look(collection, fds: &fds) },
             decide: { observed throws -> [UInt8]? in
                 var r = Wire.Reader(observed)

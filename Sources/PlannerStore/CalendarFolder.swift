@@ -42,6 +42,7 @@ extension PlannerDatabase {
         // The folder's system calls are the folder child's: a stalled mount costs a warning and the phone's
         // ticks wait.
         let outcome = try FolderChild.run(
+            folder: folder,
             observe: { CalendarFiles.openAndList(folder, dir: &dir) },
             decide: { observed throws -> [UInt8]? in
                 // The whole folder as the last pass left it: nothing to look into, and no bucket decoded.

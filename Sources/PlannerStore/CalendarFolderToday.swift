@@ -71,6 +71,7 @@ extension PlannerDatabase {
         // It then waits for its job: after the commit, it takes the folder's lock and writes.
         var dir: Int32 = -1  // the child's
         let child = FolderChild.hold(
+            folder: folder,
             observe: { CalendarFiles.look(folder, names) }, act: { job in CalendarFiles.lockAndAct(folder, job, dir: &dir) },
             release: { if dir >= 0 { close(dir) } })
         let outcome = child.looked

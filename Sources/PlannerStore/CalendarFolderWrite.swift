@@ -73,6 +73,7 @@ extension PlannerDatabase {
         // The child holds the folder's lock and lists it; the plan is read once it holds the folder, so of
         // two planner processes the later commit is always the one written last.
         let outcome = try FolderChild.run(
+            folder: folder,
             observe: {
                 CalendarFiles.lockAndList(folder, dir: &dir, listing: true)
             },

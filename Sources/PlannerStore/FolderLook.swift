@@ -18,6 +18,7 @@ enum FolderLook {
         let outcome: FolderChild.Outcome
         do {
             outcome = try FolderChild.run(
+                folder: folder,
                 observe: {
                     var info = stat()
                     var answer = Wire.Writer()

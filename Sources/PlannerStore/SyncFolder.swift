@@ -70,6 +70,7 @@ extension PlannerDatabase {
         var ranges: [String: (from: Int64, size: Int64, mtime: Int64)] = [:]
         var budget = syncReadBudgetBytes ?? .max
         let outcome = try FolderChild.run(
+            folder: folder,
             observe: {
                 PeerFiles.list(folder, own: ownFile?.name, fds: &fds)
             },

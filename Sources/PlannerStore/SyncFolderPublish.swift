@@ -64,6 +64,7 @@ extension PlannerDatabase {
             var failure: PlannerError?
             var dir: Int32 = -1, fd: Int32 = -1  // the child's
             let outcome = try FolderChild.run(
+                folder: folder,
                 observe: {
                     OwnFile.open(folder: folder, name: fileName, dir: &dir, fd: &fd)
                 },

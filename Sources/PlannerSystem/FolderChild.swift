@@ -97,6 +97,7 @@ public enum FolderChild {
     /// One folder job: the child looks, this process decides what to do (nil: nothing), the child does it, and
     /// this process records the answer (`settle`) while the child still holds what it locked.
     public static func run(
+        folder: String? = nil,
         observe: () -> [UInt8],
         decide: ([UInt8]) throws -> [UInt8]?,
         act: @escaping ([UInt8]) -> [UInt8],
@@ -104,7 +105,7 @@ public enum FolderChild {
         release: @escaping () -> Void = {},
         spawn: Spawn? = nil
     ) throws -> Outcome {
-        let child = Held(observe: observe, act: act, release: release, spawn: spawn)
+        let child = Held(folder: folder, observe: observe, act: act, release: release, spawn: spawn)
         guard case .done(let observed, _) = child.looked else { return child.looked }
         guard let job = try decide(observed) else { return child.looked }
         let outcome = child.finish(job)
@@ -138,12 +139,20 @@ public enum FolderChild {
         private var free: (() -> Void)?
         /// The child missed a deadline: it is not waited for again.
         private var stuck = false
+        /// The folder the child touches: said stuck on its guard (`FolderGuard`) when the child is given up.
+        private let folder: String?
 
         /// Its deadline is always `deadlineMilliseconds`, never one of its own: the child's wait for a lock
         /// (`lockWaitMilliseconds`, decided before the child exists) is half of that, so that the child answers
         /// "busy" before its parent gives up on it.
-        init(observe: () -> [UInt8], act: @escaping ([UInt8]) -> [UInt8], release: @escaping () -> Void, spawn: Spawn? = nil) {
+        /// `folder`: the folder the child touches: no child is made while an earlier one for that folder is stuck
+        /// (`FolderGuard`), made by this process or any other.
+        init(
+            folder: String? = nil, observe: () -> [UInt8], act: @escaping ([UInt8]) -> [UInt8], release: @escaping () -> Void,
+            spawn: Spawn? = nil
+        ) {
             self.act = act
+            self.folder = folder
             // fork() is safe only in a single-threaded process (the planner and its ticker are): a process with
             // other threads (the test runner, in-process tests in parallel) could fork while one of them holds a
             // runtime lock the child then waits on forever. There the steps run here, unprotected.
@@ -153,6 +162,10 @@ public enum FolderChild {
                 return
             }
             reapAbandoned()
+            if let folder, let why = FolderGuard.stuck(folder) {
+                looked = .failed(why)
+                return
+            }
             var pair: [Int32] = [-1, -1]
             guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
                 looked = .failed("socketpair: \(String(cString: strerror(errno)))")
@@ -217,6 +230,7 @@ public enum FolderChild {
         private func giveUp() {
             stuck = true
             stalled()
+            if let folder, pid > 0 { FolderGuard.markStuck(folder, pid: pid) }
             if pid > 0 { kill(pid, SIGKILL) }
         }
 
@@ -251,9 +265,9 @@ public enum FolderChild {
 
     /// Makes a `Held` child: it runs `observe` at once and `act` when its job comes.
     public static func hold(
-        observe: () -> [UInt8], act: @escaping ([UInt8]) -> [UInt8], release: @escaping () -> Void = {}
+        folder: String? = nil, observe: () -> [UInt8], act: @escaping ([UInt8]) -> [UInt8], release: @escaping () -> Void = {}
     ) -> Held {
-        Held(observe: observe, act: act, release: release)
+        Held(folder: folder, observe: observe, act: act, release: release)
     }
 
     /// The child's whole life: it looks, answers, does its job, answers, and holds on until the parent hangs up.
@@ -282,7 +296,7 @@ public enum FolderChild {
     }
 
     /// One thread in this process (/proc/self/status "Threads:").
-    static func singleThreaded() -> Bool {
+    public static func singleThreaded() -> Bool {
         let fd = Glibc.open("/proc/self/status", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }

@@ -88,6 +88,25 @@ public final class Wakeups: TickerWakeups {
     private var ankiNames: [String] = []
     private var ankiWatch: Int32 = -1
 
+    /// Which folder a watch is for.
+    enum WatchKind: Equatable { case sync, calendar, anki }
+    /// A watch being set by a child (`startWatch`): the path, and the pipe its answer comes on.
+    struct PendingWatch {
+        var kind: WatchKind
+        var path: String
+        var pid: pid_t
+        var answer: Int32
+        /// When it was made (monotonic ms), and whether it was said to be stuck (`FolderGuard.markStuck`).
+        var started: Int64
+        var markedStuck = false
+    }
+    /// At most one child per folder: one that is stuck (a mount that stalls) is waited for, never joined
+    /// by another, and its answer sets the watch once the mount answers.
+    private var pending: [PendingWatch] = []
+    /// A watch that could not be set (the folder is not there yet) is tried again from then on (monotonic ms).
+    private var retryAt: [(kind: WatchKind, path: String, at: Int64)] = []
+    static let watchRetryMilliseconds: Int64 = 2_000
+
     /// `databasePath` nil: no folder watch (`tick --once` ends before anything could change).
     /// `inbox`: a folder whose new files are changes waiting for the next write.
     public init(databasePath: String?, inbox: String? = nil) throws(PlannerError) {
@@ -120,7 +139,7 @@ public final class Wakeups: TickerWakeups {
     }
 
     deinit {
-        for fd in [timerFD, inotifyFD, signalFD] where fd >= 0 { close(fd) }
+        for fd in [timerFD, inotifyFD, signalFD] + pending.map(\.answer) where fd >= 0 { close(fd) }
     }
 
     /// Watches the inbox for files saved into it (written in place, or written aside and renamed in),
@@ -138,18 +157,27 @@ public final class Wakeups: TickerWakeups {
     /// would otherwise wake the ticker to publish again, over and over.
     public func watchSyncFolder(_ folder: String?, ownDevice: String?) {
         self.ownDevice = ownDevice
-        follow(folder, &syncFolder, &syncWatch, mask: UInt32(IN_MOVED_TO | IN_CLOSE_WRITE))
+        follow(folder, &syncFolder, &syncWatch, kind: .sync)
     }
 
     /// Follows the `calendar-folder` setting: vdirsyncer writes a downloaded item to a temporary name and
     /// renames it in; a deleted item is written again. Never through a link to elsewhere than the folder.
     public func watchCalendarFolder(_ folder: String?) {
-        follow(folder, &calendarFolder, &calendarWatch, mask: UInt32(IN_MOVED_TO | IN_MOVED_FROM | IN_CLOSE_WRITE | IN_DELETE))
+        follow(folder, &calendarFolder, &calendarWatch, kind: .calendar)
+    }
+
+    static func mask(_ kind: WatchKind) -> UInt32 {
+        switch kind {
+        case .sync: UInt32(IN_MOVED_TO | IN_CLOSE_WRITE) | UInt32(IN_ONLYDIR)
+        case .calendar: UInt32(IN_MOVED_TO | IN_MOVED_FROM | IN_CLOSE_WRITE | IN_DELETE) | UInt32(IN_ONLYDIR)
+        case .anki: UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE) | UInt32(IN_ONLYDIR)
+        }
     }
 
     /// Moves a folder's watch to `folder` (none for nil): the old one is removed when the setting changed, the
-    /// new one added when there is none (a folder that did not exist yet is tried again at the next call).
-    private func follow(_ folder: String?, _ current: inout String?, _ watch: inout Int32, mask: UInt32) {
+    /// new one asked of a child when there is none (`startWatch`; a folder that did not exist yet is tried
+    /// again a little later).
+    private func follow(_ folder: String?, _ current: inout String?, _ watch: inout Int32, kind: WatchKind) {
         guard inotifyFD >= 0 else { return }
         if folder != current, watch >= 0 {
             inotify_rm_watch(inotifyFD, watch)
@@ -157,33 +185,152 @@ public final class Wakeups: TickerWakeups {
         }
         current = folder
         guard let folder, watch < 0 else { return }
-        watch = inotify_add_watch(inotifyFD, folder, mask | UInt32(IN_ONLYDIR))
+        startWatch(kind, folder)
+    }
+
+    /// Adding a watch resolves its path, and on a mount that stalls that waits for as long as the mount does
+    /// (unkillable): the ticker's loop would deliver nothing and hear no SIGTERM. So a child adds it to this
+    /// process's inotify instance (the same open file description: its events come here) and says which
+    /// watch it made; the loop goes on meanwhile and takes the answer when it comes (`wait`). In a process of
+    /// several threads (the test runner) fork is not safe, and the watch is added here.
+    private func startWatch(_ kind: WatchKind, _ path: String) {
+        let now = FolderChild.monotonicMilliseconds()
+        // A child still waiting past the folder deadline is stuck: said on the folder's guard, so that no
+        // planner process makes another child for that folder until it is answered.
+        for i in pending.indices where !pending[i].markedStuck && now - pending[i].started > FolderChild.deadlineMilliseconds {
+            FolderGuard.markStuck(pending[i].path, pid: pending[i].pid)
+            pending[i].markedStuck = true
+        }
+        if pending.contains(where: { $0.kind == kind && $0.path == path }) { return }
+        if let retry = retryAt.first(where: { $0.kind == kind && $0.path == path }), now < retry.at { return }
+        retryAt.removeAll { $0.kind == kind }
+        guard FolderChild.singleThreaded() else {
+            take(kind, path, Self.addWatch(inotifyFD, kind, path))
+            return
+        }
+        // One stuck child per folder on the machine (`FolderGuard`): none while another is stuck on it.
+        if FolderGuard.stuck(path) != nil {
+            retryAt.append((kind, path, now + Self.watchRetryMilliseconds))
+            return
+        }
+        var pipeFDs: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pipeFDs) == 0 else { return }
+        let pid = fork()
+        if pid == 0 {
+            // Nothing of the parent's is kept but the inotify instance (as 3) and the answer's pipe (as 4): not
+            // its stdout, its ticker lock, its database.
+            let null = Glibc.open("/dev/null", O_RDWR)
+            if null >= 0 { for fd: Int32 in 0...2 { dup2(null, fd) } }
+            let copies = [inotifyFD, pipeFDs[1]].map { fcntl($0, F_DUPFD, 100) }
+            for (i, fd) in copies.enumerated() where fd >= 0 { dup2(fd, Int32(3 + i)) }
+            clinux_close_from(5)
+            var none = sigset_t()
+            sigemptyset(&none)
+            sigprocmask(SIG_SETMASK, &none, nil)
+            let answer = Self.addWatch(3, kind, path)
+            var out = Wire.Writer()
+            out.int(Int64(answer.watch))
+            out.text(answer.file)
+            _ = out.bytes.withUnsafeBytes { Glibc.write(4, $0.baseAddress, $0.count) }
+            _exit(0)
+        }
+        close(pipeFDs[1])
+        guard pid > 0 else {
+            close(pipeFDs[0])
+            return
+        }
+        pending.append(PendingWatch(kind: kind, path: path, pid: pid, answer: pipeFDs[0], started: now))
+    }
+
+    /// The watch for `kind` at `path` on `fd` (Anki's collection: the folder of the file a link names, and
+    /// that file), as the child makes it.
+    static func addWatch(_ fd: Int32, _ kind: WatchKind, _ path: String) -> (watch: Int32, file: String) {
+        guard kind == .anki else { return (inotify_add_watch(fd, path, mask(kind)), path) }
+        // Anki writes the file a link names, in the link target's folder: that folder is watched.
+        var file = path
+        if let resolved = realpath(path, nil) {
+            file = String(cString: resolved)
+            free(resolved)
+        }
+        guard let slash = file.lastIndex(of: "/") else { return (-1, file) }
+        let folder = file[..<slash].isEmpty ? "/" : String(file[..<slash])
+        return (inotify_add_watch(fd, folder, mask(kind)), file)
+    }
+
+    /// A child's answer: the watch becomes the folder's when the setting still names it (and something may
+    /// have changed before it was set: the caller reads the folder again); else it is taken off again.
+    /// True when it is the folder's watch now.
+    @discardableResult private func take(_ kind: WatchKind, _ path: String, _ answer: (watch: Int32, file: String)) -> Bool {
+        let current: String? =
+            switch kind {
+            case .sync: syncFolder
+            case .calendar: calendarFolder
+            case .anki: ankiFile
+            }
+        let watch: Int32 =
+            switch kind {
+            case .sync: syncWatch
+            case .calendar: calendarWatch
+            case .anki: ankiWatch
+            }
+        guard answer.watch >= 0 else {
+            retryAt.append((kind, path, FolderChild.monotonicMilliseconds() + Self.watchRetryMilliseconds))
+            return false
+        }
+        guard current == path, watch < 0 else {
+            // The setting moved on meanwhile (or a watch was set another way): not this one. One watch per
+            // inode: the folder the setting names now may share it, so it is left when it is in use.
+            if answer.watch != syncWatch, answer.watch != calendarWatch, answer.watch != ankiWatch {
+                inotify_rm_watch(inotifyFD, answer.watch)
+            }
+            return false
+        }
+        switch kind {
+        case .sync: syncWatch = answer.watch
+        case .calendar: calendarWatch = answer.watch
+        case .anki:
+            ankiWatch = answer.watch
+            let name = answer.file.split(separator: "/").last.map(String.init) ?? answer.file
+            ankiNames = [name, name + "-wal"]
+        }
+        return true
+    }
+
+    /// Reads each child's answer that came, and reaps it.
+    private func takeAnswers(into events: inout Events) {
+        for (i, child) in pending.enumerated().reversed() {
+            var p = pollfd(fd: child.answer, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, 0) > 0 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 8 + 8 + 4096)
+            let n = Glibc.read(child.answer, &buffer, buffer.count)
+            close(child.answer)
+            waitpid(child.pid, nil, 0)
+            pending.remove(at: i)
+            var r = Wire.Reader(Array(buffer[..<max(0, n)]))
+            guard let watch = r.int(), let file = r.text() else {
+                retryAt.append((child.kind, child.path, FolderChild.monotonicMilliseconds() + Self.watchRetryMilliseconds))
+                continue
+            }
+            guard take(child.kind, child.path, (Int32(truncatingIfNeeded: watch), file)) else { continue }
+            // What changed before the watch was set is not seen: the folder is read again.
+            switch child.kind {
+            case .sync: events.syncChanged = true
+            case .calendar: events.calendarChanged = true
+            case .anki: events.ankiChanged = true
+            }
+        }
     }
 
     /// Follows the `anki-collection` setting: Anki appends to its WAL as each card is answered, and writes
     /// the database itself at a checkpoint and when it closes. Its folder is watched (the WAL comes and goes),
     /// for those two names only; the folder is never written.
+    /// Set through a child (`startWatch`): true only when the watch was set at once (a process of several
+    /// threads); otherwise the wake-up that brings the child's answer says `ankiChanged`.
     @discardableResult public func watchAnkiCollection(_ file: String?) -> Bool {
         guard inotifyFD >= 0 else { return false }
-        if file != ankiFile, ankiWatch >= 0 {
-            inotify_rm_watch(inotifyFD, ankiWatch)
-            ankiWatch = -1
-        }
-        ankiFile = file
-        // Anki writes the file a link names, in the link target's folder: that folder is watched.
-        guard let given = file, ankiWatch < 0 else { return false }
-        var file = given
-        if let resolved = realpath(given, nil) {
-            file = String(cString: resolved)
-            free(resolved)
-        }
-        guard let slash = file.lastIndex(of: "/") else { return false }
-        let name = String(file[file.index(after: slash)...])
-        ankiNames = [name, name + "-wal"]
-        let folder = file[..<slash].isEmpty ? "/" : String(file[..<slash])
-        ankiWatch = inotify_add_watch(
-            inotifyFD, folder, UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE) | UInt32(IN_ONLYDIR))
-        return ankiWatch >= 0
+        let before = ankiWatch
+        follow(file, &ankiFile, &ankiWatch, kind: .anki)
+        return before < 0 && ankiWatch >= 0
     }
 
     /// Wakes at `instant`, or after a day when there is nothing to do (the armed timer still notices clock changes).
@@ -206,6 +353,7 @@ public final class Wakeups: TickerWakeups {
                 pollfd(fd: timerFD, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0),
             ] + children.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            + pending.map { pollfd(fd: $0.answer, events: Int16(POLLIN), revents: 0) }
         var events = Events()
         while true {
             let n = poll(&fds, nfds_t(fds.count), pollEvery)
@@ -218,8 +366,11 @@ public final class Wakeups: TickerWakeups {
             }
             if fds[2].revents != 0 { drainInotify(into: &events) }
             // Children are reaped by the caller, which checks every one of them after any wake-up.
-            let childExited = fds.dropFirst(3).contains { $0.revents != 0 }
-            if n == 0 || childExited || events.stop != nil || events.timer || events.clockChanged
+            let childExited = fds.dropFirst(3).prefix(children.count).contains { $0.revents != 0 }
+            // A watch's child answered: the poll set changes, so the caller comes back with a new one.
+            let answered = fds.dropFirst(3 + children.count).contains(where: { $0.revents != 0 })
+            if answered { takeAnswers(into: &events) }
+            if n == 0 || childExited || answered || events.stop != nil || events.timer || events.clockChanged
                 || events.databaseChanged || events.inboxChanged || events.syncChanged || events.calendarChanged || events.ankiChanged
                 || !events.ignoredSignals.isEmpty || events.suspend
             {
