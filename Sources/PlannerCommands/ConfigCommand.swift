@@ -45,6 +45,11 @@ public enum ConfigCommand {
             try leaveCalendarFolder(ctx, context, for: folder)
         }
         let decision = try context.database.configure(set: values, reset: [], now: context.now)
+        if values.contains(where: { $0.0 == .syncFolder && !$0.1.isEmpty }) {
+            // Joining: the folder is read at once, so that this device finds another's claim of the plan's zone
+            // (and takes that zone) before it would make its own (`claimPlanZone`).
+            _ = try context.database.sync(now: context.now)
+        }
         return (decision, verbose ? try setting.context(context.database) : nil)
     }
 

@@ -239,13 +239,15 @@ extension PlannerDatabase {
         return true
     }
 
-    /// This device's claim of the plan's zone, made once it shares (when it takes its device id, or at the
-    /// first change after an upgrade from a planner that shared without claims): the zone its plan was made
-    /// in, stamped when the plan was made (its first change or refill), so the oldest plan's zone wins
-    /// wherever the claims meet. `system` is claimed as the zone it names here (on another device
-    /// `system` would be that device's own). Published with this device's other events.
+    /// This device's claim of the plan's zone, made at its first change that reads the sync folder once it
+    /// shares (`config set sync-folder` makes one at once): the zone its plan was made in, stamped when the
+    /// plan was made (its first change or refill), so the oldest plan's zone wins wherever the claims meet.
+    /// None when the folder already held another device's claim: a device that joins later takes the plan's
+    /// zone as it is, whatever its clock says (a clock hours behind made its plan look the oldest). `system`
+    /// is claimed as the zone it names here (on another device `system` would be that device's own).
+    /// Published with this device's other events.
     func claimPlanZone(device: String, now: Instant) throws {
-        guard try connection.integer("SELECT EXISTS (SELECT 1 FROM event WHERE origin = 'plan-zone' AND device = ?)", .text(device)) == 0,
+        guard try connection.integer("SELECT EXISTS (SELECT 1 FROM event WHERE origin = 'plan-zone')") == 0,
             var zone = try connection.text("SELECT default_value FROM setting WHERE key = 'zone'")
         else { return }
         if zone == "system" { zone = SystemZone.systemDefault().name }

@@ -23,6 +23,9 @@ public struct SyncReport: Sendable {
     /// Another process held this device's file's lock past the wait: this device's changes wait in the
     /// database, and that process letting go wakes no live ticker (`Wakeups.watchSyncFolder`).
     public var lockBusy = false
+    /// The folder was listed and every file in it read to its end (a plan-zone claim may be made: any other
+    /// device's there was seen).
+    var readWhole = false
 }
 
 /// One row of `planner devices`.
@@ -122,6 +125,7 @@ extension PlannerDatabase {
         var events: [PlanEvent] = []
         var names: [SyncFileText.DeviceName] = []
         var problemsByFile: [String: String] = [:]
+        report.readWhole = !report.more
         let remember = try connection.prepare(
             """
             INSERT INTO sync_file (name, size, mtime_ns, consumed, problem, waiting_ms, newer_reader) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -457,8 +461,11 @@ final class SyncFolderSource: EventSource {
     }
 
     func seal(_ db: PlannerDatabase, now: Instant) throws {
-        // A device that shared before claims existed claims the plan's zone at its first change since.
-        if reading, let selfID = try db.selfDeviceID() { try db.claimPlanZone(device: selfID, now: now) }
+        // Once the folder was read: this device claims the plan's zone unless a claim is there already (its
+        // own, or another device's it now takes).
+        if reading, found?.readWhole == true, found?.more == false, let selfID = try db.selfDeviceID() {
+            try db.claimPlanZone(device: selfID, now: now)
+        }
         publishes = try db.hasEventsToPublish()
     }
 

@@ -47,10 +47,9 @@ extension PlannerDatabase {
                 let id = Self.newEventID()
                 try connection.prepare("INSERT INTO device (id, name, is_self, first_seen_ms) VALUES (?, ?, 1, ?)")
                     .run(.text(id), .text(name), .integer(now.milliseconds))
-                // Changes made before this device had an id are its own.
+                // Changes made before this device had an id are its own. Its claim of the plan's zone waits for
+                // the first change that reads the folder (`SyncFolderSource.seal`): another device's may be there.
                 try connection.prepare("UPDATE event SET device = ? WHERE device = '' AND received_ms IS NULL").run(.text(id))
-                // Sharing starts: the zone this plan was made in is its claim to be every device's plan zone.
-                try claimPlanZone(device: id, now: now)
                 return id
             }
         var sequence = start.sequence

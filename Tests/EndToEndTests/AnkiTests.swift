@@ -344,7 +344,9 @@ import Testing
         let anki = try collection(a)
         let folder = a.dir + "/shared"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-        try AnkiFixture.run(["review", anki, String(try Self.ms("2026-11-23T11:15"))])
+        // Made before the computers join (joining reads the collection at once: a review more than ten minutes
+        // ahead of the clock waits for the next change to the collection, anki.md).
+        try AnkiFixture.run(["review", anki, String(try Self.ms("2026-11-23T10:45"))])
         for h in [a, b] {
             try h.configOK(["set", "sync-folder", folder, "anki-collection", anki], now: "2026-11-23T11:00")
         }

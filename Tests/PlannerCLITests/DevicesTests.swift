@@ -10,7 +10,9 @@ import Testing
         let laptop = try Harness(), desktop = try Harness()
         let folder = laptop.dir + "/shared"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-        for (h, name) in [(laptop, "laptop"), (desktop, "desktop")] {
+        // The desktop joins first: a device reads the folder as it joins, and would otherwise take the
+        // laptop's first changes as they were then, in step.
+        for (h, name) in [(desktop, "desktop"), (laptop, "laptop")] {
             let set = try h.planner([
                 "config", "set", "sync-folder", folder, "device-name", name,
                 "--db", h.db, "--now", "2026-11-23T12:00:00",

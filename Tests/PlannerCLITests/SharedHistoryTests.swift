@@ -114,6 +114,25 @@ import Testing
         #expect(try desktop.sql("SELECT value FROM settings WHERE key = 'zone'") == "Europe/Berlin")
     }
 
+    /// A second device that joins hours later with its clock six hours behind: its plan looks older by its
+    /// own clock, but it joins a folder that already holds the first device's claim, so it makes none and
+    /// the first device's zone is every device's (it had taken over with its earlier stamp).
+    @Test func aLaterDeviceWithItsClockBehindDoesNotTakeOverTheZone() throws {
+        let laptop = try Device("laptop", tz: "Europe/Berlin"), desktop = try Device("desktop", tz: "America/New_York")
+        try laptop.run(["refill"], now: "2026-11-23T08:00Z")
+        try laptop.join(now: "2026-11-23T08:01Z")
+        // The folder reaches the desktop (Syncthing) before it joins, three hours later; its clock reads 05:00.
+        try desktop.run(["refill"], now: "2026-11-23T05:00Z")
+        try carry(laptop, desktop)
+        try desktop.join(now: "2026-11-23T05:01Z")
+        try carry(desktop, laptop)
+        try laptop.run(["sync"], now: "2026-11-23T11:05Z")
+        try desktop.run(["sync"], now: "2026-11-23T05:06Z")
+        #expect(try laptop.sql("SELECT value FROM settings WHERE key = 'zone'") == "Europe/Berlin")
+        #expect(try desktop.sql("SELECT value FROM settings WHERE key = 'zone'") == "Europe/Berlin")
+        #expect(try desktop.sql("SELECT count(*) FROM event WHERE origin = 'plan-zone' AND received_ms IS NULL") == "0")
+    }
+
     /// `config set zone system` travels as the zone /etc/localtime names where it was set, never as the
     /// word `system` (which each device would read as its own zone: one open, two different days).
     @Test func aZoneSetAsSystemTravelsByName() throws {

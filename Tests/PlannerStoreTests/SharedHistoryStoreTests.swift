@@ -53,6 +53,8 @@ import PlannerTestSupport
     @Test func aSystemZoneIsClaimedByItsName() throws {
         let f = folder()
         let a = try device(f, "a", zone: nil, at: "2026-11-20T08:00")
+        // Claimed at its first read of the folder (`config set sync-folder` makes one at once).
+        _ = try a.sync(now: at("2026-11-20T08:01"))
         let claim = try a.connection.text("SELECT payload FROM event WHERE origin = 'plan-zone'")
         #expect(claim == "set.zone=" + SystemZone.systemDefault().name, "\(claim ?? "none")")
         #expect(try value(a, "zone") == SystemZone.systemDefault().name)
