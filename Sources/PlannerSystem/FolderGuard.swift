@@ -12,12 +12,17 @@ import PlannerCore
 /// child it names lives (the same pid and start time, so a reused pid is not it), that folder is not asked
 /// again. No lock is taken: a child at work never makes another process wait.
 public enum FolderGuard {
-    /// Where the guard files are: `$XDG_RUNTIME_DIR/planner-folders` (a tmpfs of this user's under systemd),
-    /// else `/tmp/planner-folders-UID`; made 0700, and used only when it is this user's folder and not a link.
+    /// Where the guard files are: `/run/user/UID/planner-folders` when that runtime folder is this user's (a
+    /// tmpfs of systemd's), else `/tmp/planner-folders-UID`; made 0700, and used only when it is this user's
+    /// folder and not a link. Found from the user id, never the environment: the ticker (a systemd service)
+    /// and a cron job see different ones, and both must find the same file.
     static func file(for folder: String, create: Bool) -> String? {
-        var base = "/tmp"
-        if let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), runtime.hasPrefix("/") { base = runtime }
-        let directory = base == "/tmp" ? "/tmp/planner-folders-\(geteuid())" : base + "/planner-folders"
+        let uid = geteuid()
+        var runtime = stat()
+        let base =
+            lstat("/run/user/\(uid)", &runtime) == 0 && runtime.st_mode & S_IFMT == S_IFDIR && runtime.st_uid == uid
+            ? "/run/user/\(uid)/planner-folders" : "/tmp/planner-folders-\(uid)"
+        let directory = base
         if create, mkdir(directory, 0o700) != 0, errno != EEXIST { return nil }
         var info = stat()
         guard lstat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid(), info.st_mode & 0o077 == 0 else {
