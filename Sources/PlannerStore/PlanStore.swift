@@ -339,22 +339,24 @@ extension PlannerDatabase {
     }
 }
 
-/// The zone this process read last, by setting value: what `usableZone` falls back on when the tz database
-/// cannot be read again (no file descriptor left), instead of another zone. One, not a table: it is the
-/// plan's zone that every rule asks for.
+/// The zones this process has read, by setting value: what `usableZone` falls back on when the tz database
+/// cannot be read again (no file descriptor left), instead of another zone. The rules ask for the zones of
+/// the day rule's history, a few at most: a short list, not a dictionary.
 final class ZonesRead: @unchecked Sendable {
     static let shared = ZonesRead()
     private var lock = pthread_mutex_t()
-    private var last: (name: String, zone: Zone)?
+    private var zones: [(name: String, zone: Zone)] = []
     private init() { pthread_mutex_init(&lock, nil) }
     func remember(_ zone: Zone, named name: String) {
         pthread_mutex_lock(&lock)
         defer { pthread_mutex_unlock(&lock) }
-        last = (name, zone)
+        guard !zones.contains(where: { $0.name == name }) else { return }
+        if zones.count == 16 { zones.removeFirst() }
+        zones.append((name, zone))
     }
     func zone(named name: String) -> Zone? {
         pthread_mutex_lock(&lock)
         defer { pthread_mutex_unlock(&lock) }
-        return last?.name == name ? last?.zone : nil
+        return zones.first { $0.name == name }?.zone
     }
 }

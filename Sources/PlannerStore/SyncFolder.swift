@@ -94,9 +94,10 @@ extension PlannerDatabase {
                     // Appended since: read from where the last read stopped. A file that shrank was replaced: again
                     // from its start (every event applied is recorded by id, so nothing applies twice).
                     let from = previous.map { size >= $0.consumed ? $0.consumed : 0 } ?? 0
-                    // Within the pass's budget (the ticker's): the rest is read by the next pass.
+                    // Within the pass's budget (the ticker's): the rest is read by the next pass. Not a file holding a
+                    // newer planner's lines: each read starts before them, so a budget would read one window for ever.
                     guard budget > 0 else { report.more = true; continue }
-                    let to = size - from > budget ? from + budget : size
+                    let to = size - from > budget && previous?.newerReader == nil ? from + budget : size
                     budget -= to - from
                     ranges[file.name] = (from, size, mtime)
                     job.append((file.name, from, to))
@@ -144,8 +145,13 @@ extension PlannerDatabase {
             switch file.state {
             // Syncthing replaces a file by deleting its name, then renaming the new one in: gone for a moment
             // is not a problem (the rename that follows wakes the ticker, and the next write reads it).
-            case .gone: continue
-            case .refused(let why): problemsByFile[name] = why; continue
+            case .gone:
+                report.readWhole = false
+                continue
+            case .refused(let why):
+                report.readWhole = false
+                problemsByFile[name] = why
+                continue
             case .opened(_, _, let links):
                 if device == selfID, links > 1 {
                     problemsByFile[name] = "has other hard links (\(links) names): this device no longer writes to it"
@@ -158,8 +164,13 @@ extension PlannerDatabase {
             let bytes: [UInt8]
             switch read[name] {
             case .bytes(let b)?: bytes = b
-            case .failed(let code)?: problemsByFile[name] = "cannot be read (\(DatabaseFile.describe(code)))"; continue
-            case nil: continue
+            case .failed(let code)?:
+                report.readWhole = false
+                problemsByFile[name] = "cannot be read (\(DatabaseFile.describe(code)))"
+                continue
+            case nil:
+                report.readWhole = false
+                continue
             }
             let from = range.from, size = range.size
             let to = min(size, from + Int64(bytes.count))

@@ -230,8 +230,12 @@ public enum FolderChild {
         private func giveUp() {
             stuck = true
             stalled()
-            if let folder, pid > 0 { FolderGuard.markStuck(folder, pid: pid) }
             if pid > 0 { kill(pid, SIGKILL) }
+            // Said stuck only when the kill did not end it at once (a request the mount took holds it).
+            if let folder, pid > 0 {
+                usleep(1_000)
+                FolderGuard.markStuck(folder, pid: pid)
+            }
         }
 
         /// The child's work is recorded: it lets go of the folder and exits.

@@ -31,9 +31,8 @@ public enum FolderGuard {
         return directory + "/" + String(SHA256.hex(folder.utf8).prefix(32))
     }
 
-    /// Why no child may be made for `folder` now (an earlier one is still stuck on it), or nil.
-    public static func stuck(_ folder: String) -> String? {
-        guard let path = file(for: folder, create: false) else { return nil }
+    /// The child the guard names, while it lives.
+    static func living(_ path: String) -> (pid: pid_t, since: Int64)? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         var buffer = [UInt8](repeating: 0, count: 96)
@@ -44,20 +43,30 @@ public enum FolderGuard {
         guard words.count == 3, let pid = pid_t(words[0]), pid > 0, let start = UInt64(words[1]), let since = Int64(words[2]),
             startTime(pid) == start
         else { return nil }
+        return (pid, since)
+    }
+
+    /// Why no child may be made for `folder` now (an earlier one is still stuck on it), or nil.
+    public static func stuck(_ folder: String) -> String? {
+        guard let path = file(for: folder, create: false), let (pid, since) = living(path) else { return nil }
         let seconds = max(0, (FolderChild.monotonicMilliseconds() - since) / 1000)
         return
             "an earlier request to it (planner process \(pid)) has not been answered for \(seconds) s: a stalled mount? It is not asked again until that one is answered"
     }
 
     /// Said by the process that gave up on `pid`, its child for `folder`.
+    /// A child already gone (killed while its wait could still be interrupted) is not written, and neither is
+    /// one over a child the guard names that still lives: that one stays the folder's stuck child. Written
+    /// aside and renamed in, so a reader never sees half a line.
     public static func markStuck(_ folder: String, pid: pid_t) {
-        guard let start = startTime(pid), let path = file(for: folder, create: true) else { return }
-        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
+        guard let start = startTime(pid), let path = file(for: folder, create: true), living(path) == nil else { return }
+        let aside = path + ".\(getpid())"
+        let fd = open(aside, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
         guard fd >= 0 else { return }
-        defer { close(fd) }
         let text = Array("\(pid) \(start) \(FolderChild.monotonicMilliseconds())\n".utf8)
-        _ = ftruncate(fd, 0)
-        _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        let written = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        close(fd)
+        if written != text.count || rename(aside, path) != 0 { unlink(aside) }
     }
 
     /// A process's start time (clock ticks after boot, /proc/PID/stat's 22nd field), nil when it is gone

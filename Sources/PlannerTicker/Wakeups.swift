@@ -221,8 +221,10 @@ public final class Wakeups: TickerWakeups {
             // its stdout, its ticker lock, its database.
             let null = Glibc.open("/dev/null", O_RDWR)
             if null >= 0 { for fd: Int32 in 0...2 { dup2(null, fd) } }
-            let copies = [inotifyFD, pipeFDs[1]].map { fcntl($0, F_DUPFD, 100) }
-            for (i, fd) in copies.enumerated() where fd >= 0 { dup2(fd, Int32(3 + i)) }
+            // Copied above 4 first (either may be 3 or 4); without both, nothing is written anywhere: 3 and
+            // 4 would still be the parent's (its database), and the parent tries again when the socket closes.
+            let copies = [inotifyFD, pipeFDs[1]].map { fcntl($0, F_DUPFD, 5) }
+            guard copies.allSatisfy({ $0 >= 0 }), dup2(copies[0], 3) == 3, dup2(copies[1], 4) == 4 else { _exit(1) }
             clinux_close_from(5)
             var none = sigset_t()
             sigemptyset(&none)
@@ -356,7 +358,13 @@ public final class Wakeups: TickerWakeups {
             + pending.map { pollfd(fd: $0.answer, events: Int16(POLLIN), revents: 0) }
         var events = Events()
         while true {
-            let n = poll(&fds, nfds_t(fds.count), pollEvery)
+            // A folder watch to try again (`retryAt`) wakes the loop at its time: nothing else may come for hours.
+            var timeout = pollEvery
+            if let retry = retryAt.map(\.at).min() {
+                let left = Int32(clamping: max(0, retry - FolderChild.monotonicMilliseconds()) + 1)
+                timeout = timeout < 0 ? left : min(timeout, left)
+            }
+            let n = poll(&fds, nfds_t(fds.count), timeout)
             if n < 0 && errno == EINTR { continue }
             if n < 0 { return .failure(.failure("the ticker cannot wait for events (poll: \(String(cString: strerror(errno)))); restart it")) }
             if fds[0].revents != 0 { readSignals(into: &events) }

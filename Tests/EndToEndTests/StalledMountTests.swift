@@ -133,18 +133,7 @@ import Testing
         // Once the mount answers, the watches are set (the kernel's list of the ticker's inotify watches names
         // the three folders' inodes), and another device's change arriving in the sync folder is applied.
         mount.answer()
-        func watchedInodes() -> Set<UInt64> {
-            let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(ticker.processIdentifier)/fd")) ?? []
-            var inodes: Set<UInt64> = []
-            for fd in fds
-            where (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(ticker.processIdentifier)/fd/\(fd)")) == "anon_inode:inotify" {
-                let info = (try? String(contentsOfFile: "/proc/\(ticker.processIdentifier)/fdinfo/\(fd)", encoding: .utf8)) ?? ""
-                for word in info.split(whereSeparator: { $0 == " " || $0 == "\n" }) where word.hasPrefix("ino:") {
-                    if let inode = UInt64(word.dropFirst(4), radix: 16) { inodes.insert(inode) }
-                }
-            }
-            return inodes
-        }
+        func watchedInodes() -> Set<UInt64> { Self.watchedInodes(ticker.processIdentifier) }
         let folders = ["shared", "calendar", "Anki2"].map { name -> UInt64 in
             var info = stat()
             return stat(mount.point + "/" + name, &info) == 0 ? UInt64(info.st_ino) : 0
@@ -170,6 +159,19 @@ import Testing
         try? h.waitFor(seconds: 5) { Harness.hasExited(ticker.processIdentifier) }
         let seconds = Date().timeIntervalSince(start)
         #expect(Harness.hasExited(ticker.processIdentifier) && seconds < 1.5, "the ticker was still there \(seconds) s after SIGTERM")
+    }
+
+    /// The inodes a process's inotify instances watch, as the kernel lists them (/proc/PID/fdinfo).
+    static func watchedInodes(_ pid: Int32) -> Set<UInt64> {
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+        var inodes: Set<UInt64> = []
+        for fd in fds where (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)")) == "anon_inode:inotify" {
+            let info = (try? String(contentsOfFile: "/proc/\(pid)/fdinfo/\(fd)", encoding: .utf8)) ?? ""
+            for word in info.split(whereSeparator: { $0 == " " || $0 == "\n" }) where word.hasPrefix("ino:") {
+                if let inode = UInt64(word.dropFirst(4), radix: 16) { inodes.insert(inode) }
+            }
+        }
+        return inodes
     }
 
     /// Every planner process caught on the mount (its folder children; a child a FUSE request holds cannot be
@@ -228,5 +230,25 @@ import Testing
         // The ticker still stops at once.
         let stop = try h.stop(ticker)
         #expect(stop.seconds < 1.5 && stop.status == 0, "\(stop)")
+    }
+
+    /// A folder that was not there when the ticker tried to watch it is tried again at its time, without
+    /// waiting for anything else to wake the ticker (a reminder hours away): the retry wakes the loop.
+    @Test func aFolderThatAppearsLaterIsWatchedWithoutAnotherWakeUp() throws {
+        let h = try Harness(productDeadline: true)
+        let folder = h.dir + "/calendar"
+        #expect(try h.planner(["config", "set", "calendar-folder", folder, "--db", h.db]).status == 0)
+        try FileManager.default.removeItem(atPath: folder)
+        let ticker = try h.startTicker(["--sink", "stdout"])
+        defer { _ = try? h.stop(ticker) }
+        usleep(500_000)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        var info = stat()
+        #expect(stat(folder, &info) == 0)
+        do {
+            try h.waitFor(seconds: 6) { Self.watchedInodes(ticker.processIdentifier).contains(UInt64(info.st_ino)) }
+        } catch {
+            Issue.record("the calendar folder made 0.5 s after the ticker started was not watched 6 s later: \(h.text("tick.err"))")
+        }
     }
 }
