@@ -11,7 +11,9 @@ import PlannerTestSupport
 /// random order, cut mid-line, twice, as conflict copies, late. After everything reached everyone, every
 /// shared view is the same on every device, each open's study day is the one the settings in force at its
 /// stamp give (computed here from the `events` view alone), and no device has a pending slot of a day
-/// opened anywhere.
+/// opened anywhere. A fourth device runs a newer planner: its lines carry fields this one does not know
+/// (applied, the field ignored), kinds of change and line versions it does not know (kept unconsumed, never
+/// applied, on every device alike).
 ///
 /// CI runs the fixed seeds below; many more: `PLANNER_PROPERTY_SEEDS=500 swift test --filter ConvergenceTests`.
 @Suite struct ConvergenceTests {
@@ -45,9 +47,40 @@ import PlannerTestSupport
             devices.append(db)
         }
         func now(_ i: Int) -> Instant { Instant(milliseconds: clock + skew[i]) }
+        // The newer planner's device: its file, written by hand (this planner cannot make such lines).
+        let newer = folder()
+        let newerID = String(SHA256.hex("newer \(seed)".utf8).prefix(32))
+        let newerFile = newer + "/" + SyncFileText.fileName(device: newerID, sequence: 1)
+        var newerText = "planner-device 1 id=\(newerID) name=newer at=\(clock) colour=blue\n"
+        var newerUnderstood = 0, newerKept = 0, newerCounter = 0
+        func newerWrites() throws {
+            newerCounter += 1
+            let id = String(SHA256.hex("newer \(seed) \(newerCounter)".utf8).prefix(32))
+            let head = "id=\(id) at=\(clock) origin=skip"
+            let tail = "device=\(newerID) stamp=\(clock).\(newerCounter)"
+            let date = Self.utcDate(Instant(milliseconds: clock)).adding(days: Int.random(in: 0...3, using: &random))
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0, 1:
+                newerText += "planner-event 2 \(head) kind=skip \(tail) dates=\(date) mood=keen\n"
+                newerUnderstood += 1
+            case 2:
+                newerText += "planner-event 2 \(head) kind=teleport \(tail) to=moon\n"
+                newerKept += 1
+            default:
+                newerText += "planner-event 3 \(head) kind=skip \(tail) dates=\(date) shape=round\n"
+                newerKept += 1
+            }
+            try Data(newerText.utf8).write(to: URL(fileURLWithPath: newerFile))
+        }
         func hear(_ to: Int) throws {
+            if Int.random(in: 0..<4, using: &random) == 0 {
+                try carry(from: newer, to: folders[to], own: nil, random: &random)
+            }
             let from = Int.random(in: 0..<count, using: &random)
-            guard from != to else { return }
+            guard from != to else {
+                _ = try devices[to].sync(now: now(to))
+                return
+            }
             try carry(from: folders[from], to: folders[to], own: try devices[to].selfDeviceID(), random: &random)
             _ = try devices[to].sync(now: now(to))
         }
@@ -75,6 +108,7 @@ import PlannerTestSupport
                 try db.pause(now: now(i), until: Bool.random(using: &random) ? nil : now(i) + Int64.random(in: 1...12, using: &random) * 3_600_000)
             default: _ = try db.resume(now: now(i))
             }
+            if Int.random(in: 0..<5, using: &random) == 0 { try newerWrites() }
             if Int.random(in: 0..<2, using: &random) == 0 { try hear(Int.random(in: 0..<count, using: &random)) }
         }
         // Everything reaches everyone (whole files, in a random order), then clocks are sane again.
@@ -84,6 +118,7 @@ import PlannerTestSupport
                 for from in (0..<count).shuffled(using: &random) where from != to {
                     try carry(from: folders[from], to: folders[to], own: try devices[to].selfDeviceID(), whole: true, random: &random)
                 }
+                try carry(from: newer, to: folders[to], own: nil, whole: true, random: &random)
                 let report = try devices[to].sync(now: Instant(milliseconds: clock))
                 if ProcessInfo.processInfo.environment["PLANNER_PROPERTY_DEBUG"] != nil { print("d\(to) final:", report.sync?.problems ?? []) }
             }
@@ -109,6 +144,15 @@ import PlannerTestSupport
             }
         }
         for (i, db) in devices.enumerated() {
+            // The newer planner's lines: those this planner understands applied, the others kept for an upgrade.
+            let applied = try db.connection.integer("SELECT count(*) FROM event WHERE device = ?", .text(newerID)) ?? -1
+            #expect(applied == Int64(newerUnderstood), "seed \(seed), d\(i): \(applied) of the newer planner's \(newerUnderstood) known lines applied")
+            if newerKept > 0 {
+                let kept = try db.connection.integer(
+                    "SELECT count(*) FROM sync_file WHERE name = ? AND newer_reader IS NOT NULL AND problem LIKE '%from a newer planner%'",
+                    .text(SyncFileText.fileName(device: newerID, sequence: 1)))
+                #expect(kept == 1, "seed \(seed), d\(i): the newer planner's unknown lines are not kept for an upgrade")
+            }
             for problem in try studyDaysAgainstTheHistory(db) { Issue.record("seed \(seed), d\(i): \(problem)") }
             let opened = try db.connection.integer(
                 """
