@@ -146,7 +146,8 @@ import PlannerTestSupport
         for (i, db) in devices.enumerated() {
             // The newer planner's lines: those this planner understands applied, the others kept for an upgrade.
             let applied = try db.connection.integer("SELECT count(*) FROM event WHERE device = ?", .text(newerID)) ?? -1
-            #expect(applied == Int64(newerUnderstood), "seed \(seed), d\(i): \(applied) of the newer planner's \(newerUnderstood) known lines applied")
+            #expect(
+                applied == Int64(newerUnderstood), "seed \(seed), d\(i): \(applied) of the newer planner's \(newerUnderstood) known lines applied")
             if newerKept > 0 {
                 let kept = try db.connection.integer(
                     "SELECT count(*) FROM sync_file WHERE name = ? AND newer_reader IS NOT NULL AND problem LIKE '%from a newer planner%'",
