@@ -113,17 +113,20 @@ extension PlannerDatabase {
             }()
         let stmt = try connection.prepare(
             """
-            SELECT e.id, e.at_ms, coalesce(e.stamp_ms, e.at_ms), e.stamp_counter, e.device, o.local_date
+            SELECT e.id, e.at_ms, coalesce(e.stamp_ms, e.at_ms), e.stamp_counter, e.device, o.local_date, o.zone
             FROM event e JOIN app_open o ON o.event_id = e.id
             WHERE e.kind = 'open' AND e.stamp_ms >= ?1
             UNION ALL
-            SELECT e.id, e.at_ms, e.at_ms, e.stamp_counter, e.device, o.local_date
+            SELECT e.id, e.at_ms, e.at_ms, e.stamp_counter, e.device, o.local_date, o.zone
             FROM event e JOIN app_open o ON o.event_id = e.id
             WHERE ?2 AND e.kind = 'open' AND e.stamp_ms IS NULL
             """)
         // Every open (the plan's zone settled), else those stamped from `stamp` on: one index range.
         try stmt.bind([.integer(stamp?.milliseconds ?? Int64.min), .integer(stamp == nil ? 1 : 0)])
         var moves: [(id: String, at: Instant, from: LocalDate, to: LocalDate, zone: Zone)] = []
+        // Opens that keep their day but were recorded in another zone than the one in force at their stamp
+        // (made before the plan's zone settled): shown in that zone (`app_open_events.zone`, `opened_at_local`).
+        var relabels: [(id: String, at: Instant, date: LocalDate, zone: Zone)] = []
         while try stmt.step() {
             let eventStamp = Stamp(milliseconds: stmt.int64(2), counter: stmt.int64(3), device: stmt.text(4))
             guard let from = LocalDate(iso: stmt.text(5)) else { continue }
@@ -131,10 +134,17 @@ extension PlannerDatabase {
             if decided.contains(stmt.text(0)) { continue }
             let at = Instant(milliseconds: stmt.int64(1))
             let day = rule.of(at: at, stamp: eventStamp)
-            if day.date != from { moves.append((stmt.text(0), at, from, day.date, day.zone)) }
+            if day.date != from {
+                moves.append((stmt.text(0), at, from, day.date, day.zone))
+            } else if stmt.text(6) != day.zone.name {
+                relabels.append((stmt.text(0), at, from, day.zone))
+            }
+        }
+        let move = try connection.prepare("UPDATE app_open SET local_date = ?, local_time = ?, zone = ? WHERE event_id = ?")
+        for relabel in relabels {
+            try move.run(.text(relabel.date.description), .text(relabel.zone.rfc3339(relabel.at)), .text(relabel.zone.name), .text(relabel.id))
         }
         guard !moves.isEmpty else { return false }
-        let move = try connection.prepare("UPDATE app_open SET local_date = ?, local_time = ?, zone = ? WHERE event_id = ?")
         let cancel = try connection.prepare(
             """
             UPDATE request SET state = 'cancelled', reason = 'app opened', changed_at_ms = ?

@@ -133,6 +133,23 @@ import Testing
         #expect(try desktop.sql("SELECT count(*) FROM event WHERE origin = 'plan-zone' AND received_ms IS NULL") == "0")
     }
 
+    /// An open made before its device learned the plan's zone keeps its day when the zone settles (same date)
+    /// but is shown in the plan's zone: `app_open_events.zone` and `opened_at_local` had stayed the old ones.
+    @Test func anOpenIsShownInThePlansZoneOnceItSettles() throws {
+        let laptop = try Device("laptop", tz: "Europe/Berlin"), desktop = try Device("desktop", tz: "America/New_York")
+        try laptop.run(["refill"], now: "2026-11-20T08:00Z")
+        try laptop.join(now: "2026-11-20T08:01Z")
+        try desktop.run(["refill"], now: "2026-11-23T14:00Z")
+        try desktop.run(["open"], now: "2026-11-23T15:00Z")
+        #expect(try desktop.sql("SELECT zone || ' ' || opened_at_local FROM app_open_events") == "America/New_York 2026-11-23T10:00:00-05:00")
+        try carry(laptop, desktop)
+        try desktop.join(now: "2026-11-23T15:05Z")
+        #expect(try desktop.sql("SELECT value FROM settings WHERE key = 'zone'") == "Europe/Berlin")
+        #expect(
+            try desktop.sql("SELECT zone || ' ' || opened_at_local || ' ' || local_date FROM app_open_events")
+                == "Europe/Berlin 2026-11-23T16:00:00+01:00 2026-11-23")
+    }
+
     /// `config set zone system` travels as the zone /etc/localtime names where it was set, never as the
     /// word `system` (which each device would read as its own zone: one open, two different days).
     @Test func aZoneSetAsSystemTravelsByName() throws {
