@@ -33,11 +33,14 @@ public enum AnkiReviews {
 
     /// The opens one change applies when it may apply at most `limit` (nil: all): today's and later first
     /// (they cancel reminders), then past days from the latest back. `more`: some were left for later.
-    public static func chosen(_ opens: [PlanEvent], today: LocalDate, schedule: Schedule, zone: Zone, limit: Int?) -> (opens: [PlanEvent], more: Bool)
-    {
+    public static func chosen(
+        _ opens: [(day: LocalDate, event: PlanEvent)], today: LocalDate, limit: Int?
+    ) -> (
+        opens: [(day: LocalDate, event: PlanEvent)], more: Bool
+    ) {
         guard let limit, opens.count > limit else { return (opens, false) }
-        let current = opens.filter { schedule.studyDay(at: $0.at, in: zone) >= today }
-        let past = opens.filter { schedule.studyDay(at: $0.at, in: zone) < today }
+        let current = opens.filter { $0.day >= today }
+        let past = opens.filter { $0.day < today }
         return (current + past.suffix(max(0, limit - current.count)), true)
     }
 
@@ -71,26 +74,27 @@ public enum AnkiReviews {
         return Instant(milliseconds: high)
     }
 
-    /// The first review of each study day with reviews at or after `start`, oldest first. `firstAtOrAfter`
-    /// answers "the smallest review id ≥ this" (one indexed lookup in the review log), so the walk costs one
-    /// lookup per study day, not one per review. A review after `now` (a clock ahead) counts as made now.
+    /// The first review of each study day with reviews from `start` through `end`, oldest first.
+    /// `firstAtOrAfter` answers "the smallest review id ≥ this" (one indexed lookup in the review log), so
+    /// the walk costs one lookup per study day, not one per review. A review counts at its own instant, even
+    /// a little ahead of the clock (the caller bounds `end` by `plausible`): what every computer reading it
+    /// records must be the same, whatever its clock.
     public static func firstReviews<E: Error>(
-        from start: Int64, now: Instant, schedule: Schedule, zone: Zone,
+        from start: Int64, through end: Int64 = .max, schedule: Schedule, zone: Zone,
         firstAtOrAfter: (Int64) throws(E) -> Int64?
     ) throws(E) -> [(day: LocalDate, review: Int64, at: Instant)] {
         var result: [(day: LocalDate, review: Int64, at: Instant)] = []
         var cursor = start
-        while let review = try firstAtOrAfter(cursor) {
-            let at = Instant(milliseconds: min(review, now.milliseconds))
+        while cursor <= end, let review = try firstAtOrAfter(cursor), review <= end {
+            let at = Instant(milliseconds: review)
             let offset = zone.offset(at: at)
             let day = schedule.studyDay(of: LocalDateTime(epochMillisecondsAsIfUTC: at.milliseconds + Int64(offset) * 1000))
             if let last = result.last, day <= last.day {
-                // Still a day already seen (a clock set back past the day's start, or reviews after now): step on.
+                // Still a day already seen (a clock set back past the day's start): step on.
                 cursor = review + 1
                 continue
             }
             result.append((day, review, at))
-            if review >= now.milliseconds { break }
             cursor = max(review + 1, nextDayStart(after: day, schedule: schedule, zone: zone, offsetHint: offset).milliseconds)
         }
         return result
@@ -99,15 +103,30 @@ public enum AnkiReviews {
     /// The opens to record: a day's first review, unless an open from Anki at or before it is recorded
     /// already (`recorded`: the earliest per study day). A review that arrives later with an earlier time (made on the
     /// phone, synced since) is recorded too: the day's first open moves earlier.
+    ///
+    /// Every computer reading the review makes the same line but for its `device=`: the id, the instant and
+    /// the stamp are the review's own (the stamp decides which settings were in force: those when the review
+    /// was made, not when it was read), and the place is UTC, since where the review was made is not known.
+    /// `device`: this computer's id ("" before it has one).
     public static func opens(
-        for firsts: [(day: LocalDate, review: Int64, at: Instant)], recorded: [LocalDate: Instant],
-        zone: Zone
-    ) -> [PlanEvent] {
+        for firsts: [(day: LocalDate, review: Int64, at: Instant)], recorded: [LocalDate: Instant], device: String
+    ) -> [(day: LocalDate, event: PlanEvent)] {
         firsts.compactMap { first in
             if let known = recorded[first.day], known <= first.at { return nil }
-            return PlanEvent(
+            let event = PlanEvent(
                 id: eventID(review: first.review), at: first.at, origin: origin,
-                change: .open(zoneName: zone.name, offsetSeconds: zone.offset(at: first.at), graceMilliseconds: nil))
+                change: .open(zoneName: "UTC", offsetSeconds: 0, graceMilliseconds: nil),
+                stamp: stamp(review: first.review, device: device))
+            return (first.day, event)
         }
+    }
+
+    /// The stamp of the open recording `review`: the review's instant, counter 0.
+    public static func stamp(review: Int64, device: String) -> Stamp { Stamp(milliseconds: review, counter: 0, device: device) }
+
+    /// The stamp that decides an open's study day: a review's open is the same event whichever computer read
+    /// it, so its device takes no part (a settings change stamped in the same millisecond comes after it).
+    public static func decidingStamp(_ stamp: Stamp, origin: String) -> Stamp {
+        origin == Self.origin ? Stamp(milliseconds: stamp.milliseconds, counter: stamp.counter, device: "") : stamp
     }
 }

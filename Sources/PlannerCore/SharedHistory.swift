@@ -77,7 +77,27 @@ public struct DayRuleHistory: Sendable {
         }
 
         public mutating func of(at: Instant, stamp: Stamp) -> (date: LocalDate, zone: Zone) {
-            let index = history.stateIndex(before: stamp)
+            let (schedule, zone) = rule(history.stateIndex(before: stamp))
+            return (schedule.studyDay(at: at, in: zone), zone)
+        }
+
+        /// The rule of each stretch of time, oldest first, for a reader that walks instants stamped
+        /// `(ms, 0, "")` (Anki's review log): the stretch covers the milliseconds after `after` through
+        /// `through`, in which such a stamp comes after the same changes. Empty stretches are left out.
+        public mutating func periods() -> [(after: Int64, through: Int64, schedule: Schedule, zone: Zone)] {
+            var periods: [(after: Int64, through: Int64, schedule: Schedule, zone: Zone)] = []
+            let bounds = history.steps.map(\.stamp.milliseconds)
+            for index in 0...bounds.count {
+                let after = index == 0 ? Int64.min : bounds[index - 1]
+                let through = index == bounds.count ? Int64.max : bounds[index]
+                guard after < through else { continue }
+                let (schedule, zone) = rule(index)
+                periods.append((after, through, schedule, zone))
+            }
+            return periods
+        }
+
+        mutating func rule(_ index: Int) -> (Schedule, Zone) {
             let (schedule, zone): (Schedule, Zone)
             if let known = rules[index] {
                 (schedule, zone) = known
@@ -96,7 +116,7 @@ public struct DayRuleHistory: Sendable {
                 }
                 rules[index] = (schedule, zone)
             }
-            return (schedule.studyDay(at: at, in: zone), zone)
+            return (schedule, zone)
         }
     }
 }

@@ -39,7 +39,7 @@ extension PlannerDatabase {
     /// Whenever the collection changed, every study day's first review is found again (one indexed lookup
     /// per day: ~1,800 for five years of daily study), so no review is missed whatever Anki did meanwhile: a
     /// review synced from the phone with an earlier time, an undo, a collection replaced by a full sync.
-    func readAnkiCollection(now: Instant) throws -> (report: AnkiReport, opens: [PlanEvent])? {
+    func readAnkiCollection(now: Instant) throws -> (report: AnkiReport, opens: [(day: LocalDate, event: PlanEvent)])? {
         guard let collection = try ankiCollectionSetting() else { return nil }
         var report = AnkiReport(collection: collection)
         let row = try connection.prepare("SELECT db_file, wal_file, more, problem FROM anki_read WHERE collection = ?")
@@ -96,7 +96,7 @@ extension PlannerDatabase {
         case .done(_, nil):
             break
         }
-        var opens: [PlanEvent] = []
+        var opens: [(day: LocalDate, event: PlanEvent)] = []
         var more = false
         var counts = (reviews: Int64(0), last: Int64(0))
         if problem == nil, let copied {
@@ -104,8 +104,13 @@ extension PlannerDatabase {
             // The copy folder holds this collection now: another's row must copy whole next time.
             try connection.prepare("UPDATE anki_read SET db_file = '' WHERE collection <> ?").run(.text(collection))
             do {
-                let (settings, zone) = try readPlan()
-                let found = try Self.readReviews(copy, now: now, schedule: settings.schedule, zone: zone)
+                // Each review by the day rule in force when it was made (a review synced late from the phone, made
+                // before the zone or the window changed, belongs to the day those settings gave it).
+                let rows = try readSettingRows()
+                var rules = DayRuleHistory.StudyDays(
+                    try dayRuleHistory(values: rows.values, defaults: rows.defaults), resolve: Self.usableZone(named:))
+                let periods = rules.periods()
+                let found = try Self.readReviews(copy, now: now, periods: periods)
                 counts = (found.reviews, found.last)
                 var recorded: [LocalDate: Instant] = [:]
                 if !found.firsts.isEmpty {
@@ -115,10 +120,11 @@ extension PlannerDatabase {
                         if let day = LocalDate(iso: stmt.text(0)) { recorded[day] = Instant(milliseconds: stmt.int64(1)) }
                     }
                 }
-                let today = settings.schedule.studyDay(at: now, in: zone)
+                let current = periods[periods.count - 1]
+                let today = current.schedule.studyDay(at: now, in: current.zone)
                 (opens, more) = AnkiReviews.chosen(
-                    AnkiReviews.opens(for: found.firsts, recorded: recorded, zone: zone), today: today,
-                    schedule: settings.schedule, zone: zone, limit: ankiOpensPerChange)
+                    AnkiReviews.opens(for: found.firsts, recorded: recorded, device: try selfDeviceID() ?? ""), today: today,
+                    limit: ankiOpensPerChange)
                 report.more = more
             } catch let why as AnkiUnreadable {
                 problem = why.message
@@ -155,7 +161,7 @@ extension PlannerDatabase {
     /// Reads the copy: every study day's first review among the reviews that can be real (after Anki
     /// existed, not ahead of the clock: `AnkiReviews.plausible`), and the log's size and last id.
     static func readReviews(
-        _ copy: String, now: Instant, schedule: Schedule, zone: Zone
+        _ copy: String, now: Instant, periods: [(after: Int64, through: Int64, schedule: Schedule, zone: Zone)]
     )
         throws -> (firsts: [(day: LocalDate, review: Int64, at: Instant)], reviews: Int64, last: Int64)
     {
@@ -186,13 +192,21 @@ extension PlannerDatabase {
             let next = try anki.prepare(
                 "SELECT id FROM revlog WHERE id >= ? AND id <= ? AND type BETWEEN ? AND ? AND ease BETWEEN ? AND ? ORDER BY id LIMIT 1")
             let kinds = AnkiReviews.answerKinds, buttons = AnkiReviews.answerButtons
-            let firsts = try AnkiReviews.firstReviews(from: range.lowerBound, now: now, schedule: schedule, zone: zone) {
-                (at: Int64) throws(SQLiteError) -> Int64? in
-                try next.bind([
-                    .integer(at), .integer(range.upperBound), .integer(kinds.lowerBound), .integer(kinds.upperBound),
-                    .integer(buttons.lowerBound), .integer(buttons.upperBound),
-                ])
-                return try next.step() ? next.int64(0) : nil
+            var firsts: [(day: LocalDate, review: Int64, at: Instant)] = []
+            var seen: Set<LocalDate> = []
+            for period in periods where period.through >= range.lowerBound && period.after < range.upperBound {
+                let walked = try AnkiReviews.firstReviews(
+                    from: max(range.lowerBound, period.after + 1), through: min(range.upperBound, period.through),
+                    schedule: period.schedule, zone: period.zone
+                ) { (at: Int64) throws(SQLiteError) -> Int64? in
+                    try next.bind([
+                        .integer(at), .integer(range.upperBound), .integer(kinds.lowerBound), .integer(kinds.upperBound),
+                        .integer(buttons.lowerBound), .integer(buttons.upperBound),
+                    ])
+                    return try next.step() ? next.int64(0) : nil
+                }
+                // A day two rules share (the window changed during it): its first review is the earlier one.
+                for first in walked where seen.insert(first.day).inserted { firsts.append(first) }
             }
             return .reviews(firsts, total, last)
         }
@@ -237,9 +251,8 @@ final class AnkiSource: EventSource {
         }
         guard let (report, opens) = try db.readAnkiCollection(now: now) else { return [] }
         found = report
-        let (settings, zone) = try db.readPlan()
-        for event in opens { days[event.id] = settings.schedule.studyDay(at: event.at, in: zone) }
-        return opens.map { SourcedEvent(event: $0, fromAnotherDevice: false) }
+        for open in opens { days[open.event.id] = open.day }
+        return opens.map { SourcedEvent(event: $0.event, fromAnotherDevice: false) }
     }
 
     func applied(_ outcome: SourcedOutcome, _ db: PlannerDatabase, now: Instant) throws {

@@ -199,10 +199,13 @@ extension PlannerDatabase {
             INSERT INTO app_open (opened_at_ms, local_date, local_time, zone, cancelled, event_id, origin)
             VALUES (?, ?, ?, ?, ?, ?, ?)
             """)
+        // Days a replaced open no longer holds: given their reminders back once every open is recorded.
+        var left: [(day: LocalDate, to: LocalDate?)] = []
         for open in effect.opens {
             let at = open.event.at
             let openZone = facts.openDays[open.event.id]?.zone ?? zone
             if replaced.contains(where: { $0.new.id == open.event.id }) {
+                if let day = try openDay(of: open.event.id), day != open.date { left.append((day, open.date)) }
                 try connection.prepare("DELETE FROM app_open WHERE event_id = ?").run(.text(open.event.id))
             }
             try recordOpen.run(
@@ -213,7 +216,7 @@ extension PlannerDatabase {
         // What an event that arrived out of stamp order changes, derived again: the opens stamped after a
         // change of the day rule (every open when the plan's shared zone was settled), and what replaced
         // a payload held before.
-        var moved = false
+        var moved = !left.isEmpty
         if zoneSettled {
             moved = try rederiveOpens(after: nil, now: now)
         } else if let earliest = deciding.filter({
@@ -226,6 +229,7 @@ extension PlannerDatabase {
         for pair in replaced {
             // An open whose winning version is not one (or a different one) no longer stands as it was.
             if case .open = pair.old.change, !fresh.contains(where: { $0.id == pair.new.id }) {
+                if let day = try openDay(of: pair.new.id) { left.append((day, nil)) }
                 try connection.prepare("DELETE FROM app_open WHERE event_id = ?").run(.text(pair.new.id))
                 moved = true
             }
@@ -234,6 +238,12 @@ extension PlannerDatabase {
             if let earliest = touching.compactMap(\.stamp).min(), try rederiveOpens(after: Stamp(milliseconds: earliest.milliseconds - 1), now: now) {
                 moved = true
             }
+        }
+        for day in left {
+            try release(
+                day.day, now: now,
+                reason: day.to.map { "the version of this open every device keeps is of \($0)" }
+                    ?? "the version of this event every device keeps is no open")
         }
         if moved {
             _ = try replan(now: now, zone: override)
@@ -251,6 +261,11 @@ extension PlannerDatabase {
             }
         }
         return outcome
+    }
+
+    /// The study day the open `id` is recorded on, if it is.
+    private func openDay(of id: String) throws -> LocalDate? {
+        try connection.text("SELECT local_date FROM app_open WHERE event_id = ?", .text(id)).flatMap { LocalDate(iso: $0) }
     }
 
     /// The registers `events` may change.

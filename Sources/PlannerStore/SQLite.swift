@@ -122,8 +122,9 @@ final class Connection {
         return try stmt.step() ? stmt.int64(0) : nil
     }
 
-    func text(_ sql: String) throws(SQLiteError) -> String? {
+    func text(_ sql: String, _ bindings: SQLValue...) throws(SQLiteError) -> String? {
         let stmt = try prepare(sql)
+        if !bindings.isEmpty { try stmt.bind(bindings) }
         return try stmt.step() ? stmt.text(0) : nil
     }
 
@@ -147,6 +148,7 @@ final class Connection {
 enum SQLValue {
     case integer(Int64)
     case text(String)
+    case blob([UInt8])
     case null
 }
 
@@ -172,6 +174,10 @@ final class Statement {
             switch value {
             case .integer(let n): rc = sqlite3_bind_int64(handle, index, n)
             case .text(let s): rc = sqlite3_bind_text(handle, index, s, -1, csqlite_transient())
+            case .blob(let b):
+                rc = b.withUnsafeBytes {
+                    sqlite3_bind_blob(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), csqlite_transient())
+                }
             case .null: rc = sqlite3_bind_null(handle, index)
             }
             guard rc == SQLITE_OK else { throw connection.lastError(rc) }
@@ -196,6 +202,11 @@ final class Statement {
 
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    func blob(_ column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let p = sqlite3_column_blob(handle, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: p, count: count))
+    }
     func text(_ column: Int32) -> String {
         guard let p = sqlite3_column_text(handle, column) else { return "" }
         return String(cString: p)

@@ -82,7 +82,7 @@ extension PlannerDatabase {
         guard later, override == nil else { return [:] }
         var days: [String: (date: LocalDate, zone: Zone)] = [:]
         var loaded = try rule ?? DayRuleHistory.StudyDays(dayRuleHistory(values: values, defaults: defaults), resolve: Self.usableZone(named:))
-        for open in stamped { days[open.id] = loaded.of(at: open.at, stamp: open.stamp!) }
+        for open in stamped { days[open.id] = loaded.of(at: open.at, stamp: AnkiReviews.decidingStamp(open.stamp!, origin: open.origin)) }
         rule = loaded
         return days
     }
@@ -113,11 +113,11 @@ extension PlannerDatabase {
             }()
         let stmt = try connection.prepare(
             """
-            SELECT e.id, e.at_ms, coalesce(e.stamp_ms, e.at_ms), e.stamp_counter, e.device, o.local_date, o.zone
+            SELECT e.id, e.at_ms, coalesce(e.stamp_ms, e.at_ms), e.stamp_counter, e.device, o.local_date, o.zone, e.origin
             FROM event e JOIN app_open o ON o.event_id = e.id
             WHERE e.kind = 'open' AND e.stamp_ms >= ?1
             UNION ALL
-            SELECT e.id, e.at_ms, e.at_ms, e.stamp_counter, e.device, o.local_date, o.zone
+            SELECT e.id, e.at_ms, e.at_ms, e.stamp_counter, e.device, o.local_date, o.zone, e.origin
             FROM event e JOIN app_open o ON o.event_id = e.id
             WHERE ?2 AND e.kind = 'open' AND e.stamp_ms IS NULL
             """)
@@ -128,7 +128,8 @@ extension PlannerDatabase {
         // (made before the plan's zone settled): shown in that zone (`app_open_events.zone`, `opened_at_local`).
         var relabels: [(id: String, at: Instant, date: LocalDate, zone: Zone)] = []
         while try stmt.step() {
-            let eventStamp = Stamp(milliseconds: stmt.int64(2), counter: stmt.int64(3), device: stmt.text(4))
+            let eventStamp = AnkiReviews.decidingStamp(
+                Stamp(milliseconds: stmt.int64(2), counter: stmt.int64(3), device: stmt.text(4)), origin: stmt.text(7))
             guard let from = LocalDate(iso: stmt.text(5)) else { continue }
             if let stamp, eventStamp <= stamp { continue }
             if decided.contains(stmt.text(0)) { continue }
@@ -150,22 +151,28 @@ extension PlannerDatabase {
             UPDATE request SET state = 'cancelled', reason = 'app opened', changed_at_ms = ?
             WHERE kind = 'slot' AND local_date = ? AND state IN \(RequestState.waitingSQL)
             """)
-        let reopen = try connection.prepare(
-            """
-            UPDATE request SET state = 'retired', reason = ?, changed_at_ms = ?
-            WHERE kind = 'slot' AND local_date = ? AND state = 'cancelled' AND reason LIKE 'app opened%' AND fire_at_ms > ?
-              AND NOT EXISTS (SELECT 1 FROM app_open WHERE local_date = ?)
-            """)
         for moved in moves {
             try move.run(.text(moved.to.description), .text(moved.zone.rfc3339(moved.at)), .text(moved.zone.name), .text(moved.id))
         }
         for moved in moves {
             try cancel.run(.integer(now.milliseconds), .text(moved.to.description))
-            try reopen.run(
-                .text("the open of this day belongs to \(moved.to) by the settings in force when it was made"),
-                .integer(now.milliseconds), .text(moved.from.description), .integer(now.milliseconds), .text(moved.from.description))
+            try release(
+                moved.from, now: now, reason: "the open of this day belongs to \(moved.to) by the settings in force when it was made")
         }
         return true
+    }
+
+    /// A day an open no longer holds (it moved, or the version of it every device keeps is another): when no
+    /// other open holds it, the future reminders its open cancelled are retired, so the plan made next puts
+    /// them back. Past ones stay cancelled (nobody was reminded then).
+    func release(_ day: LocalDate, now: Instant, reason: String) throws {
+        try connection.prepare(
+            """
+            UPDATE request SET state = 'retired', reason = ?, changed_at_ms = ?
+            WHERE kind = 'slot' AND local_date = ? AND state = 'cancelled' AND reason LIKE 'app opened%' AND fire_at_ms > ?
+              AND NOT EXISTS (SELECT 1 FROM app_open WHERE local_date = ?)
+            """
+        ).run(.text(reason), .integer(now.milliseconds), .text(day.description), .integer(now.milliseconds), .text(day.description))
     }
 
     // MARK: The pause history
@@ -264,7 +271,8 @@ extension PlannerDatabase {
         guard (try? SettingKey.zone.canonical(zone)) == zone, zone != "system" else { return }
         let made =
             [
-                try connection.integer("SELECT min(stamp_ms) FROM event WHERE received_ms IS NULL"),
+                // Not a review's open: its stamp is when the review was made (years ago, for a first read).
+                try connection.integer("SELECT min(stamp_ms) FROM event WHERE received_ms IS NULL AND origin <> 'anki'"),
                 try connection.integer("SELECT created_at_ms FROM request ORDER BY id LIMIT 1"), now.milliseconds,
             ]
             .compactMap { $0 }.min() ?? now.milliseconds
@@ -288,8 +296,9 @@ extension PlannerDatabase {
             """)
         try stmt.bind([.text(event.id)])
         guard try stmt.step(), var stored = storedEvent(stmt) else { return nil }
-        if stored.stamp?.device == "" { stored.stamp?.device = event.stamp?.device ?? "" }
-        // Compared as published: a device's own settings never travel.
+        // Compared as published (a device's own settings never travel), whichever device wrote it: one event
+        // read from the same outside record by two computers (an Anki review) is the same line but for that.
+        stored.stamp?.device = event.stamp?.device ?? ""
         let held = SyncFileText.publishedLine(stored) ?? "", arrived = SyncFileText.publishedLine(event) ?? ""
         guard held != arrived else { return nil }
         let wins = SHA256.digest(Array(arrived.utf8)).lexicographicallyPrecedes(SHA256.digest(Array(held.utf8))) == false

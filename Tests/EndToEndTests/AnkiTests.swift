@@ -355,6 +355,80 @@ import Testing
             #expect(try h.sqlite("SELECT count(*) || ' ' || min(origin) FROM app_open") == "1 anki")
         }
     }
+
+    /// One review read by two computers either side of a change of the study window: both record the same
+    /// line (its stamp is the review's instant, nothing in it is the reader's), so both close the day the
+    /// settings in force when it was *made* give, and no conflict is said. Before: each line carried its
+    /// reader's stamp and device, and the greater SHA-256 chose Monday or Tuesday.
+    @Test func oneReviewReadEitherSideOfAWindowChangeIsOneLineOnOneDay() throws {
+        let a = try Harness(), b = try Harness()
+        let anki = try collection(a)
+        let folder = a.dir + "/shared"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        try a.configOK(["set", "sync-folder", folder, "anki-collection", anki], now: "2026-11-23T20:00")
+        try b.configOK(["set", "sync-folder", folder], now: "2026-11-23T20:05")
+        for h in [a, b] { _ = try h.plannerOK(["sync"], now: "2026-11-23T20:10") }
+        // Tuesday 00:30 by the default window (09:30–21:30: the day ends at midnight); Monday's by 20:00–01:30.
+        try AnkiFixture.run(["review", anki, String(try Self.ms("2026-11-24T00:30"))])
+        _ = try a.plannerOK(["sync"], now: "2026-11-24T00:40")
+        // The laptop reads it before the sync engine brought the desktop's line (its files are set aside).
+        let aside = a.dir + "/aside"
+        try FileManager.default.createDirectory(atPath: aside, withIntermediateDirectories: false)
+        let own = try FileManager.default.contentsOfDirectory(atPath: folder).filter {
+            (try? String(contentsOfFile: folder + "/" + $0, encoding: .utf8))?.contains("origin=anki") == true
+        }
+        for name in own { try FileManager.default.moveItem(atPath: folder + "/" + name, toPath: aside + "/" + name) }
+        try b.configOK(["set", "window", "20:00-01:30"], now: "2026-11-24T00:50")
+        try b.configOK(["set", "anki-collection", anki], now: "2026-11-24T00:55")
+        _ = try b.plannerOK(["sync"], now: "2026-11-24T00:56")
+        for name in own { try FileManager.default.moveItem(atPath: aside + "/" + name, toPath: folder + "/" + name) }
+        for h in [a, b, a, b] { _ = try h.plannerOK(["sync"], now: "2026-11-24T01:00") }
+        for h in [a, b] {
+            #expect(try h.sqlite("SELECT group_concat(local_date || ' ' || origin, ', ') FROM app_open") == "2026-11-24 anki")
+            #expect(try h.sqlite("SELECT count(*) FROM event_conflict") == "0")
+            let status = try h.plannerOK(["status"], now: "2026-11-24T01:00")
+            #expect(!status.contains("two different contents"), "\(status)")
+        }
+        let dump = try a.sqlite("SELECT * FROM events") + "\n--\n" + b.sqlite("SELECT * FROM events")
+        // The two lines are one: the same bytes but for the device that wrote them.
+        let lines = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".events") }.flatMap {
+            try String(contentsOfFile: folder + "/" + $0, encoding: .utf8).split(separator: "\n").filter { $0.contains("origin=anki") }
+        }
+        #expect(lines.count == 2 && Set(lines.map { $0.replacing(/device=[0-9a-f]+/, with: "") }).count == 1, "\(lines) \(dump)")
+    }
+
+    /// After the window changes, the reviews are grouped by the rule in force when each was made: Monday's
+    /// 00:30 review, Sunday's by the window then (20:00–01:30), records nothing once the window is the
+    /// default, and Monday's first is its first review made since. Before: an extra open at 00:30, and
+    /// none at 10:12.
+    @Test func aWindowChangeRecordsNoOpenAtAReviewThatWasNeverAFirst() throws {
+        let h = try Harness()
+        let anki = try collection(h)
+        try h.configOK(["set", "anki-collection", anki, "window", "20:00-01:30"], now: "2026-11-22T20:00")
+        try AnkiFixture.run(["review", anki, String(try Self.ms("2026-11-22T23:00")), String(try Self.ms("2026-11-23T00:30"))])
+        _ = try h.plannerOK(["sync"], now: "2026-11-23T00:40")
+        try h.configOK(["reset", "window"], now: "2026-11-23T10:10")
+        try AnkiFixture.run(["review", anki, String(try Self.ms("2026-11-23T10:12"))])
+        _ = try h.plannerOK(["sync"], now: "2026-11-23T10:15")
+        let opens = try h.sqlite("SELECT group_concat(local_date || ' ' || opened_at_local, ', ') FROM app_open_events")
+        #expect(opens == "2026-11-22 2026-11-22T23:00:00+09:00, 2026-11-23 2026-11-23T10:12:00+09:00", "\(opens)")
+    }
+
+    /// A review made on the phone on Saturday 20:01 in Los Angeles, synced down after the plan's zone moved to
+    /// Seoul: it is Saturday's (the settings in force when it was made), not Sunday 13:01 in Seoul, before
+    /// Sunday's real first review.
+    @Test func aReviewSyncedLateCountsByTheSettingsInForceWhenItWasMade() throws {
+        let h = try Harness()
+        let anki = try collection(h)
+        try h.configOK(["set", "zone", "America/Los_Angeles", "anki-collection", anki], now: "2026-11-21T18:00Z")
+        try h.configOK(["set", "zone", "Asia/Seoul"], now: "2026-11-22T04:30Z")
+        try AnkiFixture.run(["review", anki, String(try Self.ms("2026-11-22T14:00"))])
+        _ = try h.plannerOK(["sync"], now: "2026-11-22T05:10Z")
+        try AnkiFixture.run(["review", anki, String(try Self.ms("2026-11-21T20:01", zone: "America/Los_Angeles"))])
+        _ = try h.plannerOK(["sync"], now: "2026-11-22T07:00Z")
+        let opens = try h.sqlite("SELECT local_date || ' ' || opened_at_local FROM app_open_events ORDER BY opened_at")
+        #expect(opens == "2026-11-21 2026-11-21T20:01:00-08:00\n2026-11-22 2026-11-22T14:00:00+09:00", "\(opens)")
+    }
 }
 
 /// `planner setup` finds Anki's profiles (its own folder and the Flatpak's) and sets `anki-collection` at

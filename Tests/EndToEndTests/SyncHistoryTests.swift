@@ -64,4 +64,48 @@ import Testing
                 as? [[String: Any]])
         #expect(!ownRows.isEmpty && ownRows.allSatisfy { $0["device"] is NSNull }, "\(ownRows)")
     }
+
+    /// A conflict copy of another device's file with its open moved to another day (an edit by hand) and the
+    /// greater hash: every device keeps that version, and the day the open leaves gets its future reminders
+    /// back here, as a settings change that moves an open already does. Before: Monday kept its reminders
+    /// cancelled for good while `plan` said it was not opened.
+    @Test func anOpenMovedByAWinningConflictCopyGivesItsOldDayItsRemindersBack() throws {
+        let laptop = try Harness(), desktop = try Harness()
+        let folder = laptop.dir + "/shared"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        for h in [laptop, desktop] { try h.configOK(["set", "sync-folder", folder], now: "2026-11-23T08:00") }
+        _ = try laptop.plannerOK(["open"], now: "2026-11-23T10:00")
+        _ = try laptop.plannerOK(["sync"], now: "2026-11-23T10:01")
+        _ = try desktop.plannerOK(["sync"], now: "2026-11-23T10:05")
+        #expect(try desktop.sqlite("SELECT count(*) FROM pending_requests WHERE identifier LIKE '%2026_11_23%'") == "0")
+        // The copy: the open's `at` on Tuesday, at the first minute whose line has the greater SHA-256.
+        let file = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: folder).first {
+                $0.hasSuffix(".events") && (try? String(contentsOfFile: folder + "/" + $0, encoding: .utf8))?.contains("kind=open") == true
+            })
+        let copy = try laptop.python(
+            """
+            import hashlib, re, sys
+            folder, name = sys.argv[1], sys.argv[2]
+            lines = open(folder + '/' + name).read().splitlines(keepends=True)
+            i = next(i for i, l in enumerate(lines) if 'kind=open' in l)
+            old = lines[i]
+            for minute in range(600):
+                new = re.sub(r' at=[0-9]+', ' at=%d' % (1795399200000 + 86400000 + minute * 60000), old)
+                if hashlib.sha256(new.encode()).digest() > hashlib.sha256(old.encode()).digest():
+                    lines[i] = new
+                    break
+            out = name[:-len('.events')] + '.sync-conflict-20261123-100500-ABCDEFG.events'
+            open(folder + '/' + out, 'w').write(''.join(lines))
+            print(out)
+            """, [folder, file])
+        #expect(copy.hasSuffix(".events\n"), "\(copy)")
+        for h in [desktop, laptop] { _ = try h.planner(["sync", "--now", "2026-11-23T10:30", "--db", h.db]) }
+        for h in [desktop, laptop] {
+            #expect(try h.sqlite("SELECT group_concat(local_date) FROM app_open") == "2026-11-24")
+            // Monday's reminders from 11:00 on are back (22 of them); Tuesday's are cancelled.
+            #expect(try h.sqlite("SELECT count(*) FROM pending_requests WHERE identifier LIKE '%2026_11_23%'") == "22")
+            #expect(try h.sqlite("SELECT count(*) FROM pending_requests WHERE identifier LIKE '%2026_11_24%'") == "0")
+        }
+    }
 }

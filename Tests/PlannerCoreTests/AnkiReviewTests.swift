@@ -8,11 +8,11 @@ import PlannerSystem
 /// by the planner's study day finds — across DST changes (one at midnight, one of 30 minutes), windows that
 /// cross midnight, clocks ahead of `now` and walks that start mid-log.
 @Suite struct AnkiReviewTests {
-    /// The plain rule: every review's study day (a review after `now` counts as made now), the smallest per day.
-    static func plain(_ reviews: [Int64], from start: Int64, now: Instant, schedule: Schedule, zone: Zone) -> [(LocalDate, Int64, Instant)] {
+    /// The plain rule: every review's study day, the smallest per day.
+    static func plain(_ reviews: [Int64], from start: Int64, through end: Int64, schedule: Schedule, zone: Zone) -> [(LocalDate, Int64, Instant)] {
         var firsts: [LocalDate: (Int64, Instant)] = [:]
-        for review in reviews where review >= start {
-            let at = Instant(milliseconds: min(review, now.milliseconds))
+        for review in reviews where review >= start && review <= end {
+            let at = Instant(milliseconds: review)
             let day = schedule.studyDay(at: at, in: zone)
             if firsts[day] == nil || firsts[day]!.0 > review { firsts[day] = (review, at) }
         }
@@ -46,14 +46,14 @@ import PlannerSystem
                 }
             }
             let sorted = reviews.sorted()
-            let now = Instant(milliseconds: base + Int64(random.next() % UInt64(span + 86_400_000)))
+            let through = random.next() % 3 == 0 ? Int64.max : base + Int64(random.next() % UInt64(span + 86_400_000))
             let from = random.next() % 3 == 0 ? Int64.min : sorted.isEmpty ? 0 : sorted[Int(random.next() % UInt64(sorted.count))]
-            let walked = AnkiReviews.firstReviews(from: from, now: now, schedule: schedule, zone: zone) { (at: Int64) -> Int64? in
+            let walked = AnkiReviews.firstReviews(from: from, through: through, schedule: schedule, zone: zone) { (at: Int64) -> Int64? in
                 var low = 0, high = sorted.count
                 while low < high { let mid = (low + high) / 2; if sorted[mid] < at { low = mid + 1 } else { high = mid } }
                 return low < sorted.count ? sorted[low] : nil
             }
-            let expected = Self.plain(sorted, from: from, now: now, schedule: schedule, zone: zone)
+            let expected = Self.plain(sorted, from: from, through: through, schedule: schedule, zone: zone)
             #expect(
                 walked.map { "\($0.day) \($0.review) \($0.at.milliseconds)" } == expected.map { "\($0.0) \($0.1) \($0.2.milliseconds)" },
                 "seed \(32_000 + seed), \(zone.name), window \(start)-\(end)")
@@ -69,7 +69,7 @@ import PlannerSystem
             for k in Int64(0)..<100 { reviews.append(monday + day * 86_400_000 + 36_000_000 + k * 10_000) }
         }
         var lookups = 0
-        let walked = AnkiReviews.firstReviews(from: .min, now: Instant(milliseconds: monday + 20 * 86_400_000), schedule: .standard, zone: zone) {
+        let walked = AnkiReviews.firstReviews(from: .min, through: monday + 20 * 86_400_000, schedule: .standard, zone: zone) {
             (at: Int64) -> Int64? in
             lookups += 1
             return reviews.first { $0 >= at }
@@ -92,12 +92,17 @@ import PlannerSystem
     }
 
     @Test func anOpensIDComesFromItsReviewSoTwoComputersRecordOne() {
-        let zone = Zone.fixed(name: "Test/Seoul", offsetSeconds: 9 * 3600)
         let first = (day: LocalDate(iso: "2026-11-23")!, review: Int64(1_795_400_100_000), at: Instant(milliseconds: 1_795_400_100_000))
-        let a = AnkiReviews.opens(for: [first], recorded: [:], zone: zone)
-        #expect(a.count == 1 && a[0].origin == "anki" && a[0].id == AnkiReviews.eventID(review: first.review))
-        #expect(AnkiReviews.opens(for: [first], recorded: [first.day: first.at], zone: zone).isEmpty)
+        let a = AnkiReviews.opens(for: [first], recorded: [:], device: "a")
+        #expect(a.count == 1 && a[0].event.origin == "anki" && a[0].event.id == AnkiReviews.eventID(review: first.review))
+        #expect(AnkiReviews.opens(for: [first], recorded: [first.day: first.at], device: "a").isEmpty)
         // An earlier review than the one recorded: recorded too.
-        #expect(AnkiReviews.opens(for: [first], recorded: [first.day: Instant(milliseconds: first.at.milliseconds + 1)], zone: zone).count == 1)
+        #expect(AnkiReviews.opens(for: [first], recorded: [first.day: Instant(milliseconds: first.at.milliseconds + 1)], device: "a").count == 1)
+        // Two computers make the same line but for the device: the stamp is the review's, the place UTC.
+        let b = AnkiReviews.opens(for: [first], recorded: [:], device: "b")
+        var same = b[0].event
+        same.stamp?.device = "a"
+        #expect(same == a[0].event && a[0].event.stamp == Stamp(milliseconds: first.review, counter: 0, device: "a"))
+        #expect(AnkiReviews.decidingStamp(a[0].event.stamp!, origin: "anki") == AnkiReviews.decidingStamp(b[0].event.stamp!, origin: "anki"))
     }
 }
