@@ -149,7 +149,7 @@ public enum SyncFileText {
         }
         guard let stamp = event.stamp else { return .refused("an event without its device and stamp") }
         if let why = event.problem { return .refused("an event refused: \(why)") }
-        guard stamp.device == device else { return .refused("an event of another device than its file's") }
+        guard stamp.device == device || relayer(of: bytes) == device else { return .refused("an event of another device than its file's") }
         // The stamp decides (a planner never publishes one further ahead of its clock than 12 hours); `at`,
         // when it happened, may be a test's `--now` years ahead and must not hold the line back for years.
         if let waiting = ahead(stamp.milliseconds) { return waiting }
@@ -183,6 +183,24 @@ public enum SyncFileText {
             SettingKey.deviceName.problem(name) == nil, let atText = fields["at"], let at = Int64(atText), at >= 0
         else { return nil }
         return DeviceName(id: id, name: name, at: Instant(milliseconds: at))
+    }
+
+    /// Another device's event written into this device's file for it (`via=<this device>`), because the file
+    /// of the device that made it no longer holds it (that device was restored from a backup): its own line,
+    /// so every device applies it as that device's (readers skip an id they have), with the field that says
+    /// which file carries it. A reader before 0.2.0 refuses such a line; one of 0.2.0 or later takes it.
+    public static func relayedLine(_ event: PlanEvent, via device: String) -> String? {
+        guard let line = publishedLine(event) else { return nil }
+        return String(line.dropLast()) + " via=" + device + "\n"
+    }
+
+    /// The `via=` of an event line (the device whose file relays it), if it has one.
+    static func relayer(of bytes: ArraySlice<UInt8>) -> String? {
+        let head = PlanEventText.headerBytes.count + 1
+        guard bytes.count > head + 1, let fields = PlanEventText.fields(of: bytes[(bytes.startIndex + head)..<(bytes.endIndex - 1)]) else {
+            return nil
+        }
+        return fields.first { $0.0 == "via" }?.1
     }
 
     /// The line this device publishes for `event` (its own settings left out); nil when nothing in it is shared.

@@ -16,6 +16,10 @@ public struct SyncReport: Sendable {
     public var openedElsewhere: [LocalDate] = []
     /// This device's events written to the folder.
     public var published = 0
+    /// Events of another device whose file was put back, to be written again by this one (`relay`).
+    public var relayed = 0
+    /// This device's own events that came back from the folder (it was restored from a backup).
+    public var cameBack = 0
     /// One line per file or folder the planner could not use.
     public var problems: [String] = []
     /// The read stopped at `PlannerDatabase.syncReadBudgetBytes`: more is waiting in the folder.
@@ -26,6 +30,9 @@ public struct SyncReport: Sendable {
     /// The folder was listed and every file in it read to its end (a plan-zone claim may be made: any other
     /// device's there was seen).
     var readWhole = false
+    /// The file each event read now came from (the first, when several hold it): recorded as its
+    /// `carrier` when it applies, so a file put back later has its events relayed.
+    var carriers: [String: String] = [:]
 }
 
 /// One row of `planner devices`.
@@ -56,12 +63,13 @@ extension PlannerDatabase {
         var report = SyncReport(folder: folder)
         let selfID = try selfDeviceID()
         report.selfDevice = selfID
-        var known: [String: (size: Int64, mtime: Int64, consumed: Int64, problem: String?, waiting: Int64?, newerReader: String?)] = [:]
-        let rows = try connection.prepare("SELECT name, size, mtime_ns, consumed, problem, waiting_ms, newer_reader FROM sync_file")
+        var known: [String: (size: Int64, mtime: Int64, consumed: Int64, problem: String?, waiting: Int64?, newerReader: String?, tail: [UInt8])] =
+            [:]
+        let rows = try connection.prepare("SELECT name, size, mtime_ns, consumed, problem, waiting_ms, newer_reader, tail FROM sync_file")
         while try rows.step() {
             known[rows.text(0)] = (
                 rows.int64(1), rows.int64(2), rows.int64(3), rows.isNull(4) ? nil : rows.text(4),
-                rows.isNull(5) ? nil : rows.int64(5), rows.isNull(6) ? nil : rows.text(6)
+                rows.isNull(5) ? nil : rows.int64(5), rows.isNull(6) ? nil : rows.text(6), rows.isNull(7) ? [] : rows.blob(7)
             )
         }
         let own = try connection.prepare("SELECT id, out_seq, out_size FROM device WHERE is_self = 1 AND out_size > 0")
@@ -70,7 +78,7 @@ extension PlannerDatabase {
         // the other devices' changes wait; this transaction waits at most the child's deadline.
         var fds: [String: Int32] = [:]  // the child's
         var listing: PeerFiles.Listing?
-        var ranges: [String: (from: Int64, size: Int64, mtime: Int64)] = [:]
+        var ranges: [String: (from: Int64, size: Int64, mtime: Int64, tail: [UInt8])] = [:]
         var budget = syncReadBudgetBytes ?? .max
         let outcome = try FolderChild.run(
             folder: folder,
@@ -80,7 +88,7 @@ extension PlannerDatabase {
             decide: { observed throws -> [UInt8]? in
                 guard let seen = PeerFiles.Listing(observed) else { return nil }
                 listing = seen
-                var job: [(name: String, from: Int64, to: Int64)] = []
+                var job: [(name: String, from: Int64, to: Int64, tail: [UInt8])] = []
                 for file in seen.files {
                     guard case .opened(let size, let mtime, _) = file.state, case .events = SyncFileText.classify(file.name) else { continue }
                     let previous = known[file.name]
@@ -97,10 +105,14 @@ extension PlannerDatabase {
                     // Within the pass's budget (the ticker's): the rest is read by the next pass. Not a file holding a
                     // newer planner's lines: each read starts before them, so a budget would read one window for ever.
                     guard budget > 0 else { report.more = true; continue }
-                    let to = size - from > budget && previous?.newerReader == nil ? from + budget : size
+                    // A file that shrank is read whole, past the budget: what it no longer holds is relayed.
+                    let shrank = previous.map { $0.consumed > 0 && size < $0.consumed } ?? false
+                    let to = size - from > budget && previous?.newerReader == nil && !shrank ? from + budget : size
                     budget -= to - from
-                    ranges[file.name] = (from, size, mtime)
-                    job.append((file.name, from, to))
+                    // What this device read last just before `from`: the child checks the file still holds it.
+                    let tail = from > 0 ? previous?.tail ?? [] : []
+                    ranges[file.name] = (from, size, mtime, tail)
+                    job.append((file.name, from, to, tail))
                 }
                 return job.isEmpty ? nil : PeerFiles.job(job)
             }, act: { job in PeerFiles.read(job, fds: fds) }, release: { for fd in fds.values { close(fd) } })
@@ -129,10 +141,10 @@ extension PlannerDatabase {
         report.readWhole = !report.more
         let remember = try connection.prepare(
             """
-            INSERT INTO sync_file (name, size, mtime_ns, consumed, problem, waiting_ms, newer_reader) VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO sync_file (name, size, mtime_ns, consumed, problem, waiting_ms, newer_reader, tail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (name) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns,
                 consumed = excluded.consumed, problem = excluded.problem, waiting_ms = excluded.waiting_ms,
-                newer_reader = excluded.newer_reader
+                newer_reader = excluded.newer_reader, tail = excluded.tail
             """)
         var impostor = false
         for file in listing.files {
@@ -162,8 +174,16 @@ extension PlannerDatabase {
                 continue
             }
             let bytes: [UInt8]
+            var from = range.from
+            // Put back (shorter than what was read, or other bytes where the last read stopped): read again from
+            // its start. The events of its device this device holds and it no longer has are relayed.
+            var rewound = previous.map { $0.consumed > 0 && range.size < $0.consumed } ?? false
             switch read[name] {
             case .bytes(let b)?: bytes = b
+            case .rewound(let b)?:
+                bytes = b
+                from = 0
+                rewound = true
             case .failed(let code)?:
                 report.readWhole = false
                 problemsByFile[name] = "cannot be read (\(DatabaseFile.describe(code)))"
@@ -172,9 +192,14 @@ extension PlannerDatabase {
                 report.readWhole = false
                 continue
             }
-            let from = range.from, size = range.size
+            let size = range.size
             let to = min(size, from + Int64(bytes.count))
             let text = SyncFileText.read(bytes[...], device: device, now: now)
+            // The last bytes before where this read stopped, for the next read's check.
+            let tail = Array(((from == range.from ? range.tail : []) + bytes[..<text.consumed]).suffix(PeerFiles.tailBytes))
+            if rewound, device != selfID, let selfID {
+                report.relayed += try relay(device: device, file: name, present: text, selfID: selfID, now: now)
+            }
             if to < size { report.more = true }
             if device == selfID {
                 // Our own file holding events this database never made: another writer uses this id.
@@ -183,6 +208,7 @@ extension PlannerDatabase {
                 }
             }
             events += text.events
+            for event in text.events where report.carriers[event.id] == nil { report.carriers[event.id] = name }
             names += text.names
             var problem: String?
             if let first = text.refused.first {
@@ -203,7 +229,7 @@ extension PlannerDatabase {
             try remember.run(
                 .text(name), .integer(to), .integer(to < size ? -1 : range.mtime), .integer(from + Int64(text.consumed)),
                 problem.map { .text($0) } ?? .null, text.waitingUntil.map { .integer($0.milliseconds) } ?? .null,
-                text.newer > 0 ? .text(PlanEventText.readerDigest) : .null)
+                text.newer > 0 ? .text(PlanEventText.readerDigest) : .null, .blob(tail))
             // Said once, when it first appears; `status` shows it every time.
             if let problem, problem != previous?.problem { PlannerDatabase.warnOnce("the sync folder's file \(folder)/\(name) \(problem)") }
         }
@@ -223,9 +249,46 @@ extension PlannerDatabase {
         // whichever command it is: `refill` from cron too. A file only longer is being appended to by another
         // process.
         if let ownFile, (listing.ownSize.map { $0 < ownFile.size } ?? true) {
-            try connection.execute("UPDATE event SET published_ms = NULL WHERE received_ms IS NULL AND published_ms IS NOT NULL")
+            try forgetPublished()
         }
         return (report, events)
+    }
+
+    /// Which file brought each event applied now (`event.carrier`).
+    func noteCarriers(_ events: [PlanEvent], _ carriers: [String: String]) throws {
+        guard !events.isEmpty else { return }
+        let mark = try connection.prepare("UPDATE event SET carrier = ? WHERE id = ?")
+        for event in events { if let file = carriers[event.id] { try mark.run(.text(file), .text(event.id)) } }
+    }
+
+    /// `device`'s file `file` was put back (the device restored from a backup, a rolled-back sync): the events
+    /// that file's lines brought here (`event.carrier`) that it no longer has are written again by this
+    /// device for it (`relay`, published with `via=`), so that device gets back what it had published, and so
+    /// does every device that joins later. Said once. Returns how many.
+    private func relay(device: String, file: String, present: SyncFileText.Read, selfID: String, now: Instant) throws -> Int {
+        let kept = Set(present.events.map(\.id))
+        let stmt = try connection.prepare(
+            """
+            SELECT id FROM event WHERE carrier = ? AND received_ms IS NOT NULL
+              AND id NOT IN (SELECT event_id FROM relay WHERE published_ms IS NULL)
+            """)
+        try stmt.bind([.text(file)])
+        var lost: [String] = []
+        while try stmt.step() {
+            let id = stmt.text(0)
+            if !kept.contains(id) { lost.append(id) }
+        }
+        guard !lost.isEmpty else { return 0 }
+        let insert = try connection.prepare(
+            """
+            INSERT INTO relay (event_id, device, noticed_ms) VALUES (?, ?, ?)
+            ON CONFLICT (event_id) DO UPDATE SET noticed_ms = excluded.noticed_ms, published_ms = NULL
+            """)
+        for id in lost { try insert.run(.text(id), .text(device), .integer(now.milliseconds)) }
+        PlannerDatabase.warnOnce(
+            "the sync folder's file \(file) was put back to an earlier state (its device restored from a backup?): \(lost.count) of its changes that it no longer holds are written again by this device, so that it gets them back"
+        )
+        return lost.count
     }
 
     /// Names devices said, the latest saying of each.
@@ -266,7 +329,7 @@ extension PlannerDatabase {
 
     /// A new sync folder: this device's events are all written there again, its files read from scratch.
     func forgetSyncFolder() throws {
-        try connection.execute("UPDATE event SET published_ms = NULL WHERE received_ms IS NULL AND published_ms IS NOT NULL")
+        try forgetPublished()
         try connection.execute("DELETE FROM sync_file")
         try connection.execute("UPDATE device SET out_seq = out_seq + 1, out_size = 0 WHERE is_self = 1")
     }
@@ -278,8 +341,29 @@ extension PlannerDatabase {
             """
             SELECT EXISTS (SELECT 1 FROM setting WHERE key = 'sync-folder' AND value <> '')
                AND (EXISTS (SELECT 1 FROM event WHERE received_ms IS NULL AND published_ms IS NULL)
+                    OR EXISTS (SELECT 1 FROM relay WHERE published_ms IS NULL)
                     OR NOT EXISTS (SELECT 1 FROM device WHERE is_self = 1))
             """) == 1
+    }
+
+    /// Everything this device wrote to its file is to be written again (the file is gone, cut or replaced, or
+    /// the folder is another): its own events and those it relays.
+    func forgetPublished() throws {
+        try connection.execute("UPDATE event SET published_ms = NULL WHERE received_ms IS NULL AND published_ms IS NOT NULL")
+        try connection.execute("UPDATE relay SET published_ms = NULL WHERE published_ms IS NOT NULL")
+    }
+
+    /// Other devices' events this device relays and has not written yet, in stamp order.
+    func unpublishedRelays() throws -> [PlanEvent] {
+        let stmt = try connection.prepare(
+            """
+            SELECT id, at_ms, origin, kind, payload, coalesce(stamp_ms, at_ms), stamp_counter, device FROM event
+            WHERE id IN (SELECT event_id FROM relay WHERE published_ms IS NULL)
+            ORDER BY coalesce(stamp_ms, at_ms), stamp_counter, id
+            """)
+        var events: [PlanEvent] = []
+        while try stmt.step() { if let event = storedEvent(stmt) { events.append(event) } }
+        return events
     }
 
     /// This device's events not yet written to the folder, in stamp order.
@@ -460,11 +544,22 @@ final class SyncFolderSource: EventSource {
     }
 
     func applied(_ outcome: SourcedOutcome, _ db: PlannerDatabase, now: Instant) throws {
+        let selfID = found?.selfDevice
         for applied in outcome.outcomes {
             found?.applied += applied.fresh.count
             found?.superseded += applied.effect.superseded
             found?.openedElsewhere += applied.effect.opens.map(\.date)
-            try db.noteDevices(applied.fresh, now: now)
+            try db.noteCarriers(applied.fresh, found?.carriers ?? [:])
+            // This device's own changes, relayed back by another device (this one was restored from a
+            // backup): applied as they came (the relaying device's file keeps carrying them).
+            let own = applied.fresh.filter { selfID != nil && $0.stamp?.device == selfID }
+            if !own.isEmpty {
+                found?.cameBack += own.count
+                PlannerDatabase.warnOnce(
+                    "\(own.count) change\(own.count == 1 ? "" : "s") this device made came back from another device (this database was restored from a backup?): applied again here"
+                )
+            }
+            try db.noteDevices(applied.fresh.filter { selfID == nil || $0.stamp?.device != selfID }, now: now)
         }
         for (event, why) in outcome.refused {
             found?.problems.append("an event \(event.id) from device \(event.stamp?.device ?? "?") was refused by the database (\(why))")

@@ -59,6 +59,7 @@ extension PlannerDatabase {
         for _ in 0..<8 {
             let fileName = SyncFileText.fileName(device: selfID, sequence: sequence)
             var events: [PlanEvent] = []
+            var relays: [PlanEvent] = []
             var next: Int64?
             var failure: PlannerError?
             var dir: Int32 = -1, fd: Int32 = -1  // the child's
@@ -87,7 +88,7 @@ extension PlannerDatabase {
                         // written; this device moves on to a new file and writes everything there.
                         refusals.append(fileName)
                         next = try write { () throws -> Int64 in
-                            try connection.execute("UPDATE event SET published_ms = NULL WHERE received_ms IS NULL")
+                            try forgetPublished()
                             try connection.execute("UPDATE device SET out_seq = out_seq + 1, out_size = 0 WHERE is_self = 1")
                             let moved = try connection.integer("SELECT out_seq FROM device WHERE is_self = 1") ?? sequence + 1
                             try connection.prepare(
@@ -111,6 +112,7 @@ extension PlannerDatabase {
                             let stmt = try connection.prepare("SELECT out_seq, out_size, name FROM device WHERE is_self = 1")
                             _ = try stmt.step()
                             events = try unpublishedEvents()
+                            relays = try unpublishedRelays()
                             return (stmt.int64(0), stmt.int64(1), stmt.text(2))
                         }
                         if SyncFileText.fileName(device: selfID, sequence: seq) != fileName { next = seq; return nil }
@@ -118,7 +120,7 @@ extension PlannerDatabase {
                             // Not as this device left it (deleted, cut, replaced, written by another): a new file, and
                             // everything again (readers skip what they have). Or simply full: a new file.
                             next = try write { () throws -> Int64 in
-                                if size != expected { try connection.execute("UPDATE event SET published_ms = NULL WHERE received_ms IS NULL") }
+                                if size != expected { try forgetPublished() }
                                 try connection.execute("UPDATE device SET out_seq = out_seq + 1, out_size = 0 WHERE is_self = 1")
                                 return seq + 1
                             }
@@ -130,6 +132,11 @@ extension PlannerDatabase {
                             var event = event
                             event.stamp?.device = selfID
                             if let line = SyncFileText.publishedLine(event) { text += line }
+                        }
+                        for var event in relays {
+                            // An open read from Anki is every reader's line alike: this device writes it as its own.
+                            if event.stamp?.device == AnkiReviews.device { event.stamp?.device = selfID }
+                            if let line = SyncFileText.relayedLine(event, via: selfID) { text += line }
                         }
                         return Array(text.utf8)
                     case .unreadable:
@@ -143,6 +150,8 @@ extension PlannerDatabase {
                     try write {
                         let mark = try connection.prepare("UPDATE event SET published_ms = ? WHERE id = ?")
                         for event in events { try mark.run(.integer(now.milliseconds), .text(event.id)) }
+                        let relayed = try connection.prepare("UPDATE relay SET published_ms = ? WHERE event_id = ?")
+                        for event in relays { try relayed.run(.integer(now.milliseconds), .text(event.id)) }
                         // Only for the file written: a rotation since (another process) keeps its own size.
                         try connection.prepare("UPDATE device SET out_size = ?, name = ? WHERE is_self = 1 AND out_seq = ?")
                             .run(.integer(size), .text(name), .integer(sequence))
@@ -150,7 +159,7 @@ extension PlannerDatabase {
                         try connection.prepare(
                             """
                             INSERT INTO sync_file (name, size, mtime_ns, consumed) VALUES (?1, ?2, ?3, ?2)
-                            ON CONFLICT (name) DO UPDATE SET size = ?2, mtime_ns = ?3, consumed = ?2, problem = NULL
+                            ON CONFLICT (name) DO UPDATE SET size = ?2, mtime_ns = ?3, consumed = ?2, problem = NULL, tail = NULL
                             """
                         ).run(.text(fileName), .integer(size), .integer(mtime))
                     }
@@ -176,7 +185,7 @@ extension PlannerDatabase {
                     throw PlannerError.io(
                         "cannot write \(folder)/\(fileName) (\(DatabaseFile.describe(code))): this device's changes wait in the database")
                 }
-                return events.count
+                return events.count + relays.count
             }
         }
         throw PlannerError.io(

@@ -77,25 +77,43 @@ enum PeerFiles {
         return false
     }
 
-    static func job(_ ranges: [(name: String, from: Int64, to: Int64)]) -> [UInt8] {
+    /// Each range to read, with the bytes the reader last saw just before its start (`tail`; empty: none).
+    static func job(_ ranges: [(name: String, from: Int64, to: Int64, tail: [UInt8])]) -> [UInt8] {
         var w = Wire.Writer()
-        for range in ranges { w.text(range.name); w.int(range.from); w.int(range.to) }
+        for range in ranges { w.text(range.name); w.int(range.from); w.int(range.to); w.data(range.tail) }
         return w.bytes
     }
 
     enum Read {
         case bytes([UInt8])
+        /// The bytes before the range were not those read last time (the file was put back: a restore, a
+        /// rolled-back sync): read from the file's start instead.
+        case rewound([UInt8])
         case failed(Int32)
     }
 
+    /// How many bytes before where a read stopped are kept to tell a file appended to from one put back.
+    static let tailBytes = 64
+
     /// In the child: each range read. A range that stops inside a line longer than the whole range reads on
-    /// to that line's end (or the file's), or the next pass would start there again.
+    /// to that line's end (or the file's), or the next pass would start there again. A range whose `tail`
+    /// is not what the file holds before it is read from the file's start.
     static func read(_ job: [UInt8], fds: [String: Int32]) -> [UInt8] {
         var r = Wire.Reader(job)
         var out = Wire.Writer()
         while !r.atEnd {
-            guard let name = r.text(), let from = r.int(), let to = r.int(), let fd = fds[name] else { break }
+            guard let name = r.text(), var from = r.int(), var to = r.int(), let tail = r.data(), let fd = fds[name] else { break }
             FolderChild.progress()
+            var rewound = false
+            if !tail.isEmpty, from >= Int64(tail.count),
+                PlannerDatabase.readBytes(fd, from: from - Int64(tail.count), to: from).map({ $0 != tail }) ?? false
+            {
+                // Read whole, past any budget: what the file no longer holds is decided from all it holds.
+                rewound = true
+                from = 0
+                var info = stat()
+                if fstat(fd, &info) == 0 { to = max(to, Int64(info.st_size)) }
+            }
             guard var bytes = PlannerDatabase.readBytes(fd, from: from, to: to) else {
                 out.text(name); out.int(1); out.int(Int64(errno)); continue
             }
@@ -105,7 +123,7 @@ enum PeerFiles {
                     bytes += rest.firstIndex(of: 10).map { rest[...$0] } ?? rest[...]
                 }
             }
-            out.text(name); out.int(0); out.data(bytes)
+            out.text(name); out.int(rewound ? 2 : 0); out.data(bytes)
         }
         return out.bytes
     }
@@ -115,9 +133,9 @@ enum PeerFiles {
         var results: [String: Read] = [:]
         while !r.atEnd {
             guard let name = r.text(), let status = r.int() else { return nil }
-            if status == 0 {
+            if status == 0 || status == 2 {
                 guard let data = r.data() else { return nil }
-                results[name] = .bytes(data)
+                results[name] = status == 0 ? .bytes(data) : .rewound(data)
             } else {
                 results[name] = .failed(r.int().map { Int32($0) } ?? EIO)
             }

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Testing
 import PlannerCore
@@ -13,7 +14,10 @@ import PlannerTestSupport
 /// stamp give (computed here from the `events` view alone), and no device has a pending slot of a day
 /// opened anywhere. A fourth device runs a newer planner: its lines carry fields this one does not know
 /// (applied, the field ignored), kinds of change and line versions it does not know (kept unconsumed, never
-/// applied, on every device alike).
+/// applied, on every device alike). Two of the devices read one Anki collection (answers made on either
+/// clock, late phone reviews, rows that are not answers), each whenever it syncs. Devices are backed up and
+/// later restored whole (the database and its own files, carried at once to every folder as a sync engine
+/// carries a file put back): what another device had read comes back to them.
 ///
 /// CI runs the fixed seeds below; many more: `PLANNER_PROPERTY_SEEDS=500 swift test --filter ConvergenceTests`.
 @Suite struct ConvergenceTests {
@@ -30,20 +34,46 @@ import PlannerTestSupport
         return path
     }
 
+    /// An Anki collection as far as the planner reads one (`col.ver`, `revlog`): the end-to-end tests use
+    /// Anki's own backend; here only the review log's rows matter.
+    func collection() throws -> String {
+        let path = temporaryDatabasePath() + ".anki2"
+        let anki = try Connection(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        defer { anki.close() }
+        try anki.execute(
+            """
+            CREATE TABLE col (id INTEGER PRIMARY KEY, ver INTEGER NOT NULL); INSERT INTO col VALUES (1, 18);
+            CREATE TABLE revlog (id INTEGER PRIMARY KEY, cid INTEGER NOT NULL, usn INTEGER NOT NULL, ease INTEGER NOT NULL,
+                ivl INTEGER NOT NULL, lastIvl INTEGER NOT NULL, factor INTEGER NOT NULL, time INTEGER NOT NULL, type INTEGER NOT NULL);
+            """)
+        return path
+    }
+
+    func review(_ path: String, at ms: Int64, type: Int64, ease: Int64) throws {
+        let anki = try Connection(path: path, flags: SQLITE_OPEN_READWRITE)
+        defer { anki.close() }
+        try anki.prepare("INSERT OR IGNORE INTO revlog VALUES (?, 1, 0, ?, 1, 0, 2500, 5000, ?)").run(.integer(ms), .integer(ease), .integer(type))
+    }
+
     @Test(arguments: seeds) func everyArrivalOrderGivesOnePlan(seed: UInt64) throws {
         var random = SeededGenerator(seed: seed &* 7919)
         let count = 3
         let folders = (0..<count).map { _ in folder() }
+        let anki = try collection()
+        var backups: [Int: (db: String, files: [String: Data])] = [:]
+        var paths: [String] = []
         let skew: [Int64] = (0..<count).map { _ in Int64.random(in: -6 * 3_600_000...6 * 3_600_000, using: &random) }
         var clock = Instant(milliseconds: 1_795_370_400_000).milliseconds  // 2026-11-23T06:00Z, a Monday
         var devices: [PlannerDatabase] = []
         for i in 0..<count {
             let zone = Self.zones.randomElement(using: &random)!
-            let db = try PlannerDatabase(path: temporaryDatabasePath(), zoneForNewPlan: zone)
+            paths.append(temporaryDatabasePath())
+            let db = try PlannerDatabase(path: paths[i], zoneForNewPlan: zone)
             let made = Instant(milliseconds: clock + skew[i] + Int64(i) * 60_000)
             try db.refill(now: made)
             try db.configure(
-                set: [(.syncFolder, folders[i]), (.deviceName, "d\(i)"), (.days, try SettingKey.days.canonical("daily"))], reset: [], now: made)
+                set: [(.syncFolder, folders[i]), (.deviceName, "d\(i)"), (.days, try SettingKey.days.canonical("daily"))]
+                    + (i < 2 ? [(.ankiCollection, anki)] : []), reset: [], now: made)
             devices.append(db)
         }
         func now(_ i: Int) -> Instant { Instant(milliseconds: clock + skew[i]) }
@@ -84,6 +114,32 @@ import PlannerTestSupport
             try carry(from: folders[from], to: folders[to], own: try devices[to].selfDeviceID(), random: &random)
             _ = try devices[to].sync(now: now(to))
         }
+        /// Device `i`'s own files in its folder.
+        func ownFiles(_ i: Int) throws -> [String] {
+            guard let id = try devices[i].selfDeviceID() else { return [] }
+            return try FileManager.default.contentsOfDirectory(atPath: folders[i]).filter { $0.hasPrefix("planner-\(id)-") }
+        }
+        func backUp(_ i: Int) throws {
+            let copy = temporaryDatabasePath()
+            try devices[i].connection.execute("VACUUM INTO '\(copy)'")
+            var files: [String: Data] = [:]
+            for name in try ownFiles(i) { files[name] = try Data(contentsOf: URL(fileURLWithPath: folders[i] + "/" + name)) }
+            backups[i] = (copy, files)
+        }
+        func restore(_ i: Int) throws {
+            guard let backup = backups.removeValue(forKey: i), let id = try devices[i].selfDeviceID() else { return }
+            devices[i].connection.close()
+            for suffix in ["", "-wal", "-shm"] { unlink(paths[i] + suffix) }
+            try FileManager.default.copyItem(atPath: backup.db, toPath: paths[i])
+            devices[i] = try PlannerDatabase(path: paths[i])
+            // Put back in its folder, and carried at once to every other (a newer version of those files).
+            for folder in folders {
+                for name in try FileManager.default.contentsOfDirectory(atPath: folder) where name.hasPrefix("planner-\(id)-") {
+                    unlink(folder + "/" + name)
+                }
+                for (name, data) in backup.files { try data.write(to: URL(fileURLWithPath: folder + "/" + name)) }
+            }
+        }
         for _ in 0..<40 {
             clock += Int64.random(in: 60_000...(90 * 60_000), using: &random)
             let i = Int.random(in: 0..<count, using: &random)
@@ -109,6 +165,19 @@ import PlannerTestSupport
             default: _ = try db.resume(now: now(i))
             }
             if Int.random(in: 0..<5, using: &random) == 0 { try newerWrites() }
+            switch Int.random(in: 0..<12, using: &random) {
+            case 0, 1, 2:
+                // An answer in Anki, on a computer's clock; now and then a phone's, synced hours late; or a row that
+                // is not an answer ("Set due date").
+                let late = Int.random(in: 0..<3, using: &random) == 0 ? Int64.random(in: 1...30, using: &random) * 3_600_000 : 0
+                let manual = Int.random(in: 0..<6, using: &random) == 0
+                try review(
+                    anki, at: now(Int.random(in: 0..<2, using: &random)).milliseconds - late - Int64.random(in: 0...600_000, using: &random),
+                    type: manual ? 4 : Int64.random(in: 0...3, using: &random), ease: manual ? 0 : Int64.random(in: 1...4, using: &random))
+            case 3: if backups[i] == nil, try db.selfDeviceID() != nil { try backUp(i) }
+            case 4: if backups[i] != nil { try restore(i) }
+            default: break
+            }
             if Int.random(in: 0..<2, using: &random) == 0 { try hear(Int.random(in: 0..<count, using: &random)) }
         }
         // Everything reaches everyone (whole files, in a random order), then clocks are sane again.

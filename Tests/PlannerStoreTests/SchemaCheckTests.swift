@@ -57,6 +57,7 @@ import PlannerTestSupport
         0x3AA7_F4D5_A91C_0385,  // 12
         0x435D_3C16_547B_61B2,  // 13
         0x7DAF_318D_27D7_57C4,  // 14
+        0x96D9_EF16_1064_4DC6,  // 15
     ]
 
     @Test func shippedMigrationsKeepTheirFingerprints() {

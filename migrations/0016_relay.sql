@@ -1,0 +1,23 @@
+-- 0016_relay.sql: a device restored from a backup gets back what it had published. Never edit once shipped.
+--
+-- `tail`: the last bytes of a file before `consumed` as this device read them. A file whose bytes there
+-- differ (or that is shorter than `consumed`) was put back (a restore, a rolled-back sync): it is read again
+-- from its start, and the events of its device that this device holds and the file no longer has are
+-- relayed: written into this device's own file with `via=<this device>`, so the device that lost them
+-- (and every other) reads them back.
+ALTER TABLE sync_file ADD COLUMN tail BLOB;
+
+-- The sync folder file whose line brought an event here (NULL: made here, or read before this column).
+ALTER TABLE event ADD COLUMN carrier TEXT;
+CREATE INDEX event_carrier ON event (carrier) WHERE carrier IS NOT NULL;
+
+-- An open read from Anki's review log is the same event whichever computer read it: recorded as Anki's.
+UPDATE event SET device = 'anki' WHERE origin = 'anki' AND kind = 'open';
+
+-- Another device's events this device writes for it (`via=`): `published_ms` NULL until written.
+CREATE TABLE relay (
+    event_id     TEXT    PRIMARY KEY,
+    device       TEXT    NOT NULL,  -- the device whose file lost it
+    noticed_ms   INTEGER NOT NULL,
+    published_ms INTEGER
+) WITHOUT ROWID;
