@@ -107,22 +107,32 @@ public enum AnkiReviews {
     /// Every computer reading the review makes the same line but for its `device=`: the id, the instant and
     /// the stamp are the review's own (the stamp decides which settings were in force: those when the review
     /// was made, not when it was read), and the place is UTC, since where the review was made is not known.
-    /// `device`: this computer's id ("" before it has one).
     public static func opens(
-        for firsts: [(day: LocalDate, review: Int64, at: Instant)], recorded: [LocalDate: Instant], device: String
+        for firsts: [(day: LocalDate, review: Int64, at: Instant)], recorded: [LocalDate: Instant]
     ) -> [(day: LocalDate, event: PlanEvent)] {
         firsts.compactMap { first in
             if let known = recorded[first.day], known <= first.at { return nil }
             let event = PlanEvent(
                 id: eventID(review: first.review), at: first.at, origin: origin,
                 change: .open(zoneName: "UTC", offsetSeconds: 0, graceMilliseconds: nil),
-                stamp: stamp(review: first.review, device: device))
+                stamp: stamp(review: first.review))
             return (first.day, event)
         }
     }
 
-    /// The stamp of the open recording `review`: the review's instant, counter 0.
-    public static func stamp(review: Int64, device: String) -> Stamp { Stamp(milliseconds: review, counter: 0, device: device) }
+    /// The stamp of the open recording `review`: the review's instant, counter 0, made by Anki.
+    public static func stamp(review: Int64) -> Stamp { Stamp(milliseconds: review, counter: 0, device: device) }
+
+    /// The device every database records for an open read from Anki, whichever computer read it and
+    /// whichever computer's line brought it: the same row everywhere (`events.device` says `anki`). In the
+    /// sync folder the line says the device whose file holds it, as every line must.
+    public static let device = "anki"
+
+    /// The device a database records for `event`: `device` for a review's open, else the one it came with.
+    public static func recordedDevice(_ event: PlanEvent) -> String {
+        if event.origin == origin, case .open = event.change { return device }
+        return event.stamp?.device ?? ""
+    }
 
     /// The stamp that decides an open's study day: a review's open is the same event whichever computer read
     /// it, so its device takes no part (a settings change stamped in the same millisecond comes after it).

@@ -123,7 +123,7 @@ extension PlannerDatabase {
                 let current = periods[periods.count - 1]
                 let today = current.schedule.studyDay(at: now, in: current.zone)
                 (opens, more) = AnkiReviews.chosen(
-                    AnkiReviews.opens(for: found.firsts, recorded: recorded, device: try selfDeviceID() ?? ""), today: today,
+                    AnkiReviews.opens(for: found.firsts, recorded: recorded), today: today,
                     limit: ankiOpensPerChange)
                 report.more = more
             } catch let why as AnkiUnreadable {

@@ -122,7 +122,9 @@ extension PlannerDatabase {
         func alone(_ item: SourcedEvent) throws {
             try connection.execute("SAVEPOINT sourced_event")
             do {
-                let outcome = item.fromAnotherDevice ? try applyEvents([item.event], now: now, receivedAt: now) : try applyEvent(item.event)
+                let outcome =
+                    item.fromAnotherDevice
+                    ? try applyEvents([item.event], now: now, receivedAt: now) : try applyEvent(item.event, decidedAt: now)
                 if let outcome { result.outcomes.append(outcome) }
                 try connection.execute("RELEASE sourced_event")
             } catch let error as SQLiteError where error.primaryCode == SQLITE_CONSTRAINT {

@@ -27,7 +27,10 @@ extension PlannerDatabase {
     /// A change that would change nothing (a resume with nothing paused, removing a skip that is not there,
     /// a setting set to the value it has) is not recorded and travels nowhere: the plan is refilled and the
     /// outcome has no fresh event. `zone` overrides the plan's (tests).
-    func applyEvent(_ event: PlanEvent, zone override: Zone? = nil) throws -> EventOutcome? {
+    /// `decidedAt`: the change's own instant, when the event's is later (an Anki review a few minutes ahead of
+    /// the clock is recorded at its own instant, and the plan is decided at the change's).
+    func applyEvent(_ event: PlanEvent, zone override: Zone? = nil, decidedAt: Instant? = nil) throws -> EventOutcome? {
+        let at = decidedAt.map { min($0, event.at) } ?? event.at
         var event = event
         if event.stamp == nil {
             // The clock never adopts a stamp further ahead than the bound (one `--now` in the future, an
@@ -39,14 +42,14 @@ extension PlannerDatabase {
         // An open is never a no-op (its record is the point); anything else recorded before (an inbox file
         // read twice) must not be judged a no-op against the state it made itself.
         if case .open = event.change {
-            return try applyEvents([event], now: event.at, receivedAt: nil, zone: override)
+            return try applyEvents([event], now: at, receivedAt: nil, zone: override)
         }
         if try connection.integer("SELECT count(*) FROM event WHERE id = ?", .text(event.id)) == 1 { return nil }
-        guard let change = try withoutNoOps(event.change, now: event.at) else {
-            return try applyNothing(now: event.at, zone: override)
+        guard let change = try withoutNoOps(event.change, now: at) else {
+            return try applyNothing(now: at, zone: override)
         }
         event.change = change
-        return try applyEvents([event], now: event.at, receivedAt: nil, zone: override)
+        return try applyEvents([event], now: at, receivedAt: nil, zone: override)
     }
 
     /// `change` without the parts that would change nothing here now; nil when nothing is left.
@@ -118,7 +121,7 @@ extension PlannerDatabase {
             let stamp = event.stamp ?? Stamp(milliseconds: event.at.milliseconds)
             try record.run(
                 .text(event.id), .integer(event.at.milliseconds), .text(event.origin), .text(event.change.kind.rawValue),
-                .text(PlanEventText.fields(PlanEventText.payload(event.change))), .text(stamp.device),
+                .text(PlanEventText.fields(PlanEventText.payload(event.change))), .text(AnkiReviews.recordedDevice(event)),
                 .integer(stamp.milliseconds), .integer(stamp.counter), receivedAt.map { .integer($0.milliseconds) } ?? .null)
             if sqlite3Changes() == 1 {
                 fresh.append(event)
@@ -218,12 +221,12 @@ extension PlannerDatabase {
         // a payload held before.
         var moved = !left.isEmpty
         if zoneSettled {
-            moved = try rederiveOpens(after: nil, now: now)
+            moved = try rederiveOpens(after: nil, now: now) || moved
         } else if let earliest = deciding.filter({
             SettingsStep(stamp: $0.stamp ?? Stamp(milliseconds: $0.at.milliseconds), change: $0.change) != nil
         })
         .compactMap(\.stamp).min() {
-            moved = try rederiveOpens(after: earliest, now: now, rule: rule, decided: Set(facts.openDays.keys))
+            moved = try rederiveOpens(after: earliest, now: now, rule: rule, decided: Set(facts.openDays.keys)) || moved
         }
         if try refold(replaced) { moved = true }
         for pair in replaced {

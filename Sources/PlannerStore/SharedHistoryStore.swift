@@ -296,10 +296,13 @@ extension PlannerDatabase {
             """)
         try stmt.bind([.text(event.id)])
         guard try stmt.step(), var stored = storedEvent(stmt) else { return nil }
-        // Compared as published (a device's own settings never travel), whichever device wrote it: one event
-        // read from the same outside record by two computers (an Anki review) is the same line but for that.
-        stored.stamp?.device = event.stamp?.device ?? ""
-        let held = SyncFileText.publishedLine(stored) ?? "", arrived = SyncFileText.publishedLine(event) ?? ""
+        // Compared as published (a device's own settings never travel), each version with the device a
+        // database records for it, so the choice is a function of the two versions, whatever their order:
+        // one event read from the same outside record by two computers (an Anki review) is one line.
+        var arrivedEvent = event
+        arrivedEvent.stamp?.device = AnkiReviews.recordedDevice(event)
+        if stored.stamp?.device == "" { stored.stamp?.device = arrivedEvent.stamp?.device ?? "" }
+        let held = SyncFileText.publishedLine(stored) ?? "", arrived = SyncFileText.publishedLine(arrivedEvent) ?? ""
         guard held != arrived else { return nil }
         let wins = SHA256.digest(Array(arrived.utf8)).lexicographicallyPrecedes(SHA256.digest(Array(held.utf8))) == false
         let known = try connection.integer("SELECT count(*) FROM event_conflict WHERE id = ?", .text(event.id)) ?? 0
@@ -319,7 +322,7 @@ extension PlannerDatabase {
         ).run(
             .integer(event.at.milliseconds), .text(event.origin), .text(event.change.kind.rawValue),
             .text(PlanEventText.fields(PlanEventText.payload(event.change))), .integer(stamp.milliseconds),
-            .integer(stamp.counter), .text(stamp.device), .text(event.id))
+            .integer(stamp.counter), .text(AnkiReviews.recordedDevice(event)), .text(event.id))
         return stored
     }
 

@@ -93,16 +93,18 @@ import PlannerSystem
 
     @Test func anOpensIDComesFromItsReviewSoTwoComputersRecordOne() {
         let first = (day: LocalDate(iso: "2026-11-23")!, review: Int64(1_795_400_100_000), at: Instant(milliseconds: 1_795_400_100_000))
-        let a = AnkiReviews.opens(for: [first], recorded: [:], device: "a")
+        let a = AnkiReviews.opens(for: [first], recorded: [:])
         #expect(a.count == 1 && a[0].event.origin == "anki" && a[0].event.id == AnkiReviews.eventID(review: first.review))
-        #expect(AnkiReviews.opens(for: [first], recorded: [first.day: first.at], device: "a").isEmpty)
+        #expect(AnkiReviews.opens(for: [first], recorded: [first.day: first.at]).isEmpty)
         // An earlier review than the one recorded: recorded too.
-        #expect(AnkiReviews.opens(for: [first], recorded: [first.day: Instant(milliseconds: first.at.milliseconds + 1)], device: "a").count == 1)
-        // Two computers make the same line but for the device: the stamp is the review's, the place UTC.
-        let b = AnkiReviews.opens(for: [first], recorded: [:], device: "b")
-        var same = b[0].event
-        same.stamp?.device = "a"
-        #expect(same == a[0].event && a[0].event.stamp == Stamp(milliseconds: first.review, counter: 0, device: "a"))
-        #expect(AnkiReviews.decidingStamp(a[0].event.stamp!, origin: "anki") == AnkiReviews.decidingStamp(b[0].event.stamp!, origin: "anki"))
+        #expect(AnkiReviews.opens(for: [first], recorded: [first.day: Instant(milliseconds: first.at.milliseconds + 1)]).count == 1)
+        // Nothing in it is the reader's: the stamp is the review's, the place UTC, the device Anki.
+        #expect(a[0].event.stamp == Stamp(milliseconds: first.review, counter: 0, device: "anki"))
+        #expect(a[0].event.change == .open(zoneName: "UTC", offsetSeconds: 0, graceMilliseconds: nil))
+        // Whichever computer's line brought it, a database records it as Anki's.
+        var line = a[0].event
+        line.stamp?.device = String(repeating: "b", count: 32)
+        #expect(AnkiReviews.recordedDevice(line) == "anki")
+        #expect(AnkiReviews.decidingStamp(line.stamp!, origin: "anki") == Stamp(milliseconds: first.review, counter: 0, device: ""))
     }
 }
