@@ -543,6 +543,12 @@ public final class Ticker {
         stopDeadline = now + 500
         // No more passes from here: an `open` from now on brings its folders in line itself.
         stopping()
+        // An `open` that committed before the sign was withdrawn left its folders to this ticker, which may
+        // not have run a pass for it (the stop came first): one last bring-in-line, after the withdrawal, so
+        // none is left waiting for the next command. Bounded by the folders' deadline.
+        if mode == .live {
+            do { try db.database.bringFoldersInLine(now: now) } catch { log("could not bring the folders in line before stopping: \(error.message)") }
+        }
         calendar?.abandon()
         // Bubbles still on screen stay there, but nobody will hear their answer any more.
         for item in answering { Spawn.kill(item.child) }

@@ -101,6 +101,25 @@ import Testing
         #expect(try unpublished(h) == 0, "the open was left to a ticker that had stopped")
     }
 
+    /// The race a loaded machine showed: an `open` that saw the ticker's sign after its commit, and a ticker
+    /// that stops before a pass for that commit. Made certain here: the ticker is stopped (SIGSTOP keeps its
+    /// sign), the open leaves its folders to it, then SIGTERM and SIGCONT: the stopping ticker brings the
+    /// folders in line once after it withdrew its sign. Before: the open waited for the next command.
+    @Test func aTickerThatStopsBeforeItsPassStillWritesTheOpenItWasLeft() throws {
+        let (h, _, _) = try planWithFolders()
+        let ticker = try h.startTicker(["--sink", "stdout"])
+        defer { if !Harness.hasExited(ticker.processIdentifier) { kill(ticker.processIdentifier, SIGKILL) } }
+        try h.waitFor(seconds: 10) { try unpublished(h) == 0 }
+        try h.stopIdle(ticker)
+        let open = try h.planner(["open", "--db", h.db])
+        #expect(open.status == 0, "\(open.err)")
+        #expect(try unpublished(h) == 1, "the open did not leave its folders to the ticker")
+        kill(ticker.processIdentifier, SIGTERM)
+        kill(ticker.processIdentifier, SIGCONT)
+        try h.waitFor(seconds: 10) { Harness.hasExited(ticker.processIdentifier) }
+        #expect(try unpublished(h) == 0, "the open was left to a ticker that stopped without writing it")
+    }
+
     /// Ctrl-Z (SIGTSTP) on a ticker in a terminal: it withdraws its sign before it stops, so `open` does its
     /// folders itself; continued, it holds the sign again.
     @Test func aTickerSuspendedWithCtrlZLeavesTheFoldersToOpen() throws {
