@@ -170,4 +170,23 @@ import Testing
             .replacingOccurrences(of: "\n", with: " ")
         #expect(readme.contains("never by a delivery alone"))
     }
+
+    /// docs/sync.md, *Clocks*: a change made with `--now` months ahead is stamped 12 hours ahead of the real
+    /// clock, not at its `--now`, and the next change made here is stamped just after it (so it still wins),
+    /// carrying that 12-hour lead and never more.
+    @Test func aChangeMonthsAheadLendsTheNextChangeTwelveHoursAtMost() throws {
+        let h = try Harness()
+        let ahead = try h.planner(["skip", "2027-06-01", "--db", h.db, "--now", "2027-06-01T10:00"])
+        #expect(ahead.status == 0, "\(ahead.err)")
+        let before = Int64(Date().timeIntervalSince1970 * 1000)
+        let next = try h.planner(["skip", "2027-06-02", "--db", h.db])
+        #expect(next.status == 0, "\(next.err)")
+        let stamps = try h.sqlite("SELECT stamp_ms || ' ' || stamp_counter FROM event WHERE kind = 'skip' ORDER BY stamp_ms, stamp_counter")
+            .split(separator: "\n").map { $0.split(separator: " ").compactMap { Int64($0) } }
+        try #require(stamps.count == 2 && stamps.allSatisfy { $0.count == 2 }, "\(stamps)")
+        let twelveHours: Int64 = 12 * 3_600_000
+        // Capped at the real clock + 12 h (the real clock as the command read it, a moment before `before`).
+        #expect(stamps[0][0] <= before + twelveHours && stamps[0][0] > before + twelveHours - 60_000, "\(stamps)")
+        #expect(stamps[1] == [stamps[0][0], stamps[0][1] + 1], "\(stamps)")
+    }
 }
