@@ -9,7 +9,8 @@ ALTER TABLE sync_file ADD COLUMN tail BLOB;
 
 -- The sync folder file whose line brought an event here (NULL: made here, or read before this column).
 ALTER TABLE event ADD COLUMN carrier TEXT;
-CREATE INDEX event_carrier ON event (carrier) WHERE carrier IS NOT NULL;
+-- No index: it is looked up only when a file was put back (a restore), and every event received would pay
+-- for one.
 
 -- An open read from Anki's review log is the same event whichever computer read it: recorded as Anki's.
 UPDATE event SET device = 'anki' WHERE origin = 'anki' AND kind = 'open';

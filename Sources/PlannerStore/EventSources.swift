@@ -24,6 +24,8 @@ struct SourcedEvent {
     /// Another device's: applied as it came, its stamp kept. Otherwise this device's own (saved by another
     /// process, ticked on the phone): stamped here when applied.
     var fromAnotherDevice: Bool
+    /// The sync folder file whose line it came in (`event.carrier`).
+    var carrier: String? = nil
 }
 
 /// What applying a source's events did: each one applied (nil: recorded before) and each refused by the
@@ -124,7 +126,8 @@ extension PlannerDatabase {
             do {
                 let outcome =
                     item.fromAnotherDevice
-                    ? try applyEvents([item.event], now: now, receivedAt: now) : try applyEvent(item.event, decidedAt: now)
+                    ? try applyEvents([item.event], now: now, receivedAt: now, carriers: [item.carrier])
+                    : try applyEvent(item.event, decidedAt: now)
                 if let outcome { result.outcomes.append(outcome) }
                 try connection.execute("RELEASE sourced_event")
             } catch let error as SQLiteError where error.primaryCode == SQLITE_CONSTRAINT {
@@ -141,7 +144,9 @@ extension PlannerDatabase {
         guard !foreign.isEmpty else { return result }
         try connection.execute("SAVEPOINT sourced_batch")
         do {
-            if let outcome = try applyEvents(foreign.map(\.event), now: now, receivedAt: now) { result.outcomes.append(outcome) }
+            if let outcome = try applyEvents(foreign.map(\.event), now: now, receivedAt: now, carriers: foreign.map(\.carrier)) {
+                result.outcomes.append(outcome)
+            }
             try connection.execute("RELEASE sourced_batch")
         } catch let error as SQLiteError where error.primaryCode == SQLITE_CONSTRAINT {
             try stopIfRolledBack(error.message)

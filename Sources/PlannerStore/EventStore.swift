@@ -108,21 +108,25 @@ extension PlannerDatabase {
     /// nil when none of them was new. What depends on the order of the history is derived from the history
     /// (`SharedHistoryStore`): each open's study day from the settings in force at its stamp, the pause
     /// history, the plan's shared zone; an event arriving out of order re-derives what it changes.
-    func applyEvents(_ events: [PlanEvent], now: Instant, receivedAt: Instant?, zone override: Zone? = nil) throws -> EventOutcome? {
+    /// `carriers`: the sync folder file each of another device's events came in (`event.carrier`), in order.
+    func applyEvents(
+        _ events: [PlanEvent], now: Instant, receivedAt: Instant?, zone override: Zone? = nil, carriers: [String?] = []
+    ) throws -> EventOutcome? {
         // Recorded first: a row already there means it was applied before, and nothing else is done.
         let record = try connection.prepare(
             """
-            INSERT INTO event (id, at_ms, origin, kind, payload, device, stamp_ms, stamp_counter, received_ms)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING
+            INSERT INTO event (id, at_ms, origin, kind, payload, device, stamp_ms, stamp_counter, received_ms, carrier)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING
             """)
         var fresh: [PlanEvent] = []
         var replaced: [(old: PlanEvent, new: PlanEvent)] = []
-        for event in events {
+        for (index, event) in events.enumerated() {
             let stamp = event.stamp ?? Stamp(milliseconds: event.at.milliseconds)
             try record.run(
                 .text(event.id), .integer(event.at.milliseconds), .text(event.origin), .text(event.change.kind.rawValue),
                 .text(PlanEventText.fields(PlanEventText.payload(event.change))), .text(AnkiReviews.recordedDevice(event)),
-                .integer(stamp.milliseconds), .integer(stamp.counter), receivedAt.map { .integer($0.milliseconds) } ?? .null)
+                .integer(stamp.milliseconds), .integer(stamp.counter), receivedAt.map { .integer($0.milliseconds) } ?? .null,
+                (index < carriers.count ? carriers[index] : nil).map { .text($0) } ?? .null)
             if sqlite3Changes() == 1 {
                 fresh.append(event)
             } else if receivedAt != nil, let old = try settleTwoPayloads(event) {

@@ -30,9 +30,10 @@ public struct SyncReport: Sendable {
     /// The folder was listed and every file in it read to its end (a plan-zone claim may be made: any other
     /// device's there was seen).
     var readWhole = false
-    /// The file each event read now came from (the first, when several hold it): recorded as its
-    /// `carrier` when it applies, so a file put back later has its events relayed.
-    var carriers: [String: String] = [:]
+    /// The file each event read now came from, in the order of the events: recorded as its `carrier` when
+    /// it applies, so a file put back later has its events relayed. (An array: a dictionary's hashing cost
+    /// more than the rest of recording a carrier.)
+    var carriers: [String] = []
 }
 
 /// One row of `planner devices`.
@@ -196,7 +197,10 @@ extension PlannerDatabase {
             let to = min(size, from + Int64(bytes.count))
             let text = SyncFileText.read(bytes[...], device: device, now: now)
             // The last bytes before where this read stopped, for the next read's check.
-            let tail = Array(((from == range.from ? range.tail : []) + bytes[..<text.consumed]).suffix(PeerFiles.tailBytes))
+            let tail =
+                text.consumed >= PeerFiles.tailBytes
+                ? Array(bytes[(text.consumed - PeerFiles.tailBytes)..<text.consumed])
+                : Array(((from == range.from ? range.tail : []) + bytes[..<text.consumed]).suffix(PeerFiles.tailBytes))
             if rewound, device != selfID, let selfID {
                 report.relayed += try relay(device: device, file: name, present: text, selfID: selfID, now: now)
             }
@@ -208,7 +212,7 @@ extension PlannerDatabase {
                 }
             }
             events += text.events
-            for event in text.events where report.carriers[event.id] == nil { report.carriers[event.id] = name }
+            report.carriers += repeatElement(name, count: text.events.count)
             names += text.names
             var problem: String?
             if let first = text.refused.first {
@@ -252,13 +256,6 @@ extension PlannerDatabase {
             try forgetPublished()
         }
         return (report, events)
-    }
-
-    /// Which file brought each event applied now (`event.carrier`).
-    func noteCarriers(_ events: [PlanEvent], _ carriers: [String: String]) throws {
-        guard !events.isEmpty else { return }
-        let mark = try connection.prepare("UPDATE event SET carrier = ? WHERE id = ?")
-        for event in events { if let file = carriers[event.id] { try mark.run(.text(file), .text(event.id)) } }
     }
 
     /// `device`'s file `file` was put back (the device restored from a backup, a rolled-back sync): the events
@@ -353,27 +350,29 @@ extension PlannerDatabase {
         try connection.execute("UPDATE relay SET published_ms = NULL WHERE published_ms IS NOT NULL")
     }
 
-    /// Other devices' events this device relays and has not written yet, in stamp order.
-    func unpublishedRelays() throws -> [PlanEvent] {
-        let stmt = try connection.prepare(
-            """
-            SELECT id, at_ms, origin, kind, payload, coalesce(stamp_ms, at_ms), stamp_counter, device FROM event
-            WHERE id IN (SELECT event_id FROM relay WHERE published_ms IS NULL)
-            ORDER BY coalesce(stamp_ms, at_ms), stamp_counter, id
-            """)
-        var events: [PlanEvent] = []
-        while try stmt.step() { if let event = storedEvent(stmt) { events.append(event) } }
-        return events
-    }
-
     /// This device's events not yet written to the folder, in stamp order.
-    func unpublishedEvents() throws -> [PlanEvent] {
-        let stmt = try connection.prepare(
-            """
-            SELECT id, at_ms, origin, kind, payload, coalesce(stamp_ms, at_ms), stamp_counter, device FROM event
-            WHERE received_ms IS NULL AND published_ms IS NULL ORDER BY coalesce(stamp_ms, at_ms), stamp_counter, id
-            """)
-        var events: [PlanEvent] = []
+    /// With `relays` (some are waiting: rare, after another device's restore), also another device's this
+    /// device relays (`relay`) and has not written yet; without, the plain statement every `open` prepares.
+    func unpublishedEvents(relays withRelays: Bool) throws -> (own: [PlanEvent], relays: [PlanEvent]) {
+        let stmt: Statement
+        if withRelays {
+            stmt = try connection.prepare(
+                """
+                SELECT id, at_ms, origin, kind, payload, coalesce(stamp_ms, at_ms), stamp_counter, device, 0 FROM event
+                WHERE received_ms IS NULL AND published_ms IS NULL
+                UNION ALL
+                SELECT id, at_ms, origin, kind, payload, coalesce(stamp_ms, at_ms), stamp_counter, device, 1 FROM event
+                WHERE id IN (SELECT event_id FROM relay WHERE published_ms IS NULL)
+                ORDER BY 6, 7, 1
+                """)
+        } else {
+            stmt = try connection.prepare(
+                """
+                SELECT id, at_ms, origin, kind, payload, coalesce(stamp_ms, at_ms), stamp_counter, device, 0 FROM event
+                WHERE received_ms IS NULL AND published_ms IS NULL ORDER BY coalesce(stamp_ms, at_ms), stamp_counter, id
+                """)
+        }
+        var events: [PlanEvent] = [], relays: [PlanEvent] = []
         while try stmt.step() {
             let line =
                 PlanEventText.header + " "
@@ -384,9 +383,9 @@ extension PlannerDatabase {
                 + (stmt.text(4).isEmpty ? "" : " " + stmt.text(4)) + "\n"
             guard var event = PlanEvent(line: line) else { continue }
             event.stamp = Stamp(milliseconds: stmt.int64(5), counter: stmt.int64(6), device: stmt.text(7))
-            events.append(event)
+            if stmt.int64(8) == 0 { events.append(event) } else { relays.append(event) }
         }
-        return events
+        return (events, relays)
     }
 
     /// `planner sync`: applies the other devices' new events and the calendar's ticks now, writes this
@@ -540,7 +539,9 @@ final class SyncFolderSource: EventSource {
     func collect(_ db: PlannerDatabase, now: Instant) throws -> [SourcedEvent] {
         guard reading, let (report, events) = try db.readSyncFolder(now: now) else { return [] }
         found = report
-        return events.map { SourcedEvent(event: $0, fromAnotherDevice: true) }
+        return events.indices.map {
+            SourcedEvent(event: events[$0], fromAnotherDevice: true, carrier: $0 < report.carriers.count ? report.carriers[$0] : nil)
+        }
     }
 
     func applied(_ outcome: SourcedOutcome, _ db: PlannerDatabase, now: Instant) throws {
@@ -549,7 +550,6 @@ final class SyncFolderSource: EventSource {
             found?.applied += applied.fresh.count
             found?.superseded += applied.effect.superseded
             found?.openedElsewhere += applied.effect.opens.map(\.date)
-            try db.noteCarriers(applied.fresh, found?.carriers ?? [:])
             // This device's own changes, relayed back by another device (this one was restored from a
             // backup): applied as they came (the relaying device's file keeps carrying them).
             let own = applied.fresh.filter { selfID != nil && $0.stamp?.device == selfID }

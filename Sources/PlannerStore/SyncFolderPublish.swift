@@ -25,18 +25,18 @@ extension PlannerDatabase {
 
     private func publish(now: Instant) throws -> Int {
         // One read for what `open` needs on its fast path: the folder, the name, this device's id and file.
-        struct Start { var folder: String?; var wanted = ""; var selfID: String?; var sequence: Int64 = 0 }
+        struct Start { var folder: String?; var wanted = ""; var selfID: String?; var sequence: Int64 = 0; var relays = false }
         let start = try read { () throws -> Start in
             let stmt = try connection.prepare(
                 """
                 SELECT (SELECT value FROM setting WHERE key = 'sync-folder'), (SELECT value FROM setting WHERE key = 'device-name'),
-                       d.id, d.out_seq
+                       d.id, d.out_seq, EXISTS (SELECT 1 FROM relay WHERE published_ms IS NULL)
                 FROM (SELECT 1) LEFT JOIN device d ON d.is_self = 1
                 """)
             _ = try stmt.step()
             return Start(
                 folder: stmt.isNull(0) || stmt.text(0).isEmpty ? nil : stmt.text(0), wanted: stmt.text(1),
-                selfID: stmt.isNull(2) ? nil : stmt.text(2), sequence: stmt.int64(3))
+                selfID: stmt.isNull(2) ? nil : stmt.text(2), sequence: stmt.int64(3), relays: stmt.int64(4) != 0)
         }
         guard let folder = start.folder else { return 0 }
         let name = start.wanted.isEmpty ? Self.hostName() : start.wanted
@@ -111,8 +111,7 @@ extension PlannerDatabase {
                         let (seq, expected, publishedName) = try read { () throws -> (Int64, Int64, String) in
                             let stmt = try connection.prepare("SELECT out_seq, out_size, name FROM device WHERE is_self = 1")
                             _ = try stmt.step()
-                            events = try unpublishedEvents()
-                            relays = try unpublishedRelays()
+                            (events, relays) = try unpublishedEvents(relays: start.relays)
                             return (stmt.int64(0), stmt.int64(1), stmt.text(2))
                         }
                         if SyncFileText.fileName(device: selfID, sequence: seq) != fileName { next = seq; return nil }
@@ -150,8 +149,10 @@ extension PlannerDatabase {
                     try write {
                         let mark = try connection.prepare("UPDATE event SET published_ms = ? WHERE id = ?")
                         for event in events { try mark.run(.integer(now.milliseconds), .text(event.id)) }
-                        let relayed = try connection.prepare("UPDATE relay SET published_ms = ? WHERE event_id = ?")
-                        for event in relays { try relayed.run(.integer(now.milliseconds), .text(event.id)) }
+                        if !relays.isEmpty {
+                            let relayed = try connection.prepare("UPDATE relay SET published_ms = ? WHERE event_id = ?")
+                            for event in relays { try relayed.run(.integer(now.milliseconds), .text(event.id)) }
+                        }
                         // Only for the file written: a rotation since (another process) keeps its own size.
                         try connection.prepare("UPDATE device SET out_size = ?, name = ? WHERE is_self = 1 AND out_seq = ?")
                             .run(.integer(size), .text(name), .integer(sequence))
