@@ -22,3 +22,21 @@ CREATE TABLE relay (
     noticed_ms   INTEGER NOT NULL,
     published_ms INTEGER
 ) WITHOUT ROWID;
+
+-- A day's open from Anki is its earliest review's: a review synced later with an earlier time moves it (the
+-- later one stays in `app_open`, since every device holds both events, but is not shown).
+DROP VIEW app_open_events;
+CREATE VIEW app_open_events AS
+SELECT strftime('%Y-%m-%dT%H:%M:%SZ', o.opened_at_ms / 1000, 'unixepoch') AS opened_at,
+       o.local_time AS opened_at_local,
+       o.local_date,
+       o.zone,
+       o.cancelled,
+       o.origin,
+       o.event_id,
+       CASE WHEN e.device IS NULL OR e.device = '' OR d.is_self = 1 THEN 'this device'
+            ELSE coalesce(nullif(d.name, ''), e.device) END AS device
+FROM app_open o LEFT JOIN event e ON e.id = o.event_id LEFT JOIN device d ON d.id = e.device
+WHERE o.origin <> 'anki'
+   OR NOT EXISTS (SELECT 1 FROM app_open f WHERE f.local_date = o.local_date AND f.origin = 'anki' AND f.opened_at_ms < o.opened_at_ms)
+ORDER BY o.opened_at_ms;

@@ -406,6 +406,8 @@ extension PlannerDatabase {
                        CASE WHEN e.device IS NULL OR e.device IN ('', 'anki') OR d.is_self = 1 THEN NULL
                             ELSE coalesce(nullif(d.name, ''), e.device) END
                 FROM app_open o LEFT JOIN event e ON e.id = o.event_id LEFT JOIN device d ON d.id = e.device
+                WHERE o.origin <> 'anki' OR NOT EXISTS (
+                    SELECT 1 FROM app_open f WHERE f.local_date = o.local_date AND f.origin = 'anki' AND f.opened_at_ms < o.opened_at_ms)
                 ORDER BY 5 DESC, 10 DESC, 9 DESC LIMIT ?1
                 """)
             try stmt.bind([.integer(Int64(limit)), .integer(all ? 1 : 0)])
