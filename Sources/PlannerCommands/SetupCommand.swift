@@ -77,15 +77,21 @@ public enum SetupCommand {
         if access(facts.database, F_OK) == 0 {
             _ = try PlannerDatabase(path: facts.database, zoneForNewPlan: nil)
         }
-        try install(changes, manifest: &manifest, facts: facts, output: ctx.output)
-        if manifest.entries.contains(where: { $0.path.hasSuffix("/planner-refill.timer") }) {
-            enableUnits(ctx)
+        // A running ticker whose unit this install changes (`--calendar` makes it carry the calendar) must run
+        // as the unit now says at once, not from the next login.
+        let tickerChanged = changes.contains {
+            $0.item.path.hasSuffix("/planner-tick.service") && $0.current != nil && $0.current != $0.next
         }
+        try install(changes, manifest: &manifest, facts: facts, output: ctx.output)
+        let systemd = manifest.entries.contains(where: { $0.path.hasSuffix("/planner-refill.timer") })
+        if systemd { enableUnits(ctx) }
         if calendar != nil, manifest.entries.contains(where: { $0.path.hasSuffix("/" + SetupPlan.calendarPath) }) {
             enableCalendarUnits(ctx)
         }
-        // The database is made now, in this shell's zone: cron and systemd may have another TZ.
+        // The database is made now, in this shell's zone: cron and systemd may have another TZ. The ticker
+        // starts after it (started first, it could make the database in the unit's zone).
         _ = try RefillCommand.run(ctx, PlanCommandOptions(db: facts.database, now: options.now))
+        if systemd { startTicker(ctx, restart: tickerChanged) }
         // The phone gets the plan now, not at the first timer or cron round (up to 15 minutes of an empty calendar).
         if let calendar { firstCalendarSync(ctx, facts: facts, calendar: calendar, now: options.now) }
         if let anki = try SetupAnki.adopt(ctx, facts, now: options.now) { ctx.output.line(anki) }
@@ -116,6 +122,11 @@ public enum SetupCommand {
             }
         }
         if facts.systemdUser { output.line("  run systemctl --user daemon-reload, enable --now planner-refill.timer, enable planner-tick.service") }
+        if facts.systemdUser,
+            changes.contains(where: { $0.item.path.hasSuffix("/planner-tick.service") && $0.current != nil && $0.current != $0.next })
+        {
+            output.line("  restart planner-tick.service if it is running (its unit changes)")
+        }
         if facts.systemdUser, changes.contains(where: { $0.item.path.hasSuffix("/" + SetupPlan.calendarPath) }) {
             output.line("  run systemctl --user enable --now \(SetupPlan.calendarTimer) \(SetupPlan.calendarPath)")
         }
@@ -128,15 +139,27 @@ public enum SetupCommand {
         _ = run(["systemctl", "--user", "daemon-reload"])
         let timer = run(["systemctl", "--user", "enable", "--now", "planner-refill.timer"])
         let tick = run(["systemctl", "--user", "enable", "planner-tick.service"])
-        if run(["systemctl", "--user", "is-active", "--quiet", "graphical-session.target"])?.status == 0 {
-            _ = run(["systemctl", "--user", "start", "planner-tick.service"], errors: .shown)
-        }
         if timer?.status == 0 && tick?.status == 0 {
             ctx.output.line("enabled planner-refill.timer and planner-tick.service (systemctl --user)")
         } else {
             ctx.output.line(
                 "could not enable the units (is a systemd user manager running?): run systemctl --user enable --now planner-refill.timer planner-tick.service after logging in"
             )
+        }
+    }
+
+    /// The ticker, once the database is made: started now when a graphical session is there (else it starts
+    /// with the next one); a running one whose unit changed is restarted, so it runs as the unit says at once.
+    static func startTicker(_ ctx: RunContext, restart: Bool) {
+        let run = ctx.runProgram
+        if restart, run(["systemctl", "--user", "is-active", "--quiet", "planner-tick.service"])?.status == 0 {
+            if run(["systemctl", "--user", "restart", "planner-tick.service"], errors: .shown)?.status == 0 {
+                ctx.output.line("restarted the running ticker (planner-tick.service): it runs as its changed unit says from now on")
+            }
+            return
+        }
+        if run(["systemctl", "--user", "is-active", "--quiet", "graphical-session.target"])?.status == 0 {
+            _ = run(["systemctl", "--user", "start", "planner-tick.service"], errors: .shown)
         }
     }
 

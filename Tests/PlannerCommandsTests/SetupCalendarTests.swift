@@ -97,6 +97,37 @@ import Testing
         #expect(snapshot(h.home) == before)
     }
 
+    /// Issue 49: the docs' order is `setup --install`, then `setup --calendar --install`, which changes
+    /// planner-tick.service to carry the calendar; the ticker already running is restarted so it does at once
+    /// (it carried on without the calendar until the next login). And the ticker starts only after setup's
+    /// refill made the database (started first, it could make it in the unit's zone, not the shell's).
+    @Test func aRunningTickerWhoseUnitChangesIsRestartedAfterTheRefill() throws {
+        let h = try home(folder: false)
+        let answer = h.process.answer
+        var databaseWasThere: [Bool] = []
+        h.process.answer = { arguments in
+            if arguments == ["systemctl", "--user", "is-active", "--quiet", "planner-tick.service"] { return (0, "") }
+            if arguments.first == "systemctl", arguments.contains("planner-tick.service"),
+                arguments.contains("start") || arguments.contains("restart")
+            {
+                databaseWasThere.append(access(h.db, F_OK) == 0)
+            }
+            return answer(arguments)
+        }
+        try run(h, install: true, calendar: false)
+        #expect(h.process.ran.contains(["systemctl", "--user", "start", "planner-tick.service"]))
+        #expect(!h.process.ran.contains(["systemctl", "--user", "restart", "planner-tick.service"]))
+        _ = try ConfigCommand.set(h.process.context, db: h.db, now: "2026-11-23T12:00", pairs: ["calendar-folder", h.folder])
+        try run(h, install: true, calendar: true)
+        #expect(h.process.ran.contains(["systemctl", "--user", "restart", "planner-tick.service"]))
+        #expect(h.process.lines.contains { $0.hasPrefix("restarted the running ticker (planner-tick.service)") })
+        #expect(databaseWasThere == [true, true], "\(databaseWasThere)")
+        // Nothing changed: nothing restarted.
+        let restarts = h.process.ran.filter { $0 == ["systemctl", "--user", "restart", "planner-tick.service"] }.count
+        try run(h, install: true, calendar: true)
+        #expect(h.process.ran.filter { $0 == ["systemctl", "--user", "restart", "planner-tick.service"] }.count == restarts)
+    }
+
     @Test func installWritesTheJobAndUninstallPutsEveryByteBack() throws {
         let h = try home()
         let before = snapshot(h.home)
