@@ -40,6 +40,25 @@ public struct ProgramRunner {
         try? start(arguments, input, errors).get()
     }
 
+    /// Starts a program that outlives this one (the live ticker `setup --install` starts): a session of its
+    /// own (no terminal's hangup reaches it), standard input and output on /dev/null, never waited for.
+    /// False when it could not be started.
+    public static func startDetached(_ arguments: [String]) -> Bool {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for fd in Int32(0)...2 { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // POSIX_SPAWN_SETSID (glibc 2.26): <spawn.h> defines it only under _GNU_SOURCE, out of Swift's sight.
+        posix_spawnattr_setflags(&attributes, 0x80)
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        return posix_spawn(&pid, arguments[0], &actions, &attributes, argv, environ) == 0
+    }
+
     /// Found on PATH and started with posix_spawnp, in this process's environment.
     public static var spawning: ProgramRunner { ProgramRunner(start: spawn) }
 

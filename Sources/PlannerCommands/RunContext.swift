@@ -22,6 +22,8 @@ public struct RunContext {
     public var runProgram: ProgramRunner
     /// Replaces this process with the study program (`study`'s exec); returns only when it cannot.
     public var becomeProgram: (StudyCommand.Launch) throws(PlannerError) -> Void
+    /// Starts a program that outlives this command (`ProgramRunner.startDetached`): setup's live ticker.
+    public var startDetached: ([String]) -> Bool
 
     public init(
         environment: @escaping (String) -> String?, clock: @escaping () -> Instant, output: CommandOutput,
@@ -29,7 +31,8 @@ public struct RunContext {
         account: @escaping () -> Account?, runProgram: ProgramRunner,
         becomeProgram: @escaping (StudyCommand.Launch) throws(PlannerError) -> Void = { launch throws(PlannerError) in
             try StudyProgram.exec(launch)
-        }
+        },
+        startDetached: @escaping ([String]) -> Bool = ProgramRunner.startDetached
     ) {
         self.environment = environment
         self.clock = clock
@@ -39,6 +42,7 @@ public struct RunContext {
         self.account = account
         self.runProgram = runProgram
         self.becomeProgram = becomeProgram
+        self.startDetached = startDetached
     }
 
     /// The real one: this process's environment, clock, stdout and stderr, folder and executable.

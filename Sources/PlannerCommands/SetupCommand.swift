@@ -82,6 +82,9 @@ public enum SetupCommand {
         let tickerChanged = changes.contains {
             $0.item.path.hasSuffix("/planner-tick.service") && $0.current != nil && $0.current != $0.next
         }
+        let autostartChanged = changes.contains {
+            $0.item.path.hasSuffix("/autostart/planner-tick.desktop") && $0.current != nil && $0.current != $0.next
+        }
         try install(changes, manifest: &manifest, facts: facts, output: ctx.output)
         let systemd = manifest.entries.contains(where: { $0.path.hasSuffix("/planner-refill.timer") })
         if systemd { enableUnits(ctx) }
@@ -91,7 +94,14 @@ public enum SetupCommand {
         // The database is made now, in this shell's zone: cron and systemd may have another TZ. The ticker
         // starts after it (started first, it could make the database in the unit's zone).
         _ = try RefillCommand.run(ctx, PlanCommandOptions(db: facts.database, now: options.now))
-        if systemd { startTicker(ctx, restart: tickerChanged) }
+        if systemd {
+            startTicker(ctx, restart: tickerChanged)
+        } else if manifest.entries.contains(where: { $0.path.hasSuffix("/autostart/planner-tick.desktop") }) {
+            let job = calendar.map { SetupPlan.tickerCalendarJob(facts, $0) }
+            let command = SetupPlan.autostartCommand(
+                binary: facts.binary, database: facts.database, calendarJob: job?.job, environment: job?.environment ?? [])
+            startTickerNow(ctx, database: facts.database, command: command, restart: autostartChanged)
+        }
         // The phone gets the plan now, not at the first timer or cron round (up to 15 minutes of an empty calendar).
         if let calendar { firstCalendarSync(ctx, facts: facts, calendar: calendar, now: options.now) }
         if let anki = try SetupAnki.adopt(ctx, facts, now: options.now) { ctx.output.line(anki) }
@@ -160,6 +170,37 @@ public enum SetupCommand {
         }
         if run(["systemctl", "--user", "is-active", "--quiet", "graphical-session.target"])?.status == 0 {
             _ = run(["systemctl", "--user", "start", "planner-tick.service"], errors: .shown)
+        }
+    }
+
+    /// Without a user manager (the cron path): the live ticker the autostart entry starts at the next login is
+    /// started now when a desktop session is here (until then only cron would deliver: no buttons, up to a
+    /// minute late), or restarted when its entry changed; else setup says exactly what to do.
+    static func startTickerNow(_ ctx: RunContext, database: String, command: [String], restart: Bool) {
+        let env = ctx.environment
+        let desktop = [env("DISPLAY"), env("WAYLAND_DISPLAY")].contains { !($0 ?? "").isEmpty }
+        guard desktop, SessionBus.reachableAddress(environment: env) != nil else {
+            ctx.output.line(
+                "no desktop session here: the live ticker starts at your next desktop login, and until then cron checks every minute (no buttons, up to a minute late); to start it now, run in a terminal of your desktop: \(command.map(SetupPlan.quoted).joined(separator: " "))"
+            )
+            return
+        }
+        let running = TickerLock.liveTickerWatches(databasePath: database)
+        if running, !restart {
+            ctx.output.line("the live ticker already runs")
+            return
+        }
+        if running, !TickerStop.stopAndRemoveLock(database + ".tick.lock") {
+            ctx.output.line("the live ticker runs as its old autostart entry said and did not stop: it runs as the new one from your next login")
+            return
+        }
+        if ctx.startDetached(command) {
+            ctx.output.line(
+                running
+                    ? "restarted the live ticker: it runs as its changed autostart entry says from now on"
+                    : "started the live ticker now (from now on it starts with your desktop session)")
+        } else {
+            ctx.output.line("could not start the live ticker now: it starts at your next desktop login; until then cron checks every minute")
         }
     }
 

@@ -27,9 +27,13 @@ extension SetupPlan {
     /// sandbox has not), a path unit sends the planner's changes out and a timer runs it every 15 minutes;
     /// without one the ticker runs `planner calendar-sync` itself, on changes too, and a cron line every 15
     /// minutes is what remains when no desktop session runs.
+    /// The ticker's `--calendar-job` and the environment its autostart entry sets, when it carries the calendar.
+    public static func tickerCalendarJob(_ f: SetupFacts, _ c: CalendarSyncFacts) -> (job: String, environment: [String]) {
+        (f.systemdUser ? "systemd" : c.vdirsyncer, c.vdirsyncerConfig.map { ["VDIRSYNCER_CONFIG=\($0)"] } ?? [])
+    }
+
     public static func withCalendarSync(_ items: [SetupItem], _ f: SetupFacts, _ c: CalendarSyncFacts) -> [SetupItem] {
-        let tickJob = f.systemdUser ? "systemd" : c.vdirsyncer
-        let environment = c.vdirsyncerConfig.map { ["VDIRSYNCER_CONFIG=\($0)"] } ?? []
+        let (tickJob, environment) = tickerCalendarJob(f, c)
         var items = items.map { item -> SetupItem in
             var item = item
             if item.path.hasSuffix("/autostart/planner-tick.desktop") {

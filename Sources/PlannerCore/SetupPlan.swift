@@ -211,9 +211,8 @@ public enum SetupPlan {
     /// `calendarJob`: the ticker's `--calendar-job`; `environment`: NAME=value words run through env(1)
     /// (an autostart entry cannot set them otherwise).
     public static func autostartEntry(binary: String, database: String, calendarJob: String? = nil, environment: [String] = []) -> String {
-        let env = environment.isEmpty ? [] : ["/usr/bin/env"] + environment
-        let job = calendarJob.map { ["--calendar-job", $0] } ?? []
-        let exec = (env + [binary, "tick", "--unless-running"] + job + ["--db", database]).map(desktopQuoted).joined(separator: " ")
+        let exec = autostartCommand(binary: binary, database: database, calendarJob: calendarJob, environment: environment)
+            .map(desktopQuoted).joined(separator: " ")
         return """
             [Desktop Entry]
             Type=Application
@@ -226,6 +225,13 @@ public enum SetupPlan {
             X-GNOME-Autostart-enabled=true
 
             """
+    }
+
+    /// The command the autostart entry runs (`setup --install` runs it too, when a desktop session is there).
+    public static func autostartCommand(binary: String, database: String, calendarJob: String? = nil, environment: [String] = []) -> [String] {
+        let env = environment.isEmpty ? [] : ["/usr/bin/env"] + environment
+        let job = calendarJob.map { ["--calendar-job", $0] } ?? []
+        return env + [binary, "tick", "--unless-running"] + job + ["--db", database]
     }
 
     /// The launcher "Start studying": `planner study` records the open and runs the study command.

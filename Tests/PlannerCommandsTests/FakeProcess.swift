@@ -11,6 +11,10 @@ final class FakeProcess {
     private(set) var notices: [String] = []
     /// Every program the command ran, with its arguments.
     private(set) var ran: [[String]] = []
+    /// Every program the command started to outlive it (setup's live ticker), with its arguments.
+    private(set) var started: [[String]] = []
+    /// Whether such a start succeeds.
+    var starts = true
     var currentFolder: String? = "/nonexistent-test-folder"
     var programPath: String? = "/opt/test/bin/planner"
     var account: Account? = Account(uid: 4242, shell: "/bin/bash")
@@ -34,6 +38,10 @@ final class FakeProcess {
             runProgram: ProgramRunner { [unowned self] arguments, _, _ in
                 self.ran.append(arguments)
                 return self.answer(arguments)
+            },
+            startDetached: { [unowned self] arguments in
+                self.started.append(arguments)
+                return self.starts
             })
     }
 }

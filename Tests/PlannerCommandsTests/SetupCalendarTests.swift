@@ -128,6 +128,34 @@ import Testing
         #expect(h.process.ran.filter { $0 == ["systemctl", "--user", "restart", "planner-tick.service"] }.count == restarts)
     }
 
+    /// Issue 49: on the cron path `setup --install` started no ticker while saying one starts with the desktop
+    /// session: until the next login only cron delivered. With a desktop session here it starts the
+    /// autostart entry's command now; after `--calendar` changed that entry it restarts it; without a session
+    /// it says exactly what to run.
+    @Test func onTheCronPathTheTickerStartsNowWhenADesktopSessionIsHere() throws {
+        let h = try home(folder: false, systemd: false)
+        h.process.environment["DISPLAY"] = ":0"
+        h.process.environment["DBUS_SESSION_BUS_ADDRESS"] = "tcp:host=127.0.0.1,port=1"
+        try run(h, install: true, calendar: false)
+        #expect(h.process.started == [["/opt/test/bin/planner", "tick", "--unless-running", "--db", h.db]])
+        #expect(h.process.lines.contains("started the live ticker now (from now on it starts with your desktop session)"))
+        // The calendar changes the entry: with no ticker running, it is started as the new entry says.
+        _ = try ConfigCommand.set(h.process.context, db: h.db, now: "2026-11-23T12:00", pairs: ["calendar-folder", h.folder])
+        try run(h, install: true, calendar: true)
+        #expect(
+            h.process.started.last == ["/opt/test/bin/planner", "tick", "--unless-running", "--calendar-job", h.bin + "/vdirsyncer", "--db", h.db])
+        // No desktop here (ssh): nothing started, and the line says what to run.
+        let count = h.process.started.count
+        h.process.environment["DISPLAY"] = nil
+        try run(h, install: true, calendar: true)
+        #expect(h.process.started.count == count)
+        #expect(
+            h.process.lines.contains {
+                $0.hasPrefix("no desktop session here: the live ticker starts at your next desktop login")
+                    && $0.hasSuffix("'/opt/test/bin/planner' 'tick' '--unless-running' '--calendar-job' '\(h.bin)/vdirsyncer' '--db' '\(h.db)'")
+            }, "\(h.process.lines)")
+    }
+
     @Test func installWritesTheJobAndUninstallPutsEveryByteBack() throws {
         let h = try home()
         let before = snapshot(h.home)
