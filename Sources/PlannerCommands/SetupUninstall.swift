@@ -63,6 +63,36 @@ extension SetupCommand {
         for leftover in manifest.leftovers where leftover.hasSuffix(".calendar.lock") { unlink(leftover) }
         try manifest.remove()
         for folder in manifest.folders.reversed() { rmdir(folder) }
+        // Beside the database as the planner resolves it (a link to the database is followed).
+        let resolved = realpath(facts.database, nil).map { pointer in
+            defer { free(pointer) }
+            return String(cString: pointer)
+        }
+        removeAnkiCopy((resolved ?? facts.database) + ".anki-copy", output: output)
         output.line("the database is kept")
+    }
+
+    /// The private copy of the Anki collection the planner reads (`PlannerDatabase.ankiCopyFolder`), which
+    /// can be as large as the collection: removed with the rest of what setup's planner made. Only the
+    /// names the planner writes there, under the folder's lock (a copy in progress keeps it); a file of
+    /// anyone else's keeps the folder.
+    static func removeAnkiCopy(_ folder: String, output: CommandOutput) {
+        var info = stat()
+        guard lstat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid() else { return }
+        let lock = open(folder + "/lock", O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+        if lock >= 0 {
+            defer { close(lock) }
+            guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
+                output.line("left \(folder): the Anki collection is being copied there now (remove it once that is done)")
+                return
+            }
+        }
+        let names = ["collection.anki2", "collection.anki2-wal", "collection.anki2-shm", "collection.anki2-journal"]
+        for name in names + names.map { $0 + ".planner-tmp" } + ["lock"] { unlink(folder + "/" + name) }
+        if rmdir(folder) == 0 {
+            output.line("removed \(folder): the planner's private copy of the Anki collection")
+        } else {
+            output.line("left \(folder): it holds files the planner did not write")
+        }
     }
 }
