@@ -11,7 +11,7 @@ struct PlannerCommand: ParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "planner",
-        abstract: "Weekday study reminders in a SQLite database: the iOS local-notification model on a Linux account.",
+        abstract: "Reminders to study, every 30 minutes on weekdays, quiet for the rest of the day once you start.",
         discussion: """
             Every 30 minutes, 09:30-21:30, Monday to Friday (by default; see `planner config`), a reminder is \
             planned, at most 64 pending at a time. Starting to study cancels the rest of today's: "Start \

@@ -5,7 +5,7 @@ import PlannerCore
 struct Open: ContextCommand {
     static let configuration = CommandConfiguration(
         commandName: "open",
-        abstract: "Record that the app was opened: cancel the rest of today's reminders, then refill.",
+        abstract: "Record that you started studying: the rest of today's reminders are cancelled.",
         discussion: """
             Records that you started studying, as "Start studying" on a reminder, the launcher and planner \
             study do (they also run your study program; open runs nothing). Logging in does not close the day \
