@@ -244,6 +244,8 @@ final class AnkiSource: EventSource {
     private var found: AnkiReport?
     private var days: [String: LocalDate] = [:]
 
+    var leftUnread: Bool { found?.more == true }
+
     func collect(_ db: PlannerDatabase, now: Instant) throws -> [SourcedEvent] {
         guard db.readsAnki else {
             found = try db.ankiCollectionSetting().map { AnkiReport(collection: $0) }

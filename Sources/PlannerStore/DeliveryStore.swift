@@ -233,12 +233,15 @@ extension PlannerDatabase {
     /// A claim is `UPDATE … WHERE state = 'pending'`, so a request cancelled by `open` a moment earlier
     /// is never claimed.
     /// `sources`: what the outside sources found meanwhile (the ticker logs it and watches their folders).
+    /// A reminder claimed this long after its time is late (a pass on time claims within milliseconds).
+    static let lateAfterMilliseconds: Int64 = 2_000
+
     public func claimDue(
         now: Instant, policy: PlanPolicy? = nil
     ) throws(PlannerError)
         -> (decision: DueDecision, claimed: [ClaimedRequest], zone: Zone, sources: SourcesReport)
     {
-        let (claim, sources) = try change(at: now, from: .all) { () throws -> (DueDecision, [ClaimedRequest], Zone) in
+        let (claim, sources) = try change(at: now, from: .all) { (leftUnread: Bool) throws -> (DueDecision, [ClaimedRequest], Zone) in
             let (plan, zone) = try readPlan()
             let policy = policy ?? PlanPolicy(graceMilliseconds: plan.graceMilliseconds)
             try connection.prepare(
@@ -266,6 +269,10 @@ extension PlannerDatabase {
                 RETURNING id, identifier, fire_at_ms, title, body, kind
                 """)
             var claimed: [ClaimedRequest] = []
+            // A reminder already late is shown only once what the folders hold has been read: a ticker
+            // starting at login after days away reads another computer's file in slices, and that day may
+            // have been studied there. It waits for the next pass (at once: more is waiting), within its grace.
+            if leftUnread { decision.deliver.removeAll { now.milliseconds - $0.fireAt.milliseconds > Self.lateAfterMilliseconds } }
             for chosen in decision.deliver {
                 try claim.bind([.integer(now.milliseconds), .integer(now.milliseconds), .integer(chosen.rowID)])
                 guard try claim.step() else { continue }

@@ -54,6 +54,9 @@ protocol EventSource: AnyObject {
     func finish(_ db: PlannerDatabase, now: Instant)
     /// What it found and did, into the change's report.
     func report(into report: inout SourcesReport)
+    /// After `collect`: it holds more than it read now (a read cut short by its budget), read by a later
+    /// pass. A change that must not act on a partial view (a late reminder) waits for that pass.
+    var leftUnread: Bool { get }
 }
 
 extension EventSource {
@@ -61,6 +64,7 @@ extension EventSource {
     func seal(_ db: PlannerDatabase, now: Instant) throws {}
     func finish(_ db: PlannerDatabase, now: Instant) {}
     func report(into report: inout SourcesReport) {}
+    var leftUnread: Bool { false }
 }
 
 /// Which sources a change reads and writes.
@@ -95,13 +99,20 @@ extension PlannerDatabase {
     /// event through `applyEvent`, or the store's bookkeeping); after the commit each source brings its
     /// folder in line. Returns `body`'s value and what the sources found.
     func change<T>(at now: Instant, from sources: EventSources, _ body: () throws -> T) throws(PlannerError) -> (T, SourcesReport) {
+        try change(at: now, from: sources) { (_: Bool) throws -> T in try body() }
+    }
+
+    /// The same, telling `body` whether a source left something unread for a later pass (`leftUnread`).
+    func change<T>(
+        at now: Instant, from sources: EventSources, _ body: (_ leftUnread: Bool) throws -> T
+    ) throws(PlannerError) -> (T, SourcesReport) {
         let active = sources.make()
         let result = try write { () throws -> T in
             for source in active {
                 let events = try source.collect(self, now: now)
                 try source.applied(try applySourced(events, now: now), self, now: now)
             }
-            let result = try body()
+            let result = try body(active.contains { $0.leftUnread })
             try addMissingSettingRows()
             for source in active { try source.seal(self, now: now) }
             return result

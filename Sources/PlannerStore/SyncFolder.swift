@@ -536,6 +536,8 @@ final class SyncFolderSource: EventSource {
 
     init(reading: Bool) { self.reading = reading }
 
+    var leftUnread: Bool { found?.more == true }
+
     func collect(_ db: PlannerDatabase, now: Instant) throws -> [SourcedEvent] {
         guard reading, let (report, events) = try db.readSyncFolder(now: now) else { return [] }
         found = report

@@ -64,6 +64,30 @@ import PlannerTestSupport
         #expect(again.applied == 0)
     }
 
+    /// A ticker starting at login after days away reads another computer's file in slices (its budget): a
+    /// reminder already late waits until the slices that may say the day was studied there are read.
+    @Test func aLateReminderWaitsUntilWhatTheFolderHoldsIsRead() throws {
+        let shared = folder()
+        let a = try device(shared, name: "laptop", at: "2026-11-25T08:00")
+        let b = try device(shared, name: "desktop", at: "2026-11-25T08:00")
+        try b.refill(now: at("2026-11-25T08:00"))
+        for n in 0..<20 { try a.configure(set: [(.body, "Body \(n)")], reset: [], now: at("2026-11-25T08:\(10 + n)")) }
+        try a.recordAppOpen(now: at("2026-11-25T09:05"))
+        b.syncReadBudgetBytes = 1_024
+        // 09:31: the 09:30 reminder is a minute late; the laptop's open of 09:05 is far into its file.
+        var shown: [String] = []
+        var passes = 0
+        for pass in 0..<100 {
+            passes += 1
+            let (_, claimed, _, sources) = try b.claimDue(now: at("2026-11-25T09:31") + Int64(pass))
+            shown += claimed.map(\.identifier)
+            if sources.sync?.more != true { break }
+        }
+        #expect(passes > 2, "the folder was read in one pass")
+        #expect(shown.isEmpty, "shown before the laptop's open was read: \(shown)")
+        #expect(try b.connection.integer("SELECT count(*) FROM app_open WHERE local_date = '2026-11-25'") == 1)
+    }
+
     @Test func theLaterChangeWinsWhicheverArrivesFirst() throws {
         let shared = folder()
         let a = try device(shared, name: "a", at: "2026-11-25T08:00")
