@@ -16,6 +16,9 @@ public enum CalendarSyncCommand {
         public var vdirsyncer: String?
         /// `vdirsyncer sync --force-delete`: the planner emptied the folder itself (setup --uninstall).
         public var forceDelete = false
+        /// How long to wait before trying again after a race with another computer (HTTP 412): drawn anew
+        /// each time, so that two computers that collided do not collide again.
+        public var raceDelayMilliseconds: ClosedRange<Int64> = 2_000...8_000
 
         public init(db: String? = nil, now: String? = nil, vdirsyncer: String? = nil) {
             (self.db, self.now, self.vdirsyncer) = (db, now, vdirsyncer)
@@ -30,8 +33,24 @@ public enum CalendarSyncCommand {
         public var ticks: [LocalDate] = []
         /// What vdirsyncer said when it failed (its last lines), nil when it did not.
         public var failure: String?
+        /// vdirsyncer runs that lost a race with another computer writing the same items (HTTP 412), each
+        /// tried again.
+        public var raced = 0
+        /// The server's calendar had been emptied (another computer's uninstall, or by hand) while this
+        /// folder still held the planner's items: vdirsyncer's status for the pair (this file) was removed,
+        /// as its own message advises, and the items went back up.
+        public var putBack: String?
+        /// Said by vdirsyncer when one side was emptied: the status name (`pair/collection`) and the storage.
+        var emptied: Emptied?
 
-        public var changedAnything: Bool { copied + updated + deleted > 0 || !ticks.isEmpty }
+        public var changedAnything: Bool { copied + updated + deleted > 0 || !ticks.isEmpty || putBack != nil }
+    }
+
+    /// Said by vdirsyncer when one side was emptied: the status name (`pair/collection`) and the storage
+    /// (`storage/collection`).
+    struct Emptied: Equatable {
+        var status: String
+        var storage: String
     }
 
     /// How long one vdirsyncer run may take before it is killed, and how long a run waits for another's lock.
@@ -57,6 +76,19 @@ public enum CalendarSyncCommand {
         let lock = try lockJob(database: setting.path)
         defer { close(lock) }
         let context = try setting.open()
+        // Every round, worked or failed, is left in the lock file for `planner status`.
+        let previous = CalendarRoundFile.read(lock)
+        do {
+            let report = try round(ctx, options, vdirsyncer: vdirsyncer, context: context)
+            CalendarRoundFile.write(lock, .after(previous, at: context.now, failure: report.failure))
+            return report
+        } catch {
+            CalendarRoundFile.write(lock, .after(previous, at: context.now, failure: error.message))
+            throw error
+        }
+    }
+
+    static func round(_ ctx: RunContext, _ options: Options, vdirsyncer: String, context: CommandContext) throws(PlannerError) -> Report {
         guard let folder = try context.database.settingRows().first(where: { $0.key == .calendarFolder })?.value, !folder.isEmpty else {
             throw .usage(
                 "calendar-folder is not set: run planner config set calendar-folder FOLDER (the folder vdirsyncer syncs), then planner calendar-sync again"
@@ -69,7 +101,13 @@ public enum CalendarSyncCommand {
                 "the calendar folder \(folder) is not there (not mounted? removed?): planner config set calendar-folder \(folder) makes it again")
         }
         var report = Report()
-        let first = sync(vdirsyncer, forceDelete: options.forceDelete, into: &report)
+        var first = syncRetryingRaces(vdirsyncer, options, into: &report)
+        if !first, let emptied = report.emptied, let forgotten = forgetEmptiedServer(ctx, emptied, folder: folder) {
+            report.failure = nil
+            report.emptied = nil
+            report.putBack = forgotten
+            first = syncRetryingRaces(vdirsyncer, options, into: &report)
+        }
         // What the phone ticked is in the folder now (or was already): applied, and the folder written again.
         let found = try context.database.sync(now: context.now)
         guard let calendar = found.calendar else {
@@ -79,9 +117,60 @@ public enum CalendarSyncCommand {
         }
         report.ticks = Array(Set(calendar.ticks)).sorted()
         if first, report.copied + report.updated + report.deleted > 0 || calendar.written + calendar.removed > 0 {
-            _ = sync(vdirsyncer, forceDelete: options.forceDelete, into: &report)
+            _ = syncRetryingRaces(vdirsyncer, options, into: &report)
         }
         return report
+    }
+
+    /// One `vdirsyncer sync`, run again (up to twice, after a random pause) when it lost a race with another
+    /// computer carrying the same calendar: both rewrote the same items after a shared change, and the
+    /// server refused the second writer's stale copy (HTTP 412). The next run sees the server's copy.
+    static func syncRetryingRaces(_ vdirsyncer: String, _ options: Options, into report: inout Report) -> Bool {
+        for attempt in 0..<3 {
+            if sync(vdirsyncer, forceDelete: options.forceDelete, into: &report) { return true }
+            guard attempt < 2, report.failure?.contains("Precondition Failed") == true else { return false }
+            report.raced += 1
+            report.failure = nil
+            usleep(UInt32(clamping: Int64.random(in: options.raceDelayMilliseconds) * 1000))
+        }
+        return false
+    }
+
+    /// vdirsyncer refused to sync because one side was emptied. When that side is the server (a storage
+    /// whose type is not `filesystem` in vdirsyncer's config) and this folder still holds the planner's
+    /// items, vdirsyncer's status for the pair is removed — its own advice besides --force-delete — so that
+    /// the next run uploads them: another computer carries this calendar still. A folder emptied on this
+    /// side (not mounted?) is never taken for the truth. Returns the status file removed, or nil.
+    static func forgetEmptiedServer(_ ctx: RunContext, _ emptied: Emptied, folder: String) -> String? {
+        guard let home = try? DatabaseLocation.home(environment: ctx.environment) else { return nil }
+        let explicit = ctx.environment("VDIRSYNCER_CONFIG").flatMap { $0.isEmpty ? nil : $0 }
+        let configHome = ctx.environment("XDG_CONFIG_HOME").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
+        guard let text = SetupFiles.read(explicit ?? SetupCommand.vdirsyncerConfig(home: home, configHome: configHome)),
+            let config = VdirsyncerConfig(text)
+        else { return nil }
+        let storage = String(emptied.storage.prefix { $0 != "/" })
+        guard let type = config.storageTypes[storage], type != "filesystem", let statusPath = config.statusPath,
+            holdsPlannerItems(folder)
+        else { return nil }
+        // `pair/collection`: two plain names, never a way out of the status folder.
+        let parts = emptied.status.split(separator: "/", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }) else { return nil }
+        let base = statusPath.hasPrefix("~/") ? home + statusPath.dropFirst(1) : statusPath
+        let file = (base.hasSuffix("/") ? base : base + "/") + emptied.status + ".items"
+        var info = stat()
+        guard lstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid(), unlink(file) == 0 else { return nil }
+        return file
+    }
+
+    /// Whether `folder` holds at least one of the planner's items (`planner-….ics`).
+    static func holdsPlannerItems(_ folder: String) -> Bool {
+        guard let dir = opendir(folder) else { return false }
+        defer { closedir(dir) }
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasPrefix("planner-"), name.hasSuffix(".ics") { return true }
+        }
+        return false
     }
 
     /// One `vdirsyncer sync` and nothing of the planner's (setup --uninstall carries out the folder it has
@@ -170,6 +259,19 @@ public enum CalendarSyncCommand {
         case .interrupted: how = "was interrupted"
         }
         report.failure = "vdirsyncer sync \(how)" + (said.isEmpty ? "" : ": " + TerminalText.flattened(String(said.prefix(600))))
+        report.emptied = emptiedStorage(in: failed)
         return false
+    }
+
+    /// `error: planner/planner: Storage "planner_server/planner" was completely emptied. …` (vdirsyncer 0.19).
+    static func emptiedStorage(in lines: [Substring]) -> Emptied? {
+        for line in lines {
+            let parts = line.split(separator: "\"", maxSplits: 2, omittingEmptySubsequences: false)
+            guard parts.count == 3, parts[0].hasSuffix(": Storage "), parts[2].hasPrefix(" was completely emptied") else { continue }
+            let status = parts[0].dropLast(": Storage ".count).drop { $0 != " " }.dropFirst()
+            guard !status.isEmpty, !parts[1].isEmpty, !status.contains(" ") else { continue }
+            return Emptied(status: String(status), storage: String(parts[1]))
+        }
+        return nil
     }
 }

@@ -25,6 +25,8 @@ public struct StatusReport {
     /// The calendar folder (nil: none) and the files in it the planner ignores.
     public var calendarFolder: String?
     public var calendarProblems: [String] = []
+    /// The calendar job's last round (nil: none recorded, or no calendar folder).
+    public var calendarRound: CalendarRound?
     /// Anki's collection (nil: none set) and why its last read failed (nil: it worked, or not read yet).
     public var ankiCollection: String?
     public var ankiProblem: String?
@@ -65,13 +67,26 @@ public enum StatusCommand {
         let sync = try context.database.syncProblems()
         let environmentTZ = setting.environmentTZ.flatMap { $0.isEmpty ? nil : $0 }
         let calendar = try context.database.calendarProblems()
+        let round = calendar.folder == nil ? nil : CalendarRoundFile.read(database: context.database.resolvedPath)
+        // A failing job is a calendar problem like any other, with what to do.
+        let roundProblem = round.flatMap { r in
+            r.failure.map { failure in
+                "the calendar job's last round, at \(minuteText(r.at, context.zone)), failed\(r.failingSince.map { $0 < r.at ? " (failing since \(minuteText($0, context.zone)))" : "" } ?? ""): \(failure); \(CalendarRound.advice(failure))"
+            }
+        }
         let anki = context.settings.ankiCollection
         return StatusReport(
             now: context.now, zone: context.zone, databasePath: context.database.path, status: status,
             inbox: inbox, environmentTZ: environmentTZ, environmentZone: setting.zone.name,
             hasLocaltimeFile: SystemZone.hasLocaltimeFile, otherEnvironmentZone: tz,
             syncFolder: sync.folder, syncProblems: sync.problems,
-            calendarFolder: calendar.folder, calendarProblems: calendar.problems,
+            calendarFolder: calendar.folder, calendarProblems: calendar.problems + (roundProblem.map { [$0] } ?? []), calendarRound: round,
             ankiCollection: anki.isEmpty ? nil : anki, ankiProblem: try context.database.ankiProblem(collection: anki))
+    }
+
+    /// `2026-12-07 09:31`, in the plan's zone.
+    static func minuteText(_ instant: Instant, _ zone: Zone) -> String {
+        let l = zone.local(instant)
+        return "\(l.date) \(l.hour < 10 ? "0" : "")\(l.hour):\(l.minute < 10 ? "0" : "")\(l.minute)"
     }
 }

@@ -109,6 +109,11 @@ def main():
                 event["DTSTART"].params["TZID"] = tzid
         obj.data = parsed.to_ical().decode()
         obj.save()
+    elif command == "empty":
+        # Every item on the calendar deleted, as another computer's uninstall by an older planner did (or a
+        # person, by hand).
+        for obj in objects(cal):
+            obj.delete()
     elif command == "add":
         uid = rest[0]
         cal.save_event("\r\n".join([

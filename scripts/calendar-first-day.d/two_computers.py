@@ -6,6 +6,7 @@ its own vdirsyncer (its own home: folder and status) and its own live ticker on 
 sync + 2 minutes; afterwards nothing flaps between them: the server's items stop changing.
 """
 import datetime
+import json
 import os
 import re
 import shutil
@@ -113,6 +114,38 @@ def main(planner):
         if changed:
             raise CheckError(f"{len(changed)} items on the server changed again after the tick settled, e.g. {sorted(changed)[0]}")
         ok(f"then nothing changed on the server for 70 s ({len(after)} items): the two computers do not rewrite each other")
+        # A shared change reaches the other computer within a second: both rewrite the same items and both
+        # carry them out within seconds. A round that loses the race (HTTP 412) is tried again at once.
+        a.run([planner, "config", "set", "title", "Lesson time"], "A: config set title")
+        began = time.monotonic()
+        while True:
+            items = a.items()
+            titled = [i for i in items if i.get("summary") == "Lesson time"]
+            events_left = [i for i in items if i.get("kind", "VEVENT") == "VEVENT" and i.get("summary") not in (None, "Lesson time")]
+            if titled and not events_left:
+                break
+            if time.monotonic() - began > 60:
+                raise CheckError(f"the new title reached {len(titled)} of the server's items only within 60 s")
+            time.sleep(1)
+        ok(f"a title changed on A reached the server's {len(titled)} items in {time.monotonic() - began:.0f} s, both computers carrying it")
+        for w, side in ((a, "A"), (b, "B")):
+            w.run([planner, "calendar-sync"], f"{side}: calendar-sync after the title change")
+            status = json.loads(w.run([planner, "status", "--json"], f"{side}: status").stdout)
+            if status["calendar_round_failure"] is not None:
+                raise CheckError(f"{side}'s calendar job failed after the title change: {status['calendar_round_failure']}")
+        ok("and neither computer's calendar job is failing (status --json: calendar_round_failure is null)")
+        # The server's calendar emptied elsewhere (another computer's uninstall by a planner before 0.2.0, or
+        # by hand): the next round of a computer that still carries it puts every item back.
+        count = len(a.items())
+        a.phone("empty")
+        r = a.run([planner, "calendar-sync"], "A: calendar-sync after the server was emptied")
+        back = len(a.items())
+        if back != count:
+            raise CheckError(f"after the server was emptied, A's round put back {back} of {count} items: {r.stdout.strip()}")
+        status = json.loads(a.run([planner, "status", "--json"], "A: status").stdout)
+        if status["calendar_round_failure"] is not None:
+            raise CheckError(f"A's calendar job fails after the server was emptied: {status['calendar_round_failure']}")
+        ok(f"the server's calendar emptied by hand: A's next round put all {back} items back ({r.stdout.strip()})")
     finally:
         for t in tickers:
             t.terminate()

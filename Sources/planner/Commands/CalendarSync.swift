@@ -24,12 +24,16 @@ struct CalendarSync: ContextCommand {
         options.forceDelete = false
         let report = try CalendarSyncCommand.run(ctx, options)
         if let failure = report.failure { throw PlannerError.failure(failure + " (run vdirsyncer sync to see it whole)") }
-        if !quiet, report.changedAnything { ctx.output.line(CalendarSync.summary(report)) }
+        if !quiet, report.changedAnything || report.raced > 0 { ctx.output.line(CalendarSync.summary(report)) }
     }
 
     static func summary(_ r: CalendarSyncCommand.Report) -> String {
         var parts = ["vdirsyncer copied \(r.copied), updated \(r.updated), deleted \(r.deleted) item\(r.deleted == 1 ? "" : "s")"]
         if !r.ticks.isEmpty { parts.append("ticked on the phone, opened: " + r.ticks.map(\.description).joined(separator: ", ")) }
+        if r.raced > 0 { parts.append("lost \(r.raced) race\(r.raced == 1 ? "" : "s") with another computer writing the same items, tried again") }
+        if let file = r.putBack {
+            parts.append("the server's calendar had been emptied elsewhere: the planner's items went back up (removed vdirsyncer's status \(file))")
+        }
         return "calendar-sync: " + parts.joined(separator: "; ")
     }
 }

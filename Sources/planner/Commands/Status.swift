@@ -45,6 +45,9 @@ extension StatusReport: Report {
             ("sync_problems", .array(r.syncProblems.map(JSON.string))),
             ("calendar_folder", .text(r.calendarFolder)),
             ("calendar_problems", .array(r.calendarProblems.map(JSON.string))),
+            ("calendar_round_at", time(r.calendarRound?.at)),
+            ("calendar_round_failure", .text(r.calendarRound?.failure)),
+            ("calendar_failing_since", time(r.calendarRound?.failingSince)),
             ("anki_collection", .text(r.ankiCollection)),
             ("anki_problem", .text(r.ankiProblem)),
         ])
@@ -107,6 +110,17 @@ extension StatusReport: Report {
                         ]
                     ]
                 } ?? [])
+                + (r.calendarFolder == nil
+                    ? []
+                    : [
+                        [
+                            "calendar job",
+                            r.calendarRound.map {
+                                ($0.failure == nil ? "last round worked, " : "last round failed, ")
+                                    + "\(Formatting.wallTime($0.at, in: zone)) (\(describeRelative($0.at, from: now)))"
+                            } ?? "no round yet (planner setup --calendar --install runs it; planner calendar-sync once)",
+                        ]
+                    ])
                 + r.calendarProblems.map { ["calendar problem", $0] }
                 + (r.ankiCollection.map { [["anki", $0]] } ?? [])
                 + (r.ankiProblem.map { [["anki problem", $0]] } ?? [])
