@@ -163,14 +163,18 @@ public enum CalendarSyncCommand {
     }
 
     /// Whether `folder` holds at least one of the planner's items (`planner-….ics`).
-    static func holdsPlannerItems(_ folder: String) -> Bool {
-        guard let dir = opendir(folder) else { return false }
+    static func holdsPlannerItems(_ folder: String) -> Bool { plannerItemCount(folder, upTo: 1) > 0 }
+
+    /// How many of the planner's items (`planner-….ics`) `folder` holds, counting up to `upTo`.
+    static func plannerItemCount(_ folder: String, upTo: Int = .max) -> Int {
+        guard let dir = opendir(folder) else { return 0 }
         defer { closedir(dir) }
-        while let entry = readdir(dir) {
+        var count = 0
+        while count < upTo, let entry = readdir(dir) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name.hasPrefix("planner-"), name.hasSuffix(".ics") { return true }
+            if name.hasPrefix("planner-"), name.hasSuffix(".ics") { count += 1 }
         }
-        return false
+        return count
     }
 
     /// One `vdirsyncer sync` and nothing of the planner's (setup --uninstall carries out the folder it has

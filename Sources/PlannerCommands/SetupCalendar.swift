@@ -75,6 +75,13 @@ extension SetupCommand {
     /// The calendar job run once by setup --calendar --install, its result said; a failure is a line with
     /// the next step, not a failed install (the job runs again by itself).
     static func firstCalendarSync(_ ctx: RunContext, facts: SetupFacts, calendar: CalendarSyncFacts, now: String?) {
+        // The first upload sends every item one request at a time (~0.1 s each): said before, not after.
+        if let folder = try? calendarFolder(database: facts.database), !folder.isEmpty {
+            let items = CalendarSyncCommand.plannerItemCount(folder)
+            ctx.output.line(
+                "carrying the calendar folder to the server now (vdirsyncer sync\(items > 0 ? ": \(items) item\(items == 1 ? "" : "s")" : ""), one request each: up to a minute the first time)"
+            )
+        }
         do {
             let report = try CalendarSyncCommand.run(ctx, CalendarSyncCommand.Options(db: facts.database, now: now, vdirsyncer: calendar.vdirsyncer))
             if let failure = report.failure {
@@ -98,6 +105,18 @@ extension SetupCommand {
             let lock = try CalendarSyncCommand.lockJob(database: facts.database)
             defer { close(lock) }
             let db = try PlannerDatabase(path: facts.database, zoneForNewPlan: nil)
+            // Another computer still carries this calendar (its sync file says so): the phone keeps hearing
+            // from it, so the server's items stay, and so do this folder's (a vdirsyncer run here would
+            // otherwise carry their removal out). This computer stops writing the folder, and its device line
+            // says so: the last computer to uninstall takes them off.
+            let carriers = try db.otherCalendarCarriers(now: ctx.clock())
+            if !carriers.isEmpty {
+                try db.configure(set: [], reset: [.calendarFolder], now: ctx.clock())
+                output.line(
+                    "left the planner's items in \(folder) and on the server: \(carriers.joined(separator: ", ")) still carr\(carriers.count == 1 ? "ies" : "y") this calendar (its sync file says so), so the phone keeps its alarms; calendar-folder is reset here, and setup --uninstall on the last computer that carries it takes them off"
+                )
+                return
+            }
             let (removed, others) = try db.emptyCalendarFolder(folder, now: ctx.clock())
             // Nothing of the planner's was there (a folder not mounted?): nothing to carry out, and never a
             // sync that would take an empty folder for the calendar.

@@ -30,6 +30,12 @@ public struct StatusReport {
     /// Anki's collection (nil: none set) and why its last read failed (nil: it worked, or not read yet).
     public var ankiCollection: String?
     public var ankiProblem: String?
+    /// When Anki last synced the collection (nil: never, or not read yet) and its latest review: a review
+    /// made on the phone is here only once Anki on this computer synced.
+    public var ankiSynced: Instant?
+    public var ankiLastReview: Instant?
+    /// Whether the collection has been read (its freshness is known).
+    public var ankiRead = false
 }
 
 /// What waits in the inbox: opens saved while the database was held are recorded by the next write, and
@@ -75,13 +81,15 @@ public enum StatusCommand {
             }
         }
         let anki = context.settings.ankiCollection
+        let fresh = try context.database.ankiFreshness(collection: anki)
         return StatusReport(
             now: context.now, zone: context.zone, databasePath: context.database.path, status: status,
             inbox: inbox, environmentTZ: environmentTZ, environmentZone: setting.zone.name,
             hasLocaltimeFile: SystemZone.hasLocaltimeFile, otherEnvironmentZone: tz,
             syncFolder: sync.folder, syncProblems: sync.problems,
             calendarFolder: calendar.folder, calendarProblems: calendar.problems + (roundProblem.map { [$0] } ?? []), calendarRound: round,
-            ankiCollection: anki.isEmpty ? nil : anki, ankiProblem: try context.database.ankiProblem(collection: anki))
+            ankiCollection: anki.isEmpty ? nil : anki, ankiProblem: try context.database.ankiProblem(collection: anki),
+            ankiSynced: fresh.synced, ankiLastReview: fresh.lastReview, ankiRead: try context.database.ankiWasRead(collection: anki))
     }
 
     /// `2026-12-07 09:31`, in the plan's zone.

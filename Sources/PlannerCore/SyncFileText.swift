@@ -56,15 +56,20 @@ public enum SyncFileText {
         return .events(device: device)
     }
 
-    public static func deviceLine(id: String, name: String, at: Instant) -> String {
-        deviceHeader + " " + PlanEventText.fields([("id", id), ("name", name), ("at", String(at.milliseconds))]) + "\n"
+    /// `calendar`: whether the device writes a calendar folder (`calendar=1`/`0`; nil: not said). A planner
+    /// before 0.2.0 ignores the field (it reads only the fields it knows).
+    public static func deviceLine(id: String, name: String, at: Instant, calendar: Bool? = nil) -> String {
+        var fields = [("id", id), ("name", name), ("at", String(at.milliseconds))]
+        if let calendar { fields.append(("calendar", calendar ? "1" : "0")) }
+        return deviceHeader + " " + PlanEventText.fields(fields) + "\n"
     }
 
-    /// A device's name as it said it at `at`.
+    /// A device's name as it said it at `at`, and whether it then carried a calendar (nil: not said).
     public struct DeviceName: Equatable, Sendable {
         public var id: String
         public var name: String
         public var at: Instant
+        public var calendar: Bool? = nil
     }
 
     /// What one read of a file found.
@@ -182,7 +187,13 @@ public enum SyncFileText {
         guard let id = fields["id"], PlanEvent.isDeviceID(id), let name = fields["name"],
             SettingKey.deviceName.problem(name) == nil, let atText = fields["at"], let at = Int64(atText), at >= 0
         else { return nil }
-        return DeviceName(id: id, name: name, at: Instant(milliseconds: at))
+        let calendar: Bool? =
+            switch fields["calendar"] {
+            case "1": true
+            case "0": false
+            default: nil
+            }
+        return DeviceName(id: id, name: name, at: Instant(milliseconds: at), calendar: calendar)
     }
 
     /// Another device's event written into this device's file for it (`via=<this device>`), because the file

@@ -98,7 +98,7 @@ extension PlannerDatabase {
         }
         var opens: [(day: LocalDate, event: PlanEvent)] = []
         var more = false
-        var counts = (reviews: Int64(0), last: Int64(0))
+        var counts = (reviews: Int64(0), last: Int64(0), synced: Int64(0))
         if problem == nil, let copied {
             report.read = true
             // The copy folder holds this collection now: another's row must copy whole next time.
@@ -111,7 +111,7 @@ extension PlannerDatabase {
                     try dayRuleHistory(values: rows.values, defaults: rows.defaults), resolve: Self.usableZone(named:))
                 let periods = rules.periods()
                 let found = try Self.readReviews(copy, now: now, periods: periods)
-                counts = (found.reviews, found.last)
+                counts = (found.reviews, found.last, found.synced)
                 var recorded: [LocalDate: Instant] = [:]
                 if !found.firsts.isEmpty {
                     let stmt = try connection.prepare("SELECT local_date, min(opened_at_ms) FROM app_open WHERE origin = ? GROUP BY local_date")
@@ -132,15 +132,16 @@ extension PlannerDatabase {
             // What was copied is what was read; a copy that could not be used is taken whole next time.
             try connection.prepare(
                 """
-                INSERT INTO anki_read (collection, db_file, wal_file, reviews, last_review, more, problem, read_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO anki_read (collection, db_file, wal_file, reviews, last_review, more, problem, read_at_ms, synced_ms)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (collection) DO UPDATE SET db_file = excluded.db_file, wal_file = excluded.wal_file,
                     reviews = excluded.reviews, last_review = excluded.last_review, more = excluded.more,
-                    problem = excluded.problem, read_at_ms = excluded.read_at_ms
+                    problem = excluded.problem, read_at_ms = excluded.read_at_ms, synced_ms = excluded.synced_ms
                 """
             ).run(
                 .text(collection), .text(problem == nil ? copied.db : ""), .text(problem == nil ? copied.wal : ""),
                 .integer(counts.reviews), .integer(counts.last), .integer(more ? 1 : 0), problem.map { .text($0) } ?? .null,
-                .integer(now.milliseconds))
+                .integer(now.milliseconds), problem == nil ? .integer(counts.synced) : .null)
         } else if let problem {
             try connection.prepare(
                 """
@@ -163,9 +164,9 @@ extension PlannerDatabase {
     static func readReviews(
         _ copy: String, now: Instant, periods: [(after: Int64, through: Int64, schedule: Schedule, zone: Zone)]
     )
-        throws -> (firsts: [(day: LocalDate, review: Int64, at: Instant)], reviews: Int64, last: Int64)
+        throws -> (firsts: [(day: LocalDate, review: Int64, at: Instant)], reviews: Int64, last: Int64, synced: Int64)
     {
-        enum Found { case reviews([(day: LocalDate, review: Int64, at: Instant)], Int64, Int64), refused(String) }
+        enum Found { case reviews([(day: LocalDate, review: Int64, at: Instant)], Int64, Int64, Int64), refused(String) }
         func read() throws(SQLiteError) -> Found {
             // Read-write so SQLite replays the copied WAL (it is the planner's own copy; closing folds the
             // WAL in). Nothing in it is trusted: no schema code runs, and nothing is written.
@@ -186,6 +187,8 @@ extension PlannerDatabase {
             try anki.execute("PRAGMA query_only = ON")
             let total = try anki.integer("SELECT count(*) FROM revlog") ?? 0
             let last = try anki.integer("SELECT coalesce(max(id), 0) FROM revlog") ?? 0
+            // When Anki last synced this collection (0: never): a phone's review is here only since then.
+            let synced = try anki.integer("SELECT coalesce(max(ls), 0) FROM col") ?? 0
             let range = AnkiReviews.plausible(now: now)
             // Answers only (`AnkiReviews.answerKinds`): a "Set due date" or a reset is not studying. The rows
             // that are not answers are walked past on the id index, each at most once a read.
@@ -208,7 +211,7 @@ extension PlannerDatabase {
                 // A day two rules share (the window changed during it): its first review is the earlier one.
                 for first in walked where seen.insert(first.day).inserted { firsts.append(first) }
             }
-            return .reviews(firsts, total, last)
+            return .reviews(firsts, total, last, synced)
         }
         let found: Found
         do { found = try read() } catch {
@@ -220,7 +223,32 @@ extension PlannerDatabase {
         }
         switch found {
         case .refused(let why): throw AnkiUnreadable(message: why)
-        case .reviews(let firsts, let total, let last): return (firsts, total, last)
+        case .reviews(let firsts, let total, let last, let synced): return (firsts, total, last, synced)
+        }
+    }
+
+    /// How fresh the collection is, for `status`: when Anki last synced it (nil: never, or not read yet) and
+    /// its latest review, as the last read found them.
+    public func ankiFreshness(collection: String) throws(PlannerError) -> (synced: Instant?, lastReview: Instant?) {
+        guard !collection.isEmpty else { return (nil, nil) }
+        return try read {
+            let stmt = try connection.prepare("SELECT synced_ms, last_review FROM anki_read WHERE collection = ?")
+            try stmt.bind([.text(collection)])
+            guard try stmt.step() else { return (nil, nil) }
+            func instant(_ column: Int32) -> Instant? {
+                stmt.isNull(column) || stmt.int64(column) <= 0 ? nil : Instant(milliseconds: stmt.int64(column))
+            }
+            return (instant(0), instant(1))
+        }
+    }
+
+    /// Whether the collection was ever read whole (a row without a problem).
+    public func ankiWasRead(collection: String) throws(PlannerError) -> Bool {
+        guard !collection.isEmpty else { return false }
+        return try read {
+            let stmt = try connection.prepare("SELECT count(*) FROM anki_read WHERE collection = ? AND db_file <> '' AND problem IS NULL")
+            try stmt.bind([.text(collection)])
+            return try stmt.step() && stmt.int64(0) > 0
         }
     }
 

@@ -293,13 +293,15 @@ extension PlannerDatabase {
         guard !names.isEmpty else { return }
         let upsert = try connection.prepare(
             """
-            INSERT INTO device (id, name, first_seen_ms) VALUES (?, ?, ?)
-            ON CONFLICT (id) DO UPDATE SET name = excluded.name WHERE device.is_self = 0
+            INSERT INTO device (id, name, first_seen_ms, calendar) VALUES (?, ?, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET name = excluded.name, calendar = coalesce(excluded.calendar, device.calendar)
+            WHERE device.is_self = 0
             """)
         var latest: [String: SyncFileText.DeviceName] = [:]
-        for name in names where latest[name.id].map({ $0.at < name.at }) ?? true { latest[name.id] = name }
+        // The latest saying; of two at the same instant, the one later in the files (read in order).
+        for name in names where latest[name.id].map({ $0.at <= name.at }) ?? true { latest[name.id] = name }
         for name in latest.values.sorted(by: { $0.id < $1.id }) {
-            try upsert.run(.text(name.id), .text(name.name), .integer(now.milliseconds))
+            try upsert.run(.text(name.id), .text(name.name), .integer(now.milliseconds), name.calendar.map { .integer($0 ? 1 : 0) } ?? .null)
         }
     }
 
@@ -417,6 +419,28 @@ extension PlannerDatabase {
                 problems.append("\(waiting) change\(waiting == 1 ? "" : "s") of this device not yet written to the sync folder")
             }
             return (folder, problems)
+        }
+    }
+
+    /// How recent another device's last change must be for its word that it carries a calendar to count: a
+    /// computer retired without `setup --uninstall` must not keep the phone's alarms on the server for ever.
+    public static let calendarCarrierRecentMilliseconds: Int64 = 30 * 86_400_000
+
+    /// The other devices that said they write a calendar folder (their device line's `calendar=1`) and changed
+    /// something within `calendarCarrierRecentMilliseconds`, by name; none when this device does not sync.
+    public func otherCalendarCarriers(now: Instant) throws(PlannerError) -> [String] {
+        try read {
+            guard try syncFolderSetting() != nil else { return [] }
+            let stmt = try connection.prepare(
+                """
+                SELECT CASE name WHEN '' THEN id ELSE name END FROM device
+                WHERE is_self = 0 AND calendar = 1 AND max(coalesce(last_event_ms, 0), first_seen_ms) >= ?
+                ORDER BY name, id
+                """)
+            try stmt.bind([.integer(now.milliseconds - Self.calendarCarrierRecentMilliseconds)])
+            var names: [String] = []
+            while try stmt.step() { names.append(stmt.text(0)) }
+            return names
         }
     }
 

@@ -25,19 +25,26 @@ extension PlannerDatabase {
 
     private func publish(now: Instant) throws -> Int {
         // One read for what `open` needs on its fast path: the folder, the name, this device's id and file.
-        struct Start { var folder: String?; var wanted = ""; var selfID: String?; var sequence: Int64 = 0; var relays = false }
+        struct Start {
+            var folder: String?; var wanted = ""; var selfID: String?; var sequence: Int64 = 0; var relays = false; var calendar = false
+        }
         let start = try read { () throws -> Start in
             let stmt = try connection.prepare(
                 """
                 SELECT (SELECT value FROM setting WHERE key = 'sync-folder'), (SELECT value FROM setting WHERE key = 'device-name'),
-                       d.id, d.out_seq, EXISTS (SELECT 1 FROM relay WHERE published_ms IS NULL)
+                       d.id, d.out_seq, EXISTS (SELECT 1 FROM relay WHERE published_ms IS NULL),
+                       (SELECT value FROM setting WHERE key = 'calendar-folder') <> ''
                 FROM (SELECT 1) LEFT JOIN device d ON d.is_self = 1
                 """)
             _ = try stmt.step()
             return Start(
                 folder: stmt.isNull(0) || stmt.text(0).isEmpty ? nil : stmt.text(0), wanted: stmt.text(1),
-                selfID: stmt.isNull(2) ? nil : stmt.text(2), sequence: stmt.int64(3), relays: stmt.int64(4) != 0)
+                selfID: stmt.isNull(2) ? nil : stmt.text(2), sequence: stmt.int64(3), relays: stmt.int64(4) != 0,
+                calendar: stmt.int64(5) == 1)
         }
+        // Whether this device writes a calendar folder, said in its device line: `setup --uninstall` on
+        // another device leaves the server's items alone while one does.
+        let calendar = start.calendar
         guard let folder = start.folder else { return 0 }
         let name = start.wanted.isEmpty ? Self.hostName() : start.wanted
         let selfID =
@@ -108,11 +115,11 @@ extension PlannerDatabase {
                         )
                     case .opened(let size):
                         // Re-read under the lock: another process may have appended meanwhile.
-                        let (seq, expected, publishedName) = try read { () throws -> (Int64, Int64, String) in
-                            let stmt = try connection.prepare("SELECT out_seq, out_size, name FROM device WHERE is_self = 1")
+                        let (seq, expected, publishedName, publishedCalendar) = try read { () throws -> (Int64, Int64, String, Bool?) in
+                            let stmt = try connection.prepare("SELECT out_seq, out_size, name, calendar FROM device WHERE is_self = 1")
                             _ = try stmt.step()
                             (events, relays) = try unpublishedEvents(relays: start.relays)
-                            return (stmt.int64(0), stmt.int64(1), stmt.text(2))
+                            return (stmt.int64(0), stmt.int64(1), stmt.text(2), stmt.isNull(3) ? nil : stmt.int64(3) == 1)
                         }
                         if SyncFileText.fileName(device: selfID, sequence: seq) != fileName { next = seq; return nil }
                         if size != expected || size >= SyncFileText.rotateBytes {
@@ -126,7 +133,9 @@ extension PlannerDatabase {
                             return nil
                         }
                         var text = ""
-                        if size == 0 || publishedName != name { text += SyncFileText.deviceLine(id: selfID, name: name, at: now) }
+                        if size == 0 || publishedName != name || publishedCalendar != calendar {
+                            text += SyncFileText.deviceLine(id: selfID, name: name, at: now, calendar: calendar)
+                        }
                         for event in events {
                             var event = event
                             event.stamp?.device = selfID
@@ -154,8 +163,8 @@ extension PlannerDatabase {
                             for event in relays { try relayed.run(.integer(now.milliseconds), .text(event.id)) }
                         }
                         // Only for the file written: a rotation since (another process) keeps its own size.
-                        try connection.prepare("UPDATE device SET out_size = ?, name = ? WHERE is_self = 1 AND out_seq = ?")
-                            .run(.integer(size), .text(name), .integer(sequence))
+                        try connection.prepare("UPDATE device SET out_size = ?, name = ?, calendar = ? WHERE is_self = 1 AND out_seq = ?")
+                            .run(.integer(size), .text(name), .integer(calendar ? 1 : 0), .integer(sequence))
                         // Our own file as we left it: the next read of the folder need not read it.
                         try connection.prepare(
                             """

@@ -34,6 +34,10 @@ import Testing
         // `sync` works with only anki-collection set, and says what it did.
         let sync = try h.plannerOK(["sync"], now: "2026-11-23T12:00")
         #expect(sync.contains("studied in Anki: 2026-11-20, 2026-11-23"), "\(sync)")
+        // Never synced by Anki: status says only this computer's reviews count.
+        let status = try h.plannerOK(["status"], now: "2026-11-23T12:00")
+        #expect(status.contains("anki synced") && status.contains("never by Anki here"), "\(status)")
+        #expect(status.contains("latest review Mon 2026-11-23 11:20"), "\(status)")
         let opens = try h.sqlite("SELECT opened_at, local_date, origin, cancelled FROM app_open_events ORDER BY opened_at")
         #expect(opens == "2026-11-20T01:00:00Z|2026-11-20|anki|0\n2026-11-23T02:15:00Z|2026-11-23|anki|25", "\(opens)")
         // Monday's pending reminders are cancelled (those before 11:15 too: no ticker showed them, and the
@@ -158,8 +162,17 @@ import Testing
         try AnkiFixture.run(["review", phone, String(try Self.ms("2026-11-23T09:40"))])
         _ = try h.plannerOK(["sync"], now: "2026-11-23T11:00")
         #expect(try h.sqlite("SELECT count(*) FROM app_open") == "0", "not synced yet")
+        // status says when Anki last synced the desktop's collection: Anki's own col.ls, read by sqlite3.
+        let firstSync = try h.sqlite("SELECT ls FROM col", db: desktop)
+        #expect(Int64(firstSync).map { $0 > 0 } == true, "\(firstSync)")
+        #expect(try h.sqlite("SELECT synced_ms FROM anki_read") == firstSync)
+        let json = try h.plannerOK(["status", "--json"], now: "2026-11-23T11:00")
+        #expect(json.contains("\"anki_synced_at\": \"2026-") || json.contains("\"anki_synced_at\":\"2026-"), "\(json)")
         for path in [phone, desktop] { try AnkiFixture.run(["sync", path] + server.arguments) }
+        let secondSync = try h.sqlite("SELECT ls FROM col", db: desktop)
+        #expect(Int64(secondSync)! > Int64(firstSync)!)
         let sync = try h.plannerOK(["sync"], now: "2026-11-23T12:00")
+        #expect(try h.sqlite("SELECT synced_ms FROM anki_read") == secondSync)
         #expect(sync.contains("studied in Anki: 2026-11-23"), "\(sync)")
         #expect(try h.sqlite("SELECT opened_at_local || ' ' || origin FROM app_open_events") == "2026-11-23T09:40:00+09:00 anki")
         #expect(try h.sqlite("SELECT count(*) FROM pending_requests WHERE identifier LIKE '%2026_11_23%'") == "0")

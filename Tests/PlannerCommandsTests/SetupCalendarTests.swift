@@ -1,6 +1,7 @@
 import Glibc
 import PlannerCommands
 import PlannerCore
+import PlannerStore
 import PlannerTestSupport
 import Testing
 
@@ -189,6 +190,38 @@ import Testing
         let kept = before.filter { !$0.key.hasPrefix("calendars/planner/planner-") }
         #expect(after.keys.sorted() == kept.keys.sorted())
         #expect(after == kept)
+    }
+
+    /// Two computers carry the calendar (each its own folder and job) and share a sync folder: uninstalling
+    /// one must not take the items off the server the other still keeps for the phone. The other's device
+    /// line says it carries a calendar; once it no longer does, uninstall takes them off as before.
+    @Test(arguments: [true, false]) func uninstallLeavesTheServersItemsWhileAnotherComputerCarriesThem(otherCarries: Bool) throws {
+        let h = try home()
+        let shared = temporaryFolder()
+        let laptop = try home()
+        _ = try ConfigCommand.set(
+            laptop.process.context, db: laptop.db, now: "2026-11-23T11:50", pairs: ["sync-folder", shared, "device-name", "laptop"])
+        if !otherCarries { try ConfigCommand.reset(laptop.process.context, db: laptop.db, now: "2026-11-23T11:51", keys: ["calendar-folder"]) }
+        _ = try ConfigCommand.set(h.process.context, db: h.db, now: "2026-11-23T11:52", pairs: ["sync-folder", shared, "device-name", "desktop"])
+        try run(h, install: true)
+        let items = filesBelow(h.folder).filter { $0.hasPrefix("planner-") }
+        #expect(!items.isEmpty)
+        try run(h, uninstall: true, calendar: false)
+        let left = filesBelow(h.folder).filter { $0.hasPrefix("planner-") }
+        let setting = try StatusCommand.run(h.process.context, db: h.db, now: "2026-11-23T12:03").calendarFolder
+        if otherCarries {
+            #expect(left.count == items.count, "the folder was emptied (and vdirsyncer would take that to the server)")
+            #expect(h.process.lines.contains { $0.hasPrefix("left the planner's items in \(h.folder) and on the server: laptop still carries") })
+            #expect(setting == nil, "this computer still writes the folder")
+            // The laptop reads that the desktop no longer carries it: its own uninstall then takes them off.
+            let db = try PlannerDatabase(path: laptop.db, zoneForNewPlan: nil)
+            _ = try db.sync(now: TestTime.seoul.at("2026-11-23T12:04"))
+            #expect(try db.devices().count == 2)
+            #expect(try db.otherCalendarCarriers(now: TestTime.seoul.at("2026-11-23T12:04")).isEmpty)
+        } else {
+            #expect(left.isEmpty)
+            #expect(!h.process.lines.contains { $0.hasPrefix("left the planner's items") })
+        }
     }
 
     @Test func withoutAUserManagerTheJobIsOneMoreLineInThePlannersCronBlock() throws {
