@@ -57,11 +57,16 @@ public struct HistoryEntry: Sendable {
     /// The other device an answer or an open came from (through the sync folder): its name, else its id;
     /// nil when it happened on this one.
     public var device: String?
+    /// A pause or a resume (`pause`, `resume`), not a request: `fireAt` is when it was made.
+    public var change: String? = nil
+    /// A pause's end (nil: until `planner resume`).
+    public var until: Instant? = nil
 
     /// What happened to the user (a request shown, missed or failed: `RequestState.happenedToTheUser`; an
     /// answer; studying started), as opposed to the plan's bookkeeping (retired, displaced, cancelled, …).
     public var happenedToTheUser: Bool {
-        RequestState(rawValue: state)?.happenedToTheUser ?? Self.entryStates.contains(state)
+        if change != nil { return true }
+        return RequestState(rawValue: state)?.happenedToTheUser ?? Self.entryStates.contains(state)
     }
     /// The entries that are not requests: an answer to a reminder, an open.
     public static let entryStates = ["answered", "opened"]
@@ -415,19 +420,32 @@ extension PlannerDatabase {
                 FROM app_open o LEFT JOIN event e ON e.id = o.event_id LEFT JOIN device d ON d.id = e.device
                 WHERE o.origin <> 'anki' OR NOT EXISTS (
                     SELECT 1 FROM app_open f WHERE f.local_date = o.local_date AND f.origin = 'anki' AND f.opened_at_ms < o.opened_at_ms)
+                UNION ALL
+                SELECT e.kind, 'slot', e.at_ms, CASE e.kind WHEN 'pause' THEN 'paused' ELSE 'resumed' END, e.at_ms, NULL,
+                       e.payload, NULL, 0, 3,
+                       CASE WHEN e.device = '' OR d.is_self = 1 THEN NULL ELSE coalesce(nullif(d.name, ''), e.device) END
+                FROM event e LEFT JOIN device d ON d.id = e.device
+                WHERE e.kind IN ('pause', 'resume')
                 ORDER BY 5 DESC, 10 DESC, 9 DESC LIMIT ?1
                 """)
             try stmt.bind([.integer(Int64(limit)), .integer(all ? 1 : 0)])
             var entries: [HistoryEntry] = []
             while try stmt.step() {
-                entries.append(
-                    HistoryEntry(
-                        identifier: stmt.text(0), kind: RequestKind(rawValue: stmt.text(1)) ?? .oneoff,
-                        fireAt: Instant(milliseconds: stmt.int64(2)), state: stmt.text(3),
-                        changedAt: Instant(milliseconds: stmt.int64(4)),
-                        deliveredAt: stmt.isNull(5) ? nil : Instant(milliseconds: stmt.int64(5)),
-                        reason: stmt.isNull(6) ? nil : stmt.text(6), error: stmt.isNull(7) ? nil : stmt.text(7),
-                        isOpen: stmt.int64(9) == 2, device: stmt.isNull(10) ? nil : stmt.text(10)))
+                var entry = HistoryEntry(
+                    identifier: stmt.text(0), kind: RequestKind(rawValue: stmt.text(1)) ?? .oneoff,
+                    fireAt: Instant(milliseconds: stmt.int64(2)), state: stmt.text(3),
+                    changedAt: Instant(milliseconds: stmt.int64(4)),
+                    deliveredAt: stmt.isNull(5) ? nil : Instant(milliseconds: stmt.int64(5)),
+                    reason: stmt.isNull(6) ? nil : stmt.text(6), error: stmt.isNull(7) ? nil : stmt.text(7),
+                    isOpen: stmt.int64(9) == 2, device: stmt.isNull(10) ? nil : stmt.text(10))
+                if stmt.int64(9) == 3 {
+                    // A pause or a resume: its fields are the event's (`until=<ms>`, or none).
+                    entry.change = entry.identifier
+                    entry.until = PlanEventText.fields(of: Array((entry.reason ?? "").utf8)[...])?
+                        .first { $0.0 == "until" }.flatMap { Int64($0.1) }.map(Instant.init(milliseconds:))
+                    entry.reason = entry.change == "pause" ? entry.until.map { "until " + Self.utcText($0) } ?? "until planner resume" : nil
+                }
+                entries.append(entry)
             }
             let bookkeeping =
                 all

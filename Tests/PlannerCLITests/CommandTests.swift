@@ -96,7 +96,7 @@ import Testing
         #expect(out.contains("refilled  never"))
         _ = try h.plannerOK(["refill"], now: "2026-11-23T12:00")
         out = try h.plannerOK(["status"], now: "2026-11-23T12:00")
-        #expect(out.contains("next      Noti_AppOpenPromotion_2026_11_23_12_30 at Mon 2026-11-23 12:30 +09:00 (in 30m)"))
+        #expect(out.contains("next      Mon 2026-11-23 12:30 +09:00 (in 30m), a study reminder\n"), "\(out)")
         #expect(out.contains("pending   64/64"))
         #expect(out.contains("opened    not today"))
         _ = try h.plannerOK(["open"], now: "2026-11-23T12:05")

@@ -24,11 +24,14 @@ import Testing
         let out = try h.plannerOK(["history", "--limit", "100"], now: "2026-11-23T10:08")
         let lines = out.split(separator: "\n").map(String.init)
         let rows = lines.dropFirst().filter { !$0.contains("bookkeeping rows") }
-        let states = rows.map { $0.split(separator: " ", omittingEmptySubsequences: true) }.compactMap { words in
-            words.first {
+        // A line of reminders missed together ("3 reminders … missed …") counts each of them.
+        let states = rows.map { $0.split(separator: " ", omittingEmptySubsequences: true) }.flatMap { words -> [String] in
+            let state = words.first {
                 ["delivered", "answered", "missed", "failed", "opened", "retired", "displaced", "cancelled", "replaced", "skipped", "paused"]
                     .contains(String($0))
             }.map(String.init)
+            let times = words.count > 1 && words[1] == "reminders" ? Int(words[0]) ?? 1 : 1
+            return state.map { Array(repeating: $0, count: times) } ?? []
         }
         // What the database says happened to the user, counted there.
         let delivered = try Int(h.sqlite("SELECT count(*) FROM request WHERE state IN ('delivered', 'missed', 'failed')")) ?? -1
@@ -43,7 +46,47 @@ import Testing
         let all = try h.plannerOK(["history", "--all", "--limit", "500"], now: "2026-11-23T10:08")
         #expect(all.contains(" displaced ") && all.contains(" cancelled "))
         let everything = try Int(h.sqlite("SELECT count(*) FROM request WHERE state <> 'pending'")) ?? -1
-        #expect(all.split(separator: "\n").count == 1 + everything + opens, "\(all)")
+        // Each line one row, but a line of reminders missed together ("N reminders …"), N rows.
+        let shown = all.split(separator: "\n").dropFirst().map { line -> Int in
+            let words = line.split(separator: " ")
+            return words.count > 1 && words[1] == "reminders" ? Int(words[0]) ?? 1 : 1
+        }
+        #expect(shown.reduce(0, +) == everything + opens, "\(all)")
+    }
+
+    /// A change of zone retires a day's worth of reminders at once: the text says so in one line, with the
+    /// times they were due, so the day's open is not pushed off the page; --json keeps every row.
+    @Test func remindersMissedTogetherAreOneLine() throws {
+        let h = try Harness()
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T08:00")
+        _ = try h.plannerOK(["tick", "--once", "--sink", "stdout"], now: "2026-11-23T12:00", stderrAllowed: true)
+        _ = try h.plannerOK(["open"], now: "2026-11-23T12:01")
+        let missed = try Int(h.sqlite("SELECT count(*) FROM request WHERE state = 'missed'")) ?? 0
+        #expect(missed >= 3)
+        let out = try h.plannerOK(["history", "--limit", "3"], now: "2026-11-23T12:02")
+        let rows = out.split(separator: "\n").dropFirst().filter { !$0.contains("bookkeeping rows") }
+        #expect(rows.count == 3, "\(out)")
+        #expect(rows.first?.hasPrefix("planner open ") == true, "\(out)")
+        #expect(rows.last?.hasPrefix("\(missed) reminders ") == true, "\(out)")
+        #expect(rows.last?.contains("Mon 2026-11-23 09:30 +09:00 … Mon 2026-11-23 11:30 +09:00") == true, "\(out)")
+        let json = try h.plannerOK(["history", "--json", "--limit", "100"], now: "2026-11-23T12:02")
+        #expect(json.components(separatedBy: "\"state\": \"missed\"").count - 1 == missed, "\(json)")
+    }
+
+    /// A pause and a resume are things the user did: in the history, with the pause's end.
+    @Test func pauseAndResumeAreInTheHistory() throws {
+        let h = try Harness()
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T08:00")
+        _ = try h.plannerOK(["pause", "--until", "2026-11-25"], now: "2026-11-23T08:10")
+        _ = try h.plannerOK(["resume"], now: "2026-11-24T08:10")
+        let out = try h.plannerOK(["history"], now: "2026-11-24T08:11")
+        let rows = out.split(separator: "\n").dropFirst().filter { !$0.contains("bookkeeping rows") }
+        #expect(rows.count == 2, "\(out)")
+        #expect(rows.first?.hasPrefix("planner resume ") == true && rows.first?.contains(" resumed ") == true, "\(out)")
+        #expect(rows.last?.hasPrefix("planner pause ") == true && rows.last?.contains(" paused ") == true, "\(out)")
+        #expect(rows.last?.contains("until Wed 2026-11-25 00:00 +09:00") == true, "\(out)")
+        let json = try h.plannerOK(["history", "--json"], now: "2026-11-24T08:11")
+        #expect(json.contains("\"kind\": \"pause\"") && json.contains("\"kind\": \"resume\""), "\(json)")
     }
 
     /// Issue 33: `list --json` and `history --json` use the views' names with the views' values — each field

@@ -28,9 +28,14 @@ struct History: ContextCommand {
     }
 
     func run(_ ctx: RunContext) throws {
-        let (entries, bookkeeping, plan) = try ReadingCommands.history(ctx, db: common.db, now: common.now, limit: limit, all: all)
-        HistoryReport(entries: entries, bookkeeping: bookkeeping, zone: plan.zone).print(json: json, to: ctx.output)
+        // The text groups reminders missed together (one line), so it reads more rows for its `limit` lines.
+        let rows = json ? limit : min(limit, Int.max / 2) + Self.groupedRowsAhead
+        let (entries, bookkeeping, plan) = try ReadingCommands.history(ctx, db: common.db, now: common.now, limit: rows, all: all)
+        HistoryReport(entries: entries, bookkeeping: bookkeeping, zone: plan.zone, lines: json ? nil : limit).print(json: json, to: ctx.output)
     }
+
+    /// Rows read beyond `--limit` for the text's groups (a day's reminders missed together: up to 64).
+    static let groupedRowsAhead = 256
 
     /// What an open's origin was, as the user knows it.
     static func openedBy(_ origin: String) -> String {
@@ -47,6 +52,8 @@ struct HistoryReport: Report {
     let entries: [HistoryEntry]
     let bookkeeping: Int
     let zone: Zone
+    /// The text's lines at most (entries grouped first); nil: every entry.
+    var lines: Int? = nil
 
     static func lateness(_ e: HistoryEntry) -> Int64? { e.deliveredAt.map { $0 - e.fireAt } }
 
@@ -59,7 +66,7 @@ struct HistoryReport: Report {
                     ("identifier", .string(e.identifier)),
                     ("fire_at", .utc(e.fireAt)),
                     ("fire_at_local", .time(e.fireAt, in: zone)),
-                    ("kind", .string(e.isOpen ? "open" : e.kind.rawValue)),
+                    ("kind", .string(e.change ?? (e.isOpen ? "open" : e.kind.rawValue))),
                     ("state", .string(e.state)),
                     ("reason", .text(e.reason)),
                     ("changed_at", .utc(e.changedAt)),
@@ -81,17 +88,42 @@ struct HistoryReport: Report {
         guard !entries.isEmpty else { return hidden.map { "nothing happened yet; \($0)" } ?? "no history yet" }
         let rows =
             [["IDENTIFIER", "AT (\(zone.name))", "STATE", "DETAIL"]]
-            + entries.map { e in
+            + Self.grouped(entries).prefix(lines ?? .max).map { group in
+                let e = group[0]
+                if group.count > 1 {
+                    // Reminders missed at once for one reason (a change of zone, window or interval retires a
+                    // day's worth): one line, with the times they were due.
+                    let times = group.map(\.fireAt)
+                    return [
+                        "\(group.count) reminders",
+                        Formatting.wallTime(times.min()!, in: zone) + " … " + Formatting.wallTime(times.max()!, in: zone),
+                        e.state, e.reason ?? "",
+                    ]
+                }
                 var detail = e.reason ?? ""
                 if let late = Self.lateness(e) { detail = "\(late) ms late" }
                 if let error = e.error { detail = error }
+                if e.change == "pause" { detail = e.until.map { "until " + Formatting.wallTime($0, in: zone) } ?? "until planner resume" }
                 // Made on another device: an open says who opened where, an answer how and where.
                 let elsewhere = e.device.map { " on " + $0 } ?? ""
-                return [
-                    e.isOpen ? History.openedBy(e.identifier) + elsewhere : e.identifier, Formatting.wallTime(e.fireAt, in: zone),
-                    e.state, e.isOpen ? detail : detail + elsewhere,
-                ]
+                let what = e.isOpen ? History.openedBy(e.identifier) + elsewhere : e.change.map { "planner " + $0 + elsewhere } ?? e.identifier
+                return [what, Formatting.wallTime(e.fireAt, in: zone), e.state, e.isOpen || e.change != nil ? detail : detail + elsewhere]
             }
         return Formatting.table(rows) + (hidden.map { "\n" + $0 } ?? "")
+    }
+
+    /// Consecutive missed reminders with one reason and one instant are one group; every other entry is alone.
+    static func grouped(_ entries: [HistoryEntry]) -> [[HistoryEntry]] {
+        var groups: [[HistoryEntry]] = []
+        for e in entries {
+            if let last = groups.last?.last, e.state == "missed", last.state == "missed", !e.isOpen, !last.isOpen,
+                e.reason == last.reason, e.changedAt == last.changedAt, e.device == last.device
+            {
+                groups[groups.count - 1].append(e)
+            } else {
+                groups.append([e])
+            }
+        }
+        return groups
     }
 }

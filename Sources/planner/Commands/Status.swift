@@ -50,6 +50,8 @@ extension StatusReport: Report {
             ("calendar_failing_since", time(r.calendarRound?.failingSince)),
             ("anki_collection", .text(r.ankiCollection)),
             ("anki_problem", .text(r.ankiProblem)),
+            ("anki_synced_at", time(r.ankiSynced)),
+            ("anki_last_review_at", time(r.ankiLastReview)),
         ])
     }
 
@@ -58,7 +60,9 @@ extension StatusReport: Report {
         let (s, zone, now) = (r.status, r.zone, r.now)
         let next =
             s.next.map {
-                "\($0.identifier) at \(Formatting.wallTime($0.fireAt, in: zone)) (\(describeRelative($0.fireAt, from: now)))"
+                // When, and what it is to a person; its identifier is in --json (next_id) and `planner list`.
+                "\(Formatting.wallTime($0.fireAt, in: zone)) (\(describeRelative($0.fireAt, from: now))), "
+                    + ($0.kind == .slot ? "a study reminder" : "\"\(TerminalText.flattened($0.title))\" (added with planner add)")
             } ?? "nothing pending (run 'planner refill')"
         let paused = s.pause.map { p in
             (p.since > now ? "from \(Formatting.wallTime(p.since, in: zone)) " : "")
@@ -123,12 +127,24 @@ extension StatusReport: Report {
                     ])
                 + r.calendarProblems.map { ["calendar problem", $0] }
                 + (r.ankiCollection.map { [["anki", $0]] } ?? [])
+                + (r.ankiCollection != nil && r.ankiRead ? [["anki synced", Status.ankiSyncedText(r)]] : [])
                 + (r.ankiProblem.map { [["anki problem", $0]] } ?? [])
                 + (tzNote.map { [["note", $0]] } ?? []))
     }
 }
 
 extension Status {
+    /// When Anki last synced the collection: reviews made on the phone or another computer are here only
+    /// since then (docs/anki.md).
+    static func ankiSyncedText(_ r: StatusReport) -> String {
+        let review = r.ankiLastReview.map { "; latest review \(Formatting.wallTime($0, in: r.zone))" } ?? ""
+        guard let synced = r.ankiSynced else {
+            return "never by Anki here: only reviews made on this computer count\(review)"
+        }
+        return
+            "\(Formatting.wallTime(synced, in: r.zone)) (\(describeRelative(synced, from: r.now))): a review on the phone counts once Anki here syncs\(review)"
+    }
+
     /// TZ as set, or that it is unset and what the system zone is then: `Etc/UTC` alone would not say which.
     static func tzText(_ r: StatusReport) -> String {
         if r.environmentTZ != nil { return r.environmentZone }
