@@ -7,7 +7,7 @@ import PlannerStore
 import PlannerSystem
 
 struct PlannerCommand: ParsableCommand {
-    static let version = "0.1.0"
+    static let version = "0.2.0-dev"
 
     static let configuration = CommandConfiguration(
         commandName: "planner",
