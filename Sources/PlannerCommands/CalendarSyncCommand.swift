@@ -156,6 +156,8 @@ public enum CalendarSyncCommand {
         let parts = emptied.status.split(separator: "/", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }) else { return nil }
         let base = statusPath.hasPrefix("~/") ? home + statusPath.dropFirst(1) : statusPath
+        // Relative to vdirsyncer's config file, not to where this runs: not guessed.
+        guard base.hasPrefix("/") else { return nil }
         let file = (base.hasSuffix("/") ? base : base + "/") + emptied.status + ".items"
         var info = stat()
         guard lstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid(), unlink(file) == 0 else { return nil }

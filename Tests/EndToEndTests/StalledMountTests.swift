@@ -90,7 +90,7 @@ import Testing
             #expect(r.status == 0 && seconds < 2, "status took \(seconds) s: \(r.status) \(r.err)")
             #expect(r.out.contains("the sync folder \(mount.point)/shared is not answering"), "\(r.out)")
             #expect(r.out.contains("the calendar folder \(mount.point)/calendar is not answering"), "\(r.out)")
-            #expect(r.out.contains("Noti_AppOpenPromotion_2026_11_23_10_00"), "\(r.out)")
+            #expect(r.out.contains(json ? "Noti_AppOpenPromotion_2026_11_23_10_00" : "Mon 2026-11-23 10:00 +09:00"), "\(r.out)")
         }
     }
 

@@ -146,7 +146,8 @@ import Testing
         for command in [["list"], ["status"], ["history"]] {
             let out = try h.plannerOK(command, now: now)
             #expect(out.unicodeScalars.filter(isControl).allSatisfy { $0 == "\n" }, "\(command): \(out)")
-            #expect(out.contains("e  vil [2J   "), "\(command): \(out)")
+            // status names the next reminder by its time and title (flattened), not by its identifier.
+            #expect(out.contains(command == ["status"] ? "\"t ]0;x \"" : "e  vil [2J   "), "\(command): \(out)")
         }
         #expect(try h.plannerOK(["list"], now: now).split(separator: "\n").count == 3)  // header, one row, the count
         #expect(try h.plannerOK(["history"], now: now).split(separator: "\n").count == 2)  // header, the failed row
