@@ -558,6 +558,9 @@ final class SyncFolderSource: EventSource {
     private var published = 0
     private var lockBusy = false
 
+    /// When the change began (the source is made as it begins, before it waits for the database's lock).
+    private let begun = FolderChild.monotonicMilliseconds()
+
     init(reading: Bool) { self.reading = reading }
 
     var leftUnread: Bool { found?.more == true }
@@ -585,7 +588,11 @@ final class SyncFolderSource: EventSource {
                     "\(own.count) change\(own.count == 1 ? "" : "s") this device made came back from another device (this database was restored from a backup?): applied again here"
                 )
             }
-            try db.noteDevices(applied.fresh.filter { selfID == nil || $0.stamp?.device != selfID }, now: now)
+            // They arrived no earlier than now, but `now` was read before this change waited for the lock
+            // (a refill behind a long Anki read, seconds): a change another device made meanwhile would look
+            // made ahead of this clock. The wait counts, in whole seconds (what is under 2 s is "in step").
+            let waited = (FolderChild.monotonicMilliseconds() - begun) / 1000 * 1000
+            try db.noteDevices(applied.fresh.filter { selfID == nil || $0.stamp?.device != selfID }, now: now + waited)
         }
         for (event, why) in outcome.refused {
             found?.problems.append("an event \(event.id) from device \(event.stamp?.device ?? "?") was refused by the database (\(why))")

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Testing
 import PlannerCore
@@ -86,6 +87,34 @@ import PlannerTestSupport
         #expect(passes > 2, "the folder was read in one pass")
         #expect(shown.isEmpty, "shown before the laptop's open was read: \(shown)")
         #expect(try b.connection.integer("SELECT count(*) FROM app_open WHERE local_date = '2026-11-25'") == 1)
+    }
+
+    /// Two accounts on one clock: a command that read the clock, then waited seconds for its database (held
+    /// by another process), reads a change the other device made meanwhile. That is no clock offset.
+    @Test func aChangeMadeWhileThisCommandWaitedForItsDatabaseIsNoClockOffset() throws {
+        let shared = folder()
+        let a = try device(shared, name: "laptop", at: "2026-11-25T08:00")
+        let b = try device(shared, name: "desktop", at: "2026-11-25T08:00")
+        _ = try a.skip([date("2026-12-02")], reason: nil, now: at("2026-11-25T10:00:03"))
+        // Another process holds the desktop's database for 3.5 s.
+        final class Holder: @unchecked Sendable {  // used by one thread at a time
+            let connection: Connection
+            init(_ connection: Connection) { self.connection = connection }
+        }
+        let holder = Holder(try Connection(path: b.path, flags: SQLITE_OPEN_READWRITE))
+        try holder.connection.execute("BEGIN IMMEDIATE")
+        let released = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            usleep(3_500_000)
+            try? holder.connection.execute("COMMIT")
+            holder.connection.close()
+            released.signal()
+        }
+        // The desktop's clock read 10:00:00; it applies the laptop's change of 10:00:03 after the wait.
+        _ = try b.sync(now: at("2026-11-25T10:00:00"))
+        released.wait()
+        let offset = try #require(try b.devices().first { $0.name == "laptop" }?.offsetMilliseconds)
+        #expect(offset <= 0, "a clock offset of \(offset) ms between two accounts of one clock")
     }
 
     @Test func theLaterChangeWinsWhicheverArrivesFirst() throws {
