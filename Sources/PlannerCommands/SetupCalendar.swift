@@ -131,7 +131,7 @@ extension SetupCommand {
                 )
             } else {
                 output.line(
-                    "removed \(removed) of the planner's items from \(folder) and from the server (vdirsyncer deleted \(report.deleted)); another computer that still carries this calendar puts them back at its next round; the calendar-folder setting is kept: planner config reset calendar-folder stops the planner writing it"
+                    "removed \(removed) of the planner's items from \(folder) and from the server (vdirsyncer deleted \(report.deleted)); the calendar-folder setting is kept: planner config reset calendar-folder stops the planner writing it"
                 )
             }
         } catch {
