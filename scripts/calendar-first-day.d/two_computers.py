@@ -146,6 +146,31 @@ def main(planner):
         if status["calendar_round_failure"] is not None:
             raise CheckError(f"A's calendar job fails after the server was emptied: {status['calendar_round_failure']}")
         ok(f"the server's calendar emptied by hand: A's next round put all {back} items back ({r.stdout.strip()})")
+        # B retires the documented way (setup --calendar --install, later setup --uninstall; the cron path,
+        # its crontab a file): A still carries the calendar (its sync file says so), so the phone keeps its
+        # alarms: the server's items stay, and B stops writing its folder.
+        shim = os.path.join(work, "B-shim")
+        os.makedirs(shim)
+        table = os.path.join(work, "B-crontab.txt")
+        with open(os.path.join(shim, "crontab"), "w") as f:
+            f.write(f"#!/bin/sh\nif [ \"$1\" = -l ]; then [ -f {table} ] && exec cat {table}; echo 'no crontab for you' >&2; exit 1; fi\n"
+                    f"[ \"$1\" = - ] && exec cat > {table}\n[ \"$1\" = -r ] && exec rm -f {table}\nexit 2\n")
+        os.chmod(os.path.join(shim, "crontab"), 0o755)
+        b.env["PATH"] = f"{shim}:/usr/bin:/bin"
+        b.env["XDG_RUNTIME_DIR"] = os.path.join(work, "B-no-runtime")
+        b.run([planner, "setup", "--calendar", "--install", "--scheduler", "cron"], "B: setup --calendar --install")
+        held = len(a.items())
+        r = b.run([planner, "setup", "--uninstall"], "B: setup --uninstall")
+        said = [line for line in r.stdout.splitlines() if "planner's items" in line]
+        if len(a.items()) != held or not said or not said[0].startswith("left the planner's items") or "computer-A" not in said[0]:
+            raise CheckError(f"B's setup --uninstall: the server holds {len(a.items())} items, {held} before; it said: {said or r.stdout[-400:]}")
+        if json.loads(b.run([planner, "status", "--json"], "B: status").stdout)["calendar_folder"] is not None:
+            raise CheckError("B still writes its calendar folder after setup --uninstall")
+        a.run([planner, "calendar-sync"], "A: calendar-sync after B's uninstall")
+        status = json.loads(a.run([planner, "status", "--json"], "A: status").stdout)
+        if status["calendar_round_failure"] is not None or len(a.items()) != held:
+            raise CheckError(f"after B's uninstall A's round: {status['calendar_round_failure']}; the server holds {len(a.items())} of {held}")
+        ok(f"B's setup --uninstall left the server's {held} items for A (it said: {said[0][:150]}…), and A's next round is clean")
     finally:
         for t in tickers:
             t.terminate()
