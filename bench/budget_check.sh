@@ -2,17 +2,19 @@
 # The instruction budget of every command (issue 31): each scenario of bench/budgets.txt run once under
 # `valgrind --tool=callgrind` (instructions, not time: the same on a busy machine), compared with its budget.
 # Fails, printing the scenario, its command, the budget and the count, when a count is over its budget by more
-# than MARGIN_PERCENT (default 2: other CPUs pick other memcpy variants). A change that needs more raises the
-# budget in bench/budgets.txt in the same commit and says why there. `.ci/run` runs this on the release build.
+# than MARGIN_PERCENT (default 5: a refactor's noise and other CPUs' memcpy variants stay under it; a needless
+# query in `open` does not, bench/budget_guard_check.sh). A change that needs more runs --rewrite and says why
+# in its commit message. `.ci/run` runs this on the release build.
 #
 #   bench/budget_check.sh                  # check (builds the release binary first)
 #   PLANNER=path/to/planner bench/budget_check.sh
-#   bench/budget_check.sh --print          # the counts only, never fails (to set a budget)
+#   bench/budget_check.sh --print          # the counts only, never fails
+#   bench/budget_check.sh --rewrite        # every budget set to this tree's count (rounded up to 10,000)
 #   SCENARIOS="open status" bench/budget_check.sh   # only these scenarios of bench/budgets.txt
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUDGETS=$ROOT/bench/budgets.txt
-MARGIN_PERCENT=${MARGIN_PERCENT:-2}
+MARGIN_PERCENT=${MARGIN_PERCENT:-5}
 mode=${1:-check}
 if ! command -v valgrind >/dev/null; then
     [[ $(id -u) -eq 0 ]] || { echo "budget_check: valgrind is missing: apt-get install valgrind" >&2; exit 1; }
@@ -29,7 +31,9 @@ PLANNER=$(realpath "$PLANNER")
 W=$(mktemp -d /tmp/planner-budget.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 NOW=2026-11-23T12:00
-run() { env -i PATH=/usr/bin:/bin HOME="$W/home" TZ=Asia/Seoul LANG=C.UTF-8 SWIFT_DETERMINISTIC_HASHING=1 "$@"; }
+# The folder child's deadline high: under valgrind a slow child can miss the usual 600 ms, and the count would
+# then silently measure the give-up path.
+run() { env -i PATH=/usr/bin:/bin HOME="$W/home" TZ=Asia/Seoul LANG=C.UTF-8 SWIFT_DETERMINISTIC_HASHING=1 PLANNER_FOLDER_DEADLINE_MS=60000 "$@"; }
 p() { run "$PLANNER" "$@" >/dev/null; }
 mkdir -p "$W/home"
 
@@ -137,6 +141,7 @@ time.sleep(600)' "$W/$template/planner.db.tick.lock" "$W/held" >/dev/null 2>&1 &
 
 make_templates
 failed=0
+rewritten=()
 printf '%-20s %-34s %12s %12s %8s\n' scenario command budget count ratio
 while read -r name budget _; do
     [[ -z $name || $name == \#* ]] && continue
@@ -150,13 +155,23 @@ while read -r name budget _; do
     n=$(count "$template" $args)
     ratio=$(awk -v n="$n" -v b="$budget" 'BEGIN { printf "%.3f", n / b }')
     verdict=""
-    if [[ $mode != --print ]] && awk -v n="$n" -v b="$budget" -v m="$MARGIN_PERCENT" 'BEGIN { exit !(n > b * (1 + m / 100)) }'; then
+    [[ $mode == --rewrite ]] && rewritten+=("$name $(( (n + 9999) / 10000 * 10000 ))")
+    if [[ $mode == check ]] && awk -v n="$n" -v b="$budget" -v m="$MARGIN_PERCENT" 'BEGIN { exit !(n > b * (1 + m / 100)) }'; then
         verdict="  OVER BUDGET"; failed=1
     fi
     printf '%-20s %-34s %12d %12d %8s%s\n' "$name" "planner $args" "$budget" "$n" "$ratio" "$verdict"
 done <"$BUDGETS"
+if [[ $mode == --rewrite ]]; then
+    # Each scenario's line gets its new budget; comments and order stay.
+    for pair in "${rewritten[@]}"; do
+        read -r name budget <<<"$pair"
+        sed -i -E "s/^($name +)[0-9]+/\1$budget/" "$BUDGETS"
+    done
+    echo "budget_check: ${#rewritten[@]} budgets in bench/budgets.txt set to this tree's counts"
+    exit 0
+fi
 if ((failed)); then
-    echo "budget_check: a command is over its instruction budget by more than ${MARGIN_PERCENT} % (above); make it cheaper, or raise its budget in bench/budgets.txt in the same commit and say why there" >&2
+    echo "budget_check: a command is over its instruction budget by more than ${MARGIN_PERCENT} % (above); make it cheaper, or run bench/budget_check.sh --rewrite and say why in the commit" >&2
     exit 1
 fi
 echo "budget_check: every command within its budget (+${MARGIN_PERCENT} %)"
