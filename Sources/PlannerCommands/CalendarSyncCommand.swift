@@ -41,7 +41,7 @@ public enum CalendarSyncCommand {
         /// as its own message advises, and the items went back up.
         public var putBack: String?
         /// Said by vdirsyncer when one side was emptied: the status name (`pair/collection`) and the storage.
-        var emptied: Emptied?
+        var emptied: [Emptied] = []
 
         public var changedAnything: Bool { copied + updated + deleted > 0 || !ticks.isEmpty || putBack != nil }
     }
@@ -102,9 +102,12 @@ public enum CalendarSyncCommand {
         }
         var report = Report()
         var first = syncRetryingRaces(vdirsyncer, options, into: &report)
-        if !first, let emptied = report.emptied, let forgotten = forgetEmptiedServer(ctx, emptied, folder: folder) {
+        // A plain loop: forgetting removes a file, so it must run once per line (a lazy map runs it again).
+        var forgotten: String?
+        for emptied in first ? [] : report.emptied where forgotten == nil { forgotten = forgetEmptiedServer(ctx, emptied, folder: folder) }
+        if let forgotten {
             report.failure = nil
-            report.emptied = nil
+            report.emptied = []
             report.putBack = forgotten
             first = syncRetryingRaces(vdirsyncer, options, into: &report)
         }
@@ -145,9 +148,10 @@ public enum CalendarSyncCommand {
         guard let home = try? DatabaseLocation.home(environment: ctx.environment) else { return nil }
         let explicit = ctx.environment("VDIRSYNCER_CONFIG").flatMap { $0.isEmpty ? nil : $0 }
         let configHome = ctx.environment("XDG_CONFIG_HOME").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
-        guard let text = SetupFiles.read(explicit ?? SetupCommand.vdirsyncerConfig(home: home, configHome: configHome)),
+        guard let text = smallRegularFile(explicit ?? SetupCommand.vdirsyncerConfig(home: home, configHome: configHome)),
             let config = VdirsyncerConfig(text)
         else { return nil }
+        func expanded(_ path: String) -> String { path.hasPrefix("~/") ? home + path.dropFirst(1) : path }
         let storage = String(emptied.storage.prefix { $0 != "/" })
         guard let type = config.storageTypes[storage], type != "filesystem", let statusPath = config.statusPath,
             holdsPlannerItems(folder)
@@ -155,13 +159,41 @@ public enum CalendarSyncCommand {
         // `pair/collection`: two plain names, never a way out of the status folder.
         let parts = emptied.status.split(separator: "/", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }) else { return nil }
-        let base = statusPath.hasPrefix("~/") ? home + statusPath.dropFirst(1) : statusPath
+        // Only the pair that carries this calendar folder: the emptied storage is one side of it, and the other
+        // is a filesystem storage whose folder (with the collection, when there is one) is this folder. A pair
+        // of the user's own (contacts emptied on purpose) is never touched.
+        guard let pair = config.pairs[String(parts[0])], pair.a == storage || pair.b == storage,
+            let local = config.storagePaths[pair.a == storage ? pair.b : pair.a],
+            config.storageTypes[pair.a == storage ? pair.b : pair.a] == "filesystem"
+        else { return nil }
+        let localFolder = expanded(local) + (parts.count == 2 ? "/" + parts[1] : "")
+        guard let mine = realpath(folder, nil), let theirs = realpath(localFolder, nil) else { return nil }
+        defer { free(mine); free(theirs) }
+        guard strcmp(mine, theirs) == 0 else { return nil }
+        let base = expanded(statusPath)
         // Relative to vdirsyncer's config file, not to where this runs: not guessed.
         guard base.hasPrefix("/") else { return nil }
         let file = (base.hasSuffix("/") ? base : base + "/") + emptied.status + ".items"
         var info = stat()
         guard lstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid(), unlink(file) == 0 else { return nil }
         return file
+    }
+
+    /// A configuration file's text: a regular file (a FIFO put there is never waited on) up to 1 MiB.
+    static func smallRegularFile(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size <= 1 << 20 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var done = 0
+        while done < bytes.count {
+            let n = bytes[done...].withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { break }
+            done += n
+        }
+        return String(decoding: bytes[..<done], as: UTF8.self)
     }
 
     /// Whether `folder` holds at least one of the planner's items (`planner-….ics`).
@@ -265,19 +297,18 @@ public enum CalendarSyncCommand {
         case .interrupted: how = "was interrupted"
         }
         report.failure = "vdirsyncer sync \(how)" + (said.isEmpty ? "" : ": " + TerminalText.flattened(String(said.prefix(600))))
-        report.emptied = emptiedStorage(in: failed)
+        report.emptied = emptiedStorages(in: failed)
         return false
     }
 
     /// `error: planner/planner: Storage "planner_server/planner" was completely emptied. …` (vdirsyncer 0.19).
-    static func emptiedStorage(in lines: [Substring]) -> Emptied? {
-        for line in lines {
+    static func emptiedStorages(in lines: [Substring]) -> [Emptied] {
+        lines.compactMap { line in
             let parts = line.split(separator: "\"", maxSplits: 2, omittingEmptySubsequences: false)
-            guard parts.count == 3, parts[0].hasSuffix(": Storage "), parts[2].hasPrefix(" was completely emptied") else { continue }
+            guard parts.count == 3, parts[0].hasSuffix(": Storage "), parts[2].hasPrefix(" was completely emptied") else { return nil }
             let status = parts[0].dropLast(": Storage ".count).drop { $0 != " " }.dropFirst()
-            guard !status.isEmpty, !parts[1].isEmpty, !status.contains(" ") else { continue }
+            guard !status.isEmpty, !parts[1].isEmpty, !status.contains(" ") else { return nil }
             return Emptied(status: String(status), storage: String(parts[1]))
         }
-        return nil
     }
 }

@@ -109,6 +109,8 @@ extension SetupCommand {
             // from it, so the server's items stay, and so do this folder's (a vdirsyncer run here would
             // otherwise carry their removal out). This computer stops writing the folder, and its device line
             // says so: the last computer to uninstall takes them off.
+            // What the other devices last said, read now (a device that uninstalled a moment ago said so).
+            _ = try? db.sync(now: ctx.clock())
             let carriers = try db.otherCalendarCarriers(now: ctx.clock())
             if !carriers.isEmpty {
                 try db.configure(set: [], reset: [.calendarFolder], now: ctx.clock())

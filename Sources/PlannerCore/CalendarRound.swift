@@ -24,7 +24,8 @@ public struct CalendarRound: Equatable, Sendable {
     public var line: String {
         var pairs = [("at", String(at.milliseconds))]
         if let failure, let failingSince {
-            pairs += [("since", String(failingSince.milliseconds)), ("failure", failure)]
+            // Short enough that the escaped line (up to 12 bytes a character) fits the 4 KiB the reader takes.
+            pairs += [("since", String(failingSince.milliseconds)), ("failure", String(failure.prefix(300)))]
         }
         return Self.header + " " + PlanEventText.fields(pairs) + "\n"
     }

@@ -6,6 +6,15 @@ public struct VdirsyncerConfig: Equatable, Sendable {
     public var statusPath: String?
     /// `[storage NAME] type`, by NAME.
     public var storageTypes: [String: String] = [:]
+    /// `[storage NAME] path` (a filesystem storage's folder), by NAME, as written.
+    public var storagePaths: [String: String] = [:]
+    /// `[pair NAME] a` and `b`, by NAME.
+    public var pairs: [String: (a: String, b: String)] = [:]
+
+    public static func == (x: VdirsyncerConfig, y: VdirsyncerConfig) -> Bool {
+        x.statusPath == y.statusPath && x.storageTypes == y.storageTypes && x.storagePaths == y.storagePaths
+            && x.pairs.mapValues { [$0.a, $0.b] } == y.pairs.mapValues { [$0.a, $0.b] }
+    }
 
     /// nil when a line is not one vdirsyncer would read either (then nothing of it is trusted).
     public init?(_ text: String) {
@@ -24,7 +33,14 @@ public struct VdirsyncerConfig: Equatable, Sendable {
             let key = line[..<equals].trimmingSpaces
             guard let section, let value = Self.string(line[line.index(after: equals)...].trimmingSpaces) else { continue }
             if section.kind == "general", key == "status_path" { statusPath = value }
-            if section.kind == "storage", key == "type", !section.name.isEmpty { storageTypes[String(section.name)] = value }
+            let name = String(section.name)
+            if section.kind == "storage", key == "type", !name.isEmpty { storageTypes[name] = value }
+            if section.kind == "storage", key == "path", !name.isEmpty { storagePaths[name] = value }
+            if section.kind == "pair", key == "a" || key == "b", !name.isEmpty {
+                var pair = pairs[name] ?? ("", "")
+                if key == "a" { pair.a = value } else { pair.b = value }
+                pairs[name] = pair
+            }
         }
     }
 

@@ -242,11 +242,13 @@ extension PlannerDatabase {
         }
     }
 
-    /// Whether the collection was ever read whole (a row without a problem).
+    /// Whether the collection was read whole by a planner that keeps Anki's last sync (a row without a
+    /// problem, `synced_ms` known: one read before migration 0017 knows nothing of it until Anki writes).
     public func ankiWasRead(collection: String) throws(PlannerError) -> Bool {
         guard !collection.isEmpty else { return false }
         return try read {
-            let stmt = try connection.prepare("SELECT count(*) FROM anki_read WHERE collection = ? AND db_file <> '' AND problem IS NULL")
+            let stmt = try connection.prepare(
+                "SELECT count(*) FROM anki_read WHERE collection = ? AND db_file <> '' AND problem IS NULL AND synced_ms IS NOT NULL")
             try stmt.bind([.text(collection)])
             return try stmt.step() && stmt.int64(0) > 0
         }

@@ -241,8 +241,10 @@ extension PlannerDatabase {
     /// A reminder claimed this long after its time is late (a pass on time claims within milliseconds).
     static let lateAfterMilliseconds: Int64 = 2_000
 
+    /// `holdLate`: a live ticker whose next pass comes at once when a source left something unread, and
+    /// that has not been holding for long (`Ticker`); never `tick --once`, whose next pass is a minute away.
     public func claimDue(
-        now: Instant, policy: PlanPolicy? = nil
+        now: Instant, policy: PlanPolicy? = nil, holdLate: Bool = false
     ) throws(PlannerError)
         -> (decision: DueDecision, claimed: [ClaimedRequest], zone: Zone, sources: SourcesReport)
     {
@@ -277,7 +279,7 @@ extension PlannerDatabase {
             // A reminder already late is shown only once what the folders hold has been read: a ticker
             // starting at login after days away reads another computer's file in slices, and that day may
             // have been studied there. It waits for the next pass (at once: more is waiting), within its grace.
-            if leftUnread { decision.deliver.removeAll { now.milliseconds - $0.fireAt.milliseconds > Self.lateAfterMilliseconds } }
+            if holdLate, leftUnread { decision.deliver.removeAll { now.milliseconds - $0.fireAt.milliseconds > Self.lateAfterMilliseconds } }
             for chosen in decision.deliver {
                 try claim.bind([.integer(now.milliseconds), .integer(now.milliseconds), .integer(chosen.rowID)])
                 guard try claim.step() else { continue }

@@ -93,6 +93,10 @@ public final class Ticker {
     /// since that process letting go may be the last thing that happens for hours (its append does not wake
     /// the ticker: `Wakeups.watchSyncFolder`). A child of the ticker's own left behind wakes it when it ends.
     private var folderBacklogAt: Instant?
+    /// Since when the passes have left part of a source unread (its budget), while they have: late reminders
+    /// wait for the rest only this long (a backlog that never ends must not hold them until they are missed).
+    private var unreadSince: Instant?
+    static let holdLateMilliseconds: Int64 = 10_000
     static let publishRetryMilliseconds: Int64 = 5_000
     private var nextDue: Instant?
     /// When the next pass reads Anki's collection: a little after its files changed, so the writes of one
@@ -331,7 +335,9 @@ public final class Ticker {
             // The plan's zone as it is now (a `config set zone` since the ticker started counts).
             // A live ticker keeps its prepared statements while it is awake (given back when it goes idle).
             if mode == .live { db.database.keepStatements(true) }
-            let (decision, claimed, zone, sources) = try db.database.claimDue(now: t, policy: policy)
+            let hold = mode == .live && unreadSince.map { t - $0 < Self.holdLateMilliseconds } ?? true
+            let (decision, claimed, zone, sources) = try db.database.claimDue(now: t, policy: policy, holdLate: hold)
+            unreadSince = sources.sync?.more == true || sources.anki?.more == true ? unreadSince ?? t : nil
             for (request, reason) in decision.missed {
                 log("missed \(request.identifier) (due \(zone.rfc3339(request.fireAt))): \(reason)")
             }

@@ -19,16 +19,17 @@ import Testing
     /// running `script` (with `$CALLS` the number of this call, from 1).
     func home(_ script: String) throws -> Home {
         let home = temporaryFolder()
-        let folder = home + "/calendars/planner"
+        // Where contrib/vdirsyncer.config's planner_folder (~/.local/share/planner/calendars/) and its
+        // collection put it.
+        let folder = home + "/.local/share/planner/calendars/planner"
+        for part in ["/.local", "/.local/share", "/.local/share/planner", "/.local/share/planner/calendars"] { try makeFolder(home + part) }
         let process = FakeProcess(environment: ["HOME": home, "PATH": "/usr/bin:/bin", "TZ": "Asia/Seoul"])
         let db = home + "/p.db"
         _ = try ConfigCommand.set(process.context, db: db, now: "2026-11-23T12:00", pairs: ["calendar-folder", folder])
         try makeFolder(home + "/.config")
         try makeFolder(home + "/.config/vdirsyncer")
         writeFile(home + "/.config/vdirsyncer/config", readFile(repositoryRoot() + "/contrib/vdirsyncer.config") ?? "")
-        for part in [
-            "/.local", "/.local/share", "/.local/share/vdirsyncer", "/.local/share/vdirsyncer/status", "/.local/share/vdirsyncer/status/planner",
-        ] {
+        for part in ["/.local/share/vdirsyncer", "/.local/share/vdirsyncer/status", "/.local/share/vdirsyncer/status/planner"] {
             try makeFolder(home + part)
         }
         let statusFile = home + "/.local/share/vdirsyncer/status/planner/planner.items"
@@ -118,6 +119,29 @@ import Testing
         #expect(!fileExists(h.statusFile))
     }
 
+    /// vdirsyncer syncs every pair of its config: a pair of the user's own whose server side was emptied on
+    /// purpose (contacts) is never "recovered"; the planner's own pair still is when it is listed after it.
+    @Test func anotherPairEmptiedOnPurposeIsLeftAsVdirsyncerSaid() throws {
+        let contacts = "CONTACTS"
+        let h = try home(
+            """
+            if [ -e "$STATUS" ]; then \(Self.emptied.replacingStorage("contacts_remote").replacingPair("contacts/default")); \(Self.emptied.replacingStorage("planner_server")); exit 0; fi
+            echo "info: Copying (uploading) item planner-slot-a to planner_server/planner"
+            """)
+        let config = h.home + "/.config/vdirsyncer/config"
+        writeFile(
+            config,
+            (readFile(config) ?? "")
+                + "\n[pair contacts]\na = \"contacts_local\"\nb = \"contacts_remote\"\ncollections = [\"default\"]\n\n[storage contacts_local]\ntype = \"filesystem\"\npath = \"~/.contacts/\"\nfileext = \".vcf\"\n\n[storage contacts_remote]\ntype = \"carddav\"\nurl = \"https://dav.example.com/\"\n"
+        )
+        try makeFolder(h.home + "/.local/share/vdirsyncer/status/contacts")
+        let contactsStatus = h.home + "/.local/share/vdirsyncer/status/contacts/default.items"
+        writeFile(contactsStatus, contacts)
+        let report = try calendarSync(h, at: "2026-11-23T12:01")
+        #expect(report.putBack == h.statusFile, "\(report)")
+        #expect(fileExists(contactsStatus), "the contacts pair's status was removed")
+    }
+
     @Test func thisFolderEmptiedIsNeverTakenForTheTruth() throws {
         let h = try home("if [ -e \"$STATUS\" ]; then \(Self.emptied.replacingStorage("planner_folder")); exit 0; fi")
         let report = try calendarSync(h, at: "2026-11-23T12:01")
@@ -138,6 +162,8 @@ import Testing
         let config = try #require(VdirsyncerConfig(readFile(repositoryRoot() + "/contrib/vdirsyncer.config") ?? ""))
         #expect(config.statusPath == "~/.local/share/vdirsyncer/status/")
         #expect(config.storageTypes == ["planner_folder": "filesystem", "planner_server": "caldav"])
+        #expect(config.storagePaths["planner_folder"] == "~/.local/share/planner/calendars/")
+        #expect(config.pairs["planner"].map { [$0.a, $0.b] } == ["planner_folder", "planner_server"])
         #expect(VdirsyncerConfig("[general]\nstatus_path = \"a\\\"b\"\n")?.statusPath == "a\"b")
         #expect(VdirsyncerConfig("[general\n") == nil)
     }
@@ -150,12 +176,21 @@ import Testing
         #expect(CalendarRound(bytes: Array("planner-calendar-round 1 at=7 more=1\n".utf8)[...]) == CalendarRound(at: Instant(milliseconds: 7)))
         #expect(CalendarRound(bytes: Array("planner-calendar-round 1 at=-1\n".utf8)[...]) == nil)
         #expect(CalendarRound(bytes: Array("\0\0\0".utf8)[...]) == nil)
+        // A failure as long as a deep folder's path, spaces escaped three bytes each: still one line the
+        // reader's 4 KiB hold.
+        let long = CalendarRound.after(nil, at: Instant(milliseconds: 9), failure: String(repeating: "a b ", count: 2000))
+        #expect(long.line.utf8.count < 4000)
+        #expect(CalendarRound(bytes: Array(long.line.utf8)[...])?.failure?.hasPrefix("a b a b") == true)
     }
 }
 
 extension String {
     fileprivate func replacingStorage(_ name: String) -> String {
         split(separator: "STORAGE", omittingEmptySubsequences: false).joined(separator: name)
+    }
+
+    fileprivate func replacingPair(_ name: String) -> String {
+        split(separator: "planner/planner", omittingEmptySubsequences: false).joined(separator: name)
     }
 }
 

@@ -80,13 +80,27 @@ import PlannerTestSupport
         var passes = 0
         for pass in 0..<100 {
             passes += 1
-            let (_, claimed, _, sources) = try b.claimDue(now: at("2026-11-25T09:31") + Int64(pass))
+            let (_, claimed, _, sources) = try b.claimDue(now: at("2026-11-25T09:31") + Int64(pass), holdLate: true)
             shown += claimed.map(\.identifier)
             if sources.sync?.more != true { break }
         }
         #expect(passes > 2, "the folder was read in one pass")
         #expect(shown.isEmpty, "shown before the laptop's open was read: \(shown)")
         #expect(try b.connection.integer("SELECT count(*) FROM app_open WHERE local_date = '2026-11-25'") == 1)
+    }
+
+    /// `tick --once` (cron) has no next pass in milliseconds: it never holds a late reminder back (it would
+    /// wait a minute per slice of the backlog, and be missed).
+    @Test func aPassThatIsNotFollowedAtOnceDoesNotHoldALateReminder() throws {
+        let shared = folder()
+        let a = try device(shared, name: "laptop", at: "2026-11-25T08:00")
+        let b = try device(shared, name: "desktop", at: "2026-11-25T08:00")
+        try b.refill(now: at("2026-11-25T08:00"))
+        for n in 0..<20 { try a.configure(set: [(.body, "Body \(n)")], reset: [], now: at("2026-11-25T08:\(10 + n)")) }
+        b.syncReadBudgetBytes = 1_024
+        let (_, claimed, _, sources) = try b.claimDue(now: at("2026-11-25T09:31"))
+        #expect(sources.sync?.more == true)
+        #expect(claimed.map(\.identifier) == ["Noti_AppOpenPromotion_2026_11_25_09_30"])
     }
 
     /// Two accounts on one clock: a command that read the clock, then waited seconds for its database (held

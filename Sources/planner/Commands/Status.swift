@@ -62,7 +62,10 @@ extension StatusReport: Report {
             s.next.map {
                 // When, and what it is to a person; its identifier is in --json (next_id) and `planner list`.
                 "\(Formatting.wallTime($0.fireAt, in: zone)) (\(describeRelative($0.fireAt, from: now))), "
-                    + ($0.kind == .slot ? "a study reminder" : "\"\(TerminalText.flattened($0.title))\" (added with planner add)")
+                    + ($0.kind == .slot
+                        ? "a study reminder"
+                        : $0.identifier.hasSuffix("_snoozed")
+                            ? "a snoozed study reminder" : "\"\(TerminalText.flattened($0.title))\" (added with planner add)")
             } ?? "nothing pending (run 'planner refill')"
         let paused = s.pause.map { p in
             (p.since > now ? "from \(Formatting.wallTime(p.since, in: zone)) " : "")
