@@ -1,4 +1,5 @@
 import Foundation
+import PlannerCore
 import PlannerHarness
 import Testing
 
@@ -71,6 +72,21 @@ import Testing
         #expect(rows.last?.contains("Mon 2026-11-23 09:30 +09:00 … Mon 2026-11-23 11:30 +09:00") == true, "\(out)")
         let json = try h.plannerOK(["history", "--json", "--limit", "100"], now: "2026-11-23T12:02")
         #expect(json.components(separatedBy: "\"state\": \"missed\"").count - 1 == missed, "\(json)")
+    }
+
+    /// `--limit` lines of whole groups, however many rows they hold: six plans missed whole (64 rows each, more
+    /// than the text reads ahead at first), five lines of 64.
+    @Test func theLimitCountsWholeGroups() throws {
+        let h = try Harness()
+        var day = try #require(LocalDate(iso: "2026-11-02"))
+        for _ in 0..<6 {
+            _ = try h.plannerOK(["refill"], now: "\(day)T08:00")
+            day = day.adding(days: 21)
+            _ = try h.plannerOK(["tick", "--once", "--sink", "stdout"], now: "\(day)T07:00", stderrAllowed: true)
+        }
+        let out = try h.plannerOK(["history", "--limit", "5"], now: "2027-03-01T08:00")
+        let rows = out.split(separator: "\n").dropFirst().filter { !$0.contains("bookkeeping rows") }
+        #expect(rows.count == 5 && rows.allSatisfy { $0.hasPrefix("64 reminders ") }, "\(out)")
     }
 
     /// A pause and a resume are things the user did: in the history, with the pause's end.

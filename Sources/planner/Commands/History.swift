@@ -28,9 +28,14 @@ struct History: ContextCommand {
     }
 
     func run(_ ctx: RunContext) throws {
-        // The text groups reminders missed together (one line), so it reads more rows for its `limit` lines.
-        let rows = json ? limit : min(limit, Int.max / 2) + Self.groupedRowsAhead
-        let (entries, bookkeeping, plan) = try ReadingCommands.history(ctx, db: common.db, now: common.now, limit: rows, all: all)
+        // The text groups reminders missed together (one line), so it reads more rows for its `limit` lines:
+        // again, with more, until it has them or there are no more rows (each group holds at most a day's 64).
+        var rows = json ? limit : min(limit, Int.max / 2) + Self.groupedRowsAhead
+        var (entries, bookkeeping, plan) = try ReadingCommands.history(ctx, db: common.db, now: common.now, limit: rows, all: all)
+        while !json, entries.count == rows, HistoryReport.grouped(entries).count <= limit, rows < Int.max / 4 {
+            rows *= 4
+            (entries, bookkeeping, plan) = try ReadingCommands.history(ctx, db: common.db, now: common.now, limit: rows, all: all)
+        }
         HistoryReport(entries: entries, bookkeeping: bookkeeping, zone: plan.zone, lines: json ? nil : limit).print(json: json, to: ctx.output)
     }
 
