@@ -123,20 +123,6 @@ public enum AnkiReviews {
     /// The stamp of the open recording `review`: the review's instant, counter 0, made by Anki.
     public static func stamp(review: Int64) -> Stamp { Stamp(milliseconds: review, counter: 0, device: device) }
 
-    /// The device every database records for an open read from Anki, whichever computer read it and
-    /// whichever computer's line brought it: the same row everywhere (`events.device` says `anki`). In the
-    /// sync folder the line says the device whose file holds it, as every line must.
+    /// The device every database records for an open read from Anki (`RecordOpens`).
     public static let device = "anki"
-
-    /// The device a database records for `event`: `device` for a review's open, else the one it came with.
-    public static func recordedDevice(_ event: PlanEvent) -> String {
-        if event.origin == origin, case .open = event.change { return device }
-        return event.stamp?.device ?? ""
-    }
-
-    /// The stamp that decides an open's study day: a review's open is the same event whichever computer read
-    /// it, so its device takes no part (a settings change stamped in the same millisecond comes after it).
-    public static func decidingStamp(_ stamp: Stamp, origin: String) -> Stamp {
-        origin == Self.origin ? Stamp(milliseconds: stamp.milliseconds, counter: stamp.counter, device: "") : stamp
-    }
 }

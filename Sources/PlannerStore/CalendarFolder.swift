@@ -198,7 +198,7 @@ extension PlannerDatabase {
         if schedule.studyDay(at: at, in: zone) != date { at = now }
         let id = String(SHA256.hex("calendar \(uid) \(at.milliseconds)".utf8).prefix(32))
         let event = PlanEvent(
-            id: id, at: at, origin: "calendar",
+            id: id, at: at, origin: RecordOpens.calendarOrigin,
             change: .open(zoneName: zone.name, offsetSeconds: zone.offset(at: at), graceMilliseconds: nil))
         return .open(event)
     }

@@ -417,7 +417,7 @@ extension PlannerDatabase {
                 UNION ALL
                 SELECT o.origin, 'open', o.opened_at_ms, 'opened', o.opened_at_ms, NULL,
                        'study day ' || o.local_date || ': cancelled ' || o.cancelled || ' of its reminders', NULL, o.id, 2,
-                       CASE WHEN e.device IS NULL OR e.device IN ('', 'anki') OR d.is_self = 1 THEN NULL
+                       CASE WHEN e.device IS NULL OR e.device IN ('', 'anki', 'calendar') OR d.is_self = 1 THEN NULL
                             ELSE coalesce(nullif(d.name, ''), e.device) END
                 FROM app_open o LEFT JOIN event e ON e.id = o.event_id LEFT JOIN device d ON d.id = e.device
                 WHERE o.origin <> 'anki' OR NOT EXISTS (

@@ -82,7 +82,7 @@ extension PlannerDatabase {
         guard later, override == nil else { return [:] }
         var days: [String: (date: LocalDate, zone: Zone)] = [:]
         var loaded = try rule ?? DayRuleHistory.StudyDays(dayRuleHistory(values: values, defaults: defaults), resolve: Self.usableZone(named:))
-        for open in stamped { days[open.id] = loaded.of(at: open.at, stamp: AnkiReviews.decidingStamp(open.stamp!, origin: open.origin)) }
+        for open in stamped { days[open.id] = loaded.of(at: open.at, stamp: RecordOpens.decidingStamp(open.stamp!, origin: open.origin)) }
         rule = loaded
         return days
     }
@@ -128,7 +128,7 @@ extension PlannerDatabase {
         // (made before the plan's zone settled): shown in that zone (`app_open_events.zone`, `opened_at_local`).
         var relabels: [(id: String, at: Instant, date: LocalDate, zone: Zone)] = []
         while try stmt.step() {
-            let eventStamp = AnkiReviews.decidingStamp(
+            let eventStamp = RecordOpens.decidingStamp(
                 Stamp(milliseconds: stmt.int64(2), counter: stmt.int64(3), device: stmt.text(4)), origin: stmt.text(7))
             guard let from = LocalDate(iso: stmt.text(5)) else { continue }
             if let stamp, eventStamp <= stamp { continue }
@@ -298,9 +298,12 @@ extension PlannerDatabase {
         guard try stmt.step(), var stored = storedEvent(stmt) else { return nil }
         // Compared as published (a device's own settings never travel), each version with the device a
         // database records for it, so the choice is a function of the two versions, whatever their order:
-        // one event read from the same outside record by two computers (an Anki review) is one line.
+        // one event read from the same outside record by two computers (an Anki review, the phone's tick) is
+        // one line, and so is a row recorded with the computer that read it (before calendar ticks were records).
         var arrivedEvent = event
-        arrivedEvent.stamp?.device = AnkiReviews.recordedDevice(event)
+        arrivedEvent.stamp?.device = RecordOpens.recordedDevice(event)
+        let storedDevice = RecordOpens.recordedDevice(stored)
+        stored.stamp?.device = storedDevice
         if stored.stamp?.device == "" { stored.stamp?.device = arrivedEvent.stamp?.device ?? "" }
         let held = SyncFileText.publishedLine(stored) ?? "", arrived = SyncFileText.publishedLine(arrivedEvent) ?? ""
         guard held != arrived else { return nil }
@@ -322,7 +325,7 @@ extension PlannerDatabase {
         ).run(
             .integer(event.at.milliseconds), .text(event.origin), .text(event.change.kind.rawValue),
             .text(PlanEventText.fields(PlanEventText.payload(event.change))), .integer(stamp.milliseconds),
-            .integer(stamp.counter), .text(AnkiReviews.recordedDevice(event)), .text(event.id))
+            .integer(stamp.counter), .text(RecordOpens.recordedDevice(event)), .text(event.id))
         return stored
     }
 

@@ -142,8 +142,9 @@ extension PlannerDatabase {
                             if let line = SyncFileText.publishedLine(event) { text += line }
                         }
                         for var event in relays {
-                            // An open read from Anki is every reader's line alike: this device writes it as its own.
-                            if event.stamp?.device == AnkiReviews.device { event.stamp?.device = selfID }
+                            // An open read from a record (Anki, the phone's tick) is every reader's line alike: this
+                            // device writes it as its own.
+                            if RecordOpens.isRecordDevice(event.stamp?.device) { event.stamp?.device = selfID }
                             if let line = SyncFileText.relayedLine(event, via: selfID) { text += line }
                         }
                         return Array(text.utf8)

@@ -43,4 +43,45 @@ import Testing
         let a = try String(contentsOfFile: computers[0].1 + "/" + name, encoding: .utf8)
         #expect(!a.contains("LOCATION"))
     }
+
+    /// The phone's tick read by both computers is one event (the same id, made from the task and its
+    /// COMPLETED time): each writes it to the sync folder, and each reads the other's line as the one it holds,
+    /// never as "two different contents" (the device that read it is no part of it, as for an Anki review).
+    @Test func aTickReadByBothComputersIsOneEventNotAConflict() throws {
+        // Each computer's sync folder is its own copy (as Syncthing keeps one on each), carried by hand below.
+        var computers: [(h: Harness, folder: String, shared: String)] = []
+        for name in ["desktop", "laptop"] {
+            let (h, folder) = try CalendarFolderFixture.setUp(Harness())
+            let shared = h.dir + "/shared"
+            try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+            let r = try h.planner(["config", "set", "sync-folder", shared, "device-name", name, "--db", h.db, "--now", "2026-11-23T12:00"])
+            #expect(r.status == 0, "\(r.err)")
+            _ = try h.plannerOK(["refill"], now: "2026-11-23T12:01")
+            computers.append((h, folder, shared))
+        }
+        func carry() throws {
+            for (from, to) in [(computers[0], computers[1]), (computers[1], computers[0])] {
+                for name in try FileManager.default.contentsOfDirectory(atPath: from.shared) where name.hasSuffix(".events") {
+                    let own = try Data(contentsOf: URL(fileURLWithPath: from.shared + "/" + name))
+                    let there = to.shared + "/" + name
+                    if (try? Data(contentsOf: URL(fileURLWithPath: there))) != own {
+                        try CalendarFolderFixture.deliver(String(decoding: own, as: UTF8.self), to: there)
+                    }
+                }
+            }
+        }
+        try carry()
+        // vdirsyncer brings the phone's tick into both folders; each computer reads it before the other's line
+        // arrives, then the other's line.
+        let tick = CalendarFolderFixture.phoneTick(day: "2026-11-23", completedUTC: "20261123T031500Z")
+        for c in computers { try CalendarFolderFixture.deliver(tick, to: c.folder + "/planner-day-2026-11-23.ics") }
+        for c in computers { _ = try c.h.plannerOK(["sync"], now: "2026-11-23T12:16") }
+        try carry()
+        for c in computers {
+            let r = try c.h.planner(["sync", "--db", c.h.db, "--now", "2026-11-23T12:17"])
+            #expect(r.status == 0 && !r.err.contains("two different contents"), "\(r.err)")
+            #expect(try c.h.sqlite("SELECT count(*) FROM event_conflict") == "0")
+            #expect(try c.h.sqlite("SELECT count(*) || ' ' || min(origin) FROM app_open_events WHERE local_date = '2026-11-23'") == "1 calendar")
+        }
+    }
 }

@@ -206,6 +206,11 @@ import Testing
         try run(h, install: true)
         let items = filesBelow(h.folder).filter { $0.hasPrefix("planner-") }
         #expect(!items.isEmpty)
+        // The desktop's word that it now carries a calendar reaches the laptop without another change (a
+        // setting of its own is no event: its device line alone says so).
+        let laptopDB = try PlannerDatabase(path: laptop.db, zoneForNewPlan: nil)
+        _ = try laptopDB.sync(now: TestTime.seoul.at("2026-11-23T12:01"))
+        #expect(try laptopDB.otherCalendarCarriers(now: TestTime.seoul.at("2026-11-23T12:01")) == ["desktop"])
         try run(h, uninstall: true, calendar: false)
         let left = filesBelow(h.folder).filter { $0.hasPrefix("planner-") }
         let setting = try StatusCommand.run(h.process.context, db: h.db, now: "2026-11-23T12:03").calendarFolder
@@ -214,10 +219,11 @@ import Testing
             #expect(h.process.lines.contains { $0.hasPrefix("left the planner's items in \(h.folder) and on the server: laptop still carries") })
             #expect(setting == nil, "this computer still writes the folder")
             // The laptop reads that the desktop no longer carries it: its own uninstall then takes them off.
-            let db = try PlannerDatabase(path: laptop.db, zoneForNewPlan: nil)
-            _ = try db.sync(now: TestTime.seoul.at("2026-11-23T12:04"))
-            #expect(try db.devices().count == 2)
-            #expect(try db.otherCalendarCarriers(now: TestTime.seoul.at("2026-11-23T12:04")).isEmpty)
+            _ = try laptopDB.sync(now: TestTime.seoul.at("2026-11-23T12:04"))
+            #expect(try laptopDB.devices().count == 2)
+            #expect(
+                try laptopDB.otherCalendarCarriers(now: TestTime.seoul.at("2026-11-23T12:04")).isEmpty,
+                "the desktop's uninstall did not say in the folder that it no longer carries the calendar")
         } else {
             #expect(left.isEmpty)
             #expect(!h.process.lines.contains { $0.hasPrefix("left the planner's items") })

@@ -104,7 +104,7 @@ import PlannerSystem
         // Whichever computer's line brought it, a database records it as Anki's.
         var line = a[0].event
         line.stamp?.device = String(repeating: "b", count: 32)
-        #expect(AnkiReviews.recordedDevice(line) == "anki")
-        #expect(AnkiReviews.decidingStamp(line.stamp!, origin: "anki") == Stamp(milliseconds: first.review, counter: 0, device: ""))
+        #expect(RecordOpens.recordedDevice(line) == "anki")
+        #expect(RecordOpens.decidingStamp(line.stamp!, origin: "anki") == Stamp(milliseconds: first.review, counter: 0, device: ""))
     }
 }
