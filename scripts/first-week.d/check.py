@@ -142,17 +142,17 @@ def free_port():
 
 
 def zones(now):
-    """Phase 1's zone (local time between 01:00 and 19:00, its window starting a minute or two from now) and
-    phase 2's (another date as its window's start date, local time between 02:00 and 19:00), each as near noon
-    as can be."""
+    """Phase 1's zone (local time between 01:00 and 23:00: its window, starting a minute or two from now, on
+    the date of now) and phase 2's (local time after 02:00: its window, starting an hour or so before now, on
+    another date; it may cross midnight), each as near noon as can be."""
     best = None
     for o1 in range(-12, 15):
         local1 = now + datetime.timedelta(hours=o1)
-        if not 1 <= local1.hour < 19:
+        if not 1 <= local1.hour < 23:
             continue
         for o2 in range(-12, 15):
             local2 = now + datetime.timedelta(hours=o2)
-            if not 2 <= local2.hour < 19 or local2.date() == local1.date():
+            if local2.hour < 2 or local2.date() == local1.date():
                 continue
             cost = abs(local1.hour - 12) + abs(local2.hour - 12)
             if best is None or cost < best[0]:
