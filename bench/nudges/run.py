@@ -133,7 +133,7 @@ def cmd_map(a):
             parts.append(f"{x} {'pass' if ok else 'fail ' + ','.join(failed)} Δ{v['diff']:+.1f} ({v['diff_ci'][0]:+.1f}…{v['diff_ci'][1]:+.1f}) "
                          f"×{v['ratio']:.2f}")
         print(f"rho {rho:<4} h_inf {h_inf:<4} omega {omega:3.0f}' r_min {r_min:<4} {'gates ok ' if valid else 'GATES FAIL'} | " + " | ".join(parts), flush=True)
-    print("\nboundary rho*(X): the smallest rho from which X passes at every larger rho of the grid (gate-consistent cells only)")
+    print("\nboundary rho*(X): the largest rho of the grid up to which X passes at every smaller rho (gate-consistent cells only)")
     for x in CANDIDATES:
         for h_inf in sorted({r[1] for r in rows}):
             for omega, r_min in sorted({(r[2], r[3]) for r in rows}):
@@ -141,11 +141,11 @@ def cmd_map(a):
                 if not line:
                     continue
                 star = None
-                for rho, ok in reversed(line):
+                for rho, ok in line:
                     if not ok:
                         break
                     star = rho
-                print(f"  {x} at h_inf {h_inf}, omega {omega:.0f}': rho* = {star if star is not None else 'none (fails at the largest rho)'}")
+                print(f"  {x} at h_inf {h_inf}, omega {omega:.0f}': rho* = {star if star is not None else 'none (fails at the smallest rho, ' + str(line[0][0]) + ')'}")
     if a.out:
         os.makedirs(a.out, exist_ok=True)
         path = os.path.join(a.out, "nudge-map.svg")
