@@ -40,7 +40,17 @@ CORE = sim.Params()
 
 def seeds_of(text):
     a, _, b = text.partition("-")
+    if not a.isdigit() or not (b or a).isdigit() or int(b or a) < int(a):
+        raise argparse.ArgumentTypeError(f"invalid seeds {text!r}: expected N or A-B (e.g. 6-10)")
     return list(range(int(a), int(b or a) + 1))
+
+
+def at_least(low):
+    def parse(text):
+        if not text.isdigit() or int(text) < low:
+            raise argparse.ArgumentTypeError(f"invalid value {text!r}: expected a whole number of at least {low}")
+        return int(text)
+    return parse
 
 
 def run_cell(params, seeds, students, days):
@@ -253,9 +263,9 @@ def main():
     sub = ap.add_subparsers(dest="command", required=True)
     for name in ("calibrate", "gates", "cell", "map", "smoke"):
         p = sub.add_parser(name)
-        p.add_argument("--students", type=int, default=1000)
-        p.add_argument("--days", type=int, default=120)
-        p.add_argument("--seeds", default="6-10")
+        p.add_argument("--students", type=at_least(10), default=1000)
+        p.add_argument("--days", type=at_least(21), default=120, help="study days (the first 20 are the cold start)")
+        p.add_argument("--seeds", type=lambda t: (seeds_of(t), t)[1], default="6-10")
         if name == "cell":
             p.add_argument("--rho", type=float, default=CORE.rho)
             p.add_argument("--h-inf", type=float, default=CORE.h_inf)
