@@ -76,6 +76,32 @@ public struct StudyRecord: Equatable, Sendable {
     public var days: [StudyDay]
     public var currentStreak: Int
     public var longestStreak: Int
+    /// The forgiving study score, 0...1 (`StudyScore`): today counts once opened.
+    public var score: Double
+}
+
+/// A score that forgives: Loop Habit Tracker's (iSoron/uhabits, `Score.kt`), `S = S' * m + v * (1 - m)` with
+/// `v` 1 for a study day opened and 0 for one not, over the study days from the first; a day that is not a
+/// study day (not one of the plan's days, skipped, paused all day) leaves it as it is. Where a streak falls to
+/// 0 after one missed day, the score loses a few points, and a long habit keeps most of its score.
+public enum StudyScore {
+    /// `m = 0.5^(sqrt(f) / 13)` with `f` the study days a week over 7: half of the score goes after 15.4 study
+    /// days not opened with Monday to Friday, 13 with every day. Indexed by the study days a week (1-7), the
+    /// values to the last digit (PlannerCore imports no math library; StudyScoreTests compares with `pow`).
+    static let multipliers: [Double] = [
+        0.980049015270599, 0.971902088356382, 0.9656966817138625, 0.9604960723328706, 0.9559374552530502,
+        0.951834775158834, 0.9480775143391714,
+    ]
+
+    /// The multiplier for `studyDaysPerWeek` (1-7; none: 1, the score never moves).
+    public static func multiplier(studyDaysPerWeek: Int) -> Double {
+        (1...7).contains(studyDaysPerWeek) ? multipliers[studyDaysPerWeek - 1] : 1
+    }
+
+    /// The score after one more study day.
+    public static func next(_ score: Double, opened: Bool, multiplier m: Double) -> Double {
+        score * m + (opened ? 1 - m : 0)
+    }
 }
 
 /// The record from `from` through `through` (dates after `today` are marked `ahead`), and the streaks
@@ -119,20 +145,25 @@ public func studyRecord(from: LocalDate, through: LocalDate, today: LocalDate, i
     }
 
     var current = 0, longest = 0, run = 0
+    var score = 0.0
+    let m = StudyScore.multiplier(studyDaysPerWeek: (1...7).filter { input.schedule.days.contains(isoWeekday: $0) }.count)
     if let first = input.firstDate, first <= today {
         var d = first
         while d <= today {
             if isStudyDay(d) {
-                if input.days[d]?.firstOpen != nil {
+                let opened = input.days[d]?.firstOpen != nil
+                if opened {
                     run += 1
                 } else if d != today {
                     run = 0
                 }
                 longest = max(longest, run)
+                // Today not yet opened is not over: it counts once opened, or tomorrow.
+                if opened || d != today { score = StudyScore.next(score, opened: opened, multiplier: m) }
             }
             d = d.adding(days: 1)
         }
         current = run
     }
-    return StudyRecord(days: days, currentStreak: current, longestStreak: longest)
+    return StudyRecord(days: days, currentStreak: current, longestStreak: longest, score: score)
 }

@@ -25,12 +25,21 @@ indirect enum JSON {
     case null
     case array([JSON])
     case object([(String, JSON)])
+    /// A number already written (`0.734`).
+    case number(String)
 
     /// A string, or null when there is none.
     static func text(_ value: String?) -> JSON { value.map(JSON.string) ?? .null }
     /// An instant as RFC 3339 with `zone`'s offset, or null.
     static func time(_ instant: Instant?, in zone: Zone) -> JSON { instant.map { .string(zone.rfc3339($0)) } ?? .null }
     static func int(_ value: Int) -> JSON { .int(Int64(value)) }
+    /// A share from 0 to 1 with three decimals (`0.734`).
+    static func share(_ value: Double) -> JSON {
+        let thousandths = Int((min(max(value, 0), 1) * 1000).rounded())
+        if thousandths == 1000 { return .number("1.000") }
+        let digits = String(thousandths)
+        return .number("0." + String(repeating: "0", count: 3 - digits.count) + digits)
+    }
     /// An instant in UTC (`2026-11-24T00:30:00Z`, milliseconds when it has them), as the SQL views' `*_at`
     /// columns give it, or null.
     static func utc(_ instant: Instant?) -> JSON {
@@ -57,6 +66,7 @@ indirect enum JSON {
         switch self {
         case .string(let s): out += Formatting.json(s)
         case .int(let n): out += String(n)
+        case .number(let text): out += text
         case .bool(let b): out += b ? "true" : "false"
         case .null: out += "null"
         case .array(let items):

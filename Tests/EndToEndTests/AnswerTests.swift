@@ -72,7 +72,8 @@ import Testing
         try add(h, Self.study)
         try h.waitFor(seconds: 10) { try state(h, Self.study) == "delivered" }
         try desktop.answer("Start studying")
-        try h.waitFor(seconds: 10) { FileManager.default.fileExists(atPath: marker) }
+        // The shell makes the file (its `>`) before echo writes to it: wait for what it writes, not the file.
+        try h.waitFor(seconds: 10) { (try? String(contentsOfFile: marker, encoding: .utf8)) == "lesson\n" }
         #expect(try String(contentsOfFile: marker, encoding: .utf8) == "lesson\n")
         // On dunst "Start studying" is the default action (a click on the bubble): the one entry of its menu.
         #expect(try h.sqlite("SELECT action FROM notification_actions") == "default")

@@ -11,14 +11,16 @@ struct Stats: ContextCommand {
             A study day is one of the plan's days (the days setting), from the first day the planner planned, not \
             skipped and not paused all day. Each day shows how soon it was opened: before any reminder, after 1-2, \
             after 3 or more, not opened. The current streak counts study days in a row each opened, up to today \
-            (today, not yet opened, does not break it); other days neither break nor extend it. Colour only on a \
-            terminal and never when NO_COLOR is set.
+            (today, not yet opened, does not break it); other days neither break nor extend it. The score forgives \
+            where a streak does not (Loop Habit Tracker's): each study day opened raises it, each one not opened \
+            lowers it a little, other days leave it; half of it goes after about 15 study days not opened \
+            (Monday to Friday; 13 with every day a study day). Colour only on a terminal and never when NO_COLOR is set.
             """)
 
     @OptionGroup var common: CommonOptions
     @Option(name: .long, parsing: .unconditional, help: "How many weeks to show, ending with this week (1-1000).")
     var weeks: Int = 8
-    @Flag(name: .long, help: "Print a JSON object: current_streak, longest_streak, days (oldest first).")
+    @Flag(name: .long, help: "Print a JSON object: current_streak, longest_streak, score (0-1), days (oldest first).")
     var json = false
 
     func validate() throws {
@@ -51,6 +53,7 @@ struct StudyRecordReport: Report {
         .object([
             ("current_streak", .int(report.record.currentStreak)),
             ("longest_streak", .int(report.record.longestStreak)),
+            ("score", .share(report.record.score)),
             (
                 "days",
                 .array(
@@ -75,7 +78,10 @@ struct StudyRecordReport: Report {
             "Study record, \(weeks) week\(weeks == 1 ? "" : "s") to \(Formatting.weekdays[today.isoWeekday - 1]) \(today) (\(report.zone.name))", "",
         ]
         lines += Heatmap.render(record.days, colour: colour)
-        lines += ["", "Current streak: \(Stats.days(record.currentStreak))", "Longest streak: \(Stats.days(record.longestStreak))"]
+        lines += [
+            "", "Current streak: \(Stats.days(record.currentStreak))", "Longest streak: \(Stats.days(record.longestStreak))",
+            "Score: \(Int((record.score * 100).rounded())) % (each day opened raises it, a day missed lowers it a little)",
+        ]
         let studyDays = shown.filter { $0.isStudyDay && ($0.date < today || $0.recorded.firstOpen != nil) }
         let opened = studyDays.filter { $0.recorded.firstOpen != nil }
         var summary = "Opened on \(opened.count) of \(Stats.days(studyDays.count))"
