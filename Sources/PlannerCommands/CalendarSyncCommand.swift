@@ -19,6 +19,10 @@ public enum CalendarSyncCommand {
         /// How long to wait before trying again after a race with another computer (HTTP 412): drawn anew
         /// each time, so that two computers that collided do not collide again.
         public var raceDelayMilliseconds: ClosedRange<Int64> = 2_000...8_000
+        /// How long a whole round may take (its runs, its retries and the planner's own work): no run starts
+        /// once it is spent, and each gets at most what is left, so a round ends before the live ticker that
+        /// started it stops it (`CalendarCarry.runLimitMilliseconds`) and always records how it ended.
+        public var roundLimitMilliseconds: Int64 = CalendarCarry.runLimitMilliseconds - 60_000
 
         public init(db: String? = nil, now: String? = nil, vdirsyncer: String? = nil) {
             (self.db, self.now, self.vdirsyncer) = (db, now, vdirsyncer)
@@ -101,7 +105,8 @@ public enum CalendarSyncCommand {
                 "the calendar folder \(folder) is not there (not mounted? removed?): planner config set calendar-folder \(folder) makes it again")
         }
         var report = Report()
-        var first = syncRetryingRaces(vdirsyncer, options, into: &report)
+        let deadline = RoundDeadline(limitMilliseconds: options.roundLimitMilliseconds)
+        var first = syncRetryingRaces(vdirsyncer, options, deadline: deadline, into: &report)
         // A plain loop: forgetting removes a file, so it must run once per line (a lazy map runs it again).
         var forgotten: String?
         for emptied in first ? [] : report.emptied where forgotten == nil { forgotten = forgetEmptiedServer(ctx, emptied, folder: folder) }
@@ -109,7 +114,7 @@ public enum CalendarSyncCommand {
             report.failure = nil
             report.emptied = []
             report.putBack = forgotten
-            first = syncRetryingRaces(vdirsyncer, options, into: &report)
+            first = syncRetryingRaces(vdirsyncer, options, deadline: deadline, into: &report)
         }
         // What the phone ticked is in the folder now (or was already): applied, and the folder written again.
         let found = try context.database.sync(now: context.now)
@@ -120,7 +125,7 @@ public enum CalendarSyncCommand {
         }
         report.ticks = Array(Set(calendar.ticks)).sorted()
         if first, report.copied + report.updated + report.deleted > 0 || calendar.written + calendar.removed > 0 {
-            _ = syncRetryingRaces(vdirsyncer, options, into: &report)
+            _ = syncRetryingRaces(vdirsyncer, options, deadline: deadline, into: &report)
         }
         return report
     }
@@ -128,12 +133,11 @@ public enum CalendarSyncCommand {
     /// One `vdirsyncer sync`, run again (up to twice, after a random pause) when it lost a race with another
     /// computer carrying the same calendar: both rewrote the same items after a shared change, and the
     /// server refused the second writer's stale copy (HTTP 412). The next run sees the server's copy.
-    static func syncRetryingRaces(_ vdirsyncer: String, _ options: Options, into report: inout Report) -> Bool {
+    static func syncRetryingRaces(_ vdirsyncer: String, _ options: Options, deadline: RoundDeadline, into report: inout Report) -> Bool {
         for attempt in 0..<3 {
-            if sync(vdirsyncer, forceDelete: options.forceDelete, into: &report) { return true }
+            if sync(vdirsyncer, forceDelete: options.forceDelete, deadline: deadline, into: &report) { return true }
             guard attempt < 2, report.failure?.contains("Precondition Failed") == true else { return false }
             report.raced += 1
-            report.failure = nil
             usleep(UInt32(clamping: Int64.random(in: options.raceDelayMilliseconds) * 1000))
         }
         return false
@@ -275,18 +279,44 @@ public enum CalendarSyncCommand {
         return lock
     }
 
-    /// One `vdirsyncer sync`, counted into `report`; false when it failed (`report.failure` says how).
+    /// When a round must be over (a monotonic clock): what is left of it bounds each run.
+    struct RoundDeadline {
+        let limitMilliseconds: Int64
+        let at: Int64
+        init(limitMilliseconds: Int64) {
+            self.limitMilliseconds = limitMilliseconds
+            at = FolderChild.monotonicMilliseconds() + limitMilliseconds
+        }
+        var left: Int64 { at - FolderChild.monotonicMilliseconds() }
+    }
+
+    /// One `vdirsyncer sync`, counted into `report`; false when it failed (`report.failure` says how). Within
+    /// a round, none starts with less than a second of it left.
     static func sync(
-        _ vdirsyncer: String, forceDelete: Bool, limitMilliseconds: Int64 = runLimitMilliseconds,
+        _ vdirsyncer: String, forceDelete: Bool, limitMilliseconds: Int64 = runLimitMilliseconds, deadline: RoundDeadline? = nil,
         into report: inout Report
     ) -> Bool {
+        var limitMilliseconds = limitMilliseconds
+        if let deadline {
+            let left = deadline.left
+            guard left >= 1_000 else {
+                report.failure =
+                    "vdirsyncer sync not run again: the round took over \(deadline.limitMilliseconds / 1000) s"
+                    + (report.failure.map { " (the last run: \($0))" } ?? "")
+                return false
+            }
+            limitMilliseconds = min(limitMilliseconds, left)
+        }
         report.runs += 1
         let arguments = [vdirsyncer, "-v", "info", "sync"] + (forceDelete ? ["--force-delete"] : [])
         let (outcome, output) = Spawn.run(arguments, timeoutMilliseconds: limitMilliseconds)
         count(output, into: &report)
         // vdirsyncer 0.19 exits 0 when a pair failed: it logs "error:" and "critical:" lines.
         let failed = output.split(separator: "\n").filter { $0.hasPrefix("error:") || $0.hasPrefix("critical:") }
-        guard outcome != .exited(0) || !failed.isEmpty else { return true }
+        guard outcome != .exited(0) || !failed.isEmpty else {
+            report.failure = nil  // an earlier run's (a race, now won) is over
+            return true
+        }
         let said = (failed.isEmpty ? output.split(separator: "\n").suffix(3) : failed.suffix(3)).joined(separator: " / ")
         let how: String
         switch outcome {

@@ -1,6 +1,7 @@
 import Glibc
 import PlannerCommands
 import PlannerCore
+import PlannerSystem
 import PlannerTestSupport
 import Testing
 
@@ -70,6 +71,26 @@ import Testing
         let working = try StatusCommand.run(h.process.context, db: h.db, now: "2026-11-23T12:12")
         #expect(working.calendarRound == CalendarRound(at: TestTime.seoul.at("2026-11-23T12:11")))
         #expect(!working.calendarProblems.contains { $0.contains("calendar job") })
+    }
+
+    /// A round is bounded as a whole, not only each run: it stops starting runs once its time is spent, and
+    /// says so, well before the ticker that started it stops it (whose limit is CalendarCarry's, 900 s).
+    /// Before, three runs could follow each other (each up to 300 s) after each of three steps: 45 minutes.
+    @Test func aRoundStopsStartingRunsOnceItsTimeIsSpent() throws {
+        let h = try home(
+            """
+            sleep 1
+            echo "error: Unknown error occurred for planner/planner: Precondition Failed (412)"; exit 1
+            """)
+        var options = CalendarSyncCommand.Options(db: h.db, now: "2026-11-23T12:01", vdirsyncer: h.vdirsyncer)
+        options.raceDelayMilliseconds = 10...30
+        options.roundLimitMilliseconds = 2_500
+        let began = FolderChild.monotonicMilliseconds()
+        let report = try CalendarSyncCommand.run(h.process.context, options)
+        #expect(calls(h) == 2, "a run was started with less than a second of the round left")
+        #expect(report.failure?.contains("the round took over 2 s") == true, "\(report.failure ?? "no failure")")
+        #expect(FolderChild.monotonicMilliseconds() - began < 5_000)
+        #expect(CalendarSyncCommand.Options().roundLimitMilliseconds < CalendarCarry.runLimitMilliseconds)
     }
 
     @Test func aFolderThatIsNotThereIsAFailedRoundToo() throws {
