@@ -79,16 +79,12 @@ public enum EventSources: Sendable {
     /// only. The commit wakes the ticker, whose pass publishes the event and rewrites the calendar (open's
     /// rows of today's files are left alone, so its plan keys see the change); the login pays for no folder.
     case loginLeavingFolders
-    /// Bookkeeping of the store itself (a claim, a delivery's end): the inbox, and this device's events
-    /// published.
-    case inboxOnly
 
     func make() -> [EventSource] {
         switch self {
         case .all: [InboxSource(), SyncFolderSource(reading: true), CalendarFolderSource(whole: true), AnkiSource()]
         case .login: [InboxSource(), SyncFolderSource(reading: false), CalendarFolderSource(whole: false)]
         case .loginLeavingFolders: [InboxSource()]
-        case .inboxOnly: [InboxSource(), SyncFolderSource(reading: false)]
         }
     }
 }
