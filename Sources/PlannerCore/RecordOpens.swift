@@ -11,6 +11,11 @@ public enum RecordOpens {
     /// `calendar`). In the sync folder the line says the device whose file holds it, as every line must.
     static let devices = [AnkiReviews.origin: AnkiReviews.device, calendarOrigin: calendarOrigin]
 
+    /// The stamp of an open read from the phone's tick at `at`: its own instant, counter 0, made by the
+    /// calendar, never the reading computer's next stamp (which depends on what else that computer holds:
+    /// two computers would make two versions of one event).
+    public static func calendarStamp(at: Instant) -> Stamp { Stamp(milliseconds: at.milliseconds, counter: 0, device: calendarOrigin) }
+
     /// Whether `device` is a record's, not a computer's.
     public static func isRecordDevice(_ device: String?) -> Bool {
         guard let device else { return false }

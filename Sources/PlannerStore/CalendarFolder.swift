@@ -199,7 +199,8 @@ extension PlannerDatabase {
         let id = String(SHA256.hex("calendar \(uid) \(at.milliseconds)".utf8).prefix(32))
         let event = PlanEvent(
             id: id, at: at, origin: RecordOpens.calendarOrigin,
-            change: .open(zoneName: zone.name, offsetSeconds: zone.offset(at: at), graceMilliseconds: nil))
+            change: .open(zoneName: zone.name, offsetSeconds: zone.offset(at: at), graceMilliseconds: nil),
+            stamp: RecordOpens.calendarStamp(at: at))
         return .open(event)
     }
 }

@@ -74,11 +74,15 @@ import Testing
         // vdirsyncer brings the phone's tick into both folders; each computer reads it before the other's line
         // arrives, then the other's line.
         let tick = CalendarFolderFixture.phoneTick(day: "2026-11-23", completedUTC: "20261123T031500Z")
+        // The desktop changed something after the tick's time (12:15) before the tick reached it: its next stamp
+        // is after that change, the laptop's is not; the tick's event must carry neither.
+        let title = try computers[0].h.planner(["config", "set", "title", "Lesson", "--db", computers[0].h.db, "--now", "2026-11-23T12:20"])
+        #expect(title.status == 0, "\(title.err)")
         for c in computers { try CalendarFolderFixture.deliver(tick, to: c.folder + "/planner-day-2026-11-23.ics") }
-        for c in computers { _ = try c.h.plannerOK(["sync"], now: "2026-11-23T12:16") }
+        for c in computers { _ = try c.h.plannerOK(["sync"], now: "2026-11-23T12:21") }
         try carry()
         for c in computers {
-            let r = try c.h.planner(["sync", "--db", c.h.db, "--now", "2026-11-23T12:17"])
+            let r = try c.h.planner(["sync", "--db", c.h.db, "--now", "2026-11-23T12:22"])
             #expect(r.status == 0 && !r.err.contains("two different contents"), "\(r.err)")
             #expect(try c.h.sqlite("SELECT count(*) FROM event_conflict") == "0")
             #expect(try c.h.sqlite("SELECT count(*) || ' ' || min(origin) FROM app_open_events WHERE local_date = '2026-11-23'") == "1 calendar")
