@@ -80,14 +80,17 @@ public struct StudyRecord: Equatable, Sendable {
     public var score: Double
 }
 
-/// A score that forgives: Loop Habit Tracker's (iSoron/uhabits, `Score.kt`), `S = S' * m + v * (1 - m)` with
-/// `v` 1 for a study day opened and 0 for one not, over the study days from the first; a day that is not a
-/// study day (not one of the plan's days, skipped, paused all day) leaves it as it is. Where a streak falls to
-/// 0 after one missed day, the score loses a few points, and a long habit keeps most of its score.
+/// A score that forgives: Loop Habit Tracker's (iSoron/uhabits, `Score.kt`, `ScoreList.kt`). Every day from
+/// the first, `S = S' * m + v * (1 - m)`, where `v` is the share of the week's study days opened: the days
+/// with an open among the last 7 (today included) over the plan's study days a week, at most 1 — so a
+/// Saturday off on a Monday-to-Friday plan costs nothing, and a day missed lowers `v` for a week. A day
+/// skipped or paused all day leaves the score as it is; today counts once it is opened (it is not over).
+/// Where a streak falls to 0 after one missed day, the score loses a few points, and a long habit keeps most
+/// of its score.
 public enum StudyScore {
-    /// `m = 0.5^(sqrt(f) / 13)` with `f` the study days a week over 7: half of the score goes after 15.4 study
-    /// days not opened with Monday to Friday, 13 with every day. Indexed by the study days a week (1-7), the
-    /// values to the last digit (PlannerCore imports no math library; StudyScoreTests compares with `pow`).
+    /// `m = 0.5^(sqrt(f) / 13)` with `f` the study days a week over 7: half of the score goes after 15.4
+    /// days of no study on a Monday-to-Friday plan, 13 with every day. Indexed by the study days a week (1-7),
+    /// the values to the last digit (PlannerCore imports no math library; StudyScoreTests compares with `pow`).
     static let multipliers: [Double] = [
         0.980049015270599, 0.971902088356382, 0.9656966817138625, 0.9604960723328706, 0.9559374552530502,
         0.951834775158834, 0.9480775143391714,
@@ -98,9 +101,9 @@ public enum StudyScore {
         (1...7).contains(studyDaysPerWeek) ? multipliers[studyDaysPerWeek - 1] : 1
     }
 
-    /// The score after one more study day.
-    public static func next(_ score: Double, opened: Bool, multiplier m: Double) -> Double {
-        score * m + (opened ? 1 - m : 0)
+    /// The score after one more day whose week's share opened is `share` (0...1).
+    public static func next(_ score: Double, share: Double, multiplier m: Double) -> Double {
+        score * m + min(max(share, 0), 1) * (1 - m)
     }
 }
 
@@ -145,25 +148,52 @@ public func studyRecord(from: LocalDate, through: LocalDate, today: LocalDate, i
     }
 
     var current = 0, longest = 0, run = 0
-    var score = 0.0
-    let m = StudyScore.multiplier(studyDaysPerWeek: (1...7).filter { input.schedule.days.contains(isoWeekday: $0) }.count)
     if let first = input.firstDate, first <= today {
         var d = first
         while d <= today {
             if isStudyDay(d) {
-                let opened = input.days[d]?.firstOpen != nil
-                if opened {
+                if input.days[d]?.firstOpen != nil {
                     run += 1
                 } else if d != today {
                     run = 0
                 }
                 longest = max(longest, run)
-                // Today not yet opened is not over: it counts once opened, or tomorrow.
-                if opened || d != today { score = StudyScore.next(score, opened: opened, multiplier: m) }
             }
             d = d.adding(days: 1)
         }
         current = run
     }
+    let score = studyScore(through: today, input: input)
     return StudyRecord(days: days, currentStreak: current, longestStreak: longest, score: score)
+}
+
+/// The forgiving score (`StudyScore`) from the record's first date through `today`.
+func studyScore(through today: LocalDate, input: RecordInput) -> Double {
+    guard let first = input.firstDate, first <= today else { return 0 }
+    let perWeek = (1...7).filter { input.schedule.days.contains(isoWeekday: $0) }.count
+    guard perWeek > 0 else { return 0 }
+    let m = StudyScore.multiplier(studyDaysPerWeek: perWeek)
+    func opened(_ date: LocalDate) -> Bool { date >= first && input.days[date]?.firstOpen != nil }
+    /// Skipped, or a pause over the whole of it (its slots on a plan day; midnight to midnight on another).
+    func frozen(_ date: LocalDate) -> Bool {
+        if input.skippedDates.contains(date) { return true }
+        guard !input.pauses.isEmpty else { return false }
+        if !input.schedule.readings(on: date).isEmpty { return !input.isStudyDay(date) }
+        guard let start = input.zone.instant(for: LocalDateTime(date: date, hour: 0, minute: 0)),
+            let end = input.zone.instant(for: LocalDateTime(date: date.adding(days: 1), hour: 0, minute: 0))
+        else { return false }
+        let last = Instant(milliseconds: end.milliseconds - 1)
+        return input.pauses.contains { $0.covers(start) && $0.covers(last) }
+    }
+    var score = 0.0
+    var inWeek = 0  // days opened among the last 7
+    var d = first
+    while d <= today {
+        if opened(d) { inWeek += 1 }
+        if opened(d.adding(days: -7)) { inWeek -= 1 }
+        if d == today && !opened(d) { break }
+        if !frozen(d) { score = StudyScore.next(score, share: Double(inWeek) / Double(perWeek), multiplier: m) }
+        d = d.adding(days: 1)
+    }
+    return score
 }
