@@ -232,8 +232,8 @@ def main(planner):
     phone_anki = os.path.join(WORK, "phone-anki/collection.anki2")
     os.makedirs(os.path.dirname(phone_anki))
     anki_env = {"PATH": "/usr/bin:/bin", "HOME": os.path.dirname(phone_anki)}
-    subprocess.run([ANKI_PY, ANKI_FIXTURE, "create", phone_anki, "--notes", "0"], env=anki_env, check=True, capture_output=True)
-    subprocess.run([ANKI_PY, ANKI_FIXTURE, "sync", phone_anki, *anki_sync], env=anki_env, check=True, capture_output=True)
+    subprocess.run([ANKI_PY, ANKI_FIXTURE, "create", phone_anki, "--notes", "0"], env=anki_env, check=True, capture_output=True, timeout=120)
+    subprocess.run([ANKI_PY, ANKI_FIXTURE, "sync", phone_anki, *anki_sync], env=anki_env, check=True, capture_output=True, timeout=120)
 
     # README: install, then `planner setup --install` (the systemd path: a user manager runs).
     install_planner(planner, H)
@@ -295,8 +295,10 @@ def main(planner):
     ok(f"laptop (cron): setup --install started the live ticker at once; it joined the desktop's plan (zone {zone1}) "
        "and carries the calendar too")
 
-    # 1. Anki on the phone. A window whose first reminder falls due about 80 s from now, on both computers.
-    s1 = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=140)).astimezone(z1).replace(second=0, microsecond=0)
+    # 1. Anki on the phone. A window whose first reminder falls due 140-200 s from now, on both computers: what
+    #    follows until the laptop's login (the window carried, the ticker stopped, three Anki runs, the desktop's
+    #    open, Syncthing settled) must fit before it.
+    s1 = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=200)).astimezone(z1).replace(second=0, microsecond=0)
     day1 = s1.date().isoformat()
     desktop.planner("config", "set", "window", window_from(s1))
     slot1 = f"Noti_AppOpenPromotion_{s1:%Y_%m_%d_%H_%M}"
@@ -308,8 +310,8 @@ def main(planner):
         os.kill(int(pid), signal.SIGTERM)
     wait_for("laptop: the ticker stopped", 10, lambda: not laptop_ticker())
     # A card answered in Anki on the phone, synced; then the desktop's Anki syncs.
-    subprocess.run([ANKI_PY, ANKI_FIXTURE, "answer", phone_anki], env=anki_env, check=True, capture_output=True)
-    subprocess.run([ANKI_PY, ANKI_FIXTURE, "sync", phone_anki, *anki_sync], env=anki_env, check=True, capture_output=True)
+    subprocess.run([ANKI_PY, ANKI_FIXTURE, "answer", phone_anki], env=anki_env, check=True, capture_output=True, timeout=120)
+    subprocess.run([ANKI_PY, ANKI_FIXTURE, "sync", phone_anki, *anki_sync], env=anki_env, check=True, capture_output=True, timeout=120)
     as_user([ANKI_PY, ANKI_FIXTURE, "sync", collection, *anki_sync], desktop.env, "anki-fixture sync (desktop)")
     synced = time.time()
     took = wait_for("desktop: the phone's review, synced by Anki, opening the day", ANKI_BOUND,
@@ -351,13 +353,19 @@ def main(planner):
     w2_start = (now2 - datetime.timedelta(minutes=60)).replace(second=0, microsecond=0)
     w2_start -= datetime.timedelta(minutes=w2_start.minute % 30)
     day2 = w2_start.date().isoformat()
+    changed = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
     laptop.planner("config", "set", "zone", zone2, "window", window_from(w2_start))
     task = f"planner-day-{day2}"
     wait_for(f"the phone seeing {day2}'s 'Study today' and its later events", 60,
              lambda: task in [i["uid"] for i in items()] and any(i["uid"].startswith(f"planner-Noti_AppOpenPromotion_{day2.replace('-', '_')}")
                                                                  for i in items()), every=1)
-    time.sleep(15)
+    # Each computer's calendar job has run a round since the change (not only before it), and it worked.
     for c in (desktop, laptop):
+        def round_since(c=c):
+            at = c.status()["calendar_round_at"]
+            return at is not None and datetime.datetime.fromisoformat(at.replace("Z", "+00:00")) >= changed
+        wait_for(f"{c.name}: a calendar round after the shared change", 120, round_since, every=2)
+        time.sleep(10)  # a round that lost a race (HTTP 412) is run again within 2-8 s: its last word counts
         failure = c.status()["calendar_round_failure"]
         if failure is not None:
             fail(f"{c.name}'s calendar job failed after the shared change: {failure}")
@@ -387,7 +395,8 @@ def main(planner):
        f"{seen['laptop']:.0f} s (bound {PULL_BOUND} s); nothing left to show on {day2}")
 
     # 3. The laptop retires; the desktop keeps the phone's alarms.
-    held = len([i for i in items() if i["uid"].startswith("planner-")])
+    held_uids = {i["uid"] for i in items() if i["uid"].startswith("planner-")}
+    held = len(held_uids)
     r = laptop.planner("setup", "--uninstall")
     if r.stderr.strip():
         print(f"first-week: laptop's setup --uninstall said on stderr: {r.stderr.strip()}", file=sys.stderr)
@@ -395,10 +404,12 @@ def main(planner):
     if not said or not said[0].startswith("left the planner's items") or "desktop" not in said[0]:
         fail(f"laptop: setup --uninstall did not leave the server's items to the desktop: {said or r.stdout[-400:]}")
     as_user(["systemctl", "--user", "start", "planner-calendar.service"], desktop.env, "desktop: planner-calendar.service")
-    now_held = len([i for i in items() if i["uid"].startswith("planner-")])
+    # Every item stays (the day may turn meanwhile and bring a new day's: more is fine, fewer is not).
+    gone = held_uids - {i["uid"] for i in items()}
     failure = desktop.status()["calendar_round_failure"]
-    if now_held != held or failure is not None:
-        fail(f"after the laptop's uninstall the server holds {now_held} of {held} planner items; the desktop's round: {failure}")
+    if gone or failure is not None:
+        fail(f"after the laptop's uninstall {len(gone)} of the server's {held} planner items are gone (e.g. {sorted(gone)[:1]}); "
+             f"the desktop's round: {failure}")
     ok(f"the laptop's setup --uninstall left the server's {held} items to the desktop, whose next round is clean")
     # The laptop's word that it no longer carries the calendar has reached the desktop (docs/phone.md says what
     # to do when two computers are uninstalled before it could).
