@@ -92,6 +92,7 @@ def accept(results, x, total_days, seed=12345):
         failed.append("A1")
     if vs1["ratio_ci"][1] > 0.60:
         failed.append("A2")
+    # A3 and A5 on the point estimates, one-sided (a later start, a shorter streak, a colder start fail).
     if mx.median_start - m1.median_start > 30 or mx.longest < m1.longest - 0.5:
         failed.append("A3")
     if vs2["diff_ci"][0] <= 0:

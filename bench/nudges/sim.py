@@ -285,7 +285,10 @@ class Oracle(Policy):
 
 
 def policies_for_map():
-    return [Grid(True), Grid(False), UsualTime(), UsualTime(True), Thompson(), Thompson(True), Oracle()] + [RandomSlots(k) for k in range(1, 7)]
+    # B2 at every budget a candidate may have (B3g keeps most of the grid's 25): A4 compares a candidate with
+    # the one that sends as many reminders a study day.
+    return [Grid(True), Grid(False), UsualTime(), UsualTime(True), Thompson(), Thompson(True), Oracle()] + [
+        RandomSlots(k) for k in (1, 2, 3, 4, 5, 6, 8, 10, 13, 17, 21, 25)]
 
 
 @dataclasses.dataclass
