@@ -51,7 +51,7 @@ enum Main {
         TickerTunables.restartLiveTickerWithoutTCache(raw)
         SQLiteProcess.useOneThread(arena: !(raw.count > 1 && raw[1] == "tick" && !raw.contains("--once")))
         if let problem = ArgumentBytes.problem() ?? ArgumentBytes.environmentProblem() ?? FolderChild.deadlineFromEnvironment() {
-            fail(problem, code: 64)
+            fail(problem, code: PlannerError.Kind.usage.exitCode)
         }
         PlannerDatabase.warn = { message in
             let line = warning(message) + "\n"
@@ -60,7 +60,7 @@ enum Main {
         let code = run(Array(CommandLine.arguments.dropFirst()), .process)
         // Output that never arrived (a full disk, a closed pipe) is a failure, not a silent exit 0.
         if code == 0, clinux_stdout_failed() != 0 {
-            fail("cannot write to stdout: \(String(cString: strerror(errno)))", code: 74)
+            fail("cannot write to stdout: \(String(cString: strerror(errno)))", code: PlannerError.Kind.io.exitCode)
         }
         exit(code)
     }
