@@ -197,10 +197,20 @@ extension PlannerDatabase {
         var at = min(completedAt ?? now, now)
         if schedule.studyDay(at: at, in: zone) != date { at = now }
         let id = String(SHA256.hex("calendar \(uid) \(at.milliseconds)".utf8).prefix(32))
+        // Stamped at its own instant, so that every computer that reads it makes the same event — unless the
+        // day rule changed since (a zone, window or interval set after the tick): the day was accepted by the
+        // rule in force now, and a stamp before the change would put the open on the old rule's day.
+        let ruleChangedSince =
+            try connection.integer(
+                """
+                SELECT EXISTS (SELECT 1 FROM event WHERE kind = 'settings' AND stamp_ms >= ?
+                  AND (instr(payload, 'set.zone=') OR instr(payload, 'set.window=') OR instr(payload, 'set.interval=')
+                       OR instr(payload, 'reset=')))
+                """, .integer(at.milliseconds)) == 1
         let event = PlanEvent(
             id: id, at: at, origin: RecordOpens.calendarOrigin,
             change: .open(zoneName: zone.name, offsetSeconds: zone.offset(at: at), graceMilliseconds: nil),
-            stamp: RecordOpens.calendarStamp(at: at))
+            stamp: ruleChangedSince ? nil : RecordOpens.calendarStamp(at: at))
         return .open(event)
     }
 }

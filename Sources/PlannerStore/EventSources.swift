@@ -22,7 +22,7 @@ public struct SourcesReport: Sendable {
 struct SourcedEvent {
     var event: PlanEvent
     /// Another device's: applied as it came, its stamp kept. Otherwise this device's own (saved by another
-    /// process, ticked on the phone): stamped here when applied.
+    /// process): stamped here when applied, unless it comes stamped (an open read from a record: `RecordOpens`).
     var fromAnotherDevice: Bool
     /// The sync folder file whose line it came in (`event.carrier`).
     var carrier: String? = nil

@@ -271,8 +271,9 @@ extension PlannerDatabase {
         guard (try? SettingKey.zone.canonical(zone)) == zone, zone != "system" else { return }
         let made =
             [
-                // Not a review's open: its stamp is when the review was made (years ago, for a first read).
-                try connection.integer("SELECT min(stamp_ms) FROM event WHERE received_ms IS NULL AND origin <> 'anki'"),
+                // Not an open read from a record (Anki, the phone's tick): its stamp is when the review or the tick
+                // was made (years ago, for Anki's first read), not when this device made its plan.
+                try connection.integer("SELECT min(stamp_ms) FROM event WHERE received_ms IS NULL AND origin NOT IN ('anki', 'calendar')"),
                 try connection.integer("SELECT created_at_ms FROM request ORDER BY id LIMIT 1"), now.milliseconds,
             ]
             .compactMap { $0 }.min() ?? now.milliseconds

@@ -88,4 +88,17 @@ import Testing
             #expect(try c.h.sqlite("SELECT count(*) || ' ' || min(origin) FROM app_open_events WHERE local_date = '2026-11-23'") == "1 calendar")
         }
     }
+
+    /// A tick made before the day rule changed (the zone set after it) and read after it opens the day it was
+    /// accepted for, the rule now in force's: stamped at its own instant it would fall under the old rule
+    /// (Seoul's Tuesday), its day left open and the next day's reminders cancelled.
+    @Test func aTickReadAfterTheZoneChangedOpensTheDayItWasAcceptedFor() throws {
+        let (h, folder) = try CalendarFolderFixture.setUp(Harness())
+        _ = try h.plannerOK(["refill"], now: "2026-11-23T15:00Z")
+        try h.configOK(["set", "zone", "UTC"], now: "2026-11-23T16:40Z")
+        let tick = CalendarFolderFixture.phoneTick(day: "2026-11-23", completedUTC: "20261123T163000Z")
+        try CalendarFolderFixture.deliver(tick, to: folder + "/planner-day-2026-11-23.ics")
+        _ = try h.plannerOK(["sync"], now: "2026-11-23T16:45Z")
+        #expect(try h.sqlite("SELECT group_concat(local_date || ' ' || origin) FROM app_open") == "2026-11-23 calendar")
+    }
 }
