@@ -77,13 +77,15 @@ public enum CalendarSyncCommand {
     public static func run(_ ctx: RunContext, _ options: Options) throws(PlannerError) -> Report {
         let setting = try ctx.resolveSetting(db: options.db, now: options.now)
         let vdirsyncer = try program(options.vdirsyncer, ctx)
+        // From before the wait for another round's lock: the ticker's limit counts from when it started this.
+        let deadline = RoundDeadline(limitMilliseconds: options.roundLimitMilliseconds)
         let lock = try lockJob(database: setting.path)
         defer { close(lock) }
         let context = try setting.open()
         // Every round, worked or failed, is left in the lock file for `planner status`.
         let previous = CalendarRoundFile.read(lock)
         do {
-            let report = try round(ctx, options, vdirsyncer: vdirsyncer, context: context)
+            let report = try round(ctx, options, vdirsyncer: vdirsyncer, context: context, deadline: deadline)
             CalendarRoundFile.write(lock, .after(previous, at: context.now, failure: report.failure))
             return report
         } catch {
@@ -92,7 +94,9 @@ public enum CalendarSyncCommand {
         }
     }
 
-    static func round(_ ctx: RunContext, _ options: Options, vdirsyncer: String, context: CommandContext) throws(PlannerError) -> Report {
+    static func round(
+        _ ctx: RunContext, _ options: Options, vdirsyncer: String, context: CommandContext, deadline: RoundDeadline
+    ) throws(PlannerError) -> Report {
         guard let folder = try context.database.settingRows().first(where: { $0.key == .calendarFolder })?.value, !folder.isEmpty else {
             throw .usage(
                 "calendar-folder is not set: run planner config set calendar-folder FOLDER (the folder vdirsyncer syncs), then planner calendar-sync again"
@@ -105,7 +109,6 @@ public enum CalendarSyncCommand {
                 "the calendar folder \(folder) is not there (not mounted? removed?): planner config set calendar-folder \(folder) makes it again")
         }
         var report = Report()
-        let deadline = RoundDeadline(limitMilliseconds: options.roundLimitMilliseconds)
         var first = syncRetryingRaces(vdirsyncer, options, deadline: deadline, into: &report)
         // A plain loop: forgetting removes a file, so it must run once per line (a lazy map runs it again).
         var forgotten: String?
@@ -137,6 +140,12 @@ public enum CalendarSyncCommand {
         for attempt in 0..<3 {
             if sync(vdirsyncer, forceDelete: options.forceDelete, deadline: deadline, into: &report) { return true }
             guard attempt < 2, report.failure?.contains("Precondition Failed") == true else { return false }
+            // A race lost with no time left for another run: the round says so (and is not counted as raced).
+            guard deadline.left >= 1_000 else {
+                report.failure =
+                    "vdirsyncer sync not run again: the round took over \(deadline.limitMilliseconds / 1000) s (the last run: \(report.failure ?? ""))"
+                return false
+            }
             report.raced += 1
             usleep(UInt32(clamping: Int64.random(in: options.raceDelayMilliseconds) * 1000))
         }

@@ -14,8 +14,8 @@ public enum CalendarCarry {
     public static let settleMilliseconds: Int64 = 2_000
     /// After a failed run (the server unreachable), the next one waits this long.
     public static let afterFailureMilliseconds: Int64 = 300_000
-    /// A run that takes longer is stopped: above `planner calendar-sync`'s own worst case (two minutes for
-    /// another run's lock, five for each of its two vdirsyncer runs), so that it is the one that stops them.
+    /// A run that takes longer is stopped: above `planner calendar-sync`'s own bound on a round (a minute
+    /// less, its lock wait included), so that the round stops its runs and records how it ended.
     public static let runLimitMilliseconds: Int64 = 900_000
 
     /// When the ticker should next ask the server, or nil: `firstReminder` is the first reminder of the study
