@@ -81,12 +81,12 @@ public struct StudyRecord: Equatable, Sendable {
 }
 
 /// A score that forgives: Loop Habit Tracker's (iSoron/uhabits, `Score.kt`, `ScoreList.kt`). Every day from
-/// the first, `S = S' * m + v * (1 - m)`, where `v` is the share of the week's study days opened: the days
-/// with an open among the last 7 (today included) over the plan's study days a week, at most 1 — so a
-/// Saturday off on a Monday-to-Friday plan costs nothing, and a day missed lowers `v` for a week. A day
-/// skipped or paused all day leaves the score as it is; today counts once it is opened (it is not over).
-/// Where a streak falls to 0 after one missed day, the score loses a few points, and a long habit keeps most
-/// of its score.
+/// the first, `S = S' * m + v * (1 - m)`, where `v` is the share opened: the days with an open among the last
+/// 14 over twice the plan's study days a week, at most 1 (Loop's rolling sum for a habit of k days a week) —
+/// so a Saturday off on a Monday-to-Friday plan costs nothing, and a day missed lowers `v` for two weeks. A
+/// day skipped or paused all day is as if it had not been: neither the score nor the window sees it. Today
+/// counts once it is opened (it is not over). Where a streak falls to 0 after one missed day, the score loses
+/// a few points, and a long habit keeps most of its score.
 public enum StudyScore {
     /// `m = 0.5^(sqrt(f) / 13)` with `f` the study days a week over 7: half of the score goes after 15.4
     /// days of no study on a Monday-to-Friday plan, 13 with every day. Indexed by the study days a week (1-7),
@@ -179,20 +179,29 @@ func studyScore(through today: LocalDate, input: RecordInput) -> Double {
         if input.skippedDates.contains(date) { return true }
         guard !input.pauses.isEmpty else { return false }
         if !input.schedule.readings(on: date).isEmpty { return !input.isStudyDay(date) }
-        guard let start = input.zone.instant(for: LocalDateTime(date: date, hour: 0, minute: 0)),
-            let end = input.zone.instant(for: LocalDateTime(date: date.adding(days: 1), hour: 0, minute: 0))
-        else { return false }
+        // Where midnight does not exist (a change of offset at 00:00), the day starts at 01:00.
+        func dayStart(_ day: LocalDate) -> Instant? {
+            input.zone.instant(for: LocalDateTime(date: day, hour: 0, minute: 0))
+                ?? input.zone.instant(for: LocalDateTime(date: day, hour: 1, minute: 0))
+        }
+        guard let start = dayStart(date), let end = dayStart(date.adding(days: 1)) else { return false }
         let last = Instant(milliseconds: end.milliseconds - 1)
         return input.pauses.contains { $0.covers(start) && $0.covers(last) }
     }
+    // Loop for a habit of k days a week: the share is the opens among the last 14 days counted over 2k (two
+    // weeks, so one missed day weighs half as much for twice as long), at most 1. A frozen day is left out
+    // of the window as well as the score: it is as if it had not been.
     var score = 0.0
-    var inWeek = 0  // days opened among the last 7
+    var window: [Bool] = []
     var d = first
     while d <= today {
-        if opened(d) { inWeek += 1 }
-        if opened(d.adding(days: -7)) { inWeek -= 1 }
         if d == today && !opened(d) { break }
-        if !frozen(d) { score = StudyScore.next(score, share: Double(inWeek) / Double(perWeek), multiplier: m) }
+        if !frozen(d) {
+            window.append(opened(d))
+            if window.count > 14 { window.removeFirst() }
+            let opens = window.reduce(0) { $0 + ($1 ? 1 : 0) }
+            score = StudyScore.next(score, share: Double(opens) / Double(2 * perWeek), multiplier: m)
+        }
         d = d.adding(days: 1)
     }
     return score

@@ -4,9 +4,9 @@ import Testing
 
 @testable import PlannerCore
 
-/// The forgiving study score (`StudyScore`) against an independent implementation of Loop Habit Tracker's
-/// formula: not the recursion but its closed form, `S = sum over counted days i of v_i (1 - m) m^(n - i)`, with
-/// `m = 0.5^(sqrt(f) / 13)` from `pow`, over random plans, skips, pauses and opens (fixed seeds).
+/// The forgiving study score (`StudyScore`) against Loop Habit Tracker's procedure written again here (its
+/// 14-day rolling share over 2k for a habit of k days a week, `m = 0.5^(sqrt(k/7) / 13)` from `pow`) from the
+/// generator's own skipped and paused dates, over random plans, skips, pauses and opens (fixed seeds).
 @Suite struct StudyScoreTests {
     @Test func theMultipliersAreLoopsFormula() {
         for k in 1...7 {
@@ -26,12 +26,14 @@ import Testing
         let k = (0..<7).filter { mask & (1 << UInt8($0)) != 0 }.count
         let m = pow(0.5, (Double(k) / 7).squareRoot() / 13)
         var score = 0.0
+        var counted: [LocalDate] = []  // the days not skipped nor paused, in order
         for n in 0...Int(today.dayNumber - first.dayNumber) {
             let d = first.adding(days: n)
             if d == today && !opened.contains(d) { break }
             if skipped.contains(d) || paused.contains(d) { continue }
-            let week = (0..<7).filter { n - $0 >= 0 && opened.contains(d.adding(days: -$0)) }.count
-            score = score * m + min(1, Double(week) / Double(k)) * (1 - m)
+            counted.append(d)
+            let fortnight = counted.suffix(14).filter { opened.contains($0) }.count
+            score = score * m + min(1, Double(fortnight) / Double(2 * k)) * (1 - m)
         }
         return score
     }

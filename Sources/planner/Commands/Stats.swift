@@ -12,9 +12,9 @@ struct Stats: ContextCommand {
             skipped and not paused all day. Each day shows how soon it was opened: before any reminder, after 1-2, \
             after 3 or more, not opened. The current streak counts study days in a row each opened, up to today \
             (today, not yet opened, does not break it); other days neither break nor extend it. The score forgives \
-            where a streak does not (Loop Habit Tracker's): every day it moves towards the share of the week's study \
-            days opened, a day skipped or paused all day leaves it; half of it goes after about 15 days without \
-            studying (Monday to Friday; 13 with every day a study day). Colour only on a terminal and never when NO_COLOR is set.
+            where a streak does not (Loop Habit Tracker's): every day it moves towards the share of study days opened \
+            over the last two weeks, and a day skipped or paused all day is as if it had not been; half of it goes \
+            after about 15 days without studying (Monday to Friday; 13 with every day a study day). Colour only on a terminal and never when NO_COLOR is set.
             """)
 
     @OptionGroup var common: CommonOptions
