@@ -307,7 +307,10 @@ def main(planner):
                  lambda: c.sql(f"SELECT state FROM request WHERE identifier = '{slot1}'") == [{"state": "pending"}])
     # The laptop is shut: its ticker stops (Syncthing keeps the folder up to date, as a service does).
     for pid in laptop_ticker():
-        os.kill(int(pid), signal.SIGTERM)
+        try:
+            os.kill(int(pid), signal.SIGTERM)
+        except ProcessLookupError:
+            pass  # gone between pgrep and here (an old ticker ending as the restarted one took over)
     wait_for("laptop: the ticker stopped", 10, lambda: not laptop_ticker())
     # A card answered in Anki on the phone, synced; then the desktop's Anki syncs.
     subprocess.run([ANKI_PY, ANKI_FIXTURE, "answer", phone_anki], env=anki_env, check=True, capture_output=True, timeout=120)
