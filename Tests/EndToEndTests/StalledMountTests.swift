@@ -94,6 +94,19 @@ import Testing
         }
     }
 
+    /// A stalled read of the sync folder is said as it happens, not only by `planner sync` (it cost the
+    /// command 600 ms and said nothing). A `refill`'s first child reads the folder.
+    @Test(.enabled(if: usable, "needs root, /dev/fuse and python3-pyfuse3")) func aStalledReadOfTheSyncFolderIsAWarning() throws {
+        let h = try Harness(productDeadline: true)
+        let mount = try StalledMount(h)
+        defer { mount.close() }
+        try planOnMount(h, mount)
+        mount.stall()
+        let (r, seconds) = try timed(h, mount, ["refill", "--db", h.db, "--now", "2026-11-24T10:00"])
+        #expect(r.status == 0 && seconds < 3, "refill took \(seconds) s: \(r.status) \(r.err)")
+        #expect(r.err.contains("warning: the sync folder") && r.err.contains("cannot be read (it did not answer within"), "\(r.err)")
+    }
+
     /// A ticker started by the desktop session while the mount stalls (its calendar folder, sync folder and
     /// Anki's collection on it): it delivers its reminders on time and stops at SIGTERM. It had sat in
     /// `inotify_add_watch` on the calendar folder (or `readlink` on the collection), delivering nothing and

@@ -95,18 +95,6 @@ import Testing
         #expect(fields[2] == "gone" || fields[2] == "Z", "the stopped folder child was left behind, in state \(fields[2])")
     }
 
-    /// A stalled read of the sync folder is said as it happens, not only by `planner sync` (found in review:
-    /// it cost the command 600 ms and said nothing). The first child of a `refill` reads the folder.
-    @Test func aStalledReadOfTheSyncFolderIsAWarning() throws {
-        let h = try Harness(productDeadline: true)
-        let (folder, _) = try syncing(h)
-        // Enough names that listing them takes a while: the child is stopped while it lists.
-        for n in 0..<4_000 { FileManager.default.createFile(atPath: "\(folder)/note-\(n).txt", contents: nil) }
-        let (fields, err) = try Self.stopFirstChild(h, ["refill", "--db", h.db, "--now", "2026-11-24T10:00"])
-        #expect(fields[0] == "0", "the command exited \(fields[0])")
-        #expect(err.contains("warning: the sync folder") && err.contains("cannot be read (it did not answer within"), "\(err)")
-    }
-
     /// A child stopped by another program right after the fork, with a job larger than the socket's buffer
     /// (a 60-day calendar's files): the command's send of it keeps to the deadline, instead of blocking for
     /// as long as the child stays stopped.
