@@ -27,7 +27,9 @@ public enum ReadingCommands {
     public static func planAhead(_ ctx: RunContext, db: String?, now: String?, days: Int) throws(PlannerError) -> PlanAheadReport {
         let context = try ctx.readingContext(db: db, now: now)
         let (settings, zone, exclusions) = try context.database.planAheadInput(now: context.now)
-        let plan = PlannerCore.planAhead(now: context.now, zone: zone, schedule: settings.schedule, exclusions: exclusions, days: days)
+        let plan = PlannerCore.planAhead(
+            now: context.now, zone: zone, schedule: settings.schedule, exclusions: exclusions, days: days,
+            withholding: settings.experiment ? settings : nil)
         return PlanAheadReport(days: plan, settings: settings, zone: zone, now: context.now)
     }
 

@@ -75,6 +75,9 @@ public struct CalendarPlanFacts: Sendable {
         nextReading = schedule.readings(on: today).lazy.compactMap { zone.instant(for: $0) }.first { $0 > now }
         var global = "\(CalendarFolderText.recipeVersion)\0\(head.key)\0\(zone.name)\0\(settingsText)\0"
         if let pause { global += "\(pause.since.milliseconds) \(pause.until.map { String($0.milliseconds) } ?? "-")" }
+        // Measurement mode's seed decides which slots have no item: turned off and on again, the same
+        // settings text with another seed.
+        if let seed = settings.experimentSeed { global += "\0experiment \(seed)" }
         globalKey = String(SHA256.hex(Array(global.utf8)).prefix(32))
     }
 
@@ -140,7 +143,7 @@ public struct CalendarPlanFacts: Sendable {
         }
         let last = today.adding(days: max(settings.calendarDays, 0) - 1)
         let days = studyDays.filter { $0 >= today && $0 <= last }.sorted().map {
-            plannedDay($0, now: now, zone: zone, schedule: schedule, exclusions: exclusions)
+            plannedDay($0, now: now, zone: zone, schedule: schedule, exclusions: exclusions, withholding: settings)
         }
         let all = CalendarFolderText.items(
             days: days, opens: opens, oneOffs: buckets.contains(CalendarBucket.oneOffs) ? oneOffs : [], zone: zone, settings: settings,

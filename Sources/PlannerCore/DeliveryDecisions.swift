@@ -52,15 +52,18 @@ public func closedByOpen(identifier: String, kind: RequestKind, dayOpened: @auto
 /// The next request the ticker will really show, by its own decisions: of those already due, what
 /// `decideDue` delivers (not the ones past their grace, nor study slots superseded by a later due one);
 /// then the ones ahead; never one `closedByOpen`. `openedDays`: the study days opened.
+/// `withholding`: the settings whose measurement mode withholds slots (`MeasurementMode`; nil: none).
 public func nextShown(
     now: Instant, policy: PlanPolicy = PlanPolicy(), pending: [PendingRequest],
-    openedDays: Set<LocalDate>
+    openedDays: Set<LocalDate>, withholding: PlanSettings? = nil
 ) -> PendingRequest? {
     let byTime = { (a: PendingRequest, b: PendingRequest) in (a.fireAt, a.identifier) < (b.fireAt, b.identifier) }
     let due = decideDue(now: now, policy: policy, due: pending.filter { $0.fireAt <= now }).deliver
     let ahead = pending.filter { $0.fireAt > now }.sorted(by: byTime)
-    return (due + ahead).first {
-        !closedByOpen(identifier: $0.identifier, kind: $0.kind, dayOpened: openedDays.contains($0.localDate))
+    return (due + ahead).first { request in
+        if closedByOpen(identifier: request.identifier, kind: request.kind, dayOpened: openedDays.contains(request.localDate)) { return false }
+        guard let plan = withholding else { return true }
+        return !MeasurementMode.withholds(identifier: request.identifier, kind: request.kind, plan: plan)
     }
 }
 

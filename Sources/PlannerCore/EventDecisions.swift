@@ -11,6 +11,8 @@ public struct PlanFacts: Sendable {
     /// Each open's study day by event id, as the settings in force at its stamp give it (the store folds
     /// the history: `DayRuleHistory`); an open without one takes the day the settings after the batch give.
     public var openDays: [String: (date: LocalDate, zone: Zone)] = [:]
+    /// The id of the event whose `experiment` value won so far (`register`): measurement mode's seed.
+    public var experimentSeed: String?
 
     public init(
         settingValues: [String: String], settingDefaults: [String: String] = [:], state: PlanState,
@@ -93,6 +95,7 @@ public func decideEvents(_ events: [PlanEvent], facts: PlanFacts, now: Instant, 
     var grace: Int64?
     var changedSettings: [SettingKey: String] = [:]
     var opens: [PlanEvent] = []
+    var experimentSeed = facts.experimentSeed
 
     /// Whether `event` wins `register`; if so it is recorded as its latest change.
     func wins(_ register: Register, _ event: PlanEvent) -> Bool {
@@ -141,6 +144,7 @@ public func decideEvents(_ events: [PlanEvent], facts: PlanFacts, now: Instant, 
                 set.map { ($0.key, $0.value) }
                 + reset.map { ($0, facts.settingDefaults[$0.rawValue] ?? $0.defaultValue) }
             for (key, value) in changes where wins(.setting(key), event) {
+                if key == .experiment { experimentSeed = event.id }
                 values[key.rawValue] = value
                 changedSettings[key] = value
                 effect.settingTimes[key] = event.at
@@ -151,7 +155,8 @@ public func decideEvents(_ events: [PlanEvent], facts: PlanFacts, now: Instant, 
         guard let value = changedSettings[key], value != facts.settingValues[key.rawValue] else { return nil }
         return SettingChange(key, value)
     }
-    let plan = PlanSettings.reading(values).settings
+    var plan = PlanSettings.reading(values).settings
+    plan.experimentSeed = plan.experiment ? experimentSeed : nil
     effect.plan = plan
     let zone = resolve(plan.zone)
     let policy = PlanPolicy(graceMilliseconds: grace ?? plan.graceMilliseconds)

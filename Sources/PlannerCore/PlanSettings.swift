@@ -19,6 +19,13 @@ public struct PlanSettings: Equatable, Sendable {
     public var calendarDays = 0
     /// Anki's collection on this device (`anki-collection`; empty: none).
     public var ankiCollection = ""
+    /// Measurement mode (`experiment`): each study slot after the day's first is withheld at random
+    /// (`MeasurementMode`).
+    public var experiment = false
+    /// The seed every device derives the same for measurement mode's draws: the id of the event whose
+    /// `experiment` value won (the store reads it from `register`; `decideEvents` from the batch). Not a
+    /// setting anyone types: nil when the mode is off or the id is not known.
+    public var experimentSeed: String?
 
     /// Every key at its declared default (`SettingKey.declaration`): the defaults live there only.
     public static let standard: PlanSettings = {
@@ -108,6 +115,7 @@ public struct PlanSettings: Equatable, Sendable {
         case .sound: if case .text(let t) = value { sound = t }
         case .calendarDays: if case .count(let n) = value { calendarDays = n }
         case .ankiCollection: if case .text(let t) = value { ankiCollection = t }
+        case .experiment: if case .flag(let on) = value { experiment = on }
         // Not the plan's: read where they are used (SyncFolder.swift, CalendarFolder.swift), each on its own.
         case .syncFolder, .deviceName, .calendarFolder: break
         }
@@ -168,6 +176,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case syncFolder = "sync-folder", deviceName = "device-name"
     case calendarFolder = "calendar-folder", calendarDays = "calendar-days"
     case ankiCollection = "anki-collection"
+    case experiment
 
     /// Everything about a setting but its parsing, in one place: `config` and its help, the defaults of a
     /// new plan and of a key a database does not hold yet, and which settings stay on one device all
@@ -253,6 +262,11 @@ public enum SettingKey: String, CaseIterable, Sendable {
                 "",
                 "Anki's collection.anki2 on this computer: a study day with a review there is opened at its first review (read from a private copy; Anki is never locked or written)",
                 accepts: "an absolute file path (planner setup finds it under ~/.local/share/Anki2); empty: none", scope: .device)
+        case .experiment:
+            SettingDeclaration(
+                "off",
+                "measurement mode: each reminder after the day's first is held back at random (1 in 5), so that planner stats --nudges can tell what a reminder does for you",
+                accepts: "on or off", completions: ["on", "off"])
         }
     }
 
@@ -273,7 +287,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
     }
 
     enum Value {
-        case window(Int, Int), minutes(Int), days(Weekdays), text(String), milliseconds(Int64), words([String]), count(Int)
+        case window(Int, Int), minutes(Int), days(Weekdays), text(String), milliseconds(Int64), words([String]), count(Int), flag(Bool)
     }
 
     /// Why `text` is not a valid value, or nil when it is.
@@ -291,6 +305,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
         case .milliseconds(let ms): return Self.formatDuration(ms)
         case .words: return text
         case .count(let n): return String(n)
+        case .flag(let on): return on ? "on" : "off"
         }
     }
 
@@ -342,6 +357,9 @@ public enum SettingKey: String, CaseIterable, Sendable {
                 (1...60).contains(n)
             else { throw bad() }
             return .count(n)
+        case .experiment:
+            guard text == "on" || text == "off" else { throw bad() }
+            return .flag(text == "on")
         case .grace, .snooze:
             guard let ms = parseDuration(text), (60_000...86_400_000).contains(ms) else { throw bad() }
             return .milliseconds(ms)

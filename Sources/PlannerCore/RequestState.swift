@@ -24,6 +24,8 @@ public enum RequestState: String, CaseIterable, Sendable {
     case skipped
     /// No longer part of the plan as it is now (schedule, zone or content changed); the plan decides anew.
     case retired
+    /// Its time came in measurement mode and it was held back at random instead of shown (`MeasurementMode`).
+    case withheld
 
     /// A study slot whose identifier has a row in one of these is never planned again: it was shown, is
     /// being shown, may have been shown (failed), or its day is done. A missed one was never shown: in the
@@ -31,7 +33,7 @@ public enum RequestState: String, CaseIterable, Sendable {
     /// The store reads it from `request_state.ends_slot`, which must agree.
     public var endsTheSlot: Bool {
         switch self {
-        case .delivering, .delivered, .failed, .cancelled: true
+        case .delivering, .delivered, .failed, .cancelled, .withheld: true
         case .pending, .missed, .displaced, .replaced, .paused, .skipped, .retired: false
         }
     }
@@ -40,7 +42,7 @@ public enum RequestState: String, CaseIterable, Sendable {
     public var isWaiting: Bool {
         switch self {
         case .pending, .displaced: true
-        case .delivering, .delivered, .missed, .failed, .cancelled, .replaced, .paused, .skipped, .retired: false
+        case .delivering, .delivered, .missed, .failed, .cancelled, .replaced, .paused, .skipped, .retired, .withheld: false
         }
     }
 
@@ -49,7 +51,7 @@ public enum RequestState: String, CaseIterable, Sendable {
     public var happenedToTheUser: Bool {
         switch self {
         case .delivered, .missed, .failed: true
-        case .pending, .delivering, .cancelled, .displaced, .replaced, .paused, .skipped, .retired: false
+        case .pending, .delivering, .cancelled, .displaced, .replaced, .paused, .skipped, .retired, .withheld: false
         }
     }
 

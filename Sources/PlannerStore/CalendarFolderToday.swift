@@ -43,7 +43,7 @@ extension PlannerDatabase {
             exclusions.pause = Pause(
                 since: Instant(milliseconds: pause.int64(0)), until: pause.isNull(1) ? nil : Instant(milliseconds: pause.int64(1)))
         }
-        let days = planAhead(now: now, zone: zone, schedule: settings.schedule, exclusions: exclusions, days: 1)
+        let days = planAhead(now: now, zone: zone, schedule: settings.schedule, exclusions: exclusions, days: 1, withholding: settings)
         let items = CalendarFolderText.items(days: days, opens: firstOpen.map { [today: $0] } ?? [:], oneOffs: [], zone: zone, settings: settings)
 
         var rows: [String: CalendarRow] = [:]

@@ -280,6 +280,26 @@ extension PlannerDatabase {
             // starting at login after days away reads another computer's file in slices, and that day may
             // have been studied there. It waits for the next pass (at once: more is waiting), within its grace.
             if holdLate, leftUnread { decision.deliver.removeAll { now.milliseconds - $0.fireAt.milliseconds > Self.lateAfterMilliseconds } }
+            // Measurement mode: a slot the draw withholds is recorded at its time instead of shown, and every
+            // slot claimed in it keeps the chance it had (`MeasurementMode`).
+            if plan.experiment {
+                let withhold = try connection.prepare(
+                    """
+                    UPDATE request SET state = ?, withhold_probability = ?, changed_at_ms = ?, reason = ?
+                    WHERE id = ? AND state = 'pending'
+                    """)
+                decision.deliver = try decision.deliver.filter { chosen in
+                    guard let p = MeasurementMode.withholdProbability(identifier: chosen.identifier, kind: chosen.kind, plan: plan) else {
+                        return true
+                    }
+                    let withheld = MeasurementMode.withholds(identifier: chosen.identifier, kind: chosen.kind, plan: plan)
+                    // The shown ones keep their state here: the claim below moves them.
+                    try withhold.run(
+                        .text(withheld ? RequestState.withheld.rawValue : RequestState.pending.rawValue), .double(p), .integer(now.milliseconds),
+                        withheld ? .text("withheld at random (measurement mode, chance \(Int(p * 100)) %)") : .null, .integer(chosen.rowID))
+                    return !withheld
+                }
+            }
             for chosen in decision.deliver {
                 try claim.bind([.integer(now.milliseconds), .integer(now.milliseconds), .integer(chosen.rowID)])
                 guard try claim.step() else { continue }

@@ -95,9 +95,10 @@ extension PlannerDatabase {
         let rows = try readSettingRows()
         let (_, planZone) = try plan(from: rows.values)
         try addMissingSettingRows()
-        let facts = PlanFacts(
+        var facts = PlanFacts(
             settingValues: rows.values, settingDefaults: rows.defaults,
             state: try readPlanState(now: now, zone: override ?? planZone))
+        facts.experimentSeed = rows.values[SettingKey.experiment.rawValue] == "on" ? try experimentSeed() : nil
         let effect = decideEvents([], facts: facts, now: now) { name in override ?? Self.usableZone(named: name) }
         try apply(effect.refill, now: now, zone: override ?? planZone, plan: effect.plan)
         return EventOutcome(effect: effect, fresh: [])
@@ -146,6 +147,7 @@ extension PlannerDatabase {
             settingValues: rows.values, settingDefaults: rows.defaults,
             state: try readPlanState(now: now, zone: override ?? planZone),
             stamps: try readStamps(Self.registers(of: deciding)))
+        facts.experimentSeed = rows.values[SettingKey.experiment.rawValue] == "on" ? try experimentSeed() : nil
         let opens = deciding.filter { if case .open = $0.change { true } else { false } }
         var rule: DayRuleHistory.StudyDays?
         facts.openDays = try openDays(opens, values: rows.values, defaults: rows.defaults, zone: override, rule: &rule)

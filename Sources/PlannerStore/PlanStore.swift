@@ -124,7 +124,10 @@ extension PlannerDatabase {
             while try openedRows.step() { if let date = LocalDate(iso: openedRows.text(0)) { opened.insert(date) } }
             // Their number is the pending count (same statement, same snapshot).
             var nextRequest: StoredRequest?
-            if let shown = nextShown(now: now, policy: PlanPolicy(graceMilliseconds: plan.graceMilliseconds), pending: pending, openedDays: opened) {
+            if let shown = nextShown(
+                now: now, policy: PlanPolicy(graceMilliseconds: plan.graceMilliseconds), pending: pending, openedDays: opened,
+                withholding: plan.experiment ? plan : nil)
+            {
                 let text = try connection.prepare("SELECT title, body FROM request WHERE id = ?")
                 try text.bind([.integer(shown.rowID)])
                 _ = try text.step()
@@ -206,7 +209,16 @@ extension PlannerDatabase {
         // schema needs no migration): read as its default here, added as a row by the next write.
         missingSettingKeys = SettingKey.allCases.filter { values[$0.rawValue] == nil }
         for problem in unusable { Self.warnOnce(problem.warning) }
+        if plan.experiment { plan.experimentSeed = try experimentSeed() }
         return (plan, zone)
+    }
+
+    /// Measurement mode's seed: the id of the event whose `experiment` value won (`MeasurementMode`). Read
+    /// only while the mode is on: nothing else pays for it.
+    func experimentSeed() throws -> String? {
+        let stmt = try connection.prepare("SELECT event_id FROM register WHERE name = ?")
+        try stmt.bind([.text(Register.setting(.experiment).name)])
+        return try stmt.step() && !stmt.isNull(0) ? stmt.text(0) : nil
     }
 
     /// The zone a plan's `zone` setting makes, never failing (as `plan(from:)` reads it).

@@ -149,6 +149,7 @@ enum SQLValue {
     case integer(Int64)
     case text(String)
     case blob([UInt8])
+    case double(Double)
     case null
 }
 
@@ -178,6 +179,7 @@ final class Statement {
                 rc = b.withUnsafeBytes {
                     sqlite3_bind_blob(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), csqlite_transient())
                 }
+            case .double(let x): rc = sqlite3_bind_double(handle, index, x)
             case .null: rc = sqlite3_bind_null(handle, index)
             }
             guard rc == SQLITE_OK else { throw connection.lastError(rc) }
@@ -201,6 +203,7 @@ final class Statement {
     }
 
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
     func blob(_ column: Int32) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(handle, column))

@@ -97,7 +97,12 @@ import PlannerTestSupport
         try old.execute(
             "INSERT INTO notification_action (request_id, identifier, action, at_ms, outcome) VALUES (3, 'Noti_delivered', 'start', 9, 'opened the day')"
         )
-        let dump = "SELECT * FROM request ORDER BY id; SELECT * FROM notification_action; SELECT * FROM setting ORDER BY key"
+        // Schema 6's columns (later ones add columns, empty on old rows).
+        let dump = """
+            SELECT id, identifier, kind, fire_at_ms, local_date, local_time, zone, title, body, state, created_at_ms, changed_at_ms,
+                   reason, delivered_at_ms, error, claimed_at_ms, attempts FROM request ORDER BY id;
+            SELECT * FROM notification_action; SELECT * FROM setting ORDER BY key
+            """
         let before = try tableText(old, dump)
         old.close()
 

@@ -60,6 +60,7 @@ import PlannerTestSupport
         0x96D9_EF16_1064_4DC6,  // 15
         0xC3EE_B52C_FF10_A3B7,  // 16
         0x4903_84AE_9B97_BC36,  // 17
+        0x4903_84AE_9B97_BC36,  // 18
     ]
 
     @Test func shippedMigrationsKeepTheirFingerprints() {

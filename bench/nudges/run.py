@@ -11,6 +11,9 @@
                                    the pre-registered grid (all: 4 rho x 4 h_inf x 3 (omega, r_min) = 48
                                    cells; corners: the core cell and its four rho x h_inf corners): a table,
                                    each candidate's boundary rho*, and DIR/nudge-map.svg (heat maps)
+  run.py measure [--rho R] [--h-inf H]
+                                   measurement mode's decision points (measurement.py) as tab-separated rows:
+                                   cluster, minute, shown before, shown, p, started within 60', before the next
   run.py smoke [--write]           100 students, 60 days, seed 6, and each gate's figure with 300 students:
                                    compared with golden.json (--write: record them)
 
@@ -259,17 +262,28 @@ def cmd_smoke(a):
     return 0
 
 
+def cmd_measure(a):
+    import measurement
+    params = CORE.replace(rho=a.rho, h_inf=a.h_inf)
+    out = sys.stdout
+    for seed in seeds_of(a.seeds):
+        for row in measurement.decision_points(params, a.students, a.days, seed):
+            out.write("\t".join(f"{x:g}" for x in row) + "\n")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True)
-    for name in ("calibrate", "gates", "cell", "map", "smoke"):
+    for name in ("calibrate", "gates", "cell", "map", "smoke", "measure"):
         p = sub.add_parser(name)
         p.add_argument("--students", type=at_least(10), default=1000)
         p.add_argument("--days", type=at_least(21), default=120, help="study days (the first 20 are the cold start)")
         p.add_argument("--seeds", type=lambda t: (seeds_of(t), t)[1], default="6-10")
-        if name == "cell":
+        if name in ("cell", "measure"):
             p.add_argument("--rho", type=float, default=CORE.rho)
             p.add_argument("--h-inf", type=float, default=CORE.h_inf)
+        if name == "cell":
             p.add_argument("--omega", type=float, default=CORE.omega)
             p.add_argument("--r-min", type=float, default=CORE.r_min)
         if name == "map":
@@ -278,7 +292,7 @@ def main():
         if name == "smoke":
             p.add_argument("--write", action="store_true")
     a = ap.parse_args()
-    return {"calibrate": cmd_calibrate, "gates": cmd_gates, "cell": cmd_cell, "map": cmd_map, "smoke": cmd_smoke}[a.command](a)
+    return {"calibrate": cmd_calibrate, "gates": cmd_gates, "cell": cmd_cell, "map": cmd_map, "smoke": cmd_smoke, "measure": cmd_measure}[a.command](a)
 
 
 if __name__ == "__main__":

@@ -71,6 +71,7 @@ struct PlanAheadReport: Report {
                     ("date", .string(day.date.description)),
                     ("weekday", .string(Weekdays.names[day.date.isoWeekday - 1])),
                     ("slots", .array(day.slots.map { .time($0.fireAt, in: zone) })),
+                    ("withheld", .array(day.withheld.map { .time($0.fireAt, in: zone) })),
                     ("reason", .text(day.noSlots.map(PlanAheadCommand.reason))),
                 ])
             })
@@ -82,7 +83,11 @@ struct PlanAheadReport: Report {
             + days.map { day in
                 [
                     "\(Formatting.weekdays[day.date.isoWeekday - 1]) \(day.date)",
-                    day.noSlots.map(PlanAheadCommand.reason) ?? PlanAheadCommand.describe(day.slots, intervalMinutes: intervalMinutes),
+                    (day.noSlots.map(PlanAheadCommand.reason) ?? PlanAheadCommand.describe(day.slots, intervalMinutes: intervalMinutes))
+                        + (day.withheld.isEmpty
+                            ? ""
+                            : "; withheld (measurement mode): "
+                                + day.withheld.map { "\(pad($0.local.hour, 2)):\(pad($0.local.minute, 2))" }.joined(separator: ", ")),
                 ]
             }
         let total = days.reduce(0) { $0 + $1.slots.count }
