@@ -17,7 +17,7 @@ ALTER TABLE request ADD COLUMN withhold_probability REAL
 -- minutes after the slot's time (the outcome the trials measured); `shown_before`: study reminders this
 -- device showed earlier that study day. `planner stats --nudges` estimates from the same rows.
 CREATE VIEW nudge_decisions AS
-SELECT r.identifier, r.local_date, r.local_time, r.state, r.state = 'delivered' AS shown, r.withhold_probability,
+SELECT r.identifier, r.local_date, r.local_time, r.fire_at_ms, r.state, r.state = 'delivered' AS shown, r.withhold_probability,
        (SELECT count(*) FROM request d
         WHERE d.local_date = r.local_date AND d.kind = 'slot' AND d.state = 'delivered' AND d.fire_at_ms < r.fire_at_ms) AS shown_before,
        o.first_open_ms,

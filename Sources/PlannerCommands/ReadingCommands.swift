@@ -55,6 +55,21 @@ public enum ReadingCommands {
     }
 }
 
+extension ReadingCommands {
+    /// `planner stats --nudges`: measurement mode's estimates from this device's record.
+    public static func nudges(_ ctx: RunContext, db: String?, now: String?) throws(PlannerError) -> NudgesReport {
+        let context = try ctx.readingContext(db: db, now: now)
+        let (points, settings) = try context.database.nudgeDecisions()
+        return NudgesReport(experiment: settings.experiment, estimates: NudgeEffects.estimate(points))
+    }
+}
+
+public struct NudgesReport {
+    /// Measurement mode is on now.
+    public var experiment: Bool
+    public var estimates: NudgeEffects.Estimates
+}
+
 public struct PlanAheadReport {
     public var days: [PlannedDay]
     public var settings: PlanSettings

@@ -103,3 +103,34 @@ extension PlannerDatabase {
         }
     }
 }
+
+extension PlannerDatabase {
+    /// Measurement mode's decision points as `nudge_decisions` lists them, with the settings in force (their
+    /// interval says when the next slot came: the decay's outcome), in one read transaction.
+    public func nudgeDecisions() throws(PlannerError) -> (points: [NudgeEffects.Point], settings: PlanSettings) {
+        try read {
+            let (settings, _) = try readPlan()
+            let interval = Int64(settings.schedule.intervalMinutes) * 60_000
+            let stmt = try connection.prepare(
+                """
+                SELECT local_date, identifier, shown_before, shown, withhold_probability, started_within_60m, fire_at_ms, first_open_ms
+                FROM nudge_decisions ORDER BY fire_at_ms
+                """)
+            var days: [String: Int] = [:]
+            var points: [NudgeEffects.Point] = []
+            while try stmt.step() {
+                guard let reading = SlotIdentifier.parse(stmt.text(1)) else { continue }
+                let day = stmt.text(0)
+                let cluster = days[day] ?? days.count
+                days[day] = cluster
+                let firstOpen = stmt.isNull(7) ? nil : stmt.int64(7)
+                points.append(
+                    NudgeEffects.Point(
+                        cluster: cluster, minute: reading.hour * 60 + reading.minute, shownBefore: Int(stmt.int64(2)), shown: stmt.int64(3) == 1,
+                        withholdProbability: stmt.double(4), startedWithin60: stmt.int64(5) == 1,
+                        startedBeforeNext: firstOpen.map { $0 <= stmt.int64(6) + interval } ?? false))
+            }
+            return (points, settings)
+        }
+    }
+}

@@ -40,6 +40,12 @@ indirect enum JSON {
         let digits = String(thousandths)
         return .number("0." + String(repeating: "0", count: 3 - digits.count) + digits)
     }
+    /// A number with three decimals and its sign (`-0.062`, `1.250`): a difference of shares, a ratio.
+    static func decimal(_ value: Double) -> JSON {
+        let thousandths = Int((value * 1000).rounded())
+        let digits = String(abs(thousandths) % 1000)
+        return .number((thousandths < 0 ? "-" : "") + "\(abs(thousandths) / 1000)." + String(repeating: "0", count: 3 - digits.count) + digits)
+    }
     /// An instant in UTC (`2026-11-24T00:30:00Z`, milliseconds when it has them), as the SQL views' `*_at`
     /// columns give it, or null.
     static func utc(_ instant: Instant?) -> JSON {

@@ -32,19 +32,23 @@ import Testing
             try harness.configOK(["set", "sync-folder", folder, "device-name", name], now: "2026-11-23T08:00")
         }
         try h.configOK(["set", "calendar-folder", calendar], now: "2026-11-23T08:00")
+        // Measurement mode, so that `stats --nudges` has a decision point (10:00, after the day's first).
+        try h.configOK(["set", "experiment", "on"], now: "2026-11-23T08:00")
         _ = try h.plannerOK(["refill"], now: "2026-11-23T08:00")
         _ = try other.plannerOK(["skip", "2026-12-02", "--reason", "dentist"], now: "2026-11-23T08:01")
         _ = try h.plannerOK(["add", "--at", "2026-11-23T09:10", "--title", "Call", "--body", "mum"], now: "2026-11-23T08:02")
         _ = try h.plannerOK(["tick", "--once", "--sink", "stdout"], now: "2026-11-23T09:31", stderrAllowed: true)
-        _ = try h.plannerOK(["open"], now: "2026-11-23T10:00")
+        _ = try h.plannerOK(["tick", "--once", "--sink", "stdout"], now: "2026-11-23T10:00", stderrAllowed: true)
+        _ = try h.plannerOK(["open"], now: "2026-11-23T10:05")
         var lines: Set<String> = []
         let commands: [(String, [String])] = [
             ("status", ["status", "--json"]), ("list", ["list", "--json"]), ("history", ["history", "--all", "--json"]),
-            ("stats", ["stats", "--json"]), ("sync", ["sync", "--json"]), ("devices", ["devices", "--json"]),
+            ("stats", ["stats", "--json"]), ("stats --nudges", ["stats", "--nudges", "--json"]), ("sync", ["sync", "--json"]),
+            ("devices", ["devices", "--json"]),
             ("config", ["config", "--json"]), ("plan", ["plan", "--json"]), ("skip", ["skip", "--list", "--json"]),
         ]
         for (name, args) in commands {
-            let out = try h.plannerOK(args, now: "2026-11-23T10:01", stderrAllowed: true)
+            let out = try h.plannerOK(args, now: "2026-11-23T10:06", stderrAllowed: true)
             let value = try JSONSerialization.jsonObject(with: Data(out.utf8))
             for path in paths(value) { lines.insert("json \(name) \(path)") }
         }

@@ -37,3 +37,29 @@ def decision_points(params, students, days, seed, p=WITHHOLD):
                     (start[sel] <= t + 60).astype(int), (start[sel] <= t + step).astype(int)]))
             shown_before += (~withheld[:, j]) & waiting
     return np.concatenate(rows)
+
+
+class Withholding(sim.Policy):
+    """Measurement mode as a policy: the grid until studied, each slot after the day's first withheld with
+    probability WITHHOLD (its own stream of draws)."""
+    name = "M"
+
+    def plan(self, day, rng):
+        withheld = rng.random((self.n, sim.GRID.size)) < WITHHOLD
+        withheld[:, 0] = False
+        return np.where(withheld, np.nan, sim.GRID[None, :])
+
+
+def cost(params, students, days, seeds):
+    """What measurement mode costs against the grid (B1), on the same students: studied share and nudges per
+    studied day over days 21 on, each seed's figures (paired: common random numbers)."""
+    rows = []
+    for seed in seeds:
+        out = sim.simulate(students, days, seed, params, [sim.Grid(False), Withholding()])
+        figures = []
+        for name in ("B1", "M"):
+            r = out[name]
+            studied = r.studied[:, 20:]
+            figures += [studied.mean(), r.shown[:, 20:].sum() / max(studied.sum(), 1)]
+        rows.append((seed, *figures))
+    return rows

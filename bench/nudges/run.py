@@ -11,9 +11,10 @@
                                    the pre-registered grid (all: 4 rho x 4 h_inf x 3 (omega, r_min) = 48
                                    cells; corners: the core cell and its four rho x h_inf corners): a table,
                                    each candidate's boundary rho*, and DIR/nudge-map.svg (heat maps)
-  run.py measure [--rho R] [--h-inf H]
+  run.py measure [--rho R] [--h-inf H] [--cost]
                                    measurement mode's decision points (measurement.py) as tab-separated rows:
-                                   cluster, minute, shown before, shown, p, started within 60', before the next
+                                   cluster, minute, shown before, shown, p, started within 60', before the next;
+                                   --cost: its studied share and nudges against the grid's (B1), per seed
   run.py smoke [--write]           100 students, 60 days, seed 6, and each gate's figure with 300 students:
                                    compared with golden.json (--write: record them)
 
@@ -265,6 +266,11 @@ def cmd_smoke(a):
 def cmd_measure(a):
     import measurement
     params = CORE.replace(rho=a.rho, h_inf=a.h_inf)
+    if a.cost:
+        print("seed  B1 studied  B1 nudges/studied day  M studied  M nudges/studied day  difference (points)")
+        for seed, b_share, b_nudges, m_share, m_nudges in measurement.cost(params, a.students, a.days, seeds_of(a.seeds)):
+            print(f"{seed:>4}  {b_share:10.3f}  {b_nudges:21.2f}  {m_share:9.3f}  {m_nudges:20.2f}  {100 * (m_share - b_share):+.2f}")
+        return 0
     out = sys.stdout
     for seed in seeds_of(a.seeds):
         for row in measurement.decision_points(params, a.students, a.days, seed):
@@ -283,6 +289,8 @@ def main():
         if name in ("cell", "measure"):
             p.add_argument("--rho", type=float, default=CORE.rho)
             p.add_argument("--h-inf", type=float, default=CORE.h_inf)
+        if name == "measure":
+            p.add_argument("--cost", action="store_true")
         if name == "cell":
             p.add_argument("--omega", type=float, default=CORE.omega)
             p.add_argument("--r-min", type=float, default=CORE.r_min)

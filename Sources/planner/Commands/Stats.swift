@@ -20,7 +20,19 @@ struct Stats: ContextCommand {
     @OptionGroup var common: CommonOptions
     @Option(name: .long, parsing: .unconditional, help: "How many weeks to show, ending with this week (1-1000).")
     var weeks: Int = 8
-    @Flag(name: .long, help: "Print a JSON object: current_streak, longest_streak, score (0-1), days (oldest first).")
+    @Flag(
+        name: .long,
+        help: """
+            What a reminder does for you, from measurement mode (config set experiment on): the share that started \
+            within 60 minutes after a reminder shown and after one withheld, their difference with its 95 % interval, \
+            by hour and by reminders already shown that day, and the worth of one more reminder (--weeks does not apply).
+            """)
+    var nudges = false
+    @Flag(
+        name: .long,
+        help:
+            "Print a JSON object: current_streak, longest_streak, score (0-1), days (oldest first); with --nudges: experiment, points, days, overall, by_hour, by_shown_before, decay."
+    )
     var json = false
 
     func validate() throws {
@@ -28,6 +40,9 @@ struct Stats: ContextCommand {
     }
 
     func run(_ ctx: RunContext) throws {
+        if nudges {
+            return NudgesEstimateReport(report: try ReadingCommands.nudges(ctx, db: common.db, now: common.now)).print(json: json, to: ctx.output)
+        }
         let report = try ReadingCommands.stats(ctx, db: common.db, now: common.now, weeks: weeks)
         let colour = Self.colourWanted(environment: ctx.environment, terminal: ctx.output.isTerminal)
         StudyRecordReport(report: report, weeks: weeks, colour: colour).print(json: json, to: ctx.output)

@@ -1,0 +1,149 @@
+import Foundation
+import PlannerHarness
+import Testing
+
+/// Measurement mode (`config set experiment on`, docs/nudging.md): each study slot after the day's first is
+/// withheld with chance 0.2, the same slots on every device and in the calendar folder, recorded `withheld`
+/// at its time with its probability, and `stats --nudges` estimates from the record.
+@Suite struct MeasurementModeTests {
+    /// Which of `identifiers` the draw withholds for `seed`, by an independent implementation (Python's
+    /// hashlib): SHA-256 of "seed\nidentifier", its first 8 bytes' top 53 bits over 2^53, below 0.2; never
+    /// the window's first slot (09:30).
+    static func oracle(_ h: Harness, seed: String, _ identifiers: [String]) throws -> Set<String> {
+        let script = """
+            import hashlib, sys
+            seed = sys.argv[1]
+            for ident in sys.argv[2:]:
+                if ident.endswith("_09_30"):
+                    continue
+                bits = int.from_bytes(hashlib.sha256(f"{seed}\\n{ident}".encode()).digest()[:8], "big") >> 11
+                if bits / 2 ** 53 < 0.2:
+                    print(ident)
+            """
+        return Set(try h.python(script, [seed] + identifiers).split(separator: "\n").map(String.init))
+    }
+
+    /// `plan --json`'s withheld slots as identifiers (their local times, `+09:00`).
+    static func withheld(_ h: Harness, now: String) throws -> [String] {
+        let out = try h.plannerOK(["plan", "--days", "5", "--json"], now: now)
+        let days = try #require(try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String: Any]])
+        return days.flatMap { ($0["withheld"] as? [String]) ?? [] }.map(Self.identifier)
+    }
+
+    /// `2026-11-23T10:30:00+09:00` → `Noti_AppOpenPromotion_2026_11_23_10_30`.
+    static func identifier(_ time: String) -> String {
+        let digits = time.prefix(16).replacingOccurrences(of: "-", with: "_").replacingOccurrences(of: "T", with: "_").replacingOccurrences(
+            of: ":", with: "_")
+        return "Noti_AppOpenPromotion_" + digits
+    }
+
+    @Test func twoDevicesAndTheCalendarAgreeOnTheWithheldSlotsAndTheRecordSaysWhatHappened() throws {
+        let env = ["TZ": "Asia/Seoul"]
+        let desktop = try Harness(), laptop = try Harness()
+        let shared = desktop.dir + "/shared", calendar = desktop.dir + "/calendar"
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+        for (h, name) in [(desktop, "desktop"), (laptop, "laptop")] {
+            let r = try h.planner(["config", "set", "sync-folder", shared, "device-name", name, "--db", h.db, "--now", "2026-11-23T07:00"], env: env)
+            try #require(r.status == 0, "\(r.err)")
+        }
+        #expect(
+            try desktop.planner(["config", "set", "calendar-folder", calendar, "--db", desktop.db, "--now", "2026-11-23T07:01"], env: env).status == 0
+        )
+        // On the laptop: the setting travels to the desktop like any other.
+        let on = try laptop.planner(["config", "set", "experiment", "on", "--db", laptop.db, "--now", "2026-11-23T07:02"], env: env)
+        try #require(on.status == 0, "\(on.err)")
+        // The seed is the winning event's id, new each time: set again until today's morning has a withheld
+        // slot, so that the ticks below meet one (each of its five slots after 09:30 is withheld one time in five).
+        let morning = ["10_00", "10_30", "11_00", "11_30", "12_00"].map { "Noti_AppOpenPromotion_2026_11_23_\($0)" }
+        for attempt in 0..<50 where Set(try Self.withheld(laptop, now: "2026-11-23T07:02")).isDisjoint(with: morning) {
+            for value in ["off", "on"] {
+                let again = try laptop.planner(["config", "set", "experiment", value, "--db", laptop.db, "--now", "2026-11-23T07:02"], env: env)
+                try #require(again.status == 0 && attempt < 49, "\(again.err)")
+            }
+        }
+        #expect(try desktop.planner(["sync", "--db", desktop.db, "--now", "2026-11-23T07:03"], env: env).status == 0)
+        #expect(try laptop.planner(["sync", "--db", laptop.db, "--now", "2026-11-23T07:03"], env: env).status == 0)
+
+        // One seed: the event whose value won, on both.
+        let seedSQL = "SELECT event_id FROM register WHERE name = 'setting:experiment'"
+        let seed = try desktop.sqlite(seedSQL), laptopSeed = try laptop.sqlite(seedSQL)
+        #expect(seed.count == 32 && seed == laptopSeed)
+        // The same withheld slots on both, and the ones the independent draw picks.
+        let now = "2026-11-23T07:05"
+        let onDesktop = try Self.withheld(desktop, now: now), onLaptop = try Self.withheld(laptop, now: now)
+        #expect(onDesktop == onLaptop)
+        let ids = try desktop.sqlite("SELECT identifier FROM request WHERE kind = 'slot' AND state = 'pending' ORDER BY fire_at_ms")
+            .split(separator: "\n").map(String.init)
+        let planned = Set(try Self.withheld(desktop, now: now))
+        // Every slot of the five days `plan` shows, drawn by the oracle.
+        let days = ["23", "24", "25", "26", "27"]
+        let all = days.flatMap { day in
+            (0..<25).map { n in
+                let minute = 570 + 30 * n
+                return "Noti_AppOpenPromotion_2026_11_\(day)_\(minute / 60 < 10 ? "0" : "")\(minute / 60)_\(minute % 60 == 0 ? "00" : "30")"
+            }
+        }
+        let drawn = try Self.oracle(desktop, seed: seed, all)
+        #expect(planned == drawn)
+        // About one in five of the 24 slots after each day's first (5 days: 120).
+        #expect((10...45).contains(planned.count), "\(planned.count) withheld of \(ids.count)")
+        #expect(!planned.contains { $0.hasSuffix("_09_30") })
+        // Pending like the others (each holds its place under the 64)…
+        let pending = Set(ids)
+        #expect(planned.filter { $0 < "Noti_AppOpenPromotion_2026_11_24" }.allSatisfy(pending.contains))
+        // … but the calendar carries no item for a withheld slot, and one for every other.
+        let files = Set(try FileManager.default.contentsOfDirectory(atPath: calendar))
+        for id in ids where id < "Noti_AppOpenPromotion_2026_11_25" {
+            #expect(files.contains("planner-\(id).ics") == !planned.contains(id), "\(id)")
+        }
+
+        // The desktop's day: a tick at every slot to 12:00, the day started at 12:10.
+        var shown: [String] = []
+        for slot in ["09:30", "10:00", "10:30", "11:00", "11:30", "12:00"] {
+            let r = try desktop.planner(["tick", "--once", "--sink", "stdout", "--db", desktop.db, "--now", "2026-11-23T\(slot)"], env: env)
+            #expect(r.status == 0, "\(r.err)")
+            shown += r.out.split(separator: "\n").compactMap { line in line.split(separator: "\t").first { $0.hasPrefix("Noti_") }.map(String.init) }
+        }
+        let today = ["09_30", "10_00", "10_30", "11_00", "11_30", "12_00"].map { "Noti_AppOpenPromotion_2026_11_23_\($0)" }
+        #expect(shown == today.filter { !planned.contains($0) }, "shown: \(shown)")
+        let states = try desktop.sqlite(
+            "SELECT identifier, state, withhold_probability FROM request WHERE local_date = '2026-11-23' AND state IN ('delivered', 'withheld') ORDER BY fire_at_ms"
+        )
+        #expect(
+            states.split(separator: "\n").map(String.init)
+                == today.map { "\($0)|\(planned.contains($0) ? "withheld" : "delivered")|\($0.hasSuffix("09_30") ? "0.0" : "0.2")" })
+        #expect(try desktop.planner(["open", "--db", desktop.db, "--now", "2026-11-23T12:10"], env: env).status == 0)
+        // The decision points: every slot after 09:30; started within 60 minutes from 11:30 on (12:10 - 60').
+        let decisions = try desktop.sqlite("SELECT identifier, shown, shown_before, started_within_60m FROM nudge_decisions ORDER BY fire_at_ms")
+        // The day's first slot is a row too (chance 0: shown on every day).
+        var before = 1
+        var expected = ["\(today[0])|1|0|0"]
+        for id in today.dropFirst() {
+            let isShown = !planned.contains(id)
+            expected.append("\(id)|\(isShown ? 1 : 0)|\(before)|\(id.hasSuffix("11_30") || id.hasSuffix("12_00") ? 1 : 0)")
+            if isShown { before += 1 }
+        }
+        #expect(decisions.split(separator: "\n").map(String.init) == expected)
+        let stats = try desktop.planner(["stats", "--nudges", "--json", "--db", desktop.db, "--now", "2026-11-23T13:00"], env: env)
+        #expect(stats.status == 0, "\(stats.err)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(stats.out.utf8)) as? [String: Any])
+        #expect(json["experiment"] as? Bool == true && json["points"] as? Int == 5 && json["days"] as? Int == 1, "\(stats.out)")
+        let text = try desktop.plannerOK(["stats", "--nudges"], now: "2026-11-23T13:00")
+        #expect(text.contains("5 decision points over 1 study day"), "\(text)")
+
+        // Off again: nothing withheld, and the calendar has every slot back.
+        #expect(try desktop.planner(["config", "set", "experiment", "off", "--db", desktop.db, "--now", "2026-11-23T13:05"], env: env).status == 0)
+        #expect(try Self.withheld(desktop, now: "2026-11-23T13:06").isEmpty)
+        let after = Set(try FileManager.default.contentsOfDirectory(atPath: calendar))
+        for id in planned where id > "Noti_AppOpenPromotion_2026_11_24" && id < "Noti_AppOpenPromotion_2026_11_25" {
+            #expect(after.contains("planner-\(id).ics"), "\(id)")
+        }
+    }
+
+    @Test func aBadValueIsOneLineAndExit64() throws {
+        let h = try Harness()
+        let r = try h.planner(["config", "set", "experiment", "maybe", "--db", h.db])
+        #expect(r.status == 64)
+        #expect(r.err == "error: invalid experiment 'maybe': expected on or off\n", "\(r.err)")
+    }
+}
