@@ -60,13 +60,15 @@ extension ReadingCommands {
     public static func nudges(_ ctx: RunContext, db: String?, now: String?) throws(PlannerError) -> NudgesReport {
         let context = try ctx.readingContext(db: db, now: now)
         let (points, settings) = try context.database.nudgeDecisions()
-        return NudgesReport(experiment: settings.experiment, estimates: NudgeEffects.estimate(points))
+        return NudgesReport(experiment: settings.experiment, seeded: settings.experimentSeed != nil, estimates: NudgeEffects.estimate(points))
     }
 }
 
 public struct NudgesReport {
     /// Measurement mode is on now.
     public var experiment: Bool
+    /// It has its seed (the id of the change that turned it on): without, nothing is withheld.
+    public var seeded: Bool
     public var estimates: NudgeEffects.Estimates
 }
 

@@ -58,12 +58,13 @@ public func nextShown(
     openedDays: Set<LocalDate>, withholding: PlanSettings? = nil
 ) -> PendingRequest? {
     let byTime = { (a: PendingRequest, b: PendingRequest) in (a.fireAt, a.identifier) < (b.fireAt, b.identifier) }
-    let due = decideDue(now: now, policy: policy, due: pending.filter { $0.fireAt <= now }).deliver
-    let ahead = pending.filter { $0.fireAt > now }.sorted(by: byTime)
-    return (due + ahead).first { request in
-        if closedByOpen(identifier: request.identifier, kind: request.kind, dayOpened: openedDays.contains(request.localDate)) { return false }
-        guard let plan = withholding else { return true }
-        return !MeasurementMode.withholds(identifier: request.identifier, kind: request.kind, plan: plan)
+    // Withheld ones first, as the claim does: they are never shown, and never supersede a slot that is.
+    let shown =
+        withholding.map { plan in pending.filter { !MeasurementMode.withholds(identifier: $0.identifier, kind: $0.kind, plan: plan) } } ?? pending
+    let due = decideDue(now: now, policy: policy, due: shown.filter { $0.fireAt <= now }).deliver
+    let ahead = shown.filter { $0.fireAt > now }.sorted(by: byTime)
+    return (due + ahead).first {
+        !closedByOpen(identifier: $0.identifier, kind: $0.kind, dayOpened: openedDays.contains($0.localDate))
     }
 }
 

@@ -177,7 +177,8 @@ public enum NudgeEffects {
                 numerator += weight * (cy[more * 2] / cw[more * 2] - cy[more * 2 + 1] / cw[more * 2 + 1])
                 denominator += weight * (cy[less * 2] / cw[less * 2] - cy[less * 2 + 1] / cw[less * 2 + 1])
             }
-            return (effects, denominator > 0 ? numerator / denominator : nil)
+            // A pooled effect with one fewer that is nothing, or next to it, says nothing about the ratio.
+            return (effects, denominator > 1e-6 ? numerator / denominator : nil)
         }
 
         var (result, decay) = sums([Int](repeating: 1, count: days.count))

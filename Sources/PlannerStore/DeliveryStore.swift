@@ -259,6 +259,10 @@ extension PlannerDatabase {
                 """
             ).run(.integer(now.milliseconds), .integer(now.milliseconds - policy.graceMilliseconds - Self.orphanAfterGrace))
 
+            // Measurement mode: a slot the draw withholds is recorded at its time instead of shown, before what
+            // to show is chosen (`decideDue` shows the latest of several due slots: a withheld one must not be
+            // that latest and leave the others superseded, the day without a reminder).
+            if plan.experiment { try withholdDue(now: now, policy: policy, plan: plan) }
             var decision = try decideDue(now: now, policy: policy)
             for (request, reason) in decision.missed {
                 try transition([request], to: .missed, reason: reason, now: now)
@@ -280,24 +284,12 @@ extension PlannerDatabase {
             // starting at login after days away reads another computer's file in slices, and that day may
             // have been studied there. It waits for the next pass (at once: more is waiting), within its grace.
             if holdLate, leftUnread { decision.deliver.removeAll { now.milliseconds - $0.fireAt.milliseconds > Self.lateAfterMilliseconds } }
-            // Measurement mode: a slot the draw withholds is recorded at its time instead of shown, and every
-            // slot claimed in it keeps the chance it had (`MeasurementMode`).
+            // Every slot shown in measurement mode keeps the chance it had of being withheld (`MeasurementMode`).
             if plan.experiment {
-                let withhold = try connection.prepare(
-                    """
-                    UPDATE request SET state = ?, withhold_probability = ?, changed_at_ms = ?, reason = ?
-                    WHERE id = ? AND state = 'pending'
-                    """)
-                decision.deliver = try decision.deliver.filter { chosen in
-                    guard let p = MeasurementMode.withholdProbability(identifier: chosen.identifier, kind: chosen.kind, plan: plan) else {
-                        return true
-                    }
-                    let withheld = MeasurementMode.withholds(identifier: chosen.identifier, kind: chosen.kind, plan: plan)
-                    // The shown ones keep their state here: the claim below moves them.
-                    try withhold.run(
-                        .text(withheld ? RequestState.withheld.rawValue : RequestState.pending.rawValue), .double(p), .integer(now.milliseconds),
-                        withheld ? .text("withheld at random (measurement mode, chance \(Int(p * 100)) %)") : .null, .integer(chosen.rowID))
-                    return !withheld
+                let chance = try connection.prepare("UPDATE request SET withhold_probability = ? WHERE id = ? AND state = 'pending'")
+                for chosen in decision.deliver {
+                    guard let p = MeasurementMode.withholdProbability(identifier: chosen.identifier, kind: chosen.kind, plan: plan) else { continue }
+                    try chance.run(.double(p), .integer(chosen.rowID))
                 }
             }
             for chosen in decision.deliver {
@@ -326,6 +318,34 @@ extension PlannerDatabase {
         try rows.bind([.integer(now.milliseconds)])
         while try rows.step() { due.append(pendingRequest(rows)) }
         return PlannerCore.decideDue(now: now, policy: policy, due: due)
+    }
+
+    /// Measurement mode: the due slots within their grace period that the draw withholds become `withheld`,
+    /// with their chance (those past it are missed, as any: a reminder nobody was there to show is no decision).
+    private func withholdDue(now: Instant, policy: PlanPolicy, plan: PlanSettings) throws {
+        let rows = try connection.prepare(HotQueries.due)
+        try rows.bind([.integer(now.milliseconds)])
+        var withheld: [PendingRequest] = []
+        while try rows.step() {
+            let request = pendingRequest(rows)
+            if request.fireAt >= now - policy.graceMilliseconds,
+                MeasurementMode.withholds(identifier: request.identifier, kind: request.kind, plan: plan)
+            {
+                withheld.append(request)
+            }
+        }
+        guard !withheld.isEmpty else { return }
+        let record = try connection.prepare(
+            """
+            UPDATE request SET state = 'withheld', withhold_probability = ?, changed_at_ms = ?, reason = ?
+            WHERE id = ? AND state = 'pending'
+            """)
+        for request in withheld {
+            try record.run(
+                .double(MeasurementMode.withholdProbability), .integer(now.milliseconds),
+                .text("withheld at random (measurement mode, chance \(Int(MeasurementMode.withholdProbability * 100)) %)"),
+                .integer(request.rowID))
+        }
     }
 
     /// True when one came back.

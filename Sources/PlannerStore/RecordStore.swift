@@ -105,17 +105,22 @@ extension PlannerDatabase {
 }
 
 extension PlannerDatabase {
-    /// Measurement mode's decision points as `nudge_decisions` lists them, with the settings in force (their
-    /// interval says when the next slot came: the decay's outcome), in one read transaction.
+    /// Measurement mode's decision points as `nudge_decisions` lists them, each with when the next slot of its
+    /// day came (the decay's outcome: started before it; the interval in force now after the day's last), and
+    /// the settings, in one read transaction.
     public func nudgeDecisions() throws(PlannerError) -> (points: [NudgeEffects.Point], settings: PlanSettings) {
         try read {
             let (settings, _) = try readPlan()
             let interval = Int64(settings.schedule.intervalMinutes) * 60_000
             let stmt = try connection.prepare(
                 """
-                SELECT local_date, identifier, shown_before, shown, withhold_probability, started_within_60m, fire_at_ms, first_open_ms
-                FROM nudge_decisions ORDER BY fire_at_ms
+                SELECT d.local_date, d.identifier, d.shown_before, d.shown, d.withhold_probability, d.started_within_60m,
+                       coalesce((SELECT min(n.fire_at_ms) FROM request n
+                                 WHERE n.kind = 'slot' AND n.local_date = d.local_date AND n.fire_at_ms > d.fire_at_ms), d.fire_at_ms + ?),
+                       d.first_open_ms
+                FROM nudge_decisions d ORDER BY d.fire_at_ms
                 """)
+            try stmt.bind([.integer(interval)])
             var days: [String: Int] = [:]
             var points: [NudgeEffects.Point] = []
             while try stmt.step() {
@@ -128,7 +133,7 @@ extension PlannerDatabase {
                     NudgeEffects.Point(
                         cluster: cluster, minute: reading.hour * 60 + reading.minute, shownBefore: Int(stmt.int64(2)), shown: stmt.int64(3) == 1,
                         withholdProbability: stmt.double(4), startedWithin60: stmt.int64(5) == 1,
-                        startedBeforeNext: firstOpen.map { $0 <= stmt.int64(6) + interval } ?? false))
+                        startedBeforeNext: firstOpen.map { $0 <= stmt.int64(6) } ?? false))
             }
             return (points, settings)
         }

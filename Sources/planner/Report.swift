@@ -42,7 +42,7 @@ indirect enum JSON {
     }
     /// A number with three decimals and its sign (`-0.062`, `1.250`): a difference of shares, a ratio.
     static func decimal(_ value: Double) -> JSON {
-        let thousandths = Int((value * 1000).rounded())
+        let thousandths = Int((min(max(value, -1e9), 1e9) * 1000).rounded())
         let digits = String(abs(thousandths) % 1000)
         return .number((thousandths < 0 ? "-" : "") + "\(abs(thousandths) / 1000)." + String(repeating: "0", count: 3 - digits.count) + digits)
     }

@@ -140,6 +140,37 @@ import Testing
         }
     }
 
+    /// After a sleep several slots are due at once and only the latest is shown (one nudge, never a burst):
+    /// a withheld one is recorded first, so it never is that latest and leaves the day with no reminder at
+    /// all (found in review: 09:30 superseded, 10:00 withheld, nothing shown). And a shown reminder whose
+    /// delivery then failed is still a decision point on the shown side: dropping it would bias the estimate.
+    @Test func aWithheldSlotNeverSupersedesAShownOneAndAFailedDeliveryStillCounts() throws {
+        let h = try Harness()
+        let prefix = "Noti_AppOpenPromotion_2026_11_23_"
+        try h.configOK(["set", "grace", "1h", "experiment", "on"], now: "2026-11-23T07:00")
+        // A seed that withholds 10:00 and shows 10:30 (each setting is a new event: a new seed).
+        for attempt in 0..<200 {
+            let withheld = Set(try Self.withheld(h, now: "2026-11-23T07:00"))
+            if withheld.contains(prefix + "10_00") && !withheld.contains(prefix + "10_30") { break }
+            try #require(attempt < 199, "no seed withheld 10:00 alone in 200 tries")
+            try h.configOK(["set", "experiment", "off"], now: "2026-11-23T07:00")
+            try h.configOK(["set", "experiment", "on"], now: "2026-11-23T07:00")
+        }
+        let status = try h.plannerOK(["status", "--json"], now: "2026-11-23T10:05")
+        #expect(status.contains(prefix + "09_30"), "status's next: \(status)")
+        let tick = try h.planner(["tick", "--once", "--sink", "stdout", "--db", h.db, "--now", "2026-11-23T10:05"])
+        #expect(tick.status == 0 && tick.out.contains(prefix + "09_30"), "\(tick.out) \(tick.err)")
+        let failed = try h.planner(["tick", "--once", "--db", h.db, "--now", "2026-11-23T10:30", "--exec", "false"])
+        #expect(failed.status == 1, "\(failed.err)")
+        #expect(
+            try h.sqlite(
+                "SELECT identifier, state, withhold_probability FROM request WHERE state IN ('delivered', 'withheld', 'failed') ORDER BY fire_at_ms")
+                == "\(prefix)09_30|delivered|0.0\n\(prefix)10_00|withheld|0.2\n\(prefix)10_30|failed|0.2")
+        #expect(
+            try h.sqlite("SELECT identifier, shown, shown_before FROM nudge_decisions ORDER BY fire_at_ms")
+                == "\(prefix)09_30|1|0\n\(prefix)10_00|0|1\n\(prefix)10_30|1|1")
+    }
+
     @Test func aBadValueIsOneLineAndExit64() throws {
         let h = try Harness()
         let r = try h.planner(["config", "set", "experiment", "maybe", "--db", h.db])

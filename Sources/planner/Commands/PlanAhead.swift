@@ -9,13 +9,18 @@ struct PlanAheadCommand: ContextCommand {
         discussion: """
             Each day shows its slot times still to come in the plan's zone, or why it has none: not one of the \
             plan's days (weekend), skipped, paused, opened (studying started) or over. What refill will go on \
-            planning if nothing changes; `planner list` shows what is pending now.
+            planning if nothing changes; `planner list` shows what is pending now. In measurement mode (config set \
+            experiment on) the slots held back at random are listed apart: pending like the others, never shown.
             """)
 
     @OptionGroup var common: CommonOptions
     @Option(name: .long, parsing: .unconditional, help: "How many days to show, from today (1-366).")
     var days: Int = 14
-    @Flag(name: .long, help: "Print a JSON array: date, weekday, slots (RFC 3339), reason (null when there are slots).")
+    @Flag(
+        name: .long,
+        help:
+            "Print a JSON array: date, weekday, slots (RFC 3339), withheld (measurement mode's slots held back, RFC 3339), reason (null when there are slots or withheld ones)."
+    )
     var json = false
 
     func validate() throws {
@@ -83,7 +88,8 @@ struct PlanAheadReport: Report {
             + days.map { day in
                 [
                     "\(Formatting.weekdays[day.date.isoWeekday - 1]) \(day.date)",
-                    (day.noSlots.map(PlanAheadCommand.reason) ?? PlanAheadCommand.describe(day.slots, intervalMinutes: intervalMinutes))
+                    (day.noSlots.map(PlanAheadCommand.reason)
+                        ?? (day.slots.isEmpty ? "none shown" : PlanAheadCommand.describe(day.slots, intervalMinutes: intervalMinutes)))
                         + (day.withheld.isEmpty
                             ? ""
                             : "; withheld (measurement mode): "

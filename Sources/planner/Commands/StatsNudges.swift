@@ -40,6 +40,11 @@ struct NudgesEstimateReport: Report {
                 + (report.experiment
                     ? "on (each reminder after the day's first is held back 1 in 5)" : "off (planner config set experiment on starts it)")
         ]
+        if report.experiment && !report.seeded {
+            lines.append(
+                "warning: measurement mode has no seed (its setting was changed outside planner), so nothing is held back; planner config set experiment off, then on, starts it again"
+            )
+        }
         guard e.points > 0 else {
             lines.append(
                 report.experiment
@@ -48,7 +53,7 @@ struct NudgesEstimateReport: Report {
             return lines.joined(separator: "\n")
         }
         lines.append(
-            "\(e.points) decision point\(e.points == 1 ? "" : "s") over \(e.days) study day\(e.days == 1 ? "" : "s"): \(e.overall.shown) reminders shown, \(e.overall.withheld) withheld"
+            "\(e.points) decision point\(e.points == 1 ? "" : "s") over \(e.days) study day\(e.days == 1 ? "" : "s"): \(e.overall.shown) reminder\(e.overall.shown == 1 ? "" : "s") shown, \(e.overall.withheld) withheld"
         )
         lines += ["", "Started within 60 minutes after a reminder shown and after one withheld (95 % intervals):", ""]
         var rows = [["", "SHOWN", "WITHHELD", "EFFECT"], ["all"] + Self.cells(e.overall)]
@@ -86,7 +91,7 @@ struct NudgesEstimateReport: Report {
     }
 
     static func decimal(_ x: Double) -> String {
-        let hundredths = Int((x * 100).rounded())
+        let hundredths = Int((min(max(x, -1e9), 1e9) * 100).rounded())
         let sign = hundredths < 0 ? "-" : ""
         return "\(sign)\(abs(hundredths) / 100).\(pad(abs(hundredths) % 100, 2))"
     }
