@@ -45,6 +45,12 @@ public enum ConfigCommand {
             try leaveCalendarFolder(ctx, context, for: folder)
         }
         let decision = try context.database.configure(set: values, reset: [], now: context.now)
+        if values.contains(where: { $0.0 == .schedule && $0.1 == "usual-time" }) {
+            // Opt-in, and said plainly what the evidence says about it (docs/nudging.md).
+            ctx.output.notice(
+                "warning: usual-time passed the acceptance rules in no cell of the simulator's map (it keeps most reminders: its guards fall back to the grid); planner plan says what it decides each day, and planner stats --nudges measures what reminders do for you (docs/nudging.md)"
+            )
+        }
         if values.contains(where: { $0.0 == .syncFolder && !$0.1.isEmpty }) {
             // Joining: the folder is read at once, so that this device finds another's claim of the plan's zone
             // (and takes that zone) before it would make its own (`claimPlanZone`).

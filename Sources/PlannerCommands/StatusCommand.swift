@@ -34,6 +34,8 @@ public struct StatusReport {
     /// made on the phone is here only once Anki on this computer synced.
     public var ankiSynced: Instant?
     public var ankiLastReview: Instant?
+    /// The `usual-time` schedule's decision for today, in words (nil: the grid schedule).
+    public var usualTime: String?
     /// Whether the collection has been read (its freshness is known).
     public var ankiRead = false
 }
@@ -89,7 +91,9 @@ public enum StatusCommand {
             syncFolder: sync.folder, syncProblems: sync.problems,
             calendarFolder: calendar.folder, calendarProblems: calendar.problems + (roundProblem.map { [$0] } ?? []), calendarRound: round,
             ankiCollection: anki.isEmpty ? nil : anki, ankiProblem: try context.database.ankiProblem(collection: anki),
-            ankiSynced: fresh.synced, ankiLastReview: fresh.lastReview, ankiRead: try context.database.ankiWasRead(collection: anki))
+            ankiSynced: fresh.synced, ankiLastReview: fresh.lastReview,
+            usualTime: context.settings.usualTime ? try context.database.planSettings(at: context.now).settings.schedule.usual?.decision.why : nil,
+            ankiRead: try context.database.ankiWasRead(collection: anki))
     }
 
     /// `2026-12-07 09:31`, in the plan's zone.

@@ -78,6 +78,10 @@ public struct CalendarPlanFacts: Sendable {
         // Measurement mode's seed decides which slots have no item: turned off and on again, the same
         // settings text with another seed.
         if let seed = settings.experimentSeed { global += "\0experiment \(seed)" }
+        // The usual-time schedule's decision moves slots without any setting changing.
+        if let usual = settings.schedule.usual {
+            global += "\0usual \(usual.from) \(usual.decision.minutes.map { $0.map(String.init).joined(separator: ",") } ?? "grid")"
+        }
         globalKey = String(SHA256.hex(Array(global.utf8)).prefix(32))
     }
 

@@ -13,6 +13,10 @@ public struct PlanFacts: Sendable {
     public var openDays: [String: (date: LocalDate, zone: Zone)] = [:]
     /// The id of the event whose `experiment` value won so far (`register`): measurement mode's seed.
     public var experimentSeed: String?
+    /// The record the `usual-time` schedule decides from (`UsualTime.plan`): each study day's first open and
+    /// the skipped days before today. Read only when the settings (before or after the batch) may ask for it.
+    public var usualTimeOpens: [LocalDate: Instant] = [:]
+    public var usualTimeSkipped: Set<LocalDate> = []
 
     public init(
         settingValues: [String: String], settingDefaults: [String: String] = [:], state: PlanState,
@@ -159,6 +163,12 @@ public func decideEvents(_ events: [PlanEvent], facts: PlanFacts, now: Instant, 
     plan.experimentSeed = plan.experiment ? experimentSeed : nil
     effect.plan = plan
     let zone = resolve(plan.zone)
+    if plan.usualTime {
+        var skipped = facts.usualTimeSkipped
+        for change in effect.skips { if change.skipped { skipped.insert(change.date) } else { skipped.remove(change.date) } }
+        plan.schedule.usual = UsualTime.plan(settings: plan, zone: zone, now: now, firstOpens: facts.usualTimeOpens, skipped: skipped)
+        effect.plan = plan
+    }
     let policy = PlanPolicy(graceMilliseconds: grace ?? plan.graceMilliseconds)
     // An open closes its study day (`closeStudyDay`), the plan's day: the same on every device that shares
     // the plan's zone.

@@ -24,7 +24,9 @@ public enum MeasurementMode {
     /// Whether the slot `reading` is the first of its study day (the window's start): always shown, so that
     /// a withheld reminder is always one among others that day, as in the trials.
     public static func isFirstOfDay(_ reading: LocalDateTime, schedule: Schedule) -> Bool {
-        reading.hour * 60 + reading.minute == schedule.startMinute && reading.date == schedule.studyDay(of: reading)
+        // The usual-time schedule's day begins at its own first reminder.
+        if schedule.usual != nil { return schedule.readings(on: schedule.studyDay(of: reading)).first == reading }
+        return reading.hour * 60 + reading.minute == schedule.startMinute && reading.date == schedule.studyDay(of: reading)
     }
 
     /// The chance the slot `identifier` had of being withheld under `plan`: nil when measurement mode is off

@@ -26,6 +26,8 @@ public struct PlanSettings: Equatable, Sendable {
     /// `experiment` value won (the store reads it from `register`; `decideEvents` from the batch). Not a
     /// setting anyone types: nil when the mode is off or the id is not known.
     public var experimentSeed: String?
+    /// The `usual-time` schedule (`schedule`): the store sets `schedule.usual` from the record where it plans.
+    public var usualTime = false
 
     /// Every key at its declared default (`SettingKey.declaration`): the defaults live there only.
     public static let standard: PlanSettings = {
@@ -116,6 +118,7 @@ public struct PlanSettings: Equatable, Sendable {
         case .calendarDays: if case .count(let n) = value { calendarDays = n }
         case .ankiCollection: if case .text(let t) = value { ankiCollection = t }
         case .experiment: if case .flag(let on) = value { experiment = on }
+        case .schedule: if case .text(let t) = value { usualTime = t == "usual-time" }
         // Not the plan's: read where they are used (SyncFolder.swift, CalendarFolder.swift), each on its own.
         case .syncFolder, .deviceName, .calendarFolder: break
         }
@@ -177,6 +180,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case calendarFolder = "calendar-folder", calendarDays = "calendar-days"
     case ankiCollection = "anki-collection"
     case experiment
+    case schedule
 
     /// Everything about a setting but its parsing, in one place: `config` and its help, the defaults of a
     /// new plan and of a key a database does not hold yet, and which settings stay on one device all
@@ -262,6 +266,11 @@ public enum SettingKey: String, CaseIterable, Sendable {
                 "",
                 "Anki's collection.anki2 on this computer: a study day with a review there is opened at its first review (read from a private copy; Anki is never locked or written)",
                 accepts: "an absolute file path (planner setup finds it under ~/.local/share/Anki2); empty: none", scope: .device)
+        case .schedule:
+            SettingDeclaration(
+                "grid",
+                "when reminders come: grid, every interval of the window until you start; usual-time, three a day around your usual start once you have one (the simulator finds it keeps most reminders and passes nowhere: docs/nudging.md)",
+                accepts: "grid or usual-time", completions: ["grid", "usual-time"])
         case .experiment:
             SettingDeclaration(
                 "off",
@@ -357,6 +366,9 @@ public enum SettingKey: String, CaseIterable, Sendable {
                 (1...60).contains(n)
             else { throw bad() }
             return .count(n)
+        case .schedule:
+            guard text == "grid" || text == "usual-time" else { throw bad() }
+            return .text(text)
         case .experiment:
             guard text == "on" || text == "off" else { throw bad() }
             return .flag(text == "on")

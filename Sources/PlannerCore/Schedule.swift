@@ -7,6 +7,8 @@ public struct Schedule: Equatable, Sendable {
     public var endMinute: Int
     public var intervalMinutes: Int
     public var days: Weekdays
+    /// The `usual-time` schedule's decision (`UsualTime`), from its study day on; nil: the grid.
+    public var usual: UsualTimePlan?
 
     public init(startMinute: Int, endMinute: Int, intervalMinutes: Int, days: Weekdays) {
         self.startMinute = startMinute
@@ -17,6 +19,12 @@ public struct Schedule: Equatable, Sendable {
 
     /// The declared defaults of `window`, `interval` and `days` (`SettingKey.declaration`).
     public static var standard: Schedule { PlanSettings.standard.schedule }
+
+    /// The usual-time schedule's minutes for the study day `date` (from its midnight), or nil: the grid's.
+    func usualMinutes(on date: LocalDate) -> [Int]? {
+        guard let usual, date >= usual.from else { return nil }
+        return usual.decision.minutes
+    }
 
     /// Whether the window runs past midnight into the next date (`20:00-01:30`).
     public var crossesMidnight: Bool { endMinute < startMinute }
@@ -29,6 +37,9 @@ public struct Schedule: Equatable, Sendable {
     public func readings(on date: LocalDate) -> [LocalDateTime] {
         guard days.contains(isoWeekday: date.isoWeekday) else { return [] }
         let next = date.adding(days: 1)
+        if let chosen = usualMinutes(on: date) {
+            return chosen.map { LocalDateTime(date: $0 >= 1440 ? next : date, hour: $0 % 1440 / 60, minute: $0 % 60) }
+        }
         return stride(from: startMinute, through: lastMinute, by: intervalMinutes).map {
             LocalDateTime(date: $0 >= 1440 ? next : date, hour: $0 % 1440 / 60, minute: $0 % 60)
         }
@@ -57,6 +68,9 @@ public struct Schedule: Equatable, Sendable {
     public func contains(_ reading: LocalDateTime) -> Bool {
         let day = studyDay(of: reading)
         let minute = reading.hour * 60 + reading.minute + (day == reading.date ? 0 : 1440)
+        if let chosen = usualMinutes(on: day) {
+            return days.contains(isoWeekday: day.isoWeekday) && reading.second == 0 && reading.millisecond == 0 && chosen.contains(minute)
+        }
         return days.contains(isoWeekday: day.isoWeekday) && reading.second == 0 && reading.millisecond == 0
             && minute >= startMinute && minute <= lastMinute && (minute - startMinute) % intervalMinutes == 0
     }

@@ -25,7 +25,7 @@ extension PlannerDatabase {
 
     /// Inside the write transaction: what today's files must become, with the rows already saying so.
     func planTodaysCalendar(_ folder: String, now: Instant) throws -> TodaysCalendar? {
-        let (settings, zone) = try readPlan()
+        let (settings, zone) = try readPlan(at: now)
         let today = settings.schedule.studyDay(at: now, in: zone)
         var exclusions = Exclusions()
         let opened = try connection.prepare("SELECT min(opened_at_ms) FROM app_open WHERE local_date = ?")

@@ -253,7 +253,11 @@ extension PlannerDatabase {
     /// What the plan makes the folder's items from (`CalendarPlanFacts`), read in one go.
     func calendarPlanFacts(now: Instant) throws -> CalendarPlanFacts {
         let values = try readSettingRows(withDefaults: false).values
-        let (settings, zone) = try plan(from: values)
+        var (settings, zone) = try plan(from: values)
+        if settings.usualTime {
+            let (opens, skipped) = try usualTimeRecord(now: now, zone: zone, schedule: settings.schedule)
+            settings.schedule.usual = UsualTime.plan(settings: settings, zone: zone, now: now, firstOpens: opens, skipped: skipped)
+        }
         let settingsText = values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)\n" }.joined()
         let today = settings.schedule.studyDay(at: now, in: zone)
         var pause: Pause?

@@ -249,7 +249,7 @@ extension PlannerDatabase {
         -> (decision: DueDecision, claimed: [ClaimedRequest], zone: Zone, sources: SourcesReport)
     {
         let (claim, sources) = try change(at: now, from: .all) { (leftUnread: Bool) throws -> (DueDecision, [ClaimedRequest], Zone) in
-            let (plan, zone) = try readPlan()
+            let (plan, zone) = try readPlan(at: now)
             let policy = policy ?? PlanPolicy(graceMilliseconds: plan.graceMilliseconds)
             try connection.prepare(
                 """

@@ -90,6 +90,18 @@ extension PlannerDatabase {
         }
     }
 
+    /// The usual-time schedule's record into `facts`, when the settings ask for it now or a settings change
+    /// in the batch may (read with the schedule as it is; `UsualTime.plan` decides with the batch's).
+    private func readUsualTimeRecord(into facts: inout PlanFacts, values: [String: String], deciding: [PlanEvent], now: Instant, zone: Zone) throws {
+        let settingsChange = deciding.contains { if case .settings = $0.change { true } else { false } }
+        guard values[SettingKey.schedule.rawValue] == "usual-time" || settingsChange else { return }
+        let schedule = PlanSettings.reading(values).settings.schedule
+        // A day earlier: a batch that moves the zone or the window may move today by a day.
+        let (opens, skipped) = try usualTimeRecord(now: now + 86_400_000, zone: zone, schedule: schedule)
+        facts.usualTimeOpens = opens
+        facts.usualTimeSkipped = skipped
+    }
+
     /// A command whose change was a no-op still plans again (as `refill` would).
     private func applyNothing(now: Instant, zone override: Zone?) throws -> EventOutcome {
         let rows = try readSettingRows()
@@ -99,6 +111,7 @@ extension PlannerDatabase {
             settingValues: rows.values, settingDefaults: rows.defaults,
             state: try readPlanState(now: now, zone: override ?? planZone))
         facts.experimentSeed = rows.values[SettingKey.experiment.rawValue] == "on" ? try experimentSeed() : nil
+        try readUsualTimeRecord(into: &facts, values: rows.values, deciding: [], now: now, zone: override ?? planZone)
         let effect = decideEvents([], facts: facts, now: now) { name in override ?? Self.usableZone(named: name) }
         try apply(effect.refill, now: now, zone: override ?? planZone, plan: effect.plan)
         return EventOutcome(effect: effect, fresh: [])
@@ -148,6 +161,7 @@ extension PlannerDatabase {
             state: try readPlanState(now: now, zone: override ?? planZone),
             stamps: try readStamps(Self.registers(of: deciding)))
         facts.experimentSeed = rows.values[SettingKey.experiment.rawValue] == "on" ? try experimentSeed() : nil
+        try readUsualTimeRecord(into: &facts, values: rows.values, deciding: deciding, now: now, zone: override ?? planZone)
         let opens = deciding.filter { if case .open = $0.change { true } else { false } }
         var rule: DayRuleHistory.StudyDays?
         facts.openDays = try openDays(opens, values: rows.values, defaults: rows.defaults, zone: override, rule: &rule)

@@ -40,7 +40,7 @@ extension PlannerDatabase {
 
     /// Refill inside the caller's transaction, with the settings as they are now in it.
     func replan(now: Instant, zone: Zone? = nil, policy: PlanPolicy? = nil) throws -> RefillDecision {
-        let (plan, planZone) = try readPlan()
+        let (plan, planZone) = try readPlan(at: now)
         let zone = zone ?? planZone
         let policy = policy ?? PlanPolicy(graceMilliseconds: plan.graceMilliseconds)
         let state = try readPlanState(now: now, zone: zone)
@@ -213,6 +213,38 @@ extension PlannerDatabase {
         return (plan, zone)
     }
 
+    /// The settings as `readPlan` reads them, with the `usual-time` schedule's decision for the study day
+    /// `now` is in (`UsualTime`) when they ask for it: every path that plans, shows or writes slots reads
+    /// them so, or the slots of one would be retired by another.
+    func readPlan(at now: Instant) throws -> (PlanSettings, Zone) {
+        var (plan, zone) = try readPlan()
+        if plan.usualTime {
+            let (opens, skipped) = try usualTimeRecord(now: now, zone: zone, schedule: plan.schedule)
+            plan.schedule.usual = UsualTime.plan(settings: plan, zone: zone, now: now, firstOpens: opens, skipped: skipped)
+        }
+        return (plan, zone)
+    }
+
+    /// What the usual-time decision reads: each study day's first open and the skipped days, of the
+    /// `UsualTime.recordDays` before today.
+    func usualTimeRecord(now: Instant, zone: Zone, schedule: Schedule) throws -> (opens: [LocalDate: Instant], skipped: Set<LocalDate>) {
+        let today = schedule.studyDay(at: now, in: zone)
+        let from = today.adding(days: -UsualTime.recordDays).description
+        var opens: [LocalDate: Instant] = [:]
+        let opened = try connection.prepare(
+            "SELECT local_date, min(opened_at_ms) FROM app_open WHERE local_date >= ? AND local_date < ? GROUP BY local_date")
+        try opened.bind([.text(from), .text(today.description)])
+        while try opened.step() {
+            if let date = LocalDate(iso: opened.text(0)) { opens[date] = Instant(milliseconds: opened.int64(1)) }
+        }
+        var skipped: Set<LocalDate> = []
+        let skips = try connection.prepare(
+            "SELECT local_date FROM skipped_date WHERE removed_at_ms IS NULL AND local_date >= ? AND local_date < ?")
+        try skips.bind([.text(from), .text(today.description)])
+        while try skips.step() { if let date = LocalDate(iso: skips.text(0)) { skipped.insert(date) } }
+        return (opens, skipped)
+    }
+
     /// Measurement mode's seed: the id of the event whose `experiment` value won (`MeasurementMode`). Read
     /// only while the mode is on: nothing else pays for it.
     func experimentSeed() throws -> String? {
@@ -249,6 +281,11 @@ extension PlannerDatabase {
     /// The settings and their zone, for commands that show them.
     public func planSettings() throws(PlannerError) -> (settings: PlanSettings, zone: Zone) {
         try read { try readPlan() }
+    }
+
+    /// The settings with the `usual-time` schedule's decision for the study day `now` is in, when they ask for it.
+    public func planSettings(at now: Instant) throws(PlannerError) -> (settings: PlanSettings, zone: Zone) {
+        try read { try readPlan(at: now) }
     }
 
     /// How far back slots that ran their course are read. A candidate slot is after now; the same

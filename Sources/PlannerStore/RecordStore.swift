@@ -98,7 +98,7 @@ extension PlannerDatabase {
     /// The settings, their zone and what excludes dates from now on: the inputs of `planAhead`.
     public func planAheadInput(now: Instant) throws(PlannerError) -> (settings: PlanSettings, zone: Zone, exclusions: Exclusions) {
         try read {
-            let (settings, zone) = try readPlan()
+            let (settings, zone) = try readPlan(at: now)
             return (settings, zone, try readPlanState(now: now, zone: zone).exclusions)
         }
     }

@@ -77,6 +77,16 @@ import PlannerTestSupport
             devices.append(db)
         }
         func now(_ i: Int) -> Instant { Instant(milliseconds: clock + skew[i]) }
+        // A record of four weeks on the first device, most days studied about the same hour (spread or not): the
+        // usual-time schedule, set below now and then, has a usual time to decide from on some seeds.
+        let spread = Int64.random(in: 0...3, using: &random) * 30 * 60_000
+        for day in (1...28).reversed() where Int.random(in: 0..<4, using: &random) > 0 {
+            let at = clock - Int64(day) * 86_400_000 + 12 * 3_600_000 + Int64.random(in: -spread...spread, using: &random)
+            try devices[0].recordAppOpen(now: Instant(milliseconds: at))
+        }
+        if Bool.random(using: &random) {
+            try devices[Int.random(in: 0..<count, using: &random)].configure(set: [(.schedule, "usual-time")], reset: [], now: now(0))
+        }
         // The newer planner's device: its file, written by hand (this planner cannot make such lines).
         let newer = folder()
         let newerID = String(SHA256.hex("newer \(seed)".utf8).prefix(32))
@@ -160,6 +170,8 @@ import PlannerTestSupport
             case 7: try db.configure(set: [], reset: [[SettingKey.window, .zone, .interval, .title].randomElement(using: &random)!], now: now(i))
             case 8: try db.skip([someDate], reason: Bool.random(using: &random) ? nil : "r\(dayOffset)", now: now(i))
             case 9: _ = try db.unskip([someDate], now: now(i))
+            case 11 where Int.random(in: 0..<3, using: &random) == 0:
+                try db.configure(set: [(.schedule, ["grid", "usual-time"].randomElement(using: &random)!)], reset: [], now: now(i))
             case 10:
                 try db.pause(now: now(i), until: Bool.random(using: &random) ? nil : now(i) + Int64.random(in: 1...12, using: &random) * 3_600_000)
             default: _ = try db.resume(now: now(i))

@@ -235,6 +235,27 @@ class UsualTime(Policy):
         self.starts = np.where(outcome.studied[:, None], rolled, self.starts)
 
 
+def usual_time_minutes(history, guarded=True, window=WINDOW):
+    """One student's B3 (B3g when `guarded`) decision from their record, as planner's `usual-time` schedule makes
+    it (UsualTimeTests replays it against Sources/PlannerCore/UsualTime.swift): `history` is the study days before
+    the day, oldest first, each (studied, start minute or None). The reminders' minutes, or None for the grid.
+    The same rule as UsualTime.plan above, one student at a time, with the median rounded down to a whole minute
+    (planner's reminders fall on whole minutes)."""
+    studied = sum(1 for s, _ in history[-20:] if s)
+    starts = [t for s, t in history if s][-14:]
+    if studied < 10:
+        return None
+    usual = math.floor(float(np.median(starts)))
+    spread = float(np.std(starts))
+    if guarded and not (spread <= 90 and window[0] <= usual <= window[1]):
+        return None
+    last = window[1] - 15
+    mine = [t for t in (usual - 15, usual + 45) if t < last] + [last]
+    if guarded:
+        mine = [t for t in mine if window[0] <= t <= window[1]]
+    return sorted({int(t) for t in mine})
+
+
 class Thompson(Policy):
     """B4: Thompson sampling per grid slot (Beta(1, 4) prior), the 3 best draws each day, until studied; a shown
     nudge succeeds when the day starts within 60' of it. B5 (`recovering`): every day the counts fall back

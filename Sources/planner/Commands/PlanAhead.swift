@@ -29,7 +29,10 @@ struct PlanAheadCommand: ContextCommand {
 
     func run(_ ctx: RunContext) throws {
         let report = try ReadingCommands.planAhead(ctx, db: common.db, now: common.now, days: days)
-        PlanAheadReport(days: report.days, intervalMinutes: report.settings.schedule.intervalMinutes, zone: report.zone).print(
+        PlanAheadReport(
+            days: report.days, intervalMinutes: report.settings.schedule.intervalMinutes, zone: report.zone,
+            usualTime: report.settings.usualTime ? report.settings.schedule.usual?.decision.why : nil
+        ).print(
             json: json, to: ctx.output)
     }
 
@@ -68,6 +71,8 @@ struct PlanAheadReport: Report {
     let days: [PlannedDay]
     let intervalMinutes: Int
     let zone: Zone
+    /// The `usual-time` schedule's decision, in words (nil: the grid schedule).
+    var usualTime: String? = nil
 
     var json: JSON {
         .array(
@@ -98,5 +103,6 @@ struct PlanAheadReport: Report {
             }
         let total = days.reduce(0) { $0 + $1.slots.count }
         return Formatting.table(rows) + "\n\(total) slot\(total == 1 ? "" : "s") in \(days.count) day\(days.count == 1 ? "" : "s")"
+            + (usualTime.map { "\nSchedule usual-time: \($0) (decided again each day)" } ?? "")
     }
 }

@@ -52,6 +52,7 @@ extension StatusReport: Report {
             ("anki_problem", .text(r.ankiProblem)),
             ("anki_synced_at", time(r.ankiSynced)),
             ("anki_last_review_at", time(r.ankiLastReview)),
+            ("usual_time", .text(r.usualTime)),
         ])
     }
 
@@ -88,7 +89,7 @@ extension StatusReport: Report {
         return Formatting.table(
             [
                 ["next", next]
-            ] + (paused.map { [["paused", $0]] } ?? []) + [
+            ] + (paused.map { [["paused", $0]] } ?? []) + (r.usualTime.map { [["schedule", "usual-time: \($0)"]] } ?? []) + [
                 ["pending", "\(s.pendingCount)/\(PlanPolicy.cap)"],
                 ["opened", opened],
                 ["refilled", refilled],

@@ -1,0 +1,120 @@
+/// The opt-in `usual-time` schedule (`config set schedule usual-time`): the simulator's policy B3 with the
+/// guards its map asks for (B3g, docs/nudging.md). With at least 10 studied days among the last 20 study
+/// days, three reminders: 15 minutes before your usual start (the median of your last 14 first opens), an
+/// hour after that, and a last call 15 minutes before the window's end; otherwise, or when those 14 starts
+/// spread more than 90 minutes (standard deviation), or the usual time is outside the window, the grid.
+/// Only times inside the window are kept.
+///
+/// Pure: a study day's decision is a function of the shared record before it (each study day's first open,
+/// the skipped days) and the settings, so every device and the phone's calendar plan the same slots. The
+/// decision made for today holds for the days planned ahead too (their own record is not written yet);
+/// each is decided again when it comes. `bench/nudges/sim.py`'s `usual_time_minutes` is the reference it is
+/// replayed against (`UsualTimeTests`).
+public enum UsualTime {
+    public static let studiedDaysNeeded = 10
+    public static let lookBack = 20
+    public static let startsUsed = 14
+    public static let maximumSpreadMinutes = 90.0
+
+    /// A study day's decision: its reminders' minutes (from the study day's midnight), or nil for the grid,
+    /// and why, in words `plan` and `status` print.
+    public struct Decision: Equatable, Sendable {
+        public var minutes: [Int]?
+        public var usual: Int?
+        public var why: String
+    }
+
+    /// The decision for the study day `day`: `firstOpens` holds each study day's first open as minutes from
+    /// that study day's midnight (a day without one was not studied), `skipped` the skipped days (not study
+    /// days: they neither count for nor against).
+    public static func decide(day: LocalDate, firstOpens: [LocalDate: Int], skipped: Set<LocalDate>, schedule: Schedule) -> Decision {
+        var studied = 0, seen = 0
+        var starts: [Int] = []
+        var date = day
+        // Back over study days; the starts can reach further back than the 20 (the last 14 studied days).
+        for _ in 0..<732 where seen < lookBack || starts.count < startsUsed {
+            date = date.adding(days: -1)
+            guard schedule.days.contains(isoWeekday: date.isoWeekday), !skipped.contains(date) else { continue }
+            let start = firstOpens[date]
+            if seen < lookBack {
+                seen += 1
+                if start != nil { studied += 1 }
+            }
+            if let start, starts.count < startsUsed { starts.append(start) }
+        }
+        return decide(studied: studied, starts: starts, schedule: schedule)
+    }
+
+    /// The rule on what it reads: studied days among the last 20 study days, the last 14 starts (any order).
+    public static func decide(studied: Int, starts: [Int], schedule: Schedule) -> Decision {
+        guard studied >= studiedDaysNeeded else {
+            return Decision(minutes: nil, usual: nil, why: "the grid: \(studied) studied day\(studied == 1 ? "" : "s") in the last \(lookBack), fewer than \(studiedDaysNeeded)")
+        }
+        let sorted = starts.sorted()
+        let middle = sorted.count / 2
+        // The median, rounded down to a minute (the reference does the same).
+        let usual = sorted.count % 2 == 1 ? sorted[middle] : floorDivide(sorted[middle - 1] + sorted[middle], 2)
+        let mean = Double(sorted.reduce(0, +)) / Double(sorted.count)
+        let spread = (sorted.map { (Double($0) - mean) * (Double($0) - mean) }.reduce(0, +) / Double(sorted.count)).squareRoot()
+        let first = schedule.startMinute, last = schedule.lastMinute
+        guard spread <= maximumSpreadMinutes else {
+            return Decision(
+                minutes: nil, usual: usual,
+                why: "the grid: your last \(sorted.count) starts spread \(Int(spread.rounded())) minutes, more than \(Int(maximumSpreadMinutes))")
+        }
+        guard usual >= first, usual <= last else {
+            return Decision(minutes: nil, usual: usual, why: "the grid: your usual start \(clock(usual)) is outside the window")
+        }
+        let lastCall = last - 15
+        let minutes = [usual - 15, usual + 45].filter { $0 < lastCall } + [lastCall]
+        let inside = Array(Set(minutes.filter { $0 >= first && $0 <= last })).sorted()
+        let names = inside.map { $0 == lastCall ? "last call \(clock($0))" : clock($0) }
+        return Decision(
+            minutes: inside, usual: usual,
+            why: "usual start \(clock(usual)) over your last \(sorted.count) study days: \(names.joined(separator: ", "))")
+    }
+
+    static func floorDivide(_ a: Int, _ b: Int) -> Int { a >= 0 ? a / b : -((-a + b - 1) / b) }
+
+    /// `19:40`; past midnight of a study day across it, the next date's time.
+    static func clock(_ minute: Int) -> String {
+        let m = ((minute % 1440) + 1440) % 1440
+        return "\(m / 60 < 10 ? "0" : "")\(m / 60):\(m % 60 < 10 ? "0" : "")\(m % 60)"
+    }
+
+    /// The minute of an open at `local` in the study day `day` (past 1440 when it fell on the next date).
+    public static func minute(of local: LocalDateTime, in day: LocalDate) -> Int {
+        local.hour * 60 + local.minute + (local.date == day ? 0 : 1440)
+    }
+}
+
+/// The usual-time decision a schedule follows from a study day on (`Schedule.usual`): its minutes for that day
+/// and every later one (nil minutes: the grid).
+public struct UsualTimePlan: Equatable, Sendable {
+    public var from: LocalDate
+    public var decision: UsualTime.Decision
+
+    public init(from: LocalDate, decision: UsualTime.Decision) {
+        self.from = from
+        self.decision = decision
+    }
+}
+
+extension UsualTime {
+    /// The plan `settings` make at `now` when they ask for `usual-time`: today's decision from the record
+    /// (`firstOpens`: each study day's first open; `skipped`), for today and the days ahead. nil: the grid.
+    public static func plan(
+        settings: PlanSettings, zone: Zone, now: Instant, firstOpens: [LocalDate: Instant], skipped: Set<LocalDate>
+    ) -> UsualTimePlan? {
+        guard settings.usualTime else { return nil }
+        let schedule = settings.schedule
+        let today = schedule.studyDay(at: now, in: zone)
+        var minutes: [LocalDate: Int] = [:]
+        for (day, instant) in firstOpens where day < today { minutes[day] = minute(of: zone.local(instant), in: day) }
+        return UsualTimePlan(from: today, decision: decide(day: today, firstOpens: minutes, skipped: skipped, schedule: schedule))
+    }
+
+    /// How far back the record is read: 20 study days, and the last 14 studied ones, on one study day a week
+    /// with half of them studied (28 weeks) and more.
+    public static let recordDays = 400
+}
