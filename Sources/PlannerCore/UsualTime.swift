@@ -48,7 +48,9 @@ public enum UsualTime {
     /// The rule on what it reads: studied days among the last 20 study days, the last 14 starts (any order).
     public static func decide(studied: Int, starts: [Int], schedule: Schedule) -> Decision {
         guard studied >= studiedDaysNeeded else {
-            return Decision(minutes: nil, usual: nil, why: "the grid: \(studied) studied day\(studied == 1 ? "" : "s") in the last \(lookBack), fewer than \(studiedDaysNeeded)")
+            return Decision(
+                minutes: nil, usual: nil,
+                why: "the grid: \(studied) studied day\(studied == 1 ? "" : "s") in the last \(lookBack), fewer than \(studiedDaysNeeded)")
         }
         let sorted = starts.sorted()
         let middle = sorted.count / 2

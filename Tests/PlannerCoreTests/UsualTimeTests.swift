@@ -94,6 +94,8 @@ import Testing
         #expect(decided.minutes == [1125, 1185, 1275], "\(decided)")
         #expect(decided.why == "usual start 19:00 over your last 10 study days: 18:45, 19:45, last call 21:15")
         // Without a record: the grid, and why.
-        #expect(UsualTime.decide(day: day, firstOpens: [:], skipped: [], schedule: .standard).why == "the grid: 0 studied days in the last 20, fewer than 10")
+        #expect(
+            UsualTime.decide(day: day, firstOpens: [:], skipped: [], schedule: .standard).why
+                == "the grid: 0 studied days in the last 20, fewer than 10")
     }
 }

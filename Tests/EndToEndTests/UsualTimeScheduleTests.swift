@@ -1,0 +1,62 @@
+import Foundation
+import PlannerHarness
+import Testing
+
+/// The opt-in `usual-time` schedule through the binary: a month of starts around 19:00 on the desktop, the
+/// laptop hearing them through the sync folder; both plan the same three reminders, the calendar folder
+/// carries exactly those, and `plan` and `status` say why.
+@Suite struct UsualTimeScheduleTests {
+    @Test func twoDevicesAndTheCalendarPlanTheUsualTimeAndSayWhy() throws {
+        let desktop = try Harness(), laptop = try Harness()
+        let shared = desktop.dir + "/shared", calendar = desktop.dir + "/calendar"
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+        for (h, name) in [(desktop, "desktop"), (laptop, "laptop")] {
+            try h.configOK(["set", "sync-folder", shared, "device-name", name], now: "2026-10-26T07:00")
+        }
+        try desktop.configOK(["set", "calendar-folder", calendar, "calendar-days", "3"], now: "2026-10-26T07:01")
+        // Four weeks of weekdays from Monday 2026-10-26, studied at 18:50-19:10 on all but every fourth.
+        var day = 0, studied = 0
+        for offset in 0..<33 {
+            let date = Calendar(identifier: .gregorian).date(
+                byAdding: .day, value: offset, to: DateComponents(calendar: Calendar(identifier: .gregorian), year: 2026, month: 10, day: 26).date!)!
+            let parts = Calendar(identifier: .gregorian).dateComponents([.year, .month, .day, .weekday], from: date)
+            guard parts.weekday != 1 && parts.weekday != 7 else { continue }
+            day += 1
+            if day % 4 == 0 { continue }
+            let minute = [50, 55, 0, 5, 10][studied % 5]
+            let hour = minute >= 50 ? 18 : 19
+            _ = try desktop.plannerOK(
+                ["open"], now: String(format: "%04d-%02d-%02dT%02d:%02d", parts.year!, parts.month!, parts.day!, hour, minute))
+            studied += 1
+        }
+        let warned = try laptop.planner(["config", "set", "schedule", "usual-time", "--db", laptop.db, "--now", "2026-11-30T07:00"])
+        #expect(warned.status == 0 && warned.err.contains("warning: usual-time passed the acceptance rules in no cell"), "\(warned.err)")
+        for h in [desktop, laptop, desktop] { _ = try h.plannerOK(["sync"], now: "2026-11-30T07:02", stderrAllowed: true) }
+
+        // The median of the last 14 starts is 19:00: 18:45, 19:45 and the last call at 21:15, on both.
+        let why = "usual start 19:00 over your last 14 study days: 18:45, 19:45, last call 21:15"
+        for h in [desktop, laptop] {
+            let plan = try h.plannerOK(["plan", "--days", "2"], now: "2026-11-30T07:05")
+            #expect(plan.contains("Mon 2026-11-30    18:45, 19:45, 21:15 (3)"), "\(plan)")
+            #expect(plan.contains("Schedule usual-time: \(why)"), "\(plan)")
+            let status = try h.plannerOK(["status", "--json"], now: "2026-11-30T07:05", stderrAllowed: true)
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(status.utf8)) as? [String: Any])
+            #expect(json["usual_time"] as? String == why && json["next_id"] as? String == "Noti_AppOpenPromotion_2026_11_30_18_45", "\(status)")
+            let pending = try h.sqlite("SELECT count(*) FROM request WHERE state = 'pending' AND local_date = '2026-11-30'")
+            #expect(pending == "3")
+        }
+        // The calendar carries those three a day, and no grid slot.
+        let files = try FileManager.default.contentsOfDirectory(atPath: calendar).filter { $0.hasPrefix("planner-Noti_") }.sorted()
+        #expect(
+            files.filter { $0.contains("2026_11_30") }
+                == ["18_45", "19_45", "21_15"].map { "planner-Noti_AppOpenPromotion_2026_11_30_\($0).ics" }, "\(files)")
+        // A reminder at its time, as planned.
+        let tick = try desktop.planner(["tick", "--once", "--sink", "stdout", "--db", desktop.db, "--now", "2026-11-30T18:45"])
+        #expect(tick.status == 0 && tick.out.contains("Noti_AppOpenPromotion_2026_11_30_18_45"), "\(tick.out) \(tick.err)")
+
+        // Back to the grid: every slot again.
+        try laptop.configOK(["set", "schedule", "grid"], now: "2026-11-30T19:00")
+        let grid = try laptop.plannerOK(["plan", "--days", "2"], now: "2026-11-30T19:01")
+        #expect(grid.contains("Tue 2026-12-01    09:30-21:30 every 30m (25)") && !grid.contains("usual-time"), "\(grid)")
+    }
+}
