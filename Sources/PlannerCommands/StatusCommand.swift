@@ -67,7 +67,9 @@ public enum StatusCommand {
     public static func run(_ ctx: RunContext, db: String?, now: String?) throws(PlannerError) -> StatusReport {
         let setting = try ctx.resolveSetting(db: db, now: now)
         let context = try setting.open(forWriting: false)
-        let status = try context.database.status(now: context.now, zone: context.zone, plan: context.settings)
+        // The usual-time schedule's decision too: which slot is the day's first (measurement mode) depends on it.
+        let settings = context.settings.usualTime ? try context.database.planSettings(at: context.now).settings : context.settings
+        let status = try context.database.status(now: context.now, zone: context.zone, plan: settings)
         let schedule = context.settings.schedule
         let inbox = Inbox.report(resolvedPath: context.database.resolvedPath)
             .map { InboxSummary($0, today: status.today, schedule: schedule, zone: context.zone) }
@@ -92,7 +94,7 @@ public enum StatusCommand {
             calendarFolder: calendar.folder, calendarProblems: calendar.problems + (roundProblem.map { [$0] } ?? []), calendarRound: round,
             ankiCollection: anki.isEmpty ? nil : anki, ankiProblem: try context.database.ankiProblem(collection: anki),
             ankiSynced: fresh.synced, ankiLastReview: fresh.lastReview,
-            usualTime: context.settings.usualTime ? try context.database.planSettings(at: context.now).settings.schedule.usual?.decision.why : nil,
+            usualTime: settings.usualTime ? settings.schedule.usual?.decision.why : nil,
             ankiRead: try context.database.ankiWasRead(collection: anki))
     }
 

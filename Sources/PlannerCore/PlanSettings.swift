@@ -269,7 +269,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
         case .schedule:
             SettingDeclaration(
                 "grid",
-                "when reminders come: grid, every interval of the window until you start; usual-time, three a day around your usual start once you have one (the simulator finds it keeps most reminders and passes nowhere: docs/nudging.md)",
+                "when reminders come: grid, every interval of the window until you start; usual-time, up to three a day around your usual start once you have one (the simulator finds it keeps most reminders and passes nowhere: docs/nudging.md)",
                 accepts: "grid or usual-time", completions: ["grid", "usual-time"])
         case .experiment:
             SettingDeclaration(

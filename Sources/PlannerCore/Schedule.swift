@@ -68,6 +68,11 @@ public struct Schedule: Equatable, Sendable {
     public func contains(_ reading: LocalDateTime) -> Bool {
         let day = studyDay(of: reading)
         let minute = reading.hour * 60 + reading.minute + (day == reading.date ? 0 : 1440)
+        if let usual, day < usual.from {
+            // A study day before the decision's (yesterday's last call still within its grace at midnight):
+            // what was planned for it then stands; refill only keeps or misses it.
+            return days.contains(isoWeekday: day.isoWeekday) && reading.second == 0 && reading.millisecond == 0
+        }
         if let chosen = usualMinutes(on: day) {
             return days.contains(isoWeekday: day.isoWeekday) && reading.second == 0 && reading.millisecond == 0 && chosen.contains(minute)
         }

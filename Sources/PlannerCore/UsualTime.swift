@@ -73,7 +73,7 @@ public enum UsualTime {
         let names = inside.map { $0 == lastCall ? "last call \(clock($0))" : clock($0) }
         return Decision(
             minutes: inside, usual: usual,
-            why: "usual start \(clock(usual)) over your last \(sorted.count) study days: \(names.joined(separator: ", "))")
+            why: "usual start \(clock(usual)) from your last \(sorted.count) starts: \(names.joined(separator: ", "))")
     }
 
     static func floorDivide(_ a: Int, _ b: Int) -> Int { a >= 0 ? a / b : -((-a + b - 1) / b) }
@@ -84,9 +84,10 @@ public enum UsualTime {
         return "\(m / 60 < 10 ? "0" : "")\(m / 60):\(m % 60 < 10 ? "0" : "")\(m % 60)"
     }
 
-    /// The minute of an open at `local` in the study day `day` (past 1440 when it fell on the next date).
+    /// The minute of an open at `local` in the study day `day`, from that day's midnight (past 1440 when it fell
+    /// on the next date, below 0 on the date before: an open read in another zone than the one it was made in).
     public static func minute(of local: LocalDateTime, in day: LocalDate) -> Int {
-        local.hour * 60 + local.minute + (local.date == day ? 0 : 1440)
+        local.hour * 60 + local.minute + Int(local.date.dayNumber - day.dayNumber) * 1440
     }
 }
 

@@ -104,10 +104,17 @@ extension PlannerDatabase {
     ) throws(PlannerError) -> (T, SourcesReport) {
         let active = sources.make()
         let result = try write { () throws -> T in
+            var applied = false
             for source in active {
                 let events = try source.collect(self, now: now)
-                try source.applied(try applySourced(events, now: now), self, now: now)
+                let outcome = try applySourced(events, now: now)
+                applied = applied || !outcome.outcomes.isEmpty
+                try source.applied(outcome, self, now: now)
             }
+            // The usual-time schedule decides today from the record before it: events dated at their own
+            // instant (an Anki review of days ago, an open saved before midnight) planned at that instant, with
+            // the record as it was before them. Planned again at now, with them.
+            if applied, try readPlan().0.usualTime { _ = try replan(now: now) }
             let result = try body(active.contains { $0.leftUnread })
             try addMissingSettingRows()
             for source in active { try source.seal(self, now: now) }

@@ -96,8 +96,8 @@ extension PlannerDatabase {
         let settingsChange = deciding.contains { if case .settings = $0.change { true } else { false } }
         guard values[SettingKey.schedule.rawValue] == "usual-time" || settingsChange else { return }
         let schedule = PlanSettings.reading(values).settings.schedule
-        // A day earlier: a batch that moves the zone or the window may move today by a day.
-        let (opens, skipped) = try usualTimeRecord(now: now + 86_400_000, zone: zone, schedule: schedule)
+        // A day further: a batch that moves the zone or the window may move today by a day.
+        let (opens, skipped) = try usualTimeRecord(now: now, zone: zone, schedule: schedule, daysAhead: 1)
         facts.usualTimeOpens = opens
         facts.usualTimeSkipped = skipped
     }

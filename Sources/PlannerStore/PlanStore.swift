@@ -227,20 +227,24 @@ extension PlannerDatabase {
 
     /// What the usual-time decision reads: each study day's first open and the skipped days, of the
     /// `UsualTime.recordDays` before today.
-    func usualTimeRecord(now: Instant, zone: Zone, schedule: Schedule) throws -> (opens: [LocalDate: Instant], skipped: Set<LocalDate>) {
+    /// `daysAhead`: read that many days past today too (a batch that moves the zone or the window may move
+    /// today), from the same first day.
+    func usualTimeRecord(
+        now: Instant, zone: Zone, schedule: Schedule, daysAhead: Int = 0
+    ) throws -> (opens: [LocalDate: Instant], skipped: Set<LocalDate>) {
         let today = schedule.studyDay(at: now, in: zone)
         let from = today.adding(days: -UsualTime.recordDays).description
         var opens: [LocalDate: Instant] = [:]
         let opened = try connection.prepare(
             "SELECT local_date, min(opened_at_ms) FROM app_open WHERE local_date >= ? AND local_date < ? GROUP BY local_date")
-        try opened.bind([.text(from), .text(today.description)])
+        try opened.bind([.text(from), .text(today.adding(days: daysAhead).description)])
         while try opened.step() {
             if let date = LocalDate(iso: opened.text(0)) { opens[date] = Instant(milliseconds: opened.int64(1)) }
         }
         var skipped: Set<LocalDate> = []
         let skips = try connection.prepare(
             "SELECT local_date FROM skipped_date WHERE removed_at_ms IS NULL AND local_date >= ? AND local_date < ?")
-        try skips.bind([.text(from), .text(today.description)])
+        try skips.bind([.text(from), .text(today.adding(days: daysAhead).description)])
         while try skips.step() { if let date = LocalDate(iso: skips.text(0)) { skipped.insert(date) } }
         return (opens, skipped)
     }

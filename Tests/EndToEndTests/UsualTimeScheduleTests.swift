@@ -34,7 +34,7 @@ import Testing
         for h in [desktop, laptop, desktop] { _ = try h.plannerOK(["sync"], now: "2026-11-30T07:02", stderrAllowed: true) }
 
         // The median of the last 14 starts is 19:00: 18:45, 19:45 and the last call at 21:15, on both.
-        let why = "usual start 19:00 over your last 14 study days: 18:45, 19:45, last call 21:15"
+        let why = "usual start 19:00 from your last 14 starts: 18:45, 19:45, last call 21:15"
         for h in [desktop, laptop] {
             let plan = try h.plannerOK(["plan", "--days", "2"], now: "2026-11-30T07:05")
             #expect(plan.contains("Mon 2026-11-30    18:45, 19:45, 21:15 (3)"), "\(plan)")
@@ -58,5 +58,32 @@ import Testing
         try laptop.configOK(["set", "schedule", "grid"], now: "2026-11-30T19:00")
         let grid = try laptop.plannerOK(["plan", "--days", "2"], now: "2026-11-30T19:01")
         #expect(grid.contains("Tue 2026-12-01    09:30-21:30 every 30m (25)") && !grid.contains("usual-time"), "\(grid)")
+    }
+
+    /// The tenth studied day arriving from another device turns the grid into the usual time at once (found
+    /// in review: the batch's plan was decided from the record as it was before the batch's own opens, and
+    /// stayed the grid until the next refill, while the calendar written after it had the usual time).
+    @Test func anOpenFromAnotherDeviceThatCompletesTheRecordTakesEffectAtOnce() throws {
+        let desktop = try Harness(), laptop = try Harness()
+        let shared = desktop.dir + "/shared"
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+        for (h, name) in [(desktop, "desktop"), (laptop, "laptop")] {
+            try h.configOK(["set", "sync-folder", shared, "device-name", name], now: "2026-11-02T07:00")
+        }
+        // Nine studied weekdays among the 20 before Monday 2026-11-30 (Friday the 27th not yet).
+        for date in ["11-16", "11-17", "11-18", "11-19", "11-20", "11-23", "11-24", "11-25", "11-26"] {
+            _ = try desktop.plannerOK(["open"], now: "2026-\(date)T19:00")
+        }
+        #expect(try laptop.planner(["config", "set", "schedule", "usual-time", "--db", laptop.db, "--now", "2026-11-30T06:00"]).status == 0)
+        _ = try desktop.plannerOK(["sync"], now: "2026-11-30T06:01", stderrAllowed: true)
+        _ = try laptop.plannerOK(["sync"], now: "2026-11-30T06:02", stderrAllowed: true)
+        let today = "SELECT count(*) FROM request WHERE state = 'pending' AND local_date = '2026-11-30'"
+        #expect(try laptop.sqlite(today) == "25", "9 of 20: the grid")
+        // Friday's open, recorded late on the desktop, reaches the laptop.
+        _ = try desktop.plannerOK(["open"], now: "2026-11-27T19:00")
+        _ = try laptop.plannerOK(["sync"], now: "2026-11-30T07:00", stderrAllowed: true)
+        #expect(try laptop.sqlite(today) == "3", "10 of 20: the usual time, planned by the sync that brought it")
+        let plan = try laptop.plannerOK(["plan", "--days", "1"], now: "2026-11-30T07:01")
+        #expect(plan.contains("18:45, 19:45, 21:15 (3)"), "\(plan)")
     }
 }

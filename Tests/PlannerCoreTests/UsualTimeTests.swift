@@ -92,7 +92,7 @@ import Testing
         }
         let decided = UsualTime.decide(day: day, firstOpens: opens, skipped: skipped, schedule: .standard)
         #expect(decided.minutes == [1125, 1185, 1275], "\(decided)")
-        #expect(decided.why == "usual start 19:00 over your last 10 study days: 18:45, 19:45, last call 21:15")
+        #expect(decided.why == "usual start 19:00 from your last 10 starts: 18:45, 19:45, last call 21:15")
         // Without a record: the grid, and why.
         #expect(
             UsualTime.decide(day: day, firstOpens: [:], skipped: [], schedule: .standard).why
