@@ -45,6 +45,13 @@ import Testing
             let pending = try h.sqlite("SELECT count(*) FROM request WHERE state = 'pending' AND local_date = '2026-11-30'")
             #expect(pending == "3")
         }
+        // The study score is the same on both: a function of the shared record.
+        let scores = try [desktop, laptop].map { h -> String in
+            let out = try h.plannerOK(["stats", "--json"], now: "2026-11-30T07:05")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any])
+            return "\(json["score"] ?? "-")"
+        }
+        #expect(scores[0] == scores[1] && scores[0] != "0" && scores[0] != "-", "\(scores)")
         // The calendar carries those three a day, and no grid slot.
         let files = try FileManager.default.contentsOfDirectory(atPath: calendar).filter { $0.hasPrefix("planner-Noti_") }.sorted()
         #expect(
