@@ -17,11 +17,51 @@ public enum UsualTime {
     public static let maximumSpreadMinutes = 90.0
 
     /// A study day's decision: its reminders' minutes (from the study day's midnight), or nil for the grid,
-    /// and why, in words `plan` and `status` print.
+    /// and why, in words `plan` and `status` print. Stored inline, without an array or a string: it rides in
+    /// every `Schedule`, which every planning loop copies.
     public struct Decision: Equatable, Sendable {
-        public var minutes: [Int]?
+        public enum Reason: Equatable, Sendable {
+            case usual(starts: Int)
+            case fewStudied(Int)
+            case spread(starts: Int, minutes: Int)
+            case outside
+        }
+        public var reason: Reason
         public var usual: Int?
-        public var why: String
+        private var count = 0
+        private var first = 0, second = 0, third = 0
+        private var lastCall = false
+
+        init(reason: Reason, usual: Int?, minutes: [Int] = [], lastCall: Bool = false) {
+            self.reason = reason
+            self.usual = usual
+            count = minutes.count
+            if count > 0 { first = minutes[0] }
+            if count > 1 { second = minutes[1] }
+            if count > 2 { third = minutes[2] }
+            self.lastCall = lastCall
+        }
+
+        /// The reminders' minutes; nil: the grid.
+        public var minutes: [Int]? {
+            guard case .usual = reason else { return nil }
+            return Array([first, second, third].prefix(count))
+        }
+
+        public var why: String {
+            switch reason {
+            case .fewStudied(let studied):
+                return "the grid: \(studied) studied day\(studied == 1 ? "" : "s") in the last \(lookBack), fewer than \(studiedDaysNeeded)"
+            case .spread(let starts, let minutes):
+                return "the grid: your last \(starts) starts spread \(minutes) minutes, more than \(Int(maximumSpreadMinutes))"
+            case .outside:
+                return "the grid: your usual start \(clock(usual ?? 0)) is outside the window"
+            case .usual(let starts):
+                let all = minutes ?? []
+                let names = all.enumerated().map { i, m in lastCall && i == all.count - 1 ? "last call \(clock(m))" : clock(m) }
+                return "usual start \(clock(usual ?? 0)) from your last \(starts) starts: \(names.joined(separator: ", "))"
+            }
+        }
     }
 
     /// The decision for the study day `day`: `firstOpens` holds each study day's first open as minutes from
@@ -47,11 +87,7 @@ public enum UsualTime {
 
     /// The rule on what it reads: studied days among the last 20 study days, the last 14 starts (any order).
     public static func decide(studied: Int, starts: [Int], schedule: Schedule) -> Decision {
-        guard studied >= studiedDaysNeeded else {
-            return Decision(
-                minutes: nil, usual: nil,
-                why: "the grid: \(studied) studied day\(studied == 1 ? "" : "s") in the last \(lookBack), fewer than \(studiedDaysNeeded)")
-        }
+        guard studied >= studiedDaysNeeded else { return Decision(reason: .fewStudied(studied), usual: nil) }
         let sorted = starts.sorted()
         let middle = sorted.count / 2
         // The median, rounded down to a minute (the reference does the same).
@@ -60,20 +96,13 @@ public enum UsualTime {
         let spread = (sorted.map { (Double($0) - mean) * (Double($0) - mean) }.reduce(0, +) / Double(sorted.count)).squareRoot()
         let first = schedule.startMinute, last = schedule.lastMinute
         guard spread <= maximumSpreadMinutes else {
-            return Decision(
-                minutes: nil, usual: usual,
-                why: "the grid: your last \(sorted.count) starts spread \(Int(spread.rounded())) minutes, more than \(Int(maximumSpreadMinutes))")
+            return Decision(reason: .spread(starts: sorted.count, minutes: Int(spread.rounded())), usual: usual)
         }
-        guard usual >= first, usual <= last else {
-            return Decision(minutes: nil, usual: usual, why: "the grid: your usual start \(clock(usual)) is outside the window")
-        }
+        guard usual >= first, usual <= last else { return Decision(reason: .outside, usual: usual) }
         let lastCall = last - 15
-        let minutes = [usual - 15, usual + 45].filter { $0 < lastCall } + [lastCall]
-        let inside = Array(Set(minutes.filter { $0 >= first && $0 <= last })).sorted()
-        let names = inside.map { $0 == lastCall ? "last call \(clock($0))" : clock($0) }
-        return Decision(
-            minutes: inside, usual: usual,
-            why: "usual start \(clock(usual)) from your last \(sorted.count) starts: \(names.joined(separator: ", "))")
+        // Ascending, and distinct: the first two are before the last call.
+        let minutes = ([usual - 15, usual + 45].filter { $0 < lastCall } + [lastCall]).filter { $0 >= first && $0 <= last }
+        return Decision(reason: .usual(starts: sorted.count), usual: usual, minutes: minutes, lastCall: minutes.last == lastCall)
     }
 
     static func floorDivide(_ a: Int, _ b: Int) -> Int { a >= 0 ? a / b : -((-a + b - 1) / b) }

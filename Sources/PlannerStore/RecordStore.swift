@@ -105,20 +105,28 @@ extension PlannerDatabase {
 }
 
 extension PlannerDatabase {
-    /// Measurement mode's decision points as `nudge_decisions` lists them, each with when the next slot of its
-    /// day came (the decay's outcome: started before it; the interval in force now after the day's last), and
-    /// the settings, in one read transaction.
+    /// Measurement mode's decision points: each slot `measured_reminders` lists whose study day had not
+    /// started by its time, with the reminders this device showed earlier that study day, the day's first open,
+    /// and when the day's next slot came (the decay's outcome: started before it; after the day's last, the
+    /// interval in force now); and the settings, in one read transaction.
     public func nudgeDecisions() throws(PlannerError) -> (points: [NudgeEffects.Point], settings: PlanSettings) {
         try read {
             let (settings, _) = try readPlan()
             let interval = Int64(settings.schedule.intervalMinutes) * 60_000
             let stmt = try connection.prepare(
                 """
-                SELECT d.local_date, d.identifier, d.shown_before, d.shown, d.withhold_probability, d.started_within_60m,
+                SELECT m.local_date, m.identifier,
+                       (SELECT count(*) FROM request d WHERE d.local_date = m.local_date AND d.kind = 'slot' AND d.state = 'delivered'
+                                                        AND d.fire_at_ms < m.fire_at_ms),
+                       m.shown, m.withhold_probability, o.first_open_ms <= m.fire_at_ms + 3600000,
                        coalesce((SELECT min(n.fire_at_ms) FROM request n
-                                 WHERE n.kind = 'slot' AND n.local_date = d.local_date AND n.fire_at_ms > d.fire_at_ms), d.fire_at_ms + ?),
-                       d.first_open_ms
-                FROM nudge_decisions d ORDER BY d.fire_at_ms
+                                 WHERE n.kind = 'slot' AND n.local_date = m.local_date AND n.fire_at_ms > m.fire_at_ms), m.fire_at_ms + ?),
+                       o.first_open_ms
+                FROM measured_reminders m
+                LEFT JOIN (SELECT local_date, min(opened_at_ms) AS first_open_ms FROM app_open GROUP BY local_date) o
+                       ON o.local_date = m.local_date
+                WHERE o.first_open_ms IS NULL OR o.first_open_ms > m.fire_at_ms
+                ORDER BY m.fire_at_ms
                 """)
             try stmt.bind([.integer(interval)])
             var days: [String: Int] = [:]

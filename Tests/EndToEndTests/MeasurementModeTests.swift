@@ -113,21 +113,42 @@ import Testing
             states.split(separator: "\n").map(String.init)
                 == today.map { "\($0)|\(planned.contains($0) ? "withheld" : "delivered")|\($0.hasSuffix("09_30") ? "0.0" : "0.2")" })
         #expect(try desktop.planner(["open", "--db", desktop.db, "--now", "2026-11-23T12:10"], env: env).status == 0)
-        // The decision points: every slot after 09:30; started within 60 minutes from 11:30 on (12:10 - 60').
-        let decisions = try desktop.sqlite("SELECT identifier, shown, shown_before, started_within_60m FROM nudge_decisions ORDER BY fire_at_ms")
-        // The day's first slot is a row too (chance 0: shown on every day).
+        // The view: every slot whose time came, shown or withheld, with its chance.
+        let measured = try desktop.sqlite("SELECT identifier, shown, withhold_probability FROM measured_reminders ORDER BY fire_at_ms")
+        #expect(
+            measured.split(separator: "\n").map(String.init)
+                == today.map { "\($0)|\(planned.contains($0) ? 0 : 1)|\($0.hasSuffix("09_30") ? "0.0" : "0.2")" })
+        // The decision points: every slot after 09:30 (the first is not randomised); started within 60 minutes
+        // from 11:30 on (12:10 - 60'); grouped by the reminders shown before each.
         var before = 1
-        var expected = ["\(today[0])|1|0|0"]
+        var groups: [Int: (shown: Int, withheld: Int)] = [:]
+        var started = (shown: 0, withheld: 0), arms = (shown: 0, withheld: 0)
         for id in today.dropFirst() {
-            let isShown = !planned.contains(id)
-            expected.append("\(id)|\(isShown ? 1 : 0)|\(before)|\(id.hasSuffix("11_30") || id.hasSuffix("12_00") ? 1 : 0)")
-            if isShown { before += 1 }
+            let isShown = !planned.contains(id), soon = id.hasSuffix("11_30") || id.hasSuffix("12_00")
+            if isShown {
+                groups[before, default: (0, 0)].shown += 1
+                arms.shown += 1
+                if soon { started.shown += 1 }
+                before += 1
+            } else {
+                groups[before, default: (0, 0)].withheld += 1
+                arms.withheld += 1
+                if soon { started.withheld += 1 }
+            }
         }
-        #expect(decisions.split(separator: "\n").map(String.init) == expected)
         let stats = try desktop.planner(["stats", "--nudges", "--json", "--db", desktop.db, "--now", "2026-11-23T13:00"], env: env)
         #expect(stats.status == 0, "\(stats.err)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(stats.out.utf8)) as? [String: Any])
         #expect(json["experiment"] as? Bool == true && json["points"] as? Int == 5 && json["days"] as? Int == 1, "\(stats.out)")
+        let overall = try #require(json["overall"] as? [String: Any])
+        #expect(overall["shown"] as? Int == arms.shown && overall["withheld"] as? Int == arms.withheld, "\(overall)")
+        func share(_ n: Int, _ of: Int) -> Double { (Double(n) / Double(of) * 1000).rounded() / 1000 }
+        #expect((overall["started_withheld"] as? Double) == share(started.withheld, arms.withheld), "\(overall)")
+        if arms.shown > 0 { #expect((overall["started_shown"] as? Double) == share(started.shown, arms.shown), "\(overall)") }
+        let byBefore = try #require(json["by_shown_before"] as? [[String: Any]])
+        #expect(
+            byBefore.map { "\($0["shown_before"] as? Int ?? -1) \($0["shown"] as? Int ?? -1) \($0["withheld"] as? Int ?? -1)" }
+                == groups.keys.sorted().map { "\($0) \(groups[$0]!.shown) \(groups[$0]!.withheld)" }, "\(byBefore)")
         let text = try desktop.plannerOK(["stats", "--nudges"], now: "2026-11-23T13:00")
         #expect(text.contains("5 decision points over 1 study day"), "\(text)")
 
@@ -167,8 +188,14 @@ import Testing
                 "SELECT identifier, state, withhold_probability FROM request WHERE state IN ('delivered', 'withheld', 'failed') ORDER BY fire_at_ms")
                 == "\(prefix)09_30|delivered|0.0\n\(prefix)10_00|withheld|0.2\n\(prefix)10_30|failed|0.2")
         #expect(
-            try h.sqlite("SELECT identifier, shown, shown_before FROM nudge_decisions ORDER BY fire_at_ms")
-                == "\(prefix)09_30|1|0\n\(prefix)10_00|0|1\n\(prefix)10_30|1|1")
+            try h.sqlite("SELECT identifier, shown FROM measured_reminders ORDER BY fire_at_ms")
+                == "\(prefix)09_30|1\n\(prefix)10_00|0\n\(prefix)10_30|1")
+        // Both are decision points, the failed one on the shown side, each after the one reminder shown at 09:30.
+        let stats = try h.plannerOK(["stats", "--nudges", "--json"], now: "2026-11-23T11:00")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(stats.utf8)) as? [String: Any])
+        let overall = try #require(json["overall"] as? [String: Any])
+        #expect(json["points"] as? Int == 2 && overall["shown"] as? Int == 1 && overall["withheld"] as? Int == 1, "\(stats)")
+        #expect((json["by_shown_before"] as? [[String: Any]])?.map { $0["shown_before"] as? Int } == [1], "\(stats)")
     }
 
     @Test func aBadValueIsOneLineAndExit64() throws {
