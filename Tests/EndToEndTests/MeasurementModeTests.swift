@@ -163,7 +163,7 @@ import Testing
 
     /// After a sleep several slots are due at once and only the latest is shown (one nudge, never a burst):
     /// a withheld one is recorded first, so it never is that latest and leaves the day with no reminder at
-    /// all (found in review: 09:30 superseded, 10:00 withheld, nothing shown). And a shown reminder whose
+    /// all (09:30 superseded, 10:00 withheld, nothing shown). And a shown reminder whose
     /// delivery then failed is still a decision point on the shown side: dropping it would bias the estimate.
     @Test func aWithheldSlotNeverSupersedesAShownOneAndAFailedDeliveryStillCounts() throws {
         let h = try Harness()

@@ -67,9 +67,9 @@ import Testing
         #expect(grid.contains("Tue 2026-12-01    09:30-21:30 every 30m (25)") && !grid.contains("usual-time"), "\(grid)")
     }
 
-    /// The tenth studied day arriving from another device turns the grid into the usual time at once (found
-    /// in review: the batch's plan was decided from the record as it was before the batch's own opens, and
-    /// stayed the grid until the next refill, while the calendar written after it had the usual time).
+    /// The tenth studied day arriving from another device turns the grid into the usual time at once: a batch
+    /// decided from the record as it was before the batch's own opens would stay the grid until the next
+    /// refill, while the calendar written after it had the usual time.
     @Test func anOpenFromAnotherDeviceThatCompletesTheRecordTakesEffectAtOnce() throws {
         let desktop = try Harness(), laptop = try Harness()
         let shared = desktop.dir + "/shared"
