@@ -88,6 +88,9 @@ import Testing
         // About one in five of the 24 slots after each day's first (5 days: 120).
         #expect((10...45).contains(planned.count), "\(planned.count) withheld of \(ids.count)")
         #expect(!planned.contains { $0.hasSuffix("_09_30") })
+        // `list` says which of the pending ones will be held back.
+        let listed = try desktop.plannerOK(["list"], now: now).split(separator: "\n").filter { $0.contains("withheld") }
+        #expect(listed.map { String($0.split(separator: " ")[0]) } == ids.filter(planned.contains), "\(listed)")
         // Pending like the others (each holds its place under the 64)…
         let pending = Set(ids)
         #expect(planned.filter { $0 < "Noti_AppOpenPromotion_2026_11_24" }.allSatisfy(pending.contains))

@@ -21,7 +21,13 @@ struct List: ContextCommand {
 
     static func execute(_ ctx: RunContext, _ options: QuickPath.Reading) throws {
         let (requests, plan) = try ReadingCommands.list(ctx, db: options.db, now: options.now)
-        ListReport(requests: requests, zone: plan.zone, now: plan.now).print(json: options.json, to: ctx.output)
+        // Measurement mode: the slots it will hold back are pending like the others, and said so.
+        var withheld: Set<String> = []
+        if plan.settings.experiment {
+            let settings = plan.settings.usualTime ? try plan.database.planSettings(at: plan.now).settings : plan.settings
+            withheld = Set(requests.filter { MeasurementMode.withholds(identifier: $0.identifier, kind: $0.kind, plan: settings) }.map(\.identifier))
+        }
+        ListReport(requests: requests, zone: plan.zone, now: plan.now, withheld: withheld).print(json: options.json, to: ctx.output)
     }
 }
 
@@ -30,6 +36,8 @@ struct ListReport: Report {
     let requests: [StoredRequest]
     let zone: Zone
     let now: Instant
+    /// Those measurement mode will hold back at their time (`MeasurementMode`).
+    var withheld: Set<String> = []
 
     var json: JSON {
         .array(
@@ -55,7 +63,10 @@ struct ListReport: Report {
         let rows =
             [["IDENTIFIER", "FIRE AT (\(zone.name))", "WHEN", "KIND"]]
             + requests.map {
-                [$0.identifier, Formatting.wallTime($0.fireAt, in: zone), describeRelative($0.fireAt, from: now), $0.kind.rawValue]
+                [
+                    $0.identifier, Formatting.wallTime($0.fireAt, in: zone), describeRelative($0.fireAt, from: now),
+                    $0.kind.rawValue + (withheld.contains($0.identifier) ? " (withheld: measurement mode)" : ""),
+                ]
             }
         return Formatting.table(rows) + "\n\(requests.count)/\(PlanPolicy.cap) pending"
     }
