@@ -42,8 +42,8 @@ mkdir -p "$W/home"
 # `calendar` the same with a calendar folder of 14 days written.
 make_templates() {
     local t
-    mkdir -p "$W/sync/folder" "$W/sync100/folder" "$W/calendar/folder"
-    for t in plain sync sync100 calendar; do p refill --db "$W/$t/planner.db" --now 2026-11-23T08:00; done
+    mkdir -p "$W/sync/folder" "$W/sync100/folder" "$W/calendar/folder" "$W/calendar60/folder"
+    for t in plain sync sync100 calendar calendar60; do p refill --db "$W/$t/planner.db" --now 2026-11-23T08:00; done
     p config set device-name laptop sync-folder "$W/sync/folder" --db "$W/sync/planner.db" --now 2026-11-23T08:00
     p sync --db "$W/sync/planner.db" --now 2026-11-23T08:00
     # Device ids are random, and which of the two sorts first changes the work (2.5 %): the desktop is made
@@ -71,7 +71,8 @@ make_templates() {
     p sync --db "$W/desktop.db" --now 2026-11-23T08:00
     p config set calendar-folder "$W/calendar/folder" --db "$W/calendar/planner.db" --now 2026-11-23T08:00
     p sync --db "$W/calendar/planner.db" --now 2026-11-23T08:00
-    for t in plain sync sync100 calendar; do
+    p config set calendar-folder "$W/calendar60/folder" calendar-days 60 --db "$W/calendar60/planner.db" --now 2026-11-23T08:00
+    for t in plain sync sync100 calendar calendar60; do
         p list --db "$W/$t/planner.db"   # checkpointed and closed
         cp -a "$W/$t" "$W/$t.template"
     done
@@ -98,6 +99,8 @@ scenario() {
         open-calendar-ticker) echo "calendar+sign open" ;;
         status-calendar) echo "calendar status" ;;
         refill-calendar) echo "calendar refill" ;;
+        tick-once-primed) echo "plain+primed+children tick --once --sink stdout" ;;
+        tick-once-calendar60) echo "calendar60+primed+children tick --once --sink stdout" ;;
         *) return 1 ;;
     esac
 }
@@ -107,19 +110,32 @@ scenario() {
 alone=()
 if unshare --pid --fork --mount-proc true 2>/dev/null; then alone=(unshare --pid --fork --mount-proc); fi
 
-# count TEMPLATE ARGS...: instructions of one run of the command's own process. Its forked folder children are
-# left out (`--child-silent-after-fork`): callgrind counts a child from the parent's total at the fork, so a sum
-# would count the parent twice.
-# A template named T+sign: T, with a live ticker's sign held on its lock file (TickerLock.advertise, by a
-# stand-in that takes the same lock), so `open` leaves the folders to the ticker.
-count() {
-    local template=$1 sign=0; shift
-    [[ $template == *+sign ]] && { template=${template%+sign}; sign=1; }
+# restore TEMPLATE PRIMED ARGS...: the template's database and folders as a fresh copy; PRIMED=1: the command
+# run once at $NOW first, uncounted, so that the count is of a pass with nothing changed since the last.
+restore() {
+    local template=$1 primed=$2; shift 2
     rm -rf "${W:?}/$template" && cp -a "$W/$template.template" "$W/$template"
     # A copied calendar folder has new inodes and ctimes, which its recorded listing digests (calendar_pass)
     # include: a pass at the template's own time (not counted) records it again, as the planner's own last
     # pass had, so the count is of a folder untouched since then.
     [[ $template == calendar* ]] && p refill --db "$W/$template/planner.db" --now 2026-11-23T08:00
+    ((primed)) && run "$PLANNER" "$@" --db "$W/$template/planner.db" --now "$NOW" >/dev/null 2>&1
+    return 0
+}
+
+# count TEMPLATE ARGS...: instructions of one run of the command's own process. Its forked folder children are
+# left out (`--child-silent-after-fork`): callgrind counts a child from the parent's total at the fork, so a sum
+# would count the parent twice.
+# A template named T+sign: T, with a live ticker's sign held on its lock file (TickerLock.advertise, by a
+# stand-in that takes the same lock), so `open` leaves the folders to the ticker. T+primed: the command run
+# once before, uncounted (`restore`). T+children: the folder children's own instructions added, counted in a
+# second run from the same state with collection on only inside the child's function (`FolderChild.child`).
+count() {
+    local template=$1 sign=0 primed=0 children=0; shift
+    [[ $template == *+children ]] && { template=${template%+children}; children=1; }
+    [[ $template == *+primed ]] && { template=${template%+primed}; primed=1; }
+    [[ $template == *+sign ]] && { template=${template%+sign}; sign=1; }
+    restore "$template" "$primed" "$@"
     local prefix=() holder=""
     [[ $1 == open && ${2:-} == --login ]] && prefix=("${alone[@]}")
     if ((sign)); then
@@ -136,7 +152,25 @@ time.sleep(600)' "$W/$template/planner.db.tick.lock" "$W/held" >/dev/null 2>&1 &
         "$PLANNER" "$@" --db "$W/$template/planner.db" --now "$NOW" >/dev/null 2>"$W/stderr" \
         || { echo "budget_check: $* failed: $(cat "$W/stderr")" >&2; [[ -n $holder ]] && kill "$holder"; return 1; }
     if [[ -n $holder ]]; then kill "$holder"; wait "$holder" 2>/dev/null || true; fi
-    awk '/refs:/ { gsub(",", "", $4); print $4 }' "$W/vg"
+    local own
+    own=$(awk '/refs:/ { gsub(",", "", $4); print $4 }' "$W/vg")
+    if ((children)); then
+        restore "$template" "$primed" "$@"
+        rm -f "$W"/vgc.*
+        run valgrind --tool=callgrind --callgrind-out-file=/dev/null --collect-atstart=no \
+            '--toggle-collect=$s13PlannerSystem11FolderChildO5child*' --log-file="$W/vgc.%p" \
+            "$PLANNER" "$@" --db "$W/$template/planner.db" --now "$NOW" >/dev/null 2>&1
+        local theirs
+        theirs=$(awk '/refs:/ { gsub(",", "", $4); s += $4 } END { print s + 0 }' "$W"/vgc.*)
+        # A scenario with a folder makes a child: none counted means the function's name changed (the count
+        # would silently leave them out).
+        if [[ $template != plain && $theirs -eq 0 ]]; then
+            echo "budget_check: no folder child counted for $*: was FolderChild.child renamed? (bench/budget_check.sh's --toggle-collect)" >&2
+            return 1
+        fi
+        own=$((own + theirs))
+    fi
+    echo "$own"
 }
 
 make_templates

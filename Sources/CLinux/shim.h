@@ -89,3 +89,11 @@ static inline int clinux_ofd_first_byte_locked(int fd) {
     if (fcntl(fd, F_OFD_GETLK, &lock) != 0) return -1;
     return lock.l_type == F_WRLCK;
 }
+
+#include <sys/auxv.h>
+
+/// The path `execve` was given for this program (AT_EXECFN), or NULL: the planner's own file, also under
+/// valgrind, where /proc/self/exe names valgrind's tool.
+static inline const char *clinux_execfn(void) {
+    return (const char *)getauxval(AT_EXECFN);
+}

@@ -91,6 +91,24 @@ public struct CalendarPlanFacts: Sendable {
     let nextReading: Instant?
     let globalKey: String
 
+    /// Until when time alone leaves every bucket's key as it is (nothing else changing): today's next slot
+    /// passes (`nextReading`), the pause begins or ends, or the next study day begins. Milliseconds.
+    public var unchangedUntil: Int64 {
+        var until = nextReading?.milliseconds ?? .max
+        if let pause {
+            if pause.since > now { until = min(until, pause.since.milliseconds) }
+            if let end = pause.until, end > now { until = min(until, end.milliseconds) }
+        }
+        // The next study day's first instant (its start minute on its own date). Skipped by a clock change, no
+        // later than that reading at the larger of the offsets around it (early is safe: the facts are made again).
+        let start = schedule.dayStartMinute
+        let tomorrow = LocalDateTime(date: today.adding(days: 1), hour: start / 60, minute: start % 60)
+        let wall = tomorrow.epochMillisecondsAsIfUTC
+        let largest = max(zone.offset(at: Instant(milliseconds: wall - 86_400_000)), zone.offset(at: Instant(milliseconds: wall + 86_400_000)))
+        until = min(until, zone.instant(for: tomorrow)?.milliseconds ?? wall - Int64(largest) * 1000)
+        return until
+    }
+
     public var exclusions: Exclusions { Exclusions(openedDates: Set(opens.keys), skippedDates: skipped, pause: pause) }
 
     /// The study days of the horizon, today first (`planAhead`'s `days`).

@@ -213,7 +213,7 @@ public enum CalendarFolderText {
     /// Bump whenever the text an item is made into changes, in any byte that `semanticDigest` reads: a
     /// remembered recipe of an older version then no longer matches, and the item is compared by its text
     /// again (CalendarFolderTextTests pins the texts of version 1).
-    static let recipeVersion = 1
+    public static let recipeVersion = 1
 
     /// One file's content, made only when asked for: a refill compares every item of the horizon with the
     /// folder, and nearly all of them are as they were (`recipe`), so their text is never made.

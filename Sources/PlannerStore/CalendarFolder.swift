@@ -27,12 +27,21 @@ extension PlannerDatabase {
     /// Inside the caller's write transaction: the ticks found in files changed since they were written, as
     /// opens of their days (applied by the caller, `CalendarFolderSource`). nil when no calendar folder is set.
     /// Only the buckets whose files changed since the last pass recorded them (`calendar_pass`) are looked
-    /// into; with no record, every one.
-    func readCalendarFolder(now: Instant) throws -> (report: CalendarReport, ticks: [(event: PlanEvent, date: LocalDate)])? {
+    /// into; with no record, every one. `unchanged`: the folder's quick digest when the folder was found as the
+    /// last pass recorded it (the write side then need not look at it again).
+    func readCalendarFolder(
+        now: Instant
+    ) throws -> (
+        report: CalendarReport, ticks: [(event: PlanEvent, date: LocalDate)], unchanged: String?
+    )? {
         guard let folder = try calendarFolderSetting() else { return nil }
         var report = CalendarReport(folder: folder)
         var ticks: [(event: PlanEvent, date: LocalDate)] = []
-        let (_, zone) = try readPlan()
+        // What the last pass recorded for the whole folder: a folder whose quick digest is still the recorded
+        // one is not even listed.
+        let recorded = try calendarPassHead(folder)
+        let known = recorded?.quick
+        var unchanged: String?
         var dir: Int32 = -1  // the child's
         var listing: CalendarListing?
         var cannotOpen: Int32?
@@ -43,19 +52,33 @@ extension PlannerDatabase {
         // ticks wait.
         let outcome = try FolderChild.run(
             folder: folder,
-            observe: { CalendarFiles.openAndList(folder, dir: &dir) },
+            observe: { CalendarFiles.openAndList(folder, known: known, dir: &dir) },
             decide: { observed throws -> [UInt8]? in
                 // The whole folder as the last pass left it: nothing to look into, and no bucket decoded.
-                if case .listed(let head) = CalendarFiles.bucketed(observed, headOnly: true), !head.total.isEmpty,
-                    try calendarPassTotal(folder) == head.total
-                {
-                    listing = head
+                switch CalendarFiles.bucketed(observed, headOnly: true) {
+                case .unchanged(let quick, let icsCount):
+                    guard let recorded else { return nil }
+                    listing = CalendarListing(unchanged: quick, icsCount: icsCount, total: recorded.total)
+                    unchanged = quick
                     return nil
+                case .listed(let head) where !head.total.isEmpty && recorded?.total == head.total:
+                    listing = head
+                    // Listed (a name that is not a planner file's changed, or a record from before quick
+                    // digests): the same files, so the record holds for this quick digest too.
+                    if !head.quick.isEmpty, var recorded {
+                        if recorded.quick != head.quick {
+                            recorded.quick = head.quick
+                            try recordCalendarPassHead(folder, recorded)
+                        }
+                        unchanged = head.quick
+                    }
+                    return nil
+                default: break
                 }
                 switch CalendarFiles.bucketed(observed) {
                 case .listed(let seen): listing = seen
                 case .cannotOpen(let code): cannotOpen = code; return nil
-                case .busy, .unreadable: return nil
+                case .unchanged, .busy, .unreadable: return nil
                 }
                 guard let listing else { return nil }
                 let records = try calendarPassRecords(folder)
@@ -73,19 +96,19 @@ extension PlannerDatabase {
         let contents: [String: CalendarFiles.ReadFile]
         if let why = outcome.unfinished {
             report.problems.append("the calendar folder \(folder) cannot be read (\(why)): ticks made on a phone wait")
-            return (report, [])
+            return (report, [], nil)
         }
         if case .done(_, let acted) = outcome { contents = acted.map(CalendarFiles.readResults) ?? [:] } else { contents = [:] }
         guard let listing else {
             let why = cannotOpen.map { DatabaseFile.describe($0) } ?? "unreadable"
             report.problems.append("the calendar folder \(folder) cannot be read (\(why)): ticks made on a phone wait")
-            return (report, [])
+            return (report, [], nil)
         }
         // Gone from the folder (deleted on the phone, or by hand): written again if the plan still wants it —
         // unless every file is gone (not mounted?): then the rows stay, and the write leaves the folder alone.
         if listing.icsCount == 0, try connection.integer("SELECT EXISTS (SELECT 1 FROM calendar_file)") == 1 {
             report.problems.append(CalendarFolderText.vanishedWarning(folder))
-            return (report, [])
+            return (report, [], nil)
         }
         let remember = try connection.prepare(
             """
@@ -95,6 +118,7 @@ extension PlannerDatabase {
             """)
         var present: Set<String> = []
         var touched = false
+        let zone = contents.isEmpty ? Zone.utc : try readPlan().1  // only a file read needs it
         for (name, file) in files.sorted(by: { $0.key < $1.key }) {
             let previous = rows[name]
             // As last written or read: nothing to parse.
@@ -155,7 +179,7 @@ extension PlannerDatabase {
         // Rows changed here, not by a pass: the next pass looks into these buckets whatever they list.
         if touched { try lookAgain(folder, buckets: looked) }
         report.problems += try calendarFileProblems(folder)
-        return (report, ticks)
+        return (report, ticks, touched ? nil : unchanged)
     }
 
     /// Every file of the folder the planner ignores, with why (a row with a problem has no day, so the day
@@ -241,12 +265,15 @@ final class CalendarFolderSource: EventSource {
     private var ticks: [String: LocalDate] = [:]
     private var folder: String?
     private var today: PlannerDatabase.TodaysCalendar?
+    /// The folder's quick digest when the read side found it as the last pass recorded it.
+    private var unchanged: String?
 
     init(whole: Bool) { self.whole = whole }
 
     func collect(_ db: PlannerDatabase, now: Instant) throws -> [SourcedEvent] {
-        guard whole, let (report, found) = try db.readCalendarFolder(now: now) else { return [] }
+        guard whole, let (report, found, unchanged) = try db.readCalendarFolder(now: now) else { return [] }
         self.found = report
+        self.unchanged = unchanged
         for tick in found { ticks[tick.event.id] = tick.date }
         return found.map { SourcedEvent(event: $0.event, fromAnotherDevice: false) }
     }
@@ -266,7 +293,7 @@ final class CalendarFolderSource: EventSource {
         if let today {
             db.applyTodaysCalendar(today)
         } else if whole, let folder {
-            let done = db.reconcileCalendarFolder(folder, now: now)
+            let done = db.reconcileCalendarFolder(folder, now: now, unchanged: unchanged)
             found?.written += done.written
             found?.removed += done.removed
         }

@@ -27,10 +27,12 @@ extension PlannerDatabase {
 
     /// Never throws: a folder that cannot be written is a warning, and the next command tries again.
     /// (`open` does today's files alone: CalendarFolderToday.swift.)
+    /// `unchanged`: the folder's quick digest, when this command's read side found the folder as the last pass
+    /// recorded it.
     @discardableResult
-    func reconcileCalendarFolder(_ folder: String, now: Instant) -> (written: Int, removed: Int) {
+    func reconcileCalendarFolder(_ folder: String, now: Instant, unchanged: String? = nil) -> (written: Int, removed: Int) {
         do {
-            let done = try reconcile(folder, now: now)
+            let done = try reconcile(folder, now: now, unchanged: unchanged)
             return (done.written, done.removed)
         } catch let error as PlannerError {
             PlannerDatabase.warnOnce(error.message)
@@ -52,7 +54,18 @@ extension PlannerDatabase {
     /// One pass: the buckets (`CalendarBucket`) whose listing or plan differs from what the last pass
     /// recorded (`calendar_pass`) are made what the plan wants; the others are not looked into. With no
     /// record for the folder (the first pass, or another folder), or emptying it, every bucket is.
-    private func reconcile(_ folder: String, now: Instant, wantNothing: Bool = false) throws -> (written: Int, removed: Int, icsFiles: Int) {
+    /// A folder the read side found unchanged (`unchanged`), whose plan's fingerprint is the one the last pass
+    /// recorded before the instant it holds until, is what the plan wants: nothing is looked at, no child made.
+    private func reconcile(
+        _ folder: String, now: Instant, wantNothing: Bool = false, unchanged: String? = nil
+    ) throws -> (written: Int, removed: Int, icsFiles: Int) {
+        if !wantNothing, let unchanged {
+            let holds: Bool = try read {
+                let (head, fingerprint) = try calendarPlanFingerprint(folder: folder, now: now)
+                return head?.holds(quick: unchanged, plan: fingerprint, now: now) ?? false
+            }
+            if holds { return (0, 0, 0) }
+        }
         var dir: Int32 = -1  // the child's
         var failure: PlannerError?
         // What a message about an unfinished pass ends with: emptying a folder the planner leaves is not tried again.
@@ -68,8 +81,19 @@ extension PlannerDatabase {
         var rows: [String: CalendarRow] = [:]
         var records: PassRecords = [:]
         var wanted: Set<String> = []
-        var recordedTotal: String?
+        var recordedHead: CalendarPassHead?
+        // The plan's fingerprint and until when its facts hold, as read with the facts.
+        var fingerprint: String?
+        var until: Int64?
         var icsFiles = 0
+        // Every bucket recorded as listed (`records`, as this pass leaves them; those not looked into were, and
+        // are still): the read side may then compare the folder's total alone — or its quick digest, and the
+        // write side the plan's fingerprint, every bucket's record being of the plan read now.
+        func recordable(_ listing: CalendarListing) -> CalendarPassHead? {
+            guard Set(records.keys).union(listing.buckets.keys).allSatisfy({ records[$0]?.listing == listing.digest($0) }) else { return nil }
+            return CalendarPassHead(
+                total: listing.total, quick: listing.quick.isEmpty ? nil : listing.quick, plan: fingerprint, from: now.milliseconds, until: until)
+        }
         // The child holds the folder's lock and lists it; the plan is read once it holds the folder, so of
         // two planner processes the later commit is always the one written last.
         let outcome = try FolderChild.run(
@@ -90,7 +114,7 @@ extension PlannerDatabase {
                     FolderChild.stalled()
                     failure = .io("the calendar folder \(folder) is locked by another process" + again)
                     return nil
-                case .unreadable:
+                case .unchanged, .unreadable:
                     failure = .io("the calendar folder's child said nothing usable" + again)
                     return nil
                 }
@@ -99,7 +123,8 @@ extension PlannerDatabase {
                 let (facts, vanished): (CalendarPlanFacts, Bool) = try read {
                     let facts = try calendarPlanFacts(now: now)
                     records = try calendarPassRecords(folder)
-                    recordedTotal = try calendarPassTotal(folder)
+                    (recordedHead, fingerprint) = try calendarPlanFingerprint(folder: folder, now: now)
+                    until = facts.unchangedUntil
                     // No .ics left at all where the planner wrote some: not mounted (an empty mount point)?
                     // Filled again, it would make vdirsyncer delete the user's items from the server (it refuses
                     // to sync a folder found empty). Left alone until the setting is set again.
@@ -130,7 +155,13 @@ extension PlannerDatabase {
                     failure = .io(CalendarFolderText.vanishedWarning(folder))
                     return nil
                 }
-                guard !looked.isEmpty else { return nil }
+                guard !looked.isEmpty else {
+                    // Nothing to do, yet the record may be behind (what changed moved no bucket's key: a new UTC
+                    // date, a pause's start, the first pass after an upgrade): recorded, under the folder's lock,
+                    // so that the next pass ends at its first look.
+                    if !wantNothing, let head = recordable(listing), head != recordedHead { try write { try recordCalendarPassHead(folder, head) } }
+                    return nil
+                }
                 let items = wantNothing ? [] : facts.items(of: Set(looked.keys))
                 let seen = listing.files(in: Set(looked.keys))
                 // As the planner wrote or read it (same size and mtime), changed since, or gone.
@@ -212,21 +243,16 @@ extension PlannerDatabase {
                         }
                     }
                 }
-                // Every bucket now recorded as listed (those not looked into were, and are still): the read
-                // side may then compare the folder's total alone.
-                var total: String?
+                var head: CalendarPassHead?
                 if !wantNothing, done.failure == nil, again.isEmpty, let listing = done.after {
-                    var now = records
-                    for r in record { now[r.bucket] = (r.listing, r.plan) }
-                    for bucket in drop { now[bucket] = nil }
-                    if Set(now.keys).union(listing.buckets.keys).allSatisfy({ now[$0]?.listing == listing.digest($0) }) {
-                        total = listing.total
-                    }
+                    for r in record { records[r.bucket] = (r.listing, r.plan) }
+                    for bucket in drop { records[bucket] = nil }
+                    head = recordable(listing)
                 }
                 let forgetAll = wantNothing && !records.isEmpty
                 guard
                     !done.placed.isEmpty || !done.removed.isEmpty || !forgotten.isEmpty || !learned.isEmpty || !record.isEmpty || !again.isEmpty
-                        || !drop.isEmpty || forgetAll || total != recordedTotal
+                        || !drop.isEmpty || forgetAll || head != recordedHead
                 else { return }
                 try write {
                     let upsert = try connection.prepare(
@@ -252,18 +278,7 @@ extension PlannerDatabase {
                     if !again.isEmpty { try lookAgain(folder, buckets: again) }
                     let dropping = try connection.prepare("DELETE FROM calendar_pass WHERE folder = ? AND bucket = ?")
                     for bucket in drop { try dropping.run(.text(folder), .text(bucket)) }
-                    if total != recordedTotal {
-                        if let total {
-                            try connection.prepare(
-                                """
-                                INSERT INTO calendar_pass (folder, bucket, listing, plan) VALUES (?, '', ?, '')
-                                ON CONFLICT (folder, bucket) DO UPDATE SET listing = excluded.listing
-                                """
-                            ).run(.text(folder), .text(total))
-                        } else {
-                            try dropping.run(.text(folder), .text(""))
-                        }
-                    }
+                    if head != recordedHead { try recordCalendarPassHead(folder, head) }
                     if !record.isEmpty {
                         let remember = try connection.prepare(
                             """

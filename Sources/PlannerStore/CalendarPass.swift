@@ -1,3 +1,4 @@
+import CFolderChild
 import Glibc
 import PlannerCore
 import PlannerSystem
@@ -12,12 +13,34 @@ struct CalendarListing {
     /// A digest of every bucket's digest: the read side compares this one value with what the last pass
     /// recorded (`calendar_pass` row '') and, when equal, looks into nothing.
     var total = ""
+    /// The folder's quick digest (`quickDigest`), made just before the listing ("": it could not be made).
+    var quick = ""
     /// Each bucket's digest, and where its entries are in `bytes` (decoded only for a bucket looked into).
     var buckets: [String: (digest: String, entries: Range<Int>)] = [:]
     private var bytes: [UInt8] = []
 
-    /// In the child: every planner file of the folder `dir`, by bucket, names in order within each.
-    static func write(_ dir: Int32, into out: inout Wire.Writer) {
+    /// In the child: a digest of every name of the folder that starts as a planner file's, with what it is,
+    /// its owner, size, mtime, ctime and inode, and of how many `.ics` names it holds: what a pass compares
+    /// first, so that a folder nothing touched since the last pass is not listed (`folder_digest`: no name
+    /// kept or sorted, no bucket parsed). It holds everything the buckets' digests and `icsCount` hold, so
+    /// equal quick digests mean an equal listing. nil when the folder cannot be listed.
+    static func quickDigest(_ dir: Int32) -> String? {
+        var sums = folder_sums()
+        guard folder_digest(dir, CalendarFolderText.uidPrefix, CalendarFolderText.fileExtension, { FolderChild.progress() }, &sums) == 0
+        else { return nil }
+        return "\(hex(sums.a))\(hex(sums.b)) \(sums.entries) \(sums.suffixed)"
+    }
+
+    /// A 64-bit value as 16 hexadecimal digits.
+    static func hex(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.utf8.count) + digits
+    }
+
+    /// In the child: every planner file of the folder `dir`, by bucket, names in order within each, after
+    /// its quick digest (`quick`: already made by the caller).
+    static func write(_ dir: Int32, quick: String? = nil, into out: inout Wire.Writer) {
+        let quick = quick ?? quickDigest(dir) ?? ""
         var ics = 0
         var found: [String: (digest: CalendarListingDigest, entries: Wire.Writer)] = [:]
         for name in PlannerDatabase.folderNames(dir) {
@@ -40,6 +63,7 @@ struct CalendarListing {
         let sorted = found.sorted(by: { $0.key < $1.key }).map { ($0.key, $0.value.digest.hex, $0.value.entries.bytes) }
         out.int(Int64(ics))
         out.text(total(sorted.map { ($0.0, $0.1) }))
+        out.text(quick)
         out.int(Int64(sorted.count))
         for (bucket, digest, entries) in sorted {
             out.text(bucket)
@@ -47,6 +71,9 @@ struct CalendarListing {
             out.data(entries)
         }
     }
+
+    /// The count of `.ics` names a quick digest says.
+    static func icsCount(quick: String) -> Int? { quick.split(separator: " ").last.flatMap { Int($0) } }
 
     /// The digest of buckets' digests, in bucket order ("": no bucket).
     static func total(_ digests: [(bucket: String, digest: String)]) -> String {
@@ -63,12 +90,21 @@ struct CalendarListing {
 
     init() {}
 
+    /// A folder found as the last pass recorded it (`CalendarFiles.Bucketed.unchanged`): its total and
+    /// counts, no bucket.
+    init(unchanged quick: String, icsCount: Int, total: String) {
+        self.quick = quick
+        self.icsCount = icsCount
+        self.total = total
+    }
+
     /// In the parent: the listing `write` made (nil: not one). `headOnly`: its count of `.ics` names and
     /// its total, the buckets left unread.
     init?(_ r: inout Wire.Reader, headOnly: Bool = false) {
-        guard let ics = r.int(), let total = r.text(), let count = r.int(), count >= 0 else { return nil }
+        guard let ics = r.int(), let total = r.text(), let quick = r.text(), let count = r.int(), count >= 0 else { return nil }
         icsCount = Int(ics)
         self.total = total
+        self.quick = quick
         if headOnly { return }
         bytes = r.all
         for _ in 0..<count {
@@ -95,19 +131,29 @@ struct CalendarListing {
 }
 
 extension CalendarFiles {
-    /// In the child, for the read side: the folder opened (no lock: reading never changes it) and listed.
-    /// [status: 0 listed, 1 cannot open (errno)].
-    static func openAndList(_ folder: String, dir: inout Int32) -> [UInt8] {
+    /// In the child, for the read side: the folder opened (no lock: reading never changes it) and listed,
+    /// unless its quick digest is `known` (what the last pass recorded): then nothing more is looked at.
+    /// [status: 0 listed, 1 cannot open (errno), 3 unchanged (the quick digest, the count of `.ics` names)].
+    static func openAndList(_ folder: String, known: String?, dir: inout Int32) -> [UInt8] {
         var out = Wire.Writer()
         dir = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard dir >= 0 else { out.int(1); out.int(Int64(errno)); return out.bytes }
+        let quick = CalendarListing.quickDigest(dir)
+        if let quick, let known, quick == known, let ics = CalendarListing.icsCount(quick: quick) {
+            out.int(3)
+            out.text(quick)
+            out.int(Int64(ics))
+            return out.bytes
+        }
         out.int(0)
-        CalendarListing.write(dir, into: &out)
+        CalendarListing.write(dir, quick: quick ?? "", into: &out)
         return out.bytes
     }
 
     enum Bucketed {
         case listed(CalendarListing)
+        /// As the last pass recorded it: its quick digest and count of `.ics` names.
+        case unchanged(quick: String, icsCount: Int)
         case cannotOpen(Int32)
         case busy
         case unreadable
@@ -120,6 +166,9 @@ extension CalendarFiles {
         case 0: return CalendarListing(&r, headOnly: headOnly).map { .listed($0) } ?? .unreadable
         case 1: return r.int().map { .cannotOpen(Int32($0)) } ?? .unreadable
         case 2: return .busy
+        case 3:
+            guard let quick = r.text(), let ics = r.int() else { return .unreadable }
+            return .unchanged(quick: quick, icsCount: Int(ics))
         default: return .unreadable
         }
     }
@@ -185,6 +234,82 @@ extension CalendarFiles {
     }
 }
 
+/// What a pass records for the whole folder (`calendar_pass` row ''), beside every bucket's record: the total of
+/// the buckets' listings (`CalendarListing.total`) in `listing`, and in `plan` the folder's quick digest at that
+/// listing (`CalendarListing.quickDigest`), the plan's fingerprint (`calendarPlanFingerprint`) and the instant
+/// span of time over which time alone leaves the plan's items as they are (from the pass's clock to
+/// `CalendarPlanFacts.unchangedUntil`), as `total=… quick=… plan=… from=… until=…`. The total is said again
+/// there because a planner from before these sets `listing` alone: a column whose total is not the row's was
+/// left by a pass before another one changed the folder, and says nothing (nor does one `lookAgain` wrote).
+/// A pass that finds the same quick digest and the same fingerprint before that instant knows the folder is
+/// what the plan wants, without listing it or making a key.
+struct CalendarPassHead: Equatable {
+    var total: String
+    var quick: String?
+    var plan: String?
+    var from: Int64?
+    var until: Int64?
+
+    init(total: String, quick: String? = nil, plan: String? = nil, from: Int64? = nil, until: Int64? = nil) {
+        (self.total, self.quick, self.plan, self.from, self.until) = (total, quick, plan, from, until)
+    }
+
+    /// From `listing` and `plan` joined by US (0x1F).
+    init(joined: UnsafeBufferPointer<UInt8>) {
+        let cut = joined.firstIndex(of: 0x1F) ?? joined.endIndex
+        self.init(
+            total: String(decoding: joined[..<cut], as: UTF8.self),
+            column: cut < joined.endIndex ? String(decoding: joined[(cut + 1)...], as: UTF8.self) : "")
+    }
+
+    init(total: String, column: String) {
+        self.total = total
+        var said: String?
+        defer {
+            // Written before an older planner's pass changed the folder: not this listing's.
+            if said != total { (quick, plan, from, until) = (nil, nil, nil, nil) }
+        }
+        // By bytes: every command with a calendar folder reads it (String's split and prefixes cost ~60 k instructions).
+        let bytes = Array(column.utf8)
+        var start = 0
+        while start < bytes.count {
+            var end = start
+            while end < bytes.count, bytes[end] != 9 { end += 1 }
+            let field = bytes[start..<end]
+            if let equals = field.firstIndex(of: UInt8(ascii: "=")) {
+                let value = String(decoding: bytes[(equals + 1)..<end], as: UTF8.self)
+                switch String(decoding: bytes[start..<equals], as: UTF8.self) {
+                case "total": said = value
+                case "quick": quick = value
+                case "plan": plan = value
+                case "from": from = Int64(value)
+                case "until": until = Int64(value)
+                default: break
+                }
+            }
+            start = end + 1
+        }
+    }
+
+    var column: String {
+        ["total=\(total)", quick.map { "quick=\($0)" }, plan.map { "plan=\($0)" }, from.map { "from=\($0)" }, until.map { "until=\($0)" }].compactMap
+        { $0 }
+        .joined(separator: "\t")
+    }
+
+    /// Whether the folder, found with the quick digest `quick`, is what the plan with fingerprint `plan` wants
+    /// at `now`, as this head recorded.
+    func holds(quick seen: String, plan current: String?, now: Instant) -> Bool {
+        guard total != PlannerDatabase.lookAgain, !total.isEmpty, let quick, quick == seen, let plan, let current, plan == current, let from,
+            let until
+        else {
+            return false
+        }
+        // A clock set back before the pass that recorded it: slots it had seen pass may be ahead again.
+        return from <= now.milliseconds && now.milliseconds < until
+    }
+}
+
 /// What a pass recorded per bucket (`calendar_pass`), and what it reads to decide which buckets to look into.
 extension PlannerDatabase {
     typealias PassRecords = [String: (listing: String, plan: String)]
@@ -198,11 +323,86 @@ extension PlannerDatabase {
         return records
     }
 
-    /// The folder's total (`CalendarListing.total`) when the last pass left every bucket recorded as listed.
-    func calendarPassTotal(_ folder: String) throws -> String? {
-        let stmt = try connection.prepare("SELECT listing FROM calendar_pass WHERE folder = ? AND bucket = ''")
+    /// What the last pass recorded for the whole folder (row ''), when it left every bucket recorded as listed.
+    func calendarPassHead(_ folder: String) throws -> CalendarPassHead? {
+        let stmt = try connection.prepare("SELECT listing, plan FROM calendar_pass WHERE folder = ? AND bucket = ''")
         try stmt.bind([.text(folder)])
-        return try stmt.step() ? stmt.text(0) : nil
+        return try stmt.step() ? CalendarPassHead(total: stmt.text(0), column: stmt.text(1)) : nil
+    }
+
+    /// Records the head (`nil`: forgets it, the folder's total then unknown).
+    func recordCalendarPassHead(_ folder: String, _ head: CalendarPassHead?) throws {
+        guard let head else {
+            try connection.prepare("DELETE FROM calendar_pass WHERE folder = ? AND bucket = ''").run(.text(folder))
+            return
+        }
+        try connection.prepare(
+            """
+            INSERT INTO calendar_pass (folder, bucket, listing, plan) VALUES (?, '', ?, ?)
+            ON CONFLICT (folder, bucket) DO UPDATE SET listing = excluded.listing, plan = excluded.plan
+            """
+        ).run(.text(folder), .text(head.total), .text(head.column))
+    }
+
+    /// What the last pass recorded for the whole folder (`calendarPassHead`), and a digest of everything
+    /// `calendarPlanFacts` reads, made with one statement and no setting parsed (nil with the usual-time
+    /// schedule, whose decision reads weeks of the record: every pass then makes the facts): the settings'
+    /// rows; the opens and the skipped dates from two days before `now`'s UTC date (no study day of any zone
+    /// is earlier); the pauses not ended; the one-offs still waiting; measurement mode's seed; the zone's
+    /// file (a tz database update replaces it); and this program's file. Equal fingerprints, equal facts —
+    /// except for what time alone changes, which `CalendarPlanFacts.unchangedUntil` bounds. 64 bits (a
+    /// `folder_digest` state): it detects change, it does not authenticate.
+    func calendarPlanFingerprint(folder: String, now: Instant) throws -> (head: CalendarPassHead?, fingerprint: String?) {
+        let stmt = try connection.prepare(HotQueries.calendarFingerprint)
+        let utcDate = LocalDateTime(epochMillisecondsAsIfUTC: now.milliseconds).date.adding(days: -2)
+        try stmt.bind([.text(utcDate.description), .text(Register.setting(.experiment).name), .text(folder)])
+        guard try stmt.step() else { return (nil, nil) }
+        let head = stmt.isNull(0) ? nil : CalendarPassHead(joined: stmt.bytes(0))
+        // Each column's bytes as SQLite holds them, folded in one after the other (each with its length; a NULL
+        // as the byte 0xFF, which no text holds), with the recipe version, the date and the zone's file.
+        var state: UInt64 = 0x243f_6a88_85a3_08d3
+        var version = "\(CalendarFolderText.recipeVersion) \(utcDate)"
+        version.withUTF8 { folder_digest_feed(&state, $0.baseAddress, $0.count) }
+        var null: UInt8 = 0xFF
+        for column: Int32 in 1...6 {
+            if stmt.isNull(column) {
+                folder_digest_feed(&state, &null, 1)
+            } else {
+                let bytes = stmt.bytes(column)
+                folder_digest_feed(&state, bytes.baseAddress, bytes.count)
+            }
+        }
+        // The settings' zone and schedule, from their rows (`key=value`, separated by 0x1F) without parsing them all.
+        var zone = "system"
+        let settings = stmt.bytes(1)
+        var start = 0
+        while start < settings.count {
+            var end = start
+            while end < settings.count, settings[end] != 31 { end += 1 }
+            let row = UnsafeBufferPointer(rebasing: settings[start..<end])
+            if row.starts(with: "schedule=usual-time".utf8), row.count == 19 { return (head, nil) }
+            if row.starts(with: "zone=".utf8) { zone = String(decoding: row.dropFirst(5), as: UTF8.self) }
+            start = end + 1
+        }
+        // The zone's files and the program's (another build may make other items of the same inputs): each one's
+        // device, inode, size and times, as numbers (no text made).
+        var (paths, link) = SystemZone.files(setting: zone)
+        if let program = ExecutableFile.running { paths.append(program) }
+        for path in paths {
+            var info = stat()
+            var numbers: (Int64, Int64, Int64, Int64, Int64, Int64, Int64) = (-1, 0, 0, 0, 0, 0, 0)
+            if stat(path, &info) == 0 {
+                numbers = (
+                    Int64(bitPattern: UInt64(info.st_dev)), Int64(bitPattern: UInt64(info.st_ino)), Int64(info.st_size),
+                    Int64(info.st_mtim.tv_sec), Int64(info.st_mtim.tv_nsec), Int64(info.st_ctim.tv_sec), Int64(info.st_ctim.tv_nsec)
+                )
+            }
+            withUnsafeBytes(of: &numbers) { folder_digest_feed(&state, $0.baseAddress, $0.count) }
+        }
+        link.withUTF8 { folder_digest_feed(&state, $0.baseAddress, $0.count) }
+        var lanes: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutablePointer(to: &lanes) { $0.withMemoryRebound(to: UInt64.self, capacity: 2) { folder_digest_finish(state, $0) } }
+        return (head, CalendarListing.hex(lanes.0) + CalendarListing.hex(lanes.1))
     }
 
     /// A listing no folder has: a bucket recorded with it is looked into by the next pass, whatever it lists.
@@ -279,11 +479,7 @@ extension PlannerDatabase {
             if let date = LocalDate(iso: skips.text(0)) { skipped.insert(date) }
         }
         var oneOffs: [CalendarFolderText.OneOff] = []
-        let pending = try connection.prepare(
-            """
-            SELECT identifier, fire_at_ms, title, body FROM request WHERE kind = 'oneoff' AND state IN \(RequestState.waitingSQL)
-            ORDER BY fire_at_ms, identifier
-            """)
+        let pending = try connection.prepare(HotQueries.calendarOneOffs)
         while try pending.step() {
             oneOffs.append(
                 .init(identifier: pending.text(0), fireAt: Instant(milliseconds: pending.int64(1)), title: pending.text(2), body: pending.text(3)))

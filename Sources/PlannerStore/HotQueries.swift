@@ -1,3 +1,5 @@
+import PlannerCore
+
 /// The reads every `open`, `refill` and ticker wake-up runs. Kept in one place so the test that checks
 /// their query plans stay on indexes (however long the history) checks exactly what the store runs.
 enum HotQueries {
@@ -19,6 +21,25 @@ enum HotQueries {
         SELECT id, identifier, kind, fire_at_ms, local_date, zone FROM request
         WHERE fire_at_ms > ? AND state = 'displaced' AND kind = 'oneoff'
         """
+    /// The one-offs whose items the calendar folder carries (request_oneoff).
+    static let calendarOneOffs = """
+        SELECT identifier, fire_at_ms, title, body FROM request WHERE kind = 'oneoff' AND state IN \(RequestState.waitingSQL)
+        ORDER BY fire_at_ms, identifier
+        """
+    /// What a calendar pass's plan is made from (`calendarPlanFingerprint`), with the pass recorded for the
+    /// folder ?3. ?1: a date before today's study day; ?2: the name of measurement mode's register. Fields are
+    /// separated by the control characters US (0x1F) and RS (0x1E), written as literals: `char(31)` is a
+    /// function each process would resolve while parsing.
+    static let calendarFingerprint = """
+        SELECT (SELECT listing || '\u{1F}' || plan FROM calendar_pass WHERE folder = ?3 AND bucket = ''),
+               (SELECT group_concat(key || '=' || value, '\u{1F}') FROM setting),
+               (SELECT group_concat(local_date || ' ' || opened_at_ms, '\u{1F}') FROM app_open WHERE local_date >= ?1),
+               (SELECT group_concat(local_date, '\u{1F}') FROM skipped_date WHERE local_date >= ?1 AND removed_at_ms IS NULL),
+               (SELECT group_concat(since_ms || ' ' || ifnull(until_ms, '-'), '\u{1F}') FROM pause WHERE ended_at_ms IS NULL),
+               (SELECT group_concat(identifier || '\u{1E}' || fire_at_ms || '\u{1E}' || title || '\u{1E}' || body, '\u{1F}')
+                FROM request WHERE kind = 'oneoff' AND state IN \(RequestState.waitingSQL)),
+               (SELECT event_id FROM register WHERE name = ?2)
+        """
     static let openedDates = "SELECT DISTINCT local_date FROM app_open WHERE local_date >= ?"
     static let skippedDates = "SELECT local_date FROM skipped_date WHERE local_date >= ? AND removed_at_ms IS NULL"
     /// The pause in force or still to come (the latest one not ended and not over at ?).
@@ -38,6 +59,7 @@ enum HotQueries {
     static let pendingCount = "SELECT count(*) FROM request WHERE state = 'pending'"
 
     static let all = [
-        pending, pendingWithoutText, finishedSlots, waitingOneOffs, openedDates, skippedDates, pause, settings, due, nextFireAt, pendingCount,
+        pending, pendingWithoutText, finishedSlots, waitingOneOffs, calendarOneOffs, calendarFingerprint, openedDates, skippedDates, pause, settings,
+        due, nextFireAt, pendingCount,
     ]
 }

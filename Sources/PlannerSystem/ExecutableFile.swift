@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 
 /// Whether a path names a program this user may run, the test a shell makes before running it: `study`
@@ -10,4 +11,9 @@ public enum ExecutableFile {
         guard info.st_mode & S_IFMT == S_IFREG else { errno = EACCES; return false }
         return access(path, X_OK) == 0
     }
+
+    /// This program's file, as `execve` was given it (`AT_EXECFN`; not /proc/self/exe, which names valgrind's
+    /// tool under valgrind, as the benchmarks run it): an upgrade replaces it, and what this binary makes of
+    /// the same inputs may differ from what the one before made.
+    public static var running: String? { clinux_execfn().map { String(cString: $0) } }
 }

@@ -97,6 +97,19 @@ public enum SystemZone {
         }
     }
 
+    /// The files a zone setting reads (`system`: /etc/localtime), and /etc/localtime in any case (a zone
+    /// setting this system does not have is read as the system zone), with where /etc/localtime points (its
+    /// name is the zone's: an alias is the same file under another name). Their identities (device, inode,
+    /// size, times: a tz database update replaces them) say that what was made from the zone still holds.
+    public static func files(setting name: String) -> (paths: [String], link: String) {
+        let bare = name.hasPrefix(":") ? String(name.dropFirst()) : name
+        let path = bare == "system" ? "/etc/localtime" : bare.hasPrefix("/") ? bare : zoneDirectory() + "/" + bare
+        var target = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/etc/localtime", &target, target.count - 1)
+        let link = n > 0 ? String(decoding: target[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "-"
+        return ([path, "/etc/localtime"], link)
+    }
+
     private static func zoneDirectory() -> String {
         if let dir = getenv("TZDIR"), dir.pointee != 0 { return String(cString: dir) }
         return "/usr/share/zoneinfo"

@@ -54,11 +54,23 @@ import Testing
         let published = try snapshot(sync).values.contains { String(decoding: $0, as: UTF8.self).contains(event) }
         #expect(published, "the ticker published the open")
         try h.waitFor(seconds: 10) { try snapshot(calendar) != calendarBefore }
+        // Its pass done: the first file it changed is seen before the last, and the pass records what it did
+        // while it still holds the folder's lock (a refill now would find the folder locked, and wait).
+        var settled = try snapshot(calendar)
+        try h.waitFor(seconds: 10) {
+            usleep(200_000)
+            let now = try snapshot(calendar)
+            defer { settled = now }
+            return now == settled
+        }
         // What the ticker wrote is what a full pass writes: a refill (which reads and writes every folder)
         // finds nothing to change.
-        let settled = try snapshot(calendar)
         #expect(try h.planner(["refill", "--db", h.db]).status == 0)
-        #expect(try snapshot(calendar) == settled)
+        let after = try snapshot(calendar)
+        #expect(
+            after == settled,
+            "refill changed \(Set(after.keys).symmetricDifference(settled.keys).sorted()) and \(after.keys.filter { settled[$0] != nil && settled[$0] != after[$0] }.sorted())"
+        )
         #expect(try h.stop(ticker).status == 0)
 
         // Once the ticker has stopped, `open` does its folders itself again.

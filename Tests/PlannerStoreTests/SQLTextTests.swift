@@ -19,10 +19,12 @@ import SchemaFingerprint
         var offenders: [String] = []
         for file in try FileManager.default.contentsOfDirectory(atPath: folder) where file.hasSuffix(".swift") {
             let source = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
-            // HotQueries.swift is nothing but SQL text: no interpolation anywhere in it.
+            // HotQueries.swift is nothing but SQL text: no interpolation anywhere in it but the state sets.
             if file == "HotQueries.swift" {
                 let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
-                offenders += lines.enumerated().filter { $0.element.contains("\\(") }.map { "\(file):\($0.offset + 1)" }
+                offenders += lines.enumerated().filter { line in
+                    Self.allowedConstants.reduce(String(line.element)) { $0.replacingOccurrences(of: $1, with: "") }.contains("\\(")
+                }.map { "\(file):\($0.offset + 1)" }
                 checked += lines.filter { $0.contains("static let") }.count
                 continue
             }

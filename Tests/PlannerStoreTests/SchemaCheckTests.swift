@@ -61,6 +61,7 @@ import PlannerTestSupport
         0xC3EE_B52C_FF10_A3B7,  // 16
         0x4903_84AE_9B97_BC36,  // 17
         0x4903_84AE_9B97_BC36,  // 18
+        0xF1BE_3A09_3DF1_8EF3,  // 19
     ]
 
     @Test func shippedMigrationsKeepTheirFingerprints() {

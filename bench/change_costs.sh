@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# What a pass costs when nothing changed, against the same pass with no folder (issue 48): instructions of every
+# process a command makes (callgrind; fixed clock, zone and environment). A forked child is counted from the
+# parent's total at the fork, so a plain sum would count the parent twice: each command is run twice, once for
+# the parent alone (`--child-silent-after-fork`) and once for the folder children's own work alone (collection
+# on inside `FolderChild.child` only), and the two are added. Prints a Markdown table, with BASELINE's figures
+# beside this tree's when it is set.
+#
+#   bench/change_costs.sh                                  # .build/release/planner
+#   BASELINE=/path/to/old/planner bench/change_costs.sh
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+PLANNER=$(realpath "${PLANNER:-$ROOT/.build/release/planner}")
+command -v valgrind >/dev/null || { echo "change_costs: valgrind is missing: apt-get install valgrind" >&2; exit 1; }
+W=$(mktemp -d /tmp/planner-costs.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+run() { env -i PATH=/usr/bin:/bin HOME="$W" TZ=Asia/Seoul LANG=C.UTF-8 SWIFT_DETERMINISTIC_HASHING=1 PLANNER_FOLDER_DEADLINE_MS=60000 "$@"; }
+
+# sum LOGS...: the instructions the callgrind logs say, added.
+sum() { awk '/refs:/ { gsub(",", "", $4); s += $4 } END { print s + 0 }' "$@"; }
+
+# count BINARY DIR ARGS...: the parent's and its children's own instructions (two runs from one saved state).
+count() {
+    local binary=$1 dir=$2; shift 2
+    cp "$dir/state.db" "$dir/planner.db"
+    rm -f "$dir"/vg.*
+    run valgrind --tool=callgrind --callgrind-out-file=/dev/null --child-silent-after-fork=yes --log-file="$dir/vg.parent" \
+        "$binary" "$@" --db "$dir/planner.db" >/dev/null 2>&1
+    local parent children
+    parent=$(sum "$dir/vg.parent")
+    cp "$dir/state.db" "$dir/planner.db"
+    run valgrind --tool=callgrind --callgrind-out-file=/dev/null --collect-atstart=no \
+        '--toggle-collect=$s13PlannerSystem11FolderChildO5child*' --log-file="$dir/vg.child.%p" \
+        "$binary" "$@" --db "$dir/planner.db" >/dev/null 2>&1
+    children=$(sum "$dir"/vg.child.*)
+    echo $((parent + children))
+}
+
+# prepare BINARY DIR DAYS: a plan made at 08:00 (a calendar folder of DAYS when DAYS > 0), ticked at 12:00 (the
+# 12:00 slot shown, the folder written): the state a cron minute at 12:00 then finds, nothing changed since.
+prepare() {
+    local binary=$1 dir=$2 days=$3
+    mkdir -p "$dir"
+    if ((days > 0)); then
+        mkdir -p "$dir/calendar"
+        run "$binary" config set calendar-folder "$dir/calendar" calendar-days "$days" --db "$dir/planner.db" --now 2026-11-23T08:00 >/dev/null 2>&1
+    else
+        run "$binary" refill --db "$dir/planner.db" --now 2026-11-23T08:00 >/dev/null
+    fi
+    run "$binary" tick --once --sink stdout --db "$dir/planner.db" --now 2026-11-23T12:00 >/dev/null 2>&1
+    run "$binary" list --db "$dir/planner.db" >/dev/null  # checkpointed
+    cp "$dir/planner.db" "$dir/state.db"
+}
+
+# figures BINARY NAME: one line of counts per case, in millions.
+figures() {
+    local binary=$1 name=$2 days plain
+    for days in 0 14 60; do
+        prepare "$binary" "$W/$name-$days" "$days"
+    done
+    plain=$(count "$binary" "$W/$name-0" tick --once --sink stdout --now 2026-11-23T12:00)
+    printf '%s' "$plain"
+    for days in 14 60; do
+        printf ' %s' "$(count "$binary" "$W/$name-$days" tick --once --sink stdout --now 2026-11-23T12:00)"
+    done
+    echo
+}
+
+read -r p0 p14 p60 < <(figures "$PLANNER" this)
+if [[ -n ${BASELINE:-} ]]; then read -r b0 b14 b60 < <(figures "$(realpath "$BASELINE")" base); fi
+m() { awk -v n="$1" 'BEGIN { printf "%.2f M", n / 1e6 }'; }
+r() { awk -v n="$1" -v d="$2" 'BEGIN { printf "%.3f×", n / d }'; }
+echo "| \`tick --once\` at 12:00, nothing changed since the last pass (all processes) | this tree | | baseline | |"
+echo "| --- | --: | --: | --: | --: |"
+echo "| no calendar folder | $(m "$p0") | 1.00× | ${b0:+$(m "$b0")} | ${b0:+1.00×} |"
+echo "| calendar folder, 14 days | $(m "$p14") | $(r "$p14" "$p0") | ${b14:+$(m "$b14")} | ${b14:+$(r "$b14" "$b0")} |"
+echo "| calendar folder, 60 days | $(m "$p60") | $(r "$p60" "$p0") | ${b60:+$(m "$b60")} | ${b60:+$(r "$b60" "$b0")} |"
