@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# What a pass costs when nothing changed, against the same pass with no folder (issue 48): instructions of every
+# What a pass costs when nothing changed, against the same pass with no folder, and what a first sync of 10,000
+# events of another device costs (issue 48): instructions of every
 # process a command makes (callgrind; fixed clock, zone and environment). A forked child is counted from the
 # parent's total at the fork, so a plain sum would count the parent twice: each command is run twice, once for
 # the parent alone (`--child-silent-after-fork`) and once for the folder children's own work alone (collection
@@ -66,8 +67,44 @@ figures() {
     echo
 }
 
+# first_sync BINARY NAME: `sync` applying 10,000 events another device wrote (bench/sync_bench.py's lines:
+# opens, skips and their removal, pauses, settings), its children included.
+first_sync() {
+    local binary=$1 dir=$W/$2-sync
+    mkdir -p "$dir/shared"
+    run "$binary" config set days daily sync-folder "$dir/shared" --db "$dir/planner.db" --now 2026-11-23T08:00 >/dev/null
+    run "$binary" sync --db "$dir/planner.db" --now 2026-11-25T12:00 >/dev/null
+    python3 - "$dir/shared" <<'PY'
+import os, random, sys
+other = "%032x" % random.Random(1).getrandbits(128)
+rng, base = random.Random(2), 1_795_000_000_000
+lines = [f"planner-device 1 id={other} name=bench at={base}\n"]
+for n in range(10_000):
+    at = base + n * 60_000
+    head = f"planner-event 2 id={n:032x} at={at} origin=bench device={other} stamp={at}.0"
+    day, kind = 1 + rng.randrange(28), rng.randrange(5)
+    if kind == 0: lines.append(f"{head.replace('origin=bench', 'origin=open')} kind=open zone=Asia/Seoul offset=32400\n")
+    elif kind == 1: lines.append(f"{head.replace('origin=bench', 'origin=skip')} kind=skip dates=2026-12-{day:02d}\n")
+    elif kind == 2: lines.append(f"{head.replace('origin=bench', 'origin=skip')} kind=unskip dates=2026-12-{day:02d}\n")
+    elif kind == 3: lines.append(f"{head.replace('origin=bench', 'origin=pause')} kind=pause until={at + 3_600_000}\n")
+    else: lines.append(f"{head.replace('origin=bench', 'origin=config')} kind=settings set.title=Title%20{n}\n")
+open(os.path.join(sys.argv[1], f"planner-{other}-000001.events"), "w").writelines(lines)
+PY
+    run "$binary" list --db "$dir/planner.db" >/dev/null
+    cp "$dir/planner.db" "$dir/state.db"
+    local shared
+    shared=$(count "$binary" "$dir" sync --now 2026-11-25T12:00)
+    [[ $(sqlite3 "$dir/planner.db" "SELECT count(*) FROM event WHERE received_ms IS NOT NULL") == 10000 ]] \
+        || { echo "change_costs: the sync did not apply the 10,000 events" >&2; exit 1; }
+    echo "$shared"
+}
+
 read -r p0 p14 p60 < <(figures "$PLANNER" this)
-if [[ -n ${BASELINE:-} ]]; then read -r b0 b14 b60 < <(figures "$(realpath "$BASELINE")" base); fi
+s10k=$(first_sync "$PLANNER" this)
+if [[ -n ${BASELINE:-} ]]; then
+    read -r b0 b14 b60 < <(figures "$(realpath "$BASELINE")" base)
+    b10k=$(first_sync "$(realpath "$BASELINE")" base)
+fi
 m() { awk -v n="$1" 'BEGIN { printf "%.2f M", n / 1e6 }'; }
 r() { awk -v n="$1" -v d="$2" 'BEGIN { printf "%.3f×", n / d }'; }
 echo "| \`tick --once\` at 12:00, nothing changed since the last pass (all processes) | this tree | | baseline | |"
@@ -75,3 +112,7 @@ echo "| --- | --: | --: | --: | --: |"
 echo "| no calendar folder | $(m "$p0") | 1.00× | ${b0:+$(m "$b0")} | ${b0:+1.00×} |"
 echo "| calendar folder, 14 days | $(m "$p14") | $(r "$p14" "$p0") | ${b14:+$(m "$b14")} | ${b14:+$(r "$b14" "$b0")} |"
 echo "| calendar folder, 60 days | $(m "$p60") | $(r "$p60" "$p0") | ${b60:+$(m "$b60")} | ${b60:+$(r "$b60" "$b0")} |"
+echo
+echo "| \`sync\` applying 10,000 events of another device (all processes) | this tree | baseline |"
+echo "| --- | --: | --: |"
+echo "| instructions | $(m "$s10k") | ${b10k:+$(m "$b10k")} |"

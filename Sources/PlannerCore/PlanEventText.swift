@@ -35,7 +35,16 @@ public enum PlanEventText {
     }
 
     public static func fields(_ pairs: [(String, String)]) -> String {
-        pairs.map { $0.0 + "=" + escaped($0.1) }.joined(separator: " ")
+        // Appended in place: every event applied writes its payload (10,000 in a first sync).
+        var out = ""
+        out.reserveCapacity(pairs.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 2 })
+        for (index, (name, value)) in pairs.enumerated() {
+            if index > 0 { out += " " }
+            out += name
+            out += "="
+            out += escaped(value)
+        }
+        return out
     }
 
     /// The whole line, with its line break.
@@ -55,6 +64,8 @@ public enum PlanEventText {
     }
 
     static func escaped(_ value: String) -> String {
+        // Most values are printable ASCII without `%`: nothing to escape (`mustEscape` of each byte).
+        if value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "%") }) { return value }
         var out = ""
         for scalar in value.unicodeScalars {
             guard mustEscape(scalar) else { out.unicodeScalars.append(scalar); continue }
@@ -165,14 +176,45 @@ extension PlanEvent {
         guard bytes.last == UInt8(ascii: "\n"), bytes.count <= PlanEventText.maximumLineBytes, bytes.count > head.count + 1,
             bytes.prefix(head.count).elementsEqual(head), bytes[bytes.startIndex + head.count] == UInt8(ascii: " ")
         else { return nil }
-        guard let fields = PlanEventText.fields(of: bytes[(bytes.startIndex + head.count + 1)..<(bytes.endIndex - 1)]) else { return nil }
-        var named = Dictionary(uniqueKeysWithValues: fields)
-        func take(_ name: String) -> String? { named.removeValue(forKey: name) }
-        guard let id = take("id"), let atText = take("at"), let at = Int64(atText), let origin = take("origin"),
-            let kind = take("kind").flatMap(PlanChange.Kind.init(rawValue:))
+        let body = bytes[(bytes.startIndex + head.count + 1)..<(bytes.endIndex - 1)]
+        // A first sync reads thousands of lines: their words are found as byte ranges, and only the values the
+        // event keeps become strings. A line with a name that is not ASCII is read the general way
+        // (`fields(of:)`, whose names compare as Unicode text).
+        switch EventWords.scan(body) {
+        case .refused: return nil
+        case .words(let words): self.init(words: words)
+        case .general:
+            guard let fields = PlanEventText.fields(of: body) else { return nil }
+            self.init(fields: fields)
+        }
+    }
+
+    /// From a line's words (`EventWords`).
+    init?(words: EventWords) {
+        func take(_ name: [UInt8]) -> String? { words.value(name) }
+        let settings = words.settings()
+        guard let settings else { return nil }
+        self.init(take: take, settings: settings)
+    }
+
+    /// From a line's fields as `PlanEventText.fields(of:)` reads them.
+    init?(fields: [(String, String)]) {
+        let named = Dictionary(uniqueKeysWithValues: fields)
+        func take(_ name: [UInt8]) -> String? { named[String(decoding: name, as: UTF8.self)] }
+        var set: [(String, String)] = []
+        for (name, value) in fields where name.hasPrefix("set.") { set.append((String(name.dropFirst(4)), value)) }
+        self.init(take: take, settings: set)
+    }
+
+    /// The event the named values make (`take`: a field's value, nil when absent); `settings`: the `set.` fields
+    /// in the line's order, their names without `set.`.
+    private init?(take: ([UInt8]) -> String?, settings: [(String, String)]) {
+        typealias Name = EventWords.Name
+        guard let id = take(Name.id), let atText = take(Name.at), let at = Int64(atText), let origin = take(Name.origin),
+            let kind = take(Name.kind).flatMap(PlanChange.Kind.init(rawValue:))
         else { return nil }
         var stamp: Stamp?
-        switch (take("device"), take("stamp")) {
+        switch (take(Name.device), take(Name.stamp)) {
         case (nil, nil): break
         case (let device?, let clock?):
             guard let read = Stamp(clockText: clock, device: device) else { return nil }
@@ -189,22 +231,22 @@ extension PlanEvent {
         let change: PlanChange
         switch kind {
         case .open:
-            guard let zone = take("zone"), let offsetText = take("offset"), let offset = Int(offsetText) else { return nil }
+            guard let zone = take(Name.zone), let offsetText = take(Name.offset), let offset = Int(offsetText) else { return nil }
             var grace: Int64?
-            if let text = take("grace") {
+            if let text = take(Name.grace) {
                 guard let value = Int64(text) else { return nil }
                 grace = value
             }
             change = .open(zoneName: zone, offsetSeconds: offset, graceMilliseconds: grace)
         case .skip:
-            guard let list = dates(take("dates")) else { return nil }
-            change = .skip(dates: list, reason: take("reason"))
+            guard let list = dates(take(Name.dates)) else { return nil }
+            change = .skip(dates: list, reason: take(Name.reason))
         case .unskip:
-            guard let list = dates(take("dates")) else { return nil }
+            guard let list = dates(take(Name.dates)) else { return nil }
             change = .unskip(dates: list)
         case .pause:
             var until: Instant?
-            if let text = take("until") {
+            if let text = take(Name.until) {
                 guard let ms = Int64(text) else { return nil }
                 until = Instant(milliseconds: ms)
             }
@@ -212,19 +254,18 @@ extension PlanEvent {
         case .resume:
             change = .resume
         case .snooze:
-            guard let identifier = take("identifier"), let day = take("day").flatMap({ LocalDate(iso: $0) }),
-                let untilText = take("until"), let until = Int64(untilText)
+            guard let identifier = take(Name.identifier), let day = take(Name.day).flatMap({ LocalDate(iso: $0) }),
+                let untilText = take(Name.until), let until = Int64(untilText)
             else { return nil }
             change = .snooze(identifier: identifier, day: day, until: Instant(milliseconds: until))
         case .settings:
             var set: [SettingChange] = []
-            for (name, value) in fields where name.hasPrefix("set.") {
-                guard let key = SettingKey(rawValue: String(name.dropFirst(4))) else { return nil }
+            for (name, value) in settings {
+                guard let key = SettingKey(rawValue: name) else { return nil }
                 set.append(SettingChange(key, value))
-                named.removeValue(forKey: name)
             }
             var reset: [SettingKey] = []
-            if let text = take("reset") {
+            if let text = take(Name.reset) {
                 for word in text.split(separator: ",", omittingEmptySubsequences: false) {
                     guard let key = SettingKey(rawValue: String(word)) else { return nil }
                     reset.append(key)
