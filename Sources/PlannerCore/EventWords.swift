@@ -31,17 +31,24 @@ public struct EventWords {
     /// The words of `body`: single spaces between them, each `name=value` with a name, each value a valid
     /// escaped text, no name twice.
     public static func scan(_ body: ArraySlice<UInt8>) -> Scan {
+        body.withUnsafeBufferPointer { scan(body, $0) }
+    }
+
+    /// `scan` with the body's bytes at `line` (index `body.startIndex` at 0): no bounds checked per byte.
+    private static func scan(_ body: ArraySlice<UInt8>, _ line: UnsafeBufferPointer<UInt8>) -> Scan {
         var scanned = EventWords(bytes: body)
         scanned.words.reserveCapacity(12)
         scanned.plain.reserveCapacity(12)
+        let base = body.startIndex
         var start = body.startIndex
         while true {
             var end = start
             var equals = -1
             var ascii = true
             var escaped = false
-            while end < body.endIndex, body[end] != UInt8(ascii: " ") {
-                let byte = body[end]
+            while end < body.endIndex {
+                let byte = line[end - base]
+                if byte == UInt8(ascii: " ") { break }
                 if byte == UInt8(ascii: "="), equals < 0 {
                     equals = end
                 } else if byte >= 0x80 {

@@ -34,7 +34,16 @@ public struct PlanEvent: Equatable, Sendable {
 
     /// A device's id (and an event's made here): 32 lowercase hex digits.
     public static func isDeviceID(_ text: String) -> Bool {
-        text.utf8.count == 32 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+        text.utf8.count == 32 && Self.allBytes(of: text) { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// Whether every byte of `text` passes `test`, over its contiguous UTF-8 where it has one (a native
+    /// string: every line read from another device is checked so, thousands at a time).
+    static func allBytes(of text: String, _ test: (UInt8) -> Bool) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { bytes in
+            for byte in bytes where !test(byte) { return false }
+            return true
+        } ?? text.utf8.allSatisfy(test)
     }
 
     /// A new random id. The generator is the caller's (the system's at the edges, a seeded one in tests).

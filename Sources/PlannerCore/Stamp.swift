@@ -57,22 +57,24 @@ public struct Stamp: Comparable, Hashable, Sendable, CustomStringConvertible {
     public var clockText: String { "\(milliseconds).\(counter)" }
 
     public init?(clockText text: String, device: String) {
-        // Digits, one dot, digits: read as bytes (a line from another device; thousands at a time).
-        var numbers: [Int64] = [0]
+        // Digits, one dot, digits: read as bytes (a line from another device; thousands at a time), into two
+        // numbers (no array made).
+        var first: Int64 = 0, second: Int64 = 0
+        var dotted = false
         var digits = 0
         for byte in text.utf8 {
             if byte == UInt8(ascii: ".") {
-                guard digits > 0, numbers.count == 1 else { return nil }
-                numbers.append(0)
+                guard digits > 0, !dotted else { return nil }
+                dotted = true
                 digits = 0
                 continue
             }
             guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte), digits < 18 else { return nil }
-            numbers[numbers.count - 1] = numbers[numbers.count - 1] * 10 + Int64(byte - UInt8(ascii: "0"))
+            if dotted { second = second * 10 + Int64(byte - UInt8(ascii: "0")) } else { first = first * 10 + Int64(byte - UInt8(ascii: "0")) }
             digits += 1
         }
-        guard numbers.count == 2, digits > 0 else { return nil }
-        self.init(milliseconds: numbers[0], counter: numbers[1], device: device)
+        guard dotted, digits > 0 else { return nil }
+        self.init(milliseconds: first, counter: second, device: device)
     }
 
     public var description: String { "\(clockText)@\(device)" }

@@ -169,12 +169,22 @@ final class Statement {
     func bind(_ values: [SQLValue]) throws(SQLiteError) {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
-        for (i, value) in values.enumerated() {
-            let index = Int32(i + 1)
+        var index: Int32 = 0
+        for value in values {
+            index += 1
             let rc: Int32
             switch value {
             case .integer(let n): rc = sqlite3_bind_int64(handle, index, n)
-            case .text(let s): rc = sqlite3_bind_text(handle, index, s, -1, csqlite_transient())
+            case .text(var s):
+                // The string's own UTF-8, up to its first NUL as a C string would end there: no C string made
+                // (a first sync binds 80,000 texts). An empty one is bound from a literal: a nil pointer binds NULL.
+                rc = s.withUTF8 { utf8 in
+                    let count = utf8.firstIndex(of: 0) ?? utf8.count
+                    guard let base = utf8.baseAddress, count > 0 else { return sqlite3_bind_text(handle, index, "", 0, csqlite_transient()) }
+                    return base.withMemoryRebound(to: CChar.self, capacity: count) {
+                        sqlite3_bind_text(handle, index, $0, Int32(count), csqlite_transient())
+                    }
+                }
             case .blob(let b):
                 rc = b.withUnsafeBytes {
                     sqlite3_bind_blob(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), csqlite_transient())
