@@ -180,6 +180,7 @@ final class Statement {
                 // (a first sync binds 80,000 texts). An empty one is bound from a literal: a nil pointer binds NULL.
                 rc = s.withUTF8 { utf8 in
                     let count = utf8.firstIndex(of: 0) ?? utf8.count
+                    guard count <= Int(Int32.max) else { return SQLITE_TOOBIG }  // as SQLite says of a C string as long
                     guard let base = utf8.baseAddress, count > 0 else { return sqlite3_bind_text(handle, index, "", 0, csqlite_transient()) }
                     return base.withMemoryRebound(to: CChar.self, capacity: count) {
                         sqlite3_bind_text(handle, index, $0, Int32(count), csqlite_transient())

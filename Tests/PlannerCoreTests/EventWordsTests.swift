@@ -62,6 +62,54 @@ import Testing
         return bytes + [UInt8(ascii: "\n")]
     }
 
+    /// Lines the mutations rarely make: names equal as Unicode text but not as bytes (the general reader's
+    /// case), a comma joined to a combining mark or to a prepended character, the dates' limit.
+    @Test func linesTheMutationsRarelyMakeReadAsBefore() {
+        let head = "planner-event 2 id=0123456789abcdef at=1795396200000 origin=skip"
+        let thousand = (0..<1_000).map { _ in "2026-12-24" }.joined(separator: ",")
+        let lines = [
+            "\(head) kind=skip dates=2026-12-24 é=1 e\u{301}=1", "\(head) kind=skip dates=2026-12-24 \u{212A}=1 K=1",
+            "\(head) kind=skip dates=2026-12-24 e\u{301}=1 é=2", "\(head) kind=skip dates=2026-12-24,%CC%812026-12-25",
+            "\(head) kind=skip dates=2026-12-24,\u{301}2026-12-25", "\(head) kind=skip dates=2026-12-24\u{600},2026-12-25",
+            "\(head) kind=skip dates=2026-12-24%D8%80,2026-12-25", "\(head) kind=skip dates=", "\(head) kind=skip dates=\(thousand)",
+            "\(head) kind=skip dates=\(thousand),2026-12-25", "\(head) kind=skip dates=\(thousand.dropLast(10))2026-12-24%CC%81",
+            "\(head) kind=unskip dates=2026-12-24 set.title=x", "\(head) kind=settings set.title=a set.title=b",
+            "\(head) kind=settings set.title=a reset=zone,\u{301}grace", "\(head) kind=settings reset=zone,grace",
+            "\(head) kind=skip dates=2026-12-24 device=\(String(repeating: "ab", count: 16)) stamp=1.2",
+        ]
+        for text in lines {
+            let bytes = Array((text + "\n").utf8)[...]
+            #expect(PlanEvent(bytes: bytes) == ReferenceEventReader.read(bytes), "\(text.prefix(200).debugDescription)")
+        }
+    }
+
+    /// A stamp's clock (`<ms>.<counter>`) reads as the reader before it read it (digits into an array then).
+    @Test func stampsReadAsBefore() {
+        var g = SeededGenerator(seed: 7)
+        var texts = [
+            "", ".", ".1", "1.", "1..2", "1.2.3", "1.2", String(repeating: "9", count: 18) + ".1", String(repeating: "9", count: 19) + ".1",
+            "1." + String(repeating: "9", count: 18), "1." + String(repeating: "9", count: 19), "+1.2", "1.-2", "١.٢",
+        ]
+        for _ in 0..<5_000 { texts.append(String((0..<g.below(24)).map { _ in g.pick(Array("0123456789.....x")) })) }
+        let device = String(repeating: "ab", count: 16)
+        for text in texts {
+            #expect(Stamp(clockText: text, device: device) == ReferenceEventReader.stamp(text, device: device), "\(text.debugDescription)")
+        }
+    }
+
+    /// A value needing no escape is written as it is; every other is escaped as before, scalar by scalar.
+    @Test func valuesAreEscapedAsBefore() {
+        var g = SeededGenerator(seed: 8)
+        let scalars: [Unicode.Scalar] = [
+            "\0", " ", "!", "~", "\u{7F}", "%", "\u{85}", "\u{9F}", "\u{A0}", "\u{2028}", "\u{2029}", "é", "a", "=", "\t", "공",
+        ]
+        for _ in 0..<5_000 {
+            var value = ""
+            for _ in 0..<g.below(12) { value.unicodeScalars.append(g.pick(scalars)) }
+            #expect(PlanEventText.fields([("k", value)]) == "k=" + ReferenceEventReader.escaped(value), "\(value.debugDescription)")
+        }
+    }
+
     @Test(arguments: seeds) func theByteReaderReadsWhatTheReaderBeforeItRead(seed: UInt64) {
         var g = SeededGenerator(seed: seed)
         var accepted = 0, refused = 0
@@ -95,7 +143,7 @@ enum ReferenceEventReader {
         switch (take("device"), take("stamp")) {
         case (nil, nil): break
         case (let device?, let clock?):
-            guard let read = Stamp(clockText: clock, device: device) else { return nil }
+            guard let read = ReferenceEventReader.stamp(clock, device: device) else { return nil }
             stamp = read
         default: return nil
         }
@@ -155,6 +203,43 @@ enum ReferenceEventReader {
         // A field this version does not know is a newer planner's addition to a known kind: the format's
         // rule (docs/sync.md) is that such a field only adds, so the event means the same without it.
         return PlanEvent(id: id, at: Instant(milliseconds: at), origin: origin, change: change, stamp: stamp)
+    }
+
+    /// `Stamp(clockText:device:)` as it was (digits into an array).
+    static func stamp(_ text: String, device: String) -> Stamp? {
+        var numbers: [Int64] = [0]
+        var digits = 0
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0, numbers.count == 1 else { return nil }
+                numbers.append(0)
+                digits = 0
+                continue
+            }
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte), digits < 18 else { return nil }
+            numbers[numbers.count - 1] = numbers[numbers.count - 1] * 10 + Int64(byte - UInt8(ascii: "0"))
+            digits += 1
+        }
+        guard numbers.count == 2, digits > 0 else { return nil }
+        return Stamp(milliseconds: numbers[0], counter: numbers[1], device: device)
+    }
+
+    /// `PlanEventText.escaped` as it was (every value scalar by scalar).
+    static func mustEscape(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value <= 0x20 || scalar.value == 0x7F || scalar == "%" || (0x80...0x9F).contains(scalar.value)
+            || scalar.value == 0x2028 || scalar.value == 0x2029
+    }
+
+    static func escaped(_ value: String) -> String {
+        var out = ""
+        for scalar in value.unicodeScalars {
+            guard mustEscape(scalar) else { out.unicodeScalars.append(scalar); continue }
+            for byte in String(scalar).utf8 {
+                let hex = String(byte, radix: 16, uppercase: true)
+                out += "%" + (hex.count == 1 ? "0" + hex : hex)
+            }
+        }
+        return out
     }
 
 }

@@ -123,6 +123,23 @@ import PlannerTestSupport
         #expect(SystemClock.now() - started >= 300)  // it really waited for the lock
     }
 
+    /// A text is bound from its own UTF-8 with its length: it must store what the C string did, ending at a
+    /// NUL, and an empty one as empty text, never NULL, whether Swift keeps it inline (15 bytes) or not.
+    @Test func textsAreBoundAsTheCStringWas() throws {
+        let db = try PlannerDatabase(path: temporaryDatabasePath())
+        let cases: [(String, String)] = [
+            ("a\0b", "a"), ("\0x", ""), ("", ""), ("fifteen bytes!!", "fifteen bytes!!"), ("sixteen bytes!!!", "sixteen bytes!!!"),
+            ("공부 시간", "공부 시간"), (String(repeating: "x", count: 5_000) + "\0y", String(repeating: "x", count: 5_000)),
+        ]
+        for (bound, stored) in cases {
+            let stmt = try db.connection.prepare("SELECT ?, typeof(?), length(CAST(? AS BLOB))")
+            try stmt.bind([.text(bound), .text(bound), .text(bound)])
+            #expect(try stmt.step())
+            #expect(
+                stmt.text(0) == stored && stmt.text(1) == "text" && stmt.int64(2) == Int64(stored.utf8.count), "\(bound.prefix(20).debugDescription)")
+        }
+    }
+
     @Test func hotQueriesUseIndexesSoHistoryDoesNotSlowThemDown() throws {
         let db = try PlannerDatabase(path: temporaryDatabasePath())
         // The store's own SQL; with the parameters unbound the planner still picks its plan.
