@@ -72,7 +72,28 @@ make_templates() {
     p config set calendar-folder "$W/calendar/folder" --db "$W/calendar/planner.db" --now 2026-11-23T08:00
     p sync --db "$W/calendar/planner.db" --now 2026-11-23T08:00
     p config set calendar-folder "$W/calendar60/folder" calendar-days 60 --db "$W/calendar60/planner.db" --now 2026-11-23T08:00
-    for t in plain sync sync100 calendar calendar60; do
+    # `anki5y`: a collection of five years of daily study set and not read yet (its first read is counted).
+    # Only the tables and columns the planner reads, made with SQLite (Anki's own backend is not needed to
+    # count instructions; the tests read collections Anki made).
+    mkdir -p "$W/anki5y"
+    p refill --db "$W/anki5y/planner.db" --now 2026-11-23T08:00
+    python3 - "$W/anki5y/collection.anki2" <<'PY'
+import random, sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+con.execute("CREATE TABLE col (id INTEGER PRIMARY KEY, crt INTEGER, mod INTEGER, scm INTEGER, ver INTEGER, ls INTEGER)")
+con.execute("INSERT INTO col VALUES (1, 0, 0, 0, 18, 0)")
+con.execute("CREATE TABLE revlog (id INTEGER PRIMARY KEY, cid INTEGER, usn INTEGER, ease INTEGER, ivl INTEGER, "
+            "lastIvl INTEGER, factor INTEGER, time INTEGER, type INTEGER)")
+midnight, rng, rows = 1_795_402_800_000 - 12 * 3_600_000, random.Random(48), []
+for d in range(1825, 0, -1):
+    t = midnight - d * 86_400_000 + rng.randrange(8 * 3_600_000, 22 * 3_600_000)
+    rows += [(t + k * 7_000, 1, -1, 3, 1, 1, 2500, 6000, 1) for k in range(20)]
+con.executemany("INSERT INTO revlog VALUES (?,?,?,?,?,?,?,?,?)", rows)
+con.commit()
+con.close()
+PY
+    p config set anki-collection "$W/anki5y/collection.anki2" days daily --db "$W/anki5y/planner.db" --now 2026-11-23T08:00
+    for t in plain sync sync100 calendar calendar60 anki5y; do
         p list --db "$W/$t/planner.db"   # checkpointed and closed
         cp -a "$W/$t" "$W/$t.template"
     done
@@ -101,6 +122,7 @@ scenario() {
         refill-calendar) echo "calendar refill" ;;
         tick-once-primed) echo "plain+primed+children tick --once --sink stdout" ;;
         tick-once-calendar60) echo "calendar60+primed+children tick --once --sink stdout" ;;
+        refill-anki-first) echo "anki5y+children refill" ;;
         *) return 1 ;;
     esac
 }

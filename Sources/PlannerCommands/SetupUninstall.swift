@@ -87,7 +87,7 @@ extension SetupCommand {
                 return
             }
         }
-        let names = ["collection.anki2", "collection.anki2-wal", "collection.anki2-shm", "collection.anki2-journal"]
+        let names = ["collection.anki2", "collection.anki2-wal", "collection.anki2-shm", "collection.anki2-journal", "copied-from"]
         for name in names + names.map { $0 + ".planner-tmp" } + ["lock"] { unlink(folder + "/" + name) }
         if rmdir(folder) == 0 {
             output.line("removed \(folder): the planner's private copy of the Anki collection")

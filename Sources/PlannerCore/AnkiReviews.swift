@@ -31,17 +31,25 @@ public enum AnkiReviews {
     public static let earliest: Int64 = 1_136_073_600_000  // 2006-01-01T00:00Z
     public static let aheadMilliseconds: Int64 = 600_000
 
-    /// The opens one change applies when it may apply at most `limit` (nil: all): today's and later first
-    /// (they cancel reminders), then past days from the latest back. `more`: some were left for later.
-    public static func chosen(
-        _ opens: [(day: LocalDate, event: PlanEvent)], today: LocalDate, limit: Int?
-    ) -> (
-        opens: [(day: LocalDate, event: PlanEvent)], more: Bool
-    ) {
-        guard let limit, opens.count > limit else { return (opens, false) }
-        let current = opens.filter { $0.day >= today }
-        let past = opens.filter { $0.day < today }
-        return (current + past.suffix(max(0, limit - current.count)), true)
+    /// The opens one change records when it may record at most `limit` (nil: all): of the days without an
+    /// open from Anki at or before their first review (`unrecorded`), today's and later first (they cancel
+    /// reminders), then past days from the latest back, leaving out each open `known` says is recorded
+    /// already (another computer's line for the same review, which its day rule put on another day: chosen
+    /// again by every slice, it would stop the history there). `more`: some were left for later. An open's
+    /// id is a hash: it is made only for the days looked at, not for years of them at every slice.
+    public static func slice<E: Error>(
+        _ firsts: [(day: LocalDate, review: Int64, at: Instant)], recorded: [LocalDate: Instant], today: LocalDate,
+        limit: Int?, known: (String) throws(E) -> Bool
+    ) throws(E) -> (opens: [(day: LocalDate, event: PlanEvent)], more: Bool) {
+        let candidates = unrecorded(firsts, recorded: recorded)
+        var picked: [(day: LocalDate, event: PlanEvent)] = []
+        for first in candidates.filter({ $0.day >= today }) + candidates.filter({ $0.day < today }).reversed() {
+            let open = opens(for: [first], recorded: [:])[0]
+            if try known(open.event.id) { continue }
+            if let limit, picked.count == limit { return (picked.sorted { $0.event.at < $1.event.at }, true) }
+            picked.append(open)
+        }
+        return (picked.sorted { $0.event.at < $1.event.at }, false)
     }
 
     /// The open recording `review`: its id is made from the review's own id, so two computers reading the
@@ -110,14 +118,20 @@ public enum AnkiReviews {
     public static func opens(
         for firsts: [(day: LocalDate, review: Int64, at: Instant)], recorded: [LocalDate: Instant]
     ) -> [(day: LocalDate, event: PlanEvent)] {
-        firsts.compactMap { first in
-            if let known = recorded[first.day], known <= first.at { return nil }
+        unrecorded(firsts, recorded: recorded).map { first in
             let event = PlanEvent(
                 id: eventID(review: first.review), at: first.at, origin: origin,
                 change: .open(zoneName: "UTC", offsetSeconds: 0, graceMilliseconds: nil),
                 stamp: stamp(review: first.review))
             return (first.day, event)
         }
+    }
+
+    /// The firsts `opens` makes an open of: those of days without an open from Anki at or before them.
+    public static func unrecorded(
+        _ firsts: [(day: LocalDate, review: Int64, at: Instant)], recorded: [LocalDate: Instant]
+    ) -> [(day: LocalDate, review: Int64, at: Instant)] {
+        firsts.filter { first in recorded[first.day].map { $0 > first.at } ?? true }
     }
 
     /// The stamp of the open recording `review`: the review's instant, counter 0, made by Anki.

@@ -171,10 +171,12 @@ public func decideEvents(_ events: [PlanEvent], facts: PlanFacts, now: Instant, 
     }
     let policy = PlanPolicy(graceMilliseconds: grace ?? plan.graceMilliseconds)
     // An open closes its study day (`closeStudyDay`), the plan's day: the same on every device that shares
-    // the plan's zone.
+    // the plan's zone. The days with a slot waiting are found once: years of Anki's past days in one
+    // batch find none, and each need not walk the waiting requests to find so.
+    let waitingDays = Set(state.pending.lazy.filter { $0.kind == .slot }.map(\.localDate))
     for event in opens {
         let date = facts.openDays[event.id]?.date ?? plan.schedule.studyDay(at: event.at, in: zone)
-        let cancelled = closeStudyDay(date, in: &state)
+        let cancelled = closeStudyDay(date, in: &state, waitingDays: waitingDays)
         effect.opens.append(AppliedOpen(event: event, date: date, cancelled: cancelled))
     }
     effect.refill = decideRefill(now: now, zone: zone, policy: policy, state: state, plan: plan)

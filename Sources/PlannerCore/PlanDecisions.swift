@@ -211,7 +211,12 @@ public func decideRefill(
 /// An open closes its study day: every study slot of that day still pending (past ones not yet delivered
 /// too) is cancelled, and the day is remembered so that nothing adds its slots again. The rule, once:
 /// `decideEvents` applies it to each open it decides, and `decideOpen` to one at now.
-public func closeStudyDay(_ date: LocalDate, in state: inout PlanState) -> [PendingRequest] {
+/// `waitingDays`: the days with a slot waiting, when the caller knows them (a day outside finds nothing).
+public func closeStudyDay(_ date: LocalDate, in state: inout PlanState, waitingDays: Set<LocalDate>? = nil) -> [PendingRequest] {
+    if let waitingDays, !waitingDays.contains(date) {
+        state.openedDates.insert(date)
+        return []
+    }
     let cancelled = state.pending.filter { $0.kind == .slot && $0.localDate == date }
     let cancelledIDs = Set(cancelled.map(\.rowID))
     state.pending.removeAll { cancelledIDs.contains($0.rowID) }

@@ -19,9 +19,9 @@ public struct AnkiReport: Sendable {
     public var retry = false
 }
 
-/// Anki's collection, read side: inside the write transaction (like the calendar folder), the reviews
-/// Anki recorded since the last read are looked at in a private copy of its files (`AnkiFiles`), and each
-/// study day's first review becomes an open of that day, origin `anki` (`AnkiReviews`).
+/// Anki's collection, read side: before the write transaction, its files are looked at and, when they
+/// changed, copied into a private folder (`prepareAnkiRead`, `AnkiFiles`); inside it, the copy is read and
+/// each study day's first review becomes an open of that day, origin `anki` (`AnkiReviews`).
 extension PlannerDatabase {
     /// The collection set with `config set anki-collection` (when it is a valid value), or nil.
     func ankiCollectionSetting() throws -> String? {
@@ -33,23 +33,22 @@ extension PlannerDatabase {
     /// Where the private copy of the collection is kept: a folder beside the database, only this user's.
     var ankiCopyFolder: String { resolvedPath + ".anki-copy" }
 
-    /// Inside the caller's write transaction: the opens the collection's reviews make (applied by the
-    /// caller, `AnkiSource`), and what was found. nil when no collection is set.
-    ///
-    /// Whenever the collection changed, every study day's first review is found again (one indexed lookup
-    /// per day: ~1,800 for five years of daily study), so no review is missed whatever Anki did meanwhile: a
-    /// review synced from the phone with an earlier time, an undo, a collection replaced by a full sync.
-    func readAnkiCollection(now: Instant) throws -> (report: AnkiReport, opens: [(day: LocalDate, event: PlanEvent)])? {
+    /// Before the write transaction, outside the database's lock: looks at the collection (a child) and, when
+    /// it changed since the last read, copies it into the private folder. nil when no collection is set.
+    /// A collection of hundreds of MiB takes a second to copy: inside the transaction, a login's `open`
+    /// would wait for it, and a due reminder too.
+    func prepareAnkiRead() throws -> AnkiPrepared? {
+        // No read left open outside a transaction while the child copies (the ticker keeps its statements).
+        defer { connection.resetKeptStatements() }
         guard let collection = try ankiCollectionSetting() else { return nil }
-        var report = AnkiReport(collection: collection)
+        var prepared = AnkiPrepared(collection: collection)
         let row = try connection.prepare("SELECT db_file, wal_file, more, problem FROM anki_read WHERE collection = ?")
         try row.bind([.text(collection)])
         var known = (db: "", wal: "", more: false, problem: String?.none)
         if try row.step() { known = (row.text(0), row.text(1), row.int64(2) != 0, row.isNull(3) ? nil : row.text(3)) }
+        prepared.knownProblem = known.problem
         let folder = ankiCopyFolder
         let copy = folder + "/collection.anki2"
-        var copied: (db: String, wal: String)?
-        var problem: String?
         var fds: [Int32] = []  // the child's
         let outcome = try FolderChild.run(
             folder: collection,
@@ -57,13 +56,13 @@ extension PlannerDatabase {
             decide: { observed throws -> [UInt8]? in
                 var r = Wire.Reader(observed)
                 guard let status = r.int() else { return nil }
-                if status != 0 { problem = r.text() ?? "cannot be read"; return nil }
+                if status != 0 { prepared.problem = r.text() ?? "cannot be read"; return nil }
                 guard let db = r.text(), let wal = r.text() else { return nil }
                 var info = stat()
                 let haveCopy = stat(copy, &info) == 0
                 if haveCopy, db == known.db, wal == known.wal, known.problem == nil {
-                    // Unchanged: read again only when the last read left days for later (the ticker's budget).
-                    if known.more { copied = (db, wal) }
+                    // Unchanged: read again only when the last read left days for later (a slice).
+                    if known.more { prepared.copied = (db, wal) }
                     return nil
                 }
                 // The database as the child first saw it: copied whole unless the copy is of that very file
@@ -78,23 +77,76 @@ extension PlannerDatabase {
             }, release: { for fd in fds { close(fd) } })
         switch outcome {
         case .timedOut(let waited):
-            problem = "did not answer within \(waited) ms (a stalled mount?)"
-            report.retry = true
+            prepared.problem = "did not answer within \(waited) ms (a stalled mount?)"
+            prepared.retry = true
         case .failed(let why):
-            problem = "cannot be read (\(why))"
-            report.retry = true
+            prepared.problem = "cannot be read (\(why))"
+            prepared.retry = true
         case .done(_, let acted?):
             var r = Wire.Reader(acted)
             switch r.int() {
             case 0?:
-                if let db = r.text(), let wal = r.text() { copied = (db, wal) }
-            case 1?: problem = r.text() ?? "cannot be copied"
+                if let db = r.text(), let wal = r.text() { prepared.copied = (db, wal) }
+            case 1?: prepared.problem = r.text() ?? "cannot be copied"
+            case 3?:
+                // Another planner process is copying it (and reads what it copies): read later.
+                prepared.retry = true
             default:
-                problem = "changed while it was copied, three times (Anki busy?)"
-                report.retry = true
+                prepared.problem = "changed while it was copied, three times (Anki busy?)"
+                prepared.retry = true
             }
         case .done(_, nil):
             break
+        }
+        return prepared
+    }
+
+    /// Inside the caller's write transaction: the opens the collection's reviews make (applied by the
+    /// caller, `AnkiSource`), and what was found, from what `prepareAnkiRead` copied. nil when no
+    /// collection is set.
+    ///
+    /// Whenever the collection changed, every study day's first review is found again (one indexed lookup
+    /// per day: ~1,800 for five years of daily study), so no review is missed whatever Anki did meanwhile: a
+    /// review synced from the phone with an earlier time, an undo, a collection replaced by a full sync.
+    /// At most `ankiOpensPerChange` opens are taken (`AnkiReport.more`: the rest is a later slice's).
+    func readAnkiCollection(
+        now: Instant, prepared: AnkiPrepared?, walk: inout AnkiWalk?
+    ) throws -> (report: AnkiReport, opens: [(day: LocalDate, event: PlanEvent)])? {
+        guard let collection = try ankiCollectionSetting() else { return nil }
+        var report = AnkiReport(collection: collection)
+        // The setting changed since the look (a `config set` in between): the next change reads the new one.
+        guard let prepared, prepared.collection == collection else {
+            report.retry = true
+            return (report, [])
+        }
+        let folder = ankiCopyFolder
+        let copy = folder + "/collection.anki2"
+        let copied = prepared.copied
+        var problem = prepared.problem
+        report.retry = prepared.retry
+        // Read under the copy folder's shared lock: another process's child may be copying a newer state into
+        // it (under the exclusive one) and would otherwise swap the files mid-read. A copy being made is not
+        // waited for beyond a child's end (100 ms); nor is a copy read that is not of the files this process
+        // looked at (`copied-from`: one cut short, another collection's, or a newer one another process
+        // copied and reads).
+        var lock: Int32 = -1
+        defer { if lock >= 0 { close(lock) } }
+        if problem == nil, let copied {
+            lock = Glibc.open(folder + "/lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            var failure: Int32 = lock >= 0 ? EWOULDBLOCK : errno
+            for _ in 0..<100 where failure == EWOULDBLOCK || failure == EINTR {
+                if flock(lock, LOCK_SH | LOCK_NB) == 0 { failure = 0 } else { failure = errno; usleep(1_000) }
+            }
+            if failure != 0, failure != EWOULDBLOCK, failure != EINTR {
+                problem = "cannot be read: its private copy's folder \(folder) cannot be locked (\(DatabaseFile.describe(failure)))"
+            } else if failure != 0
+                || AnkiFiles.readMarker(folder + "/" + AnkiFiles.markerName) != AnkiFiles.copiedFrom(db: copied.db, wal: copied.wal)
+            {
+                // The next change looks again, and copies whole what no read describes.
+                try connection.prepare("UPDATE anki_read SET db_file = '' WHERE collection = ?").run(.text(collection))
+                report.retry = true
+                return (report, [])
+            }
         }
         var opens: [(day: LocalDate, event: PlanEvent)] = []
         var more = false
@@ -110,7 +162,9 @@ extension PlannerDatabase {
                 var rules = DayRuleHistory.StudyDays(
                     try dayRuleHistory(values: rows.values, defaults: rows.defaults), resolve: Self.usableZone(named:))
                 let periods = rules.periods()
-                let found = try Self.readReviews(copy, now: now, periods: periods)
+                let key = AnkiWalk.Key(copied: copied.db + " " + copied.wal, now: now, periods: periods)
+                let found = try walk.flatMap { $0.key == key ? $0.found : nil } ?? Self.readReviews(copy, now: now, periods: periods)
+                walk = AnkiWalk(key: key, found: found)
                 counts = (found.reviews, found.last, found.synced)
                 var recorded: [LocalDate: Instant] = [:]
                 if !found.firsts.isEmpty {
@@ -122,9 +176,14 @@ extension PlannerDatabase {
                 }
                 let current = periods[periods.count - 1]
                 let today = current.schedule.studyDay(at: now, in: current.zone)
-                (opens, more) = AnkiReviews.chosen(
-                    AnkiReviews.opens(for: found.firsts, recorded: recorded), today: today,
-                    limit: ankiOpensPerChange)
+                let known = try connection.prepare("SELECT 1 FROM event WHERE id = ?")
+                (opens, more) = try AnkiReviews.slice(
+                    found.firsts, recorded: recorded, today: today, limit: ankiOpensPerChange ?? Self.ankiOpensPerSlice
+                ) { (id: String) throws(SQLiteError) -> Bool in
+                    try known.bind([.text(id)])
+                    defer { sqlite3_reset(known.handle) }
+                    return try known.step()
+                }
                 report.more = more
             } catch let why as AnkiUnreadable {
                 problem = why.message
@@ -152,12 +211,45 @@ extension PlannerDatabase {
         }
         if let problem {
             report.problem = "the Anki collection \(collection) \(problem): reviews are read once it can be"
-            if problem != known.problem { PlannerDatabase.warnOnce(report.problem!) }
+            if problem != prepared.knownProblem { PlannerDatabase.warnOnce(report.problem!) }
         }
         return (report, opens)
     }
 
     struct AnkiUnreadable: Error { var message: String }
+
+    /// One walk of the copy's review log (`readReviews`), kept by a command across the slices of a long
+    /// history: while the copy, the clock and the day rules are what they were, the next slice chooses
+    /// its days from it again instead of walking twenty years of days again.
+    struct AnkiWalk {
+        struct Key: Equatable {
+            var copied: String
+            var now: Instant
+            var periods: [(after: Int64, through: Int64, schedule: Schedule, zone: Zone)]
+
+            static func == (a: Key, b: Key) -> Bool {
+                a.copied == b.copied && a.now == b.now && a.periods.count == b.periods.count
+                    && zip(a.periods, b.periods).allSatisfy {
+                        $0.after == $1.after && $0.through == $1.through && $0.schedule == $1.schedule && $0.zone.name == $1.zone.name
+                    }
+            }
+        }
+        var key: Key
+        var found: (firsts: [(day: LocalDate, review: Int64, at: Instant)], reviews: Int64, last: Int64, synced: Int64)
+    }
+
+    /// What `prepareAnkiRead` found before the transaction.
+    struct AnkiPrepared {
+        var collection: String
+        /// Anki's files as copied (or as found copied with days left unread): the copy is to be read.
+        var copied: (db: String, wal: String)?
+        /// Why it could not be read (a stall, a FIFO, Anki busy through every try).
+        var problem: String?
+        /// The problem may pass by itself: tried again soon.
+        var retry = false
+        /// The problem the last read recorded (a new one is warned of once).
+        var knownProblem: String?
+    }
 
     /// Reads the copy: every study day's first review among the reviews that can be real (after Anki
     /// existed, not ahead of the clock: `AnkiReviews.plausible`), and the log's size and last id.
@@ -267,24 +359,34 @@ extension PlannerDatabase {
     }
 }
 
-/// Anki's collection as an event source: its new reviews read inside the change's transaction as opens
-/// of their days (a login's `open` never reads it: `EventSources.login` has no such source). The ticker
-/// reads it only when the collection's files changed (`PlannerDatabase.readsAnki`).
+/// Anki's collection as an event source: its files copied before the change's transaction (`prepare`),
+/// its new reviews read inside it as opens of their days (a login's `open` never reads it:
+/// `EventSources.login` has no such source). The ticker reads it only when the collection's files changed
+/// (`PlannerDatabase.readsAnki`).
 final class AnkiSource: EventSource {
     private var found: AnkiReport?
+    private var prepared: PlannerDatabase.AnkiPrepared?
     private var days: [String: LocalDate] = [:]
+    /// Kept from one change to the next when the source reads a long history in slices.
+    private var walk: PlannerDatabase.AnkiWalk?
 
     var leftUnread: Bool { found?.more == true }
+
+    func prepare(_ db: PlannerDatabase, now: Instant) throws {
+        (found, prepared, days) = (nil, nil, [:])
+        guard db.readsAnki else { return }
+        prepared = try db.prepareAnkiRead()
+    }
 
     func collect(_ db: PlannerDatabase, now: Instant) throws -> [SourcedEvent] {
         guard db.readsAnki else {
             found = try db.ankiCollectionSetting().map { AnkiReport(collection: $0) }
             return []
         }
-        guard let (report, opens) = try db.readAnkiCollection(now: now) else { return [] }
+        guard let (report, opens) = try db.readAnkiCollection(now: now, prepared: prepared, walk: &walk) else { return [] }
         found = report
         for open in opens { days[open.event.id] = open.day }
-        return opens.map { SourcedEvent(event: $0.event, fromAnotherDevice: false) }
+        return opens.map { SourcedEvent(event: $0.event, fromAnotherDevice: false, together: true) }
     }
 
     func applied(_ outcome: SourcedOutcome, _ db: PlannerDatabase, now: Instant) throws {

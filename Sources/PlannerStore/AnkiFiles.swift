@@ -77,8 +77,12 @@ enum AnkiFiles {
     /// In the child: copies the database (unless the copy is of `base`, the database as it is now) and the
     /// WAL into `folder` (made private), each to a temporary name renamed over the last copy, and checks
     /// nothing changed meanwhile. Up to three tries. The folder's lock is held to the child's end: a child
-    /// left behind at its deadline finishes before the next one copies.
-    /// Wire: status (0 copied, 1 failed: then why, 2 changed under every try), then the identities copied.
+    /// left behind at its deadline finishes before the next one copies. The copy is made outside the
+    /// planner's write transaction, so another planner process may be copying too: its lock is waited for
+    /// `FolderChild.lockWaitMilliseconds` (then "busy": that process reads what it copies), and files it
+    /// copied meanwhile are not copied again.
+    /// Wire: status (0 copied, 1 failed: then why, 2 changed under every try, 3 the folder busy), then the
+    /// identities copied.
     static func copy(_ given: String, into folder: String, base: String, fds: [Int32]) -> [UInt8] {
         let collection = resolved(given)
         var out = Wire.Writer()
@@ -91,16 +95,50 @@ enum AnkiFiles {
         }
         chmod(folder, 0o700)
         let lock = Glibc.open(folder + "/lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard lock >= 0, flock(lock, LOCK_EX) == 0 else {
+        guard lock >= 0 else {
             out.int(1)
             out.text("cannot be copied: its private copy's folder \(folder) cannot be locked (\(DatabaseFile.describe(errno)))")
             return out.bytes
         }
         defer { close(lock) }
+        var waited: Int64 = 0
+        while flock(lock, LOCK_EX | LOCK_NB) != 0 {
+            let why = errno
+            if why == EINTR { continue }
+            if why != EWOULDBLOCK {
+                out.int(1)
+                out.text("cannot be copied: its private copy's folder \(folder) cannot be locked (\(DatabaseFile.describe(why)))")
+                return out.bytes
+            }
+            guard waited < FolderChild.lockWaitMilliseconds else {
+                out.int(3)
+                return out.bytes
+            }
+            usleep(10_000)
+            waited += 10
+        }
         let target = folder + "/collection.anki2"
         var dbFD = fds.first ?? -1
         var walFD = fds.count > 1 ? fds[1] : -1
-        var copyWhole = base.isEmpty
+        // Which files the copy was taken from (`copiedFrom`): the copy is of `base` only when it says so (the
+        // folder may hold another collection's copy, or one cut short; the command that made it may have died
+        // before its transaction recorded anything).
+        let marker = folder + "/" + markerName
+        let copied = readMarker(marker)
+        var first = stat(), firstWAL = stat()
+        if fstat(dbFD, &first) == 0 {
+            let wal = walFD >= 0 && fstat(walFD, &firstWAL) == 0 && firstWAL.st_mode & S_IFMT == S_IFREG ? identity(firstWAL) : absent
+            // Copied by another planner process while this one waited for the lock: nothing to do.
+            if copied == copiedFrom(db: identity(first), wal: wal) {
+                out.int(0)
+                out.text(identity(first))
+                out.text(wal)
+                return out.bytes
+            }
+        }
+        var copyWhole = base.isEmpty || copied?.split(separator: " ").first.map(String.init) != base
+        // Whatever is copied now, the folder says it holds nothing known until both files are in.
+        unlink(marker)
         // What a later try opens is closed here; `fds` are the caller's (`look`'s), closed by it.
         var reopened: [Int32] = []
         defer { for fd in reopened { close(fd) } }
@@ -136,6 +174,9 @@ enum AnkiFiles {
             var after = stat(), named = stat()
             guard fstat(dbFD, &after) == 0, stat(collection, &named) == 0 else { break }
             if identity(before) == identity(after), identity(after) == identity(named) {
+                if let why = writeMarker(marker, copiedFrom(db: identity(after), wal: hasWAL ? identity(walInfo) : absent)) {
+                    out.int(1); out.text(why); return out.bytes
+                }
                 out.int(0)
                 out.text(identity(after))
                 out.text(hasWAL ? identity(walInfo) : absent)
@@ -144,6 +185,40 @@ enum AnkiFiles {
         }
         out.int(2)
         return out.bytes
+    }
+
+    /// The file in the copy folder that says which files the copy was taken from: written once both are in,
+    /// removed before either is replaced. Read under the folder's lock, by the child and by the reader.
+    static let markerName = "copied-from"
+
+    /// What `copied-from` says of a copy of these files.
+    static func copiedFrom(db: String, wal: String) -> String { db + " " + wal }
+
+    /// What `copied-from` holds (nil: none, or not one this planner wrote).
+    static func readMarker(_ path: String) -> String? {
+        let fd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard n > 0, n < buffer.count else { return nil }
+        return String(decoding: buffer[..<n], as: UTF8.self)
+    }
+
+    /// Says which files the copy was taken from (through a temporary name). Nil: done.
+    private static func writeMarker(_ path: String, _ identity: String) -> String? {
+        let temporary = path + ".planner-tmp"
+        unlink(temporary)
+        let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return "cannot be copied: its private copy cannot be written (\(DatabaseFile.describe(errno)))" }
+        let bytes = Array(identity.utf8)
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        guard written == bytes.count, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            return "cannot be copied: its private copy cannot be written (\(DatabaseFile.describe(errno)))"
+        }
+        return nil
     }
 
     /// Copies `fd`'s first `size` bytes to `path` (through a temporary name in its folder). Nil: done.

@@ -1,4 +1,5 @@
 import CSQLite
+import Glibc
 import PlannerCore
 
 /// What the outside sources found and did during one change: returned by the change that applied them
@@ -26,6 +27,10 @@ struct SourcedEvent {
     var fromAnotherDevice: Bool
     /// The sync folder file whose line it came in (`event.carrier`).
     var carrier: String? = nil
+    /// This device's, stamped, and applied with the others like it as one batch planned once at now, not
+    /// each at its own instant (Anki's opens: years of study days are one plan, not one per past day
+    /// whose refill at that instant would leave a request row for every past slot).
+    var together = false
 }
 
 /// What applying a source's events did: each one applied (nil: recorded before) and each refused by the
@@ -42,6 +47,9 @@ struct SourcedOutcome {
 /// the commit brings its folder in line (publishes this device's events, rewrites the calendar, removes
 /// applied inbox files). A new source is one type conforming here and one entry in `EventSources`.
 protocol EventSource: AnyObject {
+    /// Before the write transaction, outside the database's lock: slow work on the source's files that
+    /// needs no decision from the database's state (Anki's collection copied).
+    func prepare(_ db: PlannerDatabase, now: Instant) throws
     /// Inside the write transaction, before the command's own change: the events it holds now (its own
     /// bookkeeping rows, such as what was read of each file, are written here too).
     func collect(_ db: PlannerDatabase, now: Instant) throws -> [SourcedEvent]
@@ -60,6 +68,7 @@ protocol EventSource: AnyObject {
 }
 
 extension EventSource {
+    func prepare(_ db: PlannerDatabase, now: Instant) throws {}
     func applied(_ outcome: SourcedOutcome, _ db: PlannerDatabase, now: Instant) throws {}
     func seal(_ db: PlannerDatabase, now: Instant) throws {}
     func finish(_ db: PlannerDatabase, now: Instant) {}
@@ -103,6 +112,20 @@ extension PlannerDatabase {
         at now: Instant, from sources: EventSources, _ body: (_ leftUnread: Bool) throws -> T
     ) throws(PlannerError) -> (T, SourcesReport) {
         let active = sources.make()
+        var (result, report) = try change(at: now, active: active, body)
+        if let anki = active.lazy.compactMap({ $0 as? AnkiSource }).first { readAnkiHistory(now: now, with: anki, into: &report) }
+        return (result, report)
+    }
+
+    /// One change with these sources.
+    private func change<T>(
+        at now: Instant, active: [EventSource], _ body: (_ leftUnread: Bool) throws -> T
+    ) throws(PlannerError) -> (T, SourcesReport) {
+        do {
+            for source in active { try source.prepare(self, now: now) }
+        } catch {
+            throw Self.plannerError(error, path: path)
+        }
         let result = try write { () throws -> T in
             var applied = false
             for source in active {
@@ -112,8 +135,8 @@ extension PlannerDatabase {
                 try source.applied(outcome, self, now: now)
             }
             // The usual-time schedule decides today from the record before it: events dated at their own
-            // instant (an Anki review of days ago, an open saved before midnight) planned at that instant, with
-            // the record as it was before them. Planned again at now, with them.
+            // instant (an open saved in the inbox before midnight) planned at that instant, with the record as
+            // it was before them, and Anki's opens planned once at now. Planned again at now, with them all.
             if applied, try readPlan().0.usualTime { _ = try replan(now: now) }
             let result = try body(active.contains { $0.leftUnread })
             try addMissingSettingRows()
@@ -128,9 +151,41 @@ extension PlannerDatabase {
         return (result, report)
     }
 
+    /// A command's change left days of Anki's history unread (a first read of years): the rest is read
+    /// now, a slice to a transaction, with a pause between in which another process waiting for the
+    /// database (a login's `open`, the ticker's claim) gets it: SQLite's busy handler tries again at most
+    /// every 100 ms. The ticker (`ankiOpensPerChange` set) reads a slice a pass instead. `source` is the
+    /// change's own: it keeps its walk of the review log while the copy, the clock and the day rules stay as
+    /// they were (`AnkiWalk`), so that each slice only chooses its days. Each slice's opens are published to
+    /// the sync folder after its commit, as the change's were. The command's own change is in: a slice that
+    /// fails (the database busy past its timeout, a full disk) is a warning, and the next change goes on.
+    private func readAnkiHistory(now: Instant, with source: AnkiSource, into report: inout SourcesReport) {
+        guard ankiOpensPerChange == nil, var anki = report.anki, anki.more else { return }
+        while anki.more {
+            usleep(Self.ankiSlicePauseMicroseconds)
+            let slice: SourcesReport
+            do {
+                (_, slice) = try change(at: now, active: [source, SyncFolderSource(reading: false)]) { (_: Bool) in }
+            } catch {
+                PlannerDatabase.warnOnce("the rest of Anki's history in \(anki.collection) is read by the next change: \(error.message)")
+                break
+            }
+            guard let next = slice.anki else { break }
+            anki.more = next.more
+            anki.problem = next.problem
+            anki.retry = next.retry
+            anki.opened += next.opened
+            // A slice that recorded nothing (each refused by the schema, or the copy not readable now) is the
+            // last: the rest is the next change's.
+            if next.opened.isEmpty { break }
+        }
+        report.anki = anki
+    }
+    static let ankiSlicePauseMicroseconds: UInt32 = 100_000
+
     /// Applies what a source found, inside the caller's transaction: this device's own events one by one
-    /// (each at its own instant, stamped here), another device's as one batch (decided together, planned
-    /// once). An event the schema refuses is undone alone and reported; the others still apply (unless
+    /// (each at its own instant, stamped here) but those that come `together` (Anki's opens: one batch,
+    /// planned once at now), another device's as one batch (decided together, planned once). An event the schema refuses is undone alone and reported; the others still apply (unless
     /// triggers of the user's own could be what refused it: `stopIfForeignTriggers`).
     func applySourced(_ events: [SourcedEvent], now: Instant) throws -> SourcedOutcome {
         var result = SourcedOutcome()
@@ -141,7 +196,9 @@ extension PlannerDatabase {
                 let outcome =
                     item.fromAnotherDevice
                     ? try applyEvents([item.event], now: now, receivedAt: now, carriers: [item.carrier])
-                    : try applyEvent(item.event, decidedAt: now)
+                    : item.together
+                        ? try applyEvents([item.event], now: now, receivedAt: nil)
+                        : try applyEvent(item.event, decidedAt: now)
                 if let outcome { result.outcomes.append(outcome) }
                 try connection.execute("RELEASE sourced_event")
             } catch let error as SQLiteError where error.primaryCode == SQLITE_CONSTRAINT {
@@ -154,20 +211,26 @@ extension PlannerDatabase {
         }
         var seen: Set<String> = []
         let foreign = events.filter { $0.fromAnotherDevice && seen.insert($0.event.id).inserted }
-        for item in events where !item.fromAnotherDevice { try alone(item) }
-        guard !foreign.isEmpty else { return result }
-        try connection.execute("SAVEPOINT sourced_batch")
-        do {
-            if let outcome = try applyEvents(foreign.map(\.event), now: now, receivedAt: now, carriers: foreign.map(\.carrier)) {
-                result.outcomes.append(outcome)
+        let together = events.filter { !$0.fromAnotherDevice && $0.together && seen.insert($0.event.id).inserted }
+        for item in events where !item.fromAnotherDevice && !item.together { try alone(item) }
+        // Decided together, planned once; a batch the schema refuses is applied again one by one.
+        func batch(_ items: [SourcedEvent], receivedAt: Instant?) throws {
+            guard !items.isEmpty else { return }
+            try connection.execute("SAVEPOINT sourced_batch")
+            do {
+                if let outcome = try applyEvents(items.map(\.event), now: now, receivedAt: receivedAt, carriers: items.map(\.carrier)) {
+                    result.outcomes.append(outcome)
+                }
+                try connection.execute("RELEASE sourced_batch")
+            } catch let error as SQLiteError where error.primaryCode == SQLITE_CONSTRAINT {
+                try stopIfRolledBack(error.message)
+                try connection.execute("ROLLBACK TO sourced_batch")
+                try connection.execute("RELEASE sourced_batch")
+                for item in items { try alone(item) }
             }
-            try connection.execute("RELEASE sourced_batch")
-        } catch let error as SQLiteError where error.primaryCode == SQLITE_CONSTRAINT {
-            try stopIfRolledBack(error.message)
-            try connection.execute("ROLLBACK TO sourced_batch")
-            try connection.execute("RELEASE sourced_batch")
-            for item in foreign { try alone(item) }
         }
+        try batch(foreign, receivedAt: now)
+        try batch(together, receivedAt: nil)
         return result
     }
 }

@@ -13,9 +13,12 @@ public final class PlannerDatabase {
     public var readsAnki = true
     /// The last publish to the sync folder found this device's file locked by another process (`SyncReport.lockBusy`).
     var publishFoundLockBusy = false
-    /// At most this many opens from Anki's review log applied by one change (nil: all). The ticker sets it:
-    /// five years of reviews read at once are ~1,800 opens, applied in passes between deliveries.
+    /// At most this many opens from Anki's review log applied by one change, the rest left for the ticker's
+    /// next pass (the ticker sets it). nil: a command applies them all, `ankiOpensPerSlice` to a transaction.
     public var ankiOpensPerChange: Int?
+    /// Opens from Anki's review log applied by one transaction of a command (twenty years of daily study
+    /// are 7,300): each slice holds the database for tens of milliseconds, not the whole history's time.
+    public static let ankiOpensPerSlice = 1_000
     /// PRAGMA application_id of every planner database: "PLNR" in ASCII.
     public static let applicationID: Int32 = 0x504C_4E52
     public static var schemaVersion: Int32 { Migrations.latestVersion }

@@ -364,7 +364,11 @@ public final class Ticker {
                 // setting changed): read once more, after the watch.
                 if wakeups.watchAnkiCollection(sources.anki?.collection), ankiReadAt == nil { ankiReadAt = t + Self.ankiSettleMilliseconds }
                 if let anki = sources.anki, !anki.opened.isEmpty {
-                    log("studied in Anki, opened: " + Set(anki.opened).map(\.description).sorted().joined(separator: ", "))
+                    // A slice of a long history is a thousand days: said as its count and span, not one by one.
+                    let days = Set(anki.opened).map(\.description).sorted()
+                    log(
+                        "studied in Anki, opened: "
+                            + (days.count <= 10 ? days.joined(separator: ", ") : "\(days.count) days, \(days[0]) to \(days[days.count - 1])"))
                 }
                 if let calendar = sources.calendar, !calendar.ticks.isEmpty {
                     log("ticked off in the calendar folder, opened: " + Set(calendar.ticks).map(\.description).sorted().joined(separator: ", "))

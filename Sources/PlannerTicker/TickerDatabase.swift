@@ -10,9 +10,9 @@ public final class TickerDatabase {
     /// What the ticker reads of the sync folder per pass: a 64 MiB peer file is applied 256 KiB at a time,
     /// reminders due meanwhile claimed between the passes (`Ticker.folderBacklog`).
     static let syncReadBudgetBytes: Int64 = 256 << 10
-    /// Opens from Anki's review log applied per pass: five years read at once come in passes, reminders
+    /// Opens from Anki's review log applied per pass: twenty years read at once come in passes, reminders
     /// due meanwhile claimed between them.
-    static let ankiOpensPerPass = 100
+    static let ankiOpensPerPass = PlannerDatabase.ankiOpensPerSlice
     private let identity: FileIdentity?
     private var walFiles: PlannerDatabase.WALFiles
     private let log: (String) -> Void

@@ -23,7 +23,7 @@ import Testing
     }
 
     @Test func theAnkiCopyGoesWithTheRest() throws {
-        let (process, copy) = try uninstall(["collection.anki2", "collection.anki2-wal", "lock", "collection.anki2.planner-tmp"])
+        let (process, copy) = try uninstall(["collection.anki2", "collection.anki2-wal", "lock", "collection.anki2.planner-tmp", "copied-from"])
         #expect(access(copy, F_OK) != 0)
         #expect(process.lines.contains("removed \(copy): the planner's private copy of the Anki collection"), "\(process.lines)")
     }

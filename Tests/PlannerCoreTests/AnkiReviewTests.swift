@@ -91,6 +91,30 @@ import PlannerSystem
         }
     }
 
+    /// A slice: today's and later days first, then the past from the latest back, up to the limit; days
+    /// with an earlier open from Anki recorded, and opens recorded already (under another day), are passed
+    /// over, so that a slice never stops on them; `more` only when a day is left over.
+    @Test func aSliceTakesTodayFirstThenThePastBackAndPassesOverWhatIsRecorded() {
+        let today = LocalDate(iso: "2026-11-23")!
+        let firsts = (-6...1).map { offset -> (day: LocalDate, review: Int64, at: Instant) in
+            let ms = 1_795_400_100_000 + Int64(offset) * 86_400_000
+            return (today.adding(days: offset), ms, Instant(milliseconds: ms))
+        }
+        let days = { (opens: [(day: LocalDate, event: PlanEvent)]) in opens.map { $0.day.description }.joined(separator: " ") }
+        var all = AnkiReviews.slice(firsts, recorded: [:], today: today, limit: nil) { _ in false }
+        #expect(days(all.opens) == firsts.map(\.day.description).joined(separator: " ") && !all.more)
+        all = AnkiReviews.slice(firsts, recorded: [:], today: today, limit: 8) { _ in false }
+        #expect(all.opens.count == 8 && !all.more)
+        var slice = AnkiReviews.slice(firsts, recorded: [:], today: today, limit: 3) { _ in false }
+        #expect(days(slice.opens) == "2026-11-22 2026-11-23 2026-11-24" && slice.more)
+        // Yesterday recorded at its review, the day before known under another day: passed over.
+        let known = AnkiReviews.eventID(review: firsts[4].review)
+        slice = AnkiReviews.slice(firsts, recorded: [firsts[5].day: firsts[5].at], today: today, limit: 3) { $0 == known }
+        #expect(days(slice.opens) == "2026-11-20 2026-11-23 2026-11-24" && slice.more)
+        slice = AnkiReviews.slice(Array(firsts[3...]), recorded: [firsts[5].day: firsts[5].at], today: today, limit: 3) { $0 == known }
+        #expect(days(slice.opens) == "2026-11-20 2026-11-23 2026-11-24" && !slice.more)
+    }
+
     @Test func anOpensIDComesFromItsReviewSoTwoComputersRecordOne() {
         let first = (day: LocalDate(iso: "2026-11-23")!, review: Int64(1_795_400_100_000), at: Instant(milliseconds: 1_795_400_100_000))
         let a = AnkiReviews.opens(for: [first], recorded: [:])

@@ -85,7 +85,9 @@ extension SourcesReport: Report {
             lines.append(
                 anki.read
                     ? "anki: \(studied.count) study day\(studied.count == 1 ? "" : "s") opened by reviews in \(anki.collection)"
-                    : "anki: \(anki.collection) unchanged since the last read")
+                    : anki.retry && anki.problem == nil
+                        ? "anki: \(anki.collection) is being copied by another planner process: read by the next change"
+                        : "anki: \(anki.collection) unchanged since the last read")
             if !studied.isEmpty { lines.append("studied in Anki: \(studied.joined(separator: ", ")) (opened: the rest of those days is quiet)") }
             if let problem = anki.problem { lines.append("anki problem: " + problem) }
         }
