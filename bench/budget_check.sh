@@ -72,6 +72,27 @@ make_templates() {
     p config set calendar-folder "$W/calendar/folder" --db "$W/calendar/planner.db" --now 2026-11-23T08:00
     p sync --db "$W/calendar/planner.db" --now 2026-11-23T08:00
     p config set calendar-folder "$W/calendar60/folder" calendar-days 60 --db "$W/calendar60/planner.db" --now 2026-11-23T08:00
+    # `sync10k`: another device's file of 10,000 events (opens, skips and their removal, pauses, settings:
+    # bench/change_costs.sh's first sync), unread.
+    mkdir -p "$W/sync10k/folder"
+    p config set days daily sync-folder "$W/sync10k/folder" --db "$W/sync10k/planner.db" --now 2026-11-23T08:00
+    p sync --db "$W/sync10k/planner.db" --now 2026-11-23T08:00
+    python3 - "$W/sync10k/folder" <<'PY'
+import os, random, sys
+other = "%032x" % random.Random(1).getrandbits(128)
+rng, base = random.Random(2), 1_794_799_200_000  # a minute apart, the last an hour before $NOW
+lines = [f"planner-device 1 id={other} name=bench at={base}\n"]
+for n in range(10_000):
+    at = base + n * 60_000
+    head = f"planner-event 2 id={n:032x} at={at} origin=bench device={other} stamp={at}.0"
+    day, kind = 1 + rng.randrange(28), rng.randrange(5)
+    if kind == 0: lines.append(f"{head.replace('origin=bench', 'origin=open')} kind=open zone=Asia/Seoul offset=32400\n")
+    elif kind == 1: lines.append(f"{head.replace('origin=bench', 'origin=skip')} kind=skip dates=2026-12-{day:02d}\n")
+    elif kind == 2: lines.append(f"{head.replace('origin=bench', 'origin=skip')} kind=unskip dates=2026-12-{day:02d}\n")
+    elif kind == 3: lines.append(f"{head.replace('origin=bench', 'origin=pause')} kind=pause until={at + 3_600_000}\n")
+    else: lines.append(f"{head.replace('origin=bench', 'origin=config')} kind=settings set.title=Title%20{n}\n")
+open(os.path.join(sys.argv[1], f"planner-{other}-000001.events"), "w").writelines(lines)
+PY
     # `anki5y`: a collection of five years of daily study set and not read yet (its first read is counted).
     # Only the tables and columns the planner reads, made with SQLite (Anki's own backend is not needed to
     # count instructions; the tests read collections Anki made).
@@ -93,7 +114,7 @@ con.commit()
 con.close()
 PY
     p config set anki-collection "$W/anki5y/collection.anki2" days daily --db "$W/anki5y/planner.db" --now 2026-11-23T08:00
-    for t in plain sync sync100 calendar calendar60 anki5y; do
+    for t in plain sync sync100 calendar calendar60 anki5y sync10k; do
         p list --db "$W/$t/planner.db"   # checkpointed and closed
         cp -a "$W/$t" "$W/$t.template"
     done
@@ -123,6 +144,8 @@ scenario() {
         tick-once-primed) echo "plain+primed+children tick --once --sink stdout" ;;
         tick-once-calendar60) echo "calendar60+primed+children tick --once --sink stdout" ;;
         refill-anki-first) echo "anki5y+children refill" ;;
+        config-set-calendar60) echo "calendar60+children config set title Hello" ;;
+        sync-10k) echo "sync10k+children sync" ;;
         *) return 1 ;;
     esac
 }
