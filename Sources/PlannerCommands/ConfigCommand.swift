@@ -110,25 +110,69 @@ public enum ConfigCommand {
         }
     }
 
-    /// The same folder by another name (a trailing slash, a link): the same device and inode.
+    /// The same folder by another name (a trailing slash, a link): the same device and inode. Asked of a
+    /// folder child, as every folder is: a folder on a mount that stopped answering is not the same one
+    /// (the old folder's emptying, a child too, then says it did not answer).
     static func sameFolder(_ a: String, _ b: String) -> Bool {
         guard !b.isEmpty else { return false }
-        var x = stat(), y = stat()
-        return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino
+        guard
+            let answer = inChild(
+                folder: a,
+                { () -> [UInt8] in
+                    var x = stat(), y = stat()
+                    var out = Wire.Writer()
+                    out.int(stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino ? 1 : 0)
+                    return out.bytes
+                }
+            ).answer
+        else { return false }
+        var r = Wire.Reader(answer)
+        return r.int() == 1
     }
 
     /// The calendar folder is made when it is set (and its parents, private to the user): vdirsyncer and
-    /// the planner need it, and `vdirsyncer discover` asks to create only the server's side.
+    /// the planner need it, and `vdirsyncer discover` asks to create only the server's side. By a folder
+    /// child: a folder on a mount that stopped answering costs the command the folder deadline and one
+    /// line, never a wait as long as the mount's.
     static func makeCalendarFolder(_ folder: String) throws(PlannerError) {
         guard !folder.isEmpty else { return }
-        var path = ""
-        for part in folder.split(separator: "/") {
-            path += "/" + part
-            if mkdir(path, 0o700) != 0 && errno != EEXIST {
-                throw .io(
-                    "cannot create the calendar folder \(folder) (\(String(cString: strerror(errno))) at \(path)): create it, then set it again")
+        let (answer, why) = inChild(folder: folder) { () -> [UInt8] in
+            var out = Wire.Writer()
+            var path = ""
+            for part in folder.split(separator: "/") {
+                path += "/" + part
+                if mkdir(path, 0o700) != 0 && errno != EEXIST {
+                    out.int(Int64(errno))
+                    out.text(path)
+                    return out.bytes
+                }
             }
+            out.int(0)
+            return out.bytes
         }
+        guard let answer else {
+            throw .io("cannot create the calendar folder \(folder) (\(why ?? "it said nothing")): set it again once it answers")
+        }
+        var r = Wire.Reader(answer)
+        let failure = Int32(truncatingIfNeeded: r.int() ?? Int64(EIO))
+        guard failure == 0 else {
+            throw .io(
+                "cannot create the calendar folder \(folder) (\(String(cString: strerror(failure))) at \(r.text() ?? folder)): create it, then set it again"
+            )
+        }
+    }
+
+    /// `work` done by a folder child touching `folder`: what it said, or why it said nothing.
+    private static func inChild(folder: String, _ work: () -> [UInt8]) -> (answer: [UInt8]?, why: String?) {
+        let outcome: FolderChild.Outcome
+        do {
+            outcome = try FolderChild.run(folder: folder, observe: work, decide: { _ in nil }, act: { _ in [] })
+        } catch {
+            return (nil, "\(error)")
+        }
+        if let why = outcome.unfinished { return (nil, why) }
+        guard case .done(let observed, _) = outcome else { return (nil, "it said nothing") }
+        return (observed, nil)
     }
 
     public static var keyList: String { SettingKey.allCases.map(\.rawValue).joined(separator: ", ") }

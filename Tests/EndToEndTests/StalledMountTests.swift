@@ -107,6 +107,50 @@ import Testing
         #expect(r.err.contains("warning: the sync folder") && r.err.contains("cannot be read (it did not answer within"), "\(r.err)")
     }
 
+    /// A login while the mount holding the sync and calendar folders stalls: `open --login` records the
+    /// open in the database and returns within its second, saying which folders wait; the next change
+    /// writes them once the mount answers.
+    @Test(.enabled(if: usable, "needs root, /dev/fuse and python3-pyfuse3")) func aLoginNeverWaitsOnAStalledMount() throws {
+        let h = try Harness(productDeadline: true)
+        let mount = try StalledMount(h)
+        defer { mount.close() }
+        try planOnMount(h, mount)
+        _ = try h.planner(["refill", "--db", h.db, "--now", "2026-11-24T08:00"]).check()
+        mount.stall()
+        let (login, seconds) = try timed(h, mount, ["open", "--login", "--db", h.db, "--now", "2026-11-24T10:00"])
+        #expect(login.status == 0 && seconds < 1.5, "login took \(seconds) s: \(login.status) \(login.err)")
+        #expect(login.err.contains("cannot write the calendar folder") && login.err.contains("cannot write to the sync folder"), "\(login.err)")
+        #expect(try h.sqlite("SELECT local_date, origin FROM app_open") == "2026-11-24|login")
+        mount.answer()
+        // The next change writes what the login could not (once the login's children caught in the mount
+        // have ended: until then no other is sent to those folders).
+        let task = mount.point + "/calendar/planner-day-2026-11-24.ics"
+        try h.waitFor(seconds: 10) {
+            let r = try h.planner(["refill", "--db", h.db, "--now", "2026-11-24T10:01"])
+            return r.status == 0 && (try? String(contentsOfFile: task, encoding: .utf8))?.contains("STATUS:COMPLETED") == true
+        }
+        let shared = try FileManager.default.contentsOfDirectory(atPath: mount.point + "/shared").filter { $0.hasSuffix(".events") }
+        let lines = try shared.map { try String(contentsOfFile: mount.point + "/shared/" + $0, encoding: .utf8) }.joined()
+        #expect(lines.components(separatedBy: "kind=open").count - 1 == 1, "\(lines)")
+    }
+
+    /// `config set calendar-folder` with a folder on a mount that stalls: the command says so in one line
+    /// and exits 74 within the folder deadline, the setting unchanged; it had sat in `mkdir` (and `stat`,
+    /// comparing the old folder with the new) for as long as the mount stalled, unkillable.
+    @Test(.enabled(if: usable, "needs root, /dev/fuse and python3-pyfuse3")) func settingAFolderOnAStalledMountIsOneLine() throws {
+        let h = try Harness(productDeadline: true)
+        let mount = try StalledMount(h)
+        defer { mount.close() }
+        try planOnMount(h, mount)
+        mount.stall()
+        let (r, seconds) = try timed(
+            h, mount, ["config", "set", "calendar-folder", mount.point + "/other", "--db", h.db, "--now", "2026-11-24T10:00"])
+        #expect(r.status == 74 && seconds < 3, "config set took \(seconds) s: \(r.status) \(r.err)")
+        #expect(r.err.hasPrefix("error: cannot create the calendar folder \(mount.point)/other (it did not answer within"), "\(r.err)")
+        #expect(r.err.split(separator: "\n").count == 1, "\(r.err)")
+        #expect(try h.sqlite("SELECT value FROM setting WHERE key = 'calendar-folder'") == mount.point + "/calendar")
+    }
+
     /// A ticker started by the desktop session while the mount stalls (its calendar folder, sync folder and
     /// Anki's collection on it): it delivers its reminders on time and stops at SIGTERM. It had sat in
     /// `inotify_add_watch` on the calendar folder (or `readlink` on the collection), delivering nothing and
