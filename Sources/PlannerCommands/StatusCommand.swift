@@ -66,7 +66,12 @@ public struct InboxSummary: Equatable {
 public enum StatusCommand {
     public static func run(_ ctx: RunContext, db: String?, now: String?) throws(PlannerError) -> StatusReport {
         let setting = try ctx.resolveSetting(db: db, now: now)
-        let context = try setting.open(forWriting: false)
+        let database = try PlannerDatabase(path: setting.path, forWriting: false, zoneForNewPlan: setting.zoneForNewPlan)
+        // One read transaction: the settings, the plan, the folders' problems and Anki's from one moment.
+        return try database.snapshot { () throws(PlannerError) -> StatusReport in try report(setting, setting.context(database)) }
+    }
+
+    private static func report(_ setting: CommandSetting, _ context: CommandContext) throws(PlannerError) -> StatusReport {
         // The usual-time schedule's decision too: which slot is the day's first (measurement mode) depends on it.
         let settings = context.settings.usualTime ? try context.database.planSettings(at: context.now).settings : context.settings
         let status = try context.database.status(now: context.now, zone: context.zone, plan: settings)

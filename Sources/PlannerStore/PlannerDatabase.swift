@@ -280,7 +280,18 @@ public final class PlannerDatabase {
         }
     }
 
+    /// `body` in one read transaction: every read inside it (each store method's `read`) sees the database
+    /// as it was at its first, whatever other processes commit meanwhile (`planner status`: the plan, the
+    /// folders' problems and Anki's freshness from one moment).
+    public func snapshot<T>(_ body: () throws(PlannerError) -> T) throws(PlannerError) -> T {
+        try read { () throws -> T in try body() }
+    }
+
     func read<T>(_ body: () throws -> T) throws(PlannerError) -> T {
+        // Inside `snapshot` (or a write): the transaction already open is the one read.
+        if sqlite3_get_autocommit(connection.handle) == 0 {
+            do { return try body() } catch { throw Self.plannerError(error, path: path) }
+        }
         connection.resetKeptStatements()
         defer { connection.resetKeptStatements() }
         do {

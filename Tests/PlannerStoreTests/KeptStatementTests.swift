@@ -1,4 +1,5 @@
 import CSQLite
+import PlannerCore
 import Testing
 @testable import PlannerStore
 import PlannerTestSupport
@@ -49,5 +50,31 @@ import PlannerTestSupport
             return try ticker.integer("SELECT x FROM t ORDER BY x")
         }
         #expect(seen == 0)
+    }
+}
+
+/// `planner status` reads in one transaction (`PlannerDatabase.snapshot`): every store read inside it sees
+/// the database as it was at the first, whatever another process commits between two of them.
+@Suite struct SnapshotTests {
+    @Test func readsInsideASnapshotSeeOneMoment() throws {
+        let path = temporaryDatabasePath()
+        let reader = try PlannerDatabase(path: path)
+        let writer = try PlannerDatabase(path: path)
+        let collection = "/nowhere/collection.anki2"
+        func problem(_ text: String) throws {
+            try writer.connection.execute(
+                "INSERT INTO anki_read (collection, problem, read_at_ms) VALUES ('\(collection)', '\(text)', 1) "
+                    + "ON CONFLICT (collection) DO UPDATE SET problem = excluded.problem")
+        }
+        try problem("first")
+        let seen = try reader.snapshot { () throws(PlannerError) -> [String?] in
+            let before = try reader.ankiProblem(collection: collection)
+            try? problem("second")  // another process commits between two reads
+            let after = try reader.ankiProblem(collection: collection)
+            return [before, after, try reader.ankiFreshness(collection: collection).synced.map { "\($0)" }]
+        }
+        #expect(seen[0] == "the Anki collection \(collection) first" && seen[1] == seen[0], "\(seen)")
+        // Outside it, the next read sees the commit.
+        #expect(try reader.ankiProblem(collection: collection) == "the Anki collection \(collection) second")
     }
 }
