@@ -41,9 +41,7 @@ enum LoginOpen {
             // on a folder nor pays for the child process that would (docs/benchmarks.md, issue 31). Its lock
             // is beside the database's resolved path (a link to the database is followed).
             let leaving = TickerLock.liveTickerWatches(databasePath: database.resolvedPath)
-            let decision = try database.recordAppOpen(
-                now: now, policy: policy, origin: origin, id: event.id, takenIn: zone,
-                unlessRecorded: unlessRecorded, leavingFolders: leaving)
+            let decision = try database.recordAppOpen(event, unlessRecorded: unlessRecorded, leavingFolders: leaving)
             // The ticker began to stop while this open waited for the database: it runs no pass for this
             // commit, so the open does its folders itself (a failure waits in the database for the next
             // command that writes, as any folder failure does).

@@ -65,7 +65,17 @@ extension PlannerDatabase {
         now: Instant, zone: Zone? = nil, policy: PlanPolicy? = nil, origin: String = "open",
         id: String? = nil, takenIn: Zone? = nil, unlessRecorded: [String] = [], leavingFolders: Bool = false
     ) throws(PlannerError) -> OpenDecision {
-        let event = Self.openEvent(now: now, takenIn: takenIn ?? zone, policy: policy, origin: origin, id: id)
+        try recordAppOpen(
+            Self.openEvent(now: now, takenIn: takenIn ?? zone, policy: policy, origin: origin, id: id), zone: zone,
+            unlessRecorded: unlessRecorded, leavingFolders: leavingFolders)
+    }
+
+    /// The same for an open event made by the caller (`openEvent`): a login's `open` makes it once, and either
+    /// records it here or saves that very event in the inbox.
+    public func recordAppOpen(
+        _ event: PlanEvent, zone: Zone? = nil, unlessRecorded: [String] = [], leavingFolders: Bool = false
+    ) throws(PlannerError) -> OpenDecision {
+        let now = event.at
         return try change(at: now, from: leavingFolders ? .loginLeavingFolders : .login) { () throws -> OpenDecision in
             // A login inside one already recorded (`LoginSession`): nothing new.
             let recorded = unlessRecorded.isEmpty ? nil : try connection.prepare("SELECT 1 FROM event WHERE id = ?")
