@@ -38,7 +38,7 @@ enum LoginOpen {
             let left = max(50, waitMilliseconds - (monotonicMilliseconds() - start))
             database.setBusyTimeout(milliseconds: Int32(left))
             // A live ticker wakes on this commit and brings the folders in line itself: a login never waits
-            // on a folder nor pays for the child process that would (docs/benchmarks.md, issue 31). Its lock
+            // on a folder nor pays for the child process that would (docs/benchmarks.md). Its lock
             // is beside the database's resolved path (a link to the database is followed).
             let leaving = TickerLock.liveTickerWatches(databasePath: database.resolvedPath)
             let decision = try database.recordAppOpen(event, unlessRecorded: unlessRecorded, leavingFolders: leaving)

@@ -1,5 +1,5 @@
-/// The calendar folder in buckets, so that a pass costs what changed and not the horizon's length (issue 31:
-/// `calendar-days 60` made every writing command 2.8 times dearer). A planner file belongs to the bucket of
+/// The calendar folder in buckets, so that a pass costs what changed and not the horizon's length (without
+/// them, every writing command paid for every day of `calendar-days`). A planner file belongs to the bucket of
 /// the date its name carries (a slot's date, a day task's date), or to the one-offs' bucket. After a pass the
 /// planner records, per bucket, a digest of the bucket's files as listed (`CalendarListingDigest`) and a key
 /// of everything the plan makes the bucket's items from (`CalendarPlanFacts.key`); the next pass looks into
@@ -129,8 +129,8 @@ public struct CalendarPlanFacts: Sendable {
         var text = globalKey
         if bucket == CalendarBucket.oneOffs {
             var all = ""
-            // Its local time too: the item's text says it, and a tz database change moves it (a review found
-            // a rule change beyond the calendar head's years left one-offs at the old time).
+            // Its local time too: the item's text says it, and a tz database change moves it (a rule change
+            // beyond the calendar head's years would otherwise leave one-offs at the old time).
             for o in oneOffs {
                 let local = zone.local(o.fireAt)
                 let start = LocalDateTime(date: local.date, hour: local.hour, minute: local.minute, second: local.second)

@@ -239,7 +239,7 @@ public func decideOpen(
 /// Sorts `items` in place (stable) by insertion: linear for what `decideRefill` merges (runs already in time order,
 /// each after the other), and it allocates nothing. The standard library's sort of more than 20 elements
 /// allocates its runs as a `[Range<Int>]`, whose type the first use finds by mangled name, a scan of every
-/// conformance in the binary (~0.17 M instructions, 2 % of an `open`).
+/// conformance in the binary (a few percent of an `open`).
 func sortNearlySorted<T>(_ items: inout [T], by less: (T, T) -> Bool) {
     // Quadratic at worst: a long list (thousands of waiting one-offs) takes the standard library's sort.
     guard items.count <= 256 else { return items.sort(by: less) }

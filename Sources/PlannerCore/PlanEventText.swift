@@ -223,7 +223,7 @@ extension PlanEvent {
         }
         func dates(_ text: String?) -> [LocalDate]? {
             guard let text else { return nil }
-            // Split at the comma's byte, not as Characters (grapheme breaking cost 4 k instructions a date): a
+            // Split at the comma's byte, not as Characters (grapheme breaking is most of a date's cost): a
             // comma joined to a combining mark, the only difference, leaves a part that is no date either way.
             let parts = text.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
             guard parts.count <= PlanEventText.maximumDates else { return nil }

@@ -118,7 +118,7 @@ public enum SlotIdentifier {
     /// (a one-off's own, or a year past 9999) are kept as text and compared with the identifier itself.
     ///
     /// The minutes are a sorted array searched by halves: a `Set<Int>`'s first use in a process costs more
-    /// run-time type lookups (~0.1 M instructions) than a refill's searches.
+    /// run-time type lookups than a refill's searches.
     struct Taken {
         private var minutes: [Int] = []
         private var others: Set<String> = []

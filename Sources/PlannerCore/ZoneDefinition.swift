@@ -2,7 +2,7 @@
 /// server or importer that keeps the first definition it meets for a TZID (python3-vobject does; so do some
 /// servers) then reads every event at the right instant. Per-file definitions cut down to each file's date
 /// made one TZID mean something different in every file, and such a client read events after a DST change an
-/// hour off (issue 30: 104 of 250).
+/// hour off.
 ///
 /// Where the zone's changes follow yearly rules (the usual case: "last Sunday of March at 02:00"), the
 /// definition is those rules (RRULE) from 1970, valid for every year the rules hold and never rewritten.

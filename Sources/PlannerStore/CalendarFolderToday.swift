@@ -11,8 +11,7 @@ import PlannerSystem
 /// Rows changed here are not a pass's: their buckets are marked for the next pass to look into
 /// (`lookAgain`), so that its read side reads files that did not become what the rows say (the folder was
 /// busy, or the command was killed before the write) and its write side forgets rows of files that never
-/// came (a hostile review found both: a day's slots left ringing, and a stale row that later made the whole
-/// folder look unmounted).
+/// came (else a day's slots are left ringing, or a stale row later makes the whole folder look unmounted).
 extension PlannerDatabase {
     struct TodaysCalendar {
         var folder: String

@@ -269,7 +269,7 @@ struct CalendarPassHead: Equatable {
             // Written before an older planner's pass changed the folder: not this listing's.
             if said != total { (quick, plan, from, until) = (nil, nil, nil, nil) }
         }
-        // By bytes: every command with a calendar folder reads it (String's split and prefixes cost ~60 k instructions).
+        // By bytes: every command with a calendar folder reads it (String's split and prefixes cost more than the rest).
         let bytes = Array(column.utf8)
         var start = 0
         while start < bytes.count {

@@ -189,7 +189,7 @@ extension PlannerDatabase {
         let stmt = try connection.prepare(HotQueries.settings)
         // Made at their final size, never grown: the specialization that grows a [String: String] is the one
         // swift-argument-parser's objects bring (the linker keeps the first of equal copies), which finds its
-        // type by mangled name, a scan of every conformance in the binary (~0.2 M instructions per process).
+        // type by mangled name, a scan of every conformance in the binary (once per process, dear).
         let count = SettingKey.allCases.count
         var values = [String: String](minimumCapacity: count)
         var defaults = [String: String](minimumCapacity: withDefaults ? count : 0)

@@ -159,7 +159,7 @@ public final class PlannerDatabase {
             // SQLite adds one to the schema cookie at every change of the schema, so a file whose cookie is
             // exactly what migrations 1…version leave has had no other change (only `PRAGMA schema_version`
             // or `writable_schema`, both documented as ways to corrupt a file, could hide one): the
-            // fingerprint (0.6 M instructions, every command) is read only when the cookie differs.
+            // fingerprint (dear, and every command would pay it) is read only when the cookie differs.
             guard Self.schemaCookies.indices.contains(Int(userVersion)), Self.schemaCookies[Int(userVersion)] == cookie else {
                 return try checkSchema(userVersion: userVersion)
             }

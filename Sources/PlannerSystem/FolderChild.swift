@@ -311,7 +311,7 @@ public enum FolderChild {
     }
 
     /// The number on the "Threads:" line of /proc/PID/status, read as bytes (splitting the text into String
-    /// lines cost 0.7 M instructions, twice per `open` with a calendar folder).
+    /// lines cost more than the rest of the look, twice per `open` with a calendar folder).
     static func threadCount(in status: ArraySlice<UInt8>) -> Int? {
         ProcFile.firstNumber(of: "Threads:", in: status).map { Int($0) }
     }
@@ -361,7 +361,7 @@ public enum FolderChild {
     /// One message, or nil when `limit` milliseconds pass with no sign of life (nil: wait as long as it
     /// takes) or when the other side is gone. A progress frame (length -1) restarts the wait. The length
     /// comes first, so the message is read straight into an array of its size: a 60-day calendar's listing
-    /// (~1,100 files) was grown chunk by chunk, shifted and copied again, 0.6 M instructions of `refill`.
+    /// grown chunk by chunk would be shifted and copied again for each.
     fileprivate static func receive(_ fd: Int32, within limit: Int64?) -> [UInt8]? {
         var end = limit.map { monotonicMilliseconds() + $0 }
         var header = [UInt8](repeating: 0, count: 8)

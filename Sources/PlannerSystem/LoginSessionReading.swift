@@ -26,7 +26,7 @@ extension LoginSessionFacts {
     }
 
     /// A process's pid, start time and real uid, nil when it does not exist (or /proc cannot say). Read as
-    /// bytes: split into String lines, each ancestor cost ~0.6 M instructions (`open --login` walks them all).
+    /// bytes: split into String lines, each ancestor cost more than the rest of `open --login` (which walks them all).
     static func entry(_ pid: Int32) -> (Process, parent: Int32)? {
         // "pid (comm) state ppid ... starttime ...": comm may hold spaces and parentheses, so after the last ')'.
         guard let stat = ProcFile.bytes("/proc/\(pid)/stat"), let close = stat.lastIndex(of: UInt8(ascii: ")")) else { return nil }

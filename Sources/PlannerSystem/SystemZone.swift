@@ -63,7 +63,7 @@ public enum SystemZone {
                 return days.offset(at: seconds) { offset(tzValue: tzValue, at: $0) }
             },
             // One `localtime_r`, not the two that remembering its day takes: the calendar's VTIMEZONE scans
-            // three years a fortnight apart (78 readings, 0.19 M instructions saved in a calendar `open`).
+            // three years a fortnight apart, each reading once.
             probe: { seconds in
                 pthread_mutex_lock(&lock)
                 defer { pthread_mutex_unlock(&lock) }
@@ -77,8 +77,8 @@ public enum SystemZone {
     /// of days, as `Zone.instant(for:)` assumes too); a day with a change is asked of glibc each time.
     ///
     /// Kept in a direct-mapped table (a day's slot is its number modulo 512; a day that meets another's slot
-    /// is asked again): no Dictionary, whose first use in a process costs ~0.1 M instructions of run-time
-    /// type lookups, and a lookup of a few instructions.
+    /// is asked again): no Dictionary, whose first use in a process costs run-time type lookups dearer than
+    /// every lookup here, and a lookup of a few instructions.
     private final class DayOffsets: @unchecked Sendable {
         private static let slots = 512
         private var days = [Int64](repeating: .min, count: slots)

@@ -101,7 +101,7 @@ enum QuickPath {
     }
 
     /// The options given, by name: a handful, so a list (a first `Set` or `Dictionary` of strings in a process
-    /// costs ~0.1 M instructions of run-time type lookups, more than this whole parse).
+    /// costs run-time type lookups, more than this whole parse).
     struct Values {
         var pairs: [(name: String, value: String)] = []
         subscript(name: String) -> String? { pairs.first { $0.name == name }?.value }
