@@ -321,21 +321,24 @@ extension PlannerDatabase {
 
     /// The greatest stamp this database has seen, from any device, not after `bound` (a stamp further ahead
     /// is never adopted by this device's clock), and this device's id: one statement, since every change
-    /// made here (a login's `open` too) reads both.
+    /// made here (a login's `open` too) reads both; run once for each kind of event.
     func latestStampAndSelf(notAfter bound: Int64 = Int64.max) throws -> (Stamp?, String?) {
-        let stmt = try connection.prepare(
-            """
-            SELECT (SELECT id FROM device WHERE is_self = 1), e.stamp_ms, e.stamp_counter, e.device,
-                   (SELECT max(stamp_ms) FROM register WHERE stamp_ms <= ?1)
-            FROM (SELECT 1) LEFT JOIN (SELECT stamp_ms, stamp_counter, device FROM event WHERE stamp_ms <= ?1
-                                       ORDER BY stamp_ms DESC, stamp_counter DESC LIMIT 1) e
-            """)
-        try stmt.bind([.integer(bound)])
-        _ = try stmt.step()
-        let selfID = stmt.isNull(0) ? nil : stmt.text(0)
-        var latest = stmt.isNull(1) ? nil : Stamp(milliseconds: stmt.int64(1), counter: stmt.int64(2), device: stmt.text(3))
-        if !stmt.isNull(4), latest.map({ stmt.int64(4) > $0.milliseconds }) ?? true {
-            latest = Stamp(milliseconds: stmt.int64(4), counter: 0, device: "")
+        let stmt = try connection.prepare(HotQueries.latestStamp)
+        var selfID: String?
+        var latest: Stamp?
+        // Every kind an event row can have is a `PlanChange.Kind`: a line of another kind is refused before
+        // it is recorded.
+        for kind in PlanChange.Kind.allCases {
+            try stmt.bind([.integer(bound), .text(kind.rawValue)])
+            _ = try stmt.step()
+            if kind == PlanChange.Kind.allCases.first {
+                selfID = stmt.isNull(0) ? nil : stmt.text(0)
+                if !stmt.isNull(1) { latest = Stamp(milliseconds: stmt.int64(1), counter: 0, device: "") }
+            }
+            guard !stmt.isNull(2) else { continue }
+            let found = Stamp(milliseconds: stmt.int64(2), counter: stmt.int64(3), device: stmt.text(4))
+            // A register's stamp is its event's: an event's own stamp wins a tie (it carries its counter).
+            if latest.map({ (found.milliseconds, found.counter) >= ($0.milliseconds, $0.counter) }) ?? true { latest = found }
         }
         return (latest, selfID)
     }

@@ -58,8 +58,20 @@ enum HotQueries {
     /// What the cap triggers count before every insert or return to pending.
     static let pendingCount = "SELECT count(*) FROM request WHERE state = 'pending'"
 
+    /// This device's id, the registers' greatest stamp not after ?1, and the greatest stamp not after ?1 of
+    /// the events of kind ?2 (`latestStampAndSelf`, run once a kind): every change made here reads them. One
+    /// seek of `event_kind_stamp` a kind, since an index on the stamp alone would be one more insert for every
+    /// event a first sync records. `+?2`, not `?2`: SQLite checks a bound value against a partial index's WHERE
+    /// (`event_day_rule`'s `kind = 'settings'`), and a statement whose plan depends on a bound value is
+    /// compiled again at every new binding.
+    static let latestStamp = """
+        SELECT (SELECT id FROM device WHERE is_self = 1), (SELECT max(stamp_ms) FROM register WHERE stamp_ms <= ?1),
+               e.stamp_ms, e.stamp_counter, e.device
+        FROM (SELECT 1) LEFT JOIN (SELECT stamp_ms, stamp_counter, device FROM event WHERE kind = +?2 AND stamp_ms <= ?1
+                                   ORDER BY stamp_ms DESC, stamp_counter DESC LIMIT 1) e
+        """
     static let all = [
         pending, pendingWithoutText, finishedSlots, waitingOneOffs, calendarOneOffs, calendarFingerprint, openedDates, skippedDates, pause, settings,
-        due, nextFireAt, pendingCount,
+        due, nextFireAt, pendingCount, latestStamp,
     ]
 }

@@ -62,6 +62,7 @@ import PlannerTestSupport
         0x4903_84AE_9B97_BC36,  // 17
         0x4903_84AE_9B97_BC36,  // 18
         0xF1BE_3A09_3DF1_8EF3,  // 19
+        0x76EA_81DF_08C0_B801,  // 20
     ]
 
     @Test func shippedMigrationsKeepTheirFingerprints() {
