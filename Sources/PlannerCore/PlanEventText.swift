@@ -174,7 +174,7 @@ extension PlanEvent {
     public init?(bytes: ArraySlice<UInt8>) {
         let head = PlanEventText.headerBytes
         guard bytes.last == UInt8(ascii: "\n"), bytes.count <= PlanEventText.maximumLineBytes, bytes.count > head.count + 1,
-            bytes.prefix(head.count).elementsEqual(head), bytes[bytes.startIndex + head.count] == UInt8(ascii: " ")
+            bytes.hasBytePrefix(head), bytes[bytes.startIndex + head.count] == UInt8(ascii: " ")
         else { return nil }
         let body = bytes[(bytes.startIndex + head.count + 1)..<(bytes.endIndex - 1)]
         // A first sync reads thousands of lines: their words are found as byte ranges, and only the values the
@@ -191,34 +191,31 @@ extension PlanEvent {
 
     /// From a line's words (`EventWords`).
     init?(words: EventWords) {
-        func take(_ name: [UInt8]) -> String? { words.value(name) }
-        let settings = words.settings()
-        guard let settings else { return nil }
-        self.init(take: take, settings: settings)
+        guard let settings = words.settings() else { return nil }
+        self.init(from: words, settings: settings)
     }
 
     /// From a line's fields as `PlanEventText.fields(of:)` reads them.
     init?(fields: [(String, String)]) {
-        let named = Dictionary(uniqueKeysWithValues: fields)
-        func take(_ name: [UInt8]) -> String? { named[String(decoding: name, as: UTF8.self)] }
         var set: [(String, String)] = []
         for (name, value) in fields where name.hasPrefix("set.") { set.append((String(name.dropFirst(4)), value)) }
-        self.init(take: take, settings: set)
+        self.init(from: NamedFields(named: Dictionary(uniqueKeysWithValues: fields)), settings: set)
     }
 
-    /// The event the named values make (`take`: a field's value, nil when absent); `settings`: the `set.` fields
-    /// in the line's order, their names without `set.`.
-    private init?(take: ([UInt8]) -> String?, settings: [(String, String)]) {
+    /// The event the named values make; `settings`: the `set.` fields in the line's order, their names without
+    /// `set.`.
+    private init?(from fields: some EventFields, settings: [(String, String)]) {
         typealias Name = EventWords.Name
-        guard let id = take(Name.id), let atText = take(Name.at), let at = Int64(atText), let origin = take(Name.origin),
-            let kind = take(Name.kind).flatMap(PlanChange.Kind.init(rawValue:))
+        let take = fields.text
+        guard let id = take(Name.id), case .some(.some(let at)) = fields.integer(Name.at), let origin = take(Name.origin),
+            case .some(.some(let kind)) = fields.kind()
         else { return nil }
         var stamp: Stamp?
-        switch (take(Name.device), take(Name.stamp)) {
+        switch (take(Name.device), fields.clock()) {
         case (nil, nil): break
         case (let device?, let clock?):
-            guard let read = Stamp(clockText: clock, device: device) else { return nil }
-            stamp = read
+            guard let clock else { return nil }
+            stamp = Stamp(milliseconds: clock.milliseconds, counter: clock.counter, device: device)
         default: return nil
         }
         func dates(_ text: String?) -> [LocalDate]? {
@@ -238,13 +235,13 @@ extension PlanEvent {
         let change: PlanChange
         switch kind {
         case .open:
-            guard let zone = take(Name.zone), let offsetText = take(Name.offset), let offset = Int(offsetText) else { return nil }
+            guard let zone = take(Name.zone), case .some(.some(let offset)) = fields.integer(Name.offset) else { return nil }
             var grace: Int64?
-            if let text = take(Name.grace) {
-                guard let value = Int64(text) else { return nil }
+            if let value = fields.integer(Name.grace) {
+                guard let value else { return nil }
                 grace = value
             }
-            change = .open(zoneName: zone, offsetSeconds: offset, graceMilliseconds: grace)
+            change = .open(zoneName: zone, offsetSeconds: Int(offset), graceMilliseconds: grace)
         case .skip:
             guard let list = dates(take(Name.dates)) else { return nil }
             change = .skip(dates: list, reason: take(Name.reason))
@@ -253,8 +250,8 @@ extension PlanEvent {
             change = .unskip(dates: list)
         case .pause:
             var until: Instant?
-            if let text = take(Name.until) {
-                guard let ms = Int64(text) else { return nil }
+            if let value = fields.integer(Name.until) {
+                guard let ms = value else { return nil }
                 until = Instant(milliseconds: ms)
             }
             change = .pause(until: until)
@@ -262,7 +259,7 @@ extension PlanEvent {
             change = .resume
         case .snooze:
             guard let identifier = take(Name.identifier), let day = take(Name.day).flatMap({ LocalDate(iso: $0) }),
-                let untilText = take(Name.until), let until = Int64(untilText)
+                case .some(.some(let until)) = fields.integer(Name.until)
             else { return nil }
             change = .snooze(identifier: identifier, day: day, until: Instant(milliseconds: until))
         case .settings:

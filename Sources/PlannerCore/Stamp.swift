@@ -59,22 +59,9 @@ public struct Stamp: Comparable, Hashable, Sendable, CustomStringConvertible {
     public init?(clockText text: String, device: String) {
         // Digits, one dot, digits: read as bytes (a line from another device; thousands at a time), into two
         // numbers (no array made).
-        var first: Int64 = 0, second: Int64 = 0
-        var dotted = false
-        var digits = 0
-        for byte in text.utf8 {
-            if byte == UInt8(ascii: ".") {
-                guard digits > 0, !dotted else { return nil }
-                dotted = true
-                digits = 0
-                continue
-            }
-            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte), digits < 18 else { return nil }
-            if dotted { second = second * 10 + Int64(byte - UInt8(ascii: "0")) } else { first = first * 10 + Int64(byte - UInt8(ascii: "0")) }
-            digits += 1
-        }
-        guard dotted, digits > 0 else { return nil }
-        self.init(milliseconds: first, counter: second, device: device)
+        var text = text
+        guard let clock = text.withUTF8(EventWords.clock) else { return nil }
+        self.init(milliseconds: clock.milliseconds, counter: clock.counter, device: device)
     }
 
     public var description: String { "\(clockText)@\(device)" }

@@ -97,6 +97,28 @@ import Testing
         }
     }
 
+    /// A number (`at`, `offset`, `grace`, `until`) read from its bytes reads as `Int64(_: String)` read its
+    /// text: signs, zeros, the limits and one past them, escaped digits.
+    @Test func numbersReadAsBefore() {
+        var g = SeededGenerator(seed: 9)
+        var numbers = [
+            "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809", "+", "-", "", "00012", "+0",
+            "-0", "1e3", "%31%32", "+%31", "99999999999999999999999",
+        ]
+        for _ in 0..<3_000 { numbers.append(String((0..<g.below(22)).map { _ in g.pick(Array("0123456789999+-")) })) }
+        let head = "planner-event 2 id=0123456789abcdef"
+        for number in numbers {
+            for text in [
+                "\(head) at=\(number) origin=open kind=open zone=Asia/Seoul offset=0",
+                "\(head) at=1 origin=open kind=open zone=Asia/Seoul offset=\(number) grace=\(number)",
+                "\(head) at=1 origin=pause kind=pause until=\(number)",
+            ] {
+                let bytes = Array((text + "\n").utf8)[...]
+                #expect(PlanEvent(bytes: bytes) == ReferenceEventReader.read(bytes), "\(text.debugDescription)")
+            }
+        }
+    }
+
     /// A value needing no escape is written as it is; every other is escaped as before, scalar by scalar.
     @Test func valuesAreEscapedAsBefore() {
         var g = SeededGenerator(seed: 8)
