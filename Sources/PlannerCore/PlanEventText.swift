@@ -15,36 +15,49 @@ public enum PlanEventText {
 
     /// The fields after `kind`, in a fixed order: the `event` table's `payload`.
     public static func payload(_ change: PlanChange) -> [(String, String)] {
+        var pairs = FieldPairs()
+        write(change, to: &pairs)
+        return pairs.pairs
+    }
+
+    /// `fields(payload(change))`, written as bytes once: every event applied writes its payload (10,000 in a
+    /// first sync), and appending to a string piece by piece cost several times as much.
+    public static func payloadText(_ change: PlanChange) -> String {
+        var text = FieldText()
+        write(change, to: &text)
+        return text.text
+    }
+
+    /// The payload's fields, in order: the one place that says which fields each kind has.
+    static func write(_ change: PlanChange, to out: inout some FieldSink) {
         switch change {
         case .open(let zone, let offset, let grace):
-            return [("zone", zone), ("offset", String(offset))] + (grace.map { [("grace", String($0))] } ?? [])
+            out.field("zone", zone)
+            out.field("offset", integer: Int64(offset))
+            if let grace { out.field("grace", integer: grace) }
         case .skip(let dates, let reason):
-            return [("dates", dates.map(\.description).joined(separator: ","))] + (reason.map { [("reason", $0)] } ?? [])
+            out.field("dates", dates: dates)
+            if let reason { out.field("reason", reason) }
         case .unskip(let dates):
-            return [("dates", dates.map(\.description).joined(separator: ","))]
+            out.field("dates", dates: dates)
         case .pause(let until):
-            return until.map { [("until", String($0.milliseconds))] } ?? []
+            if let until { out.field("until", integer: until.milliseconds) }
         case .resume:
-            return []
+            break
         case .snooze(let identifier, let day, let until):
-            return [("identifier", identifier), ("day", day.description), ("until", String(until.milliseconds))]
+            out.field("identifier", identifier)
+            out.field("day", dates: [day])
+            out.field("until", integer: until.milliseconds)
         case .settings(let set, let reset):
-            return set.map { ("set." + $0.key.rawValue, $0.value) }
-                + (reset.isEmpty ? [] : [("reset", reset.map(\.rawValue).joined(separator: ","))])
+            for change in set { out.field("set." + change.key.rawValue, change.value) }
+            if !reset.isEmpty { out.field("reset", reset.map(\.rawValue).joined(separator: ",")) }
         }
     }
 
     public static func fields(_ pairs: [(String, String)]) -> String {
-        // Appended in place: every event applied writes its payload (10,000 in a first sync).
-        var out = ""
-        out.reserveCapacity(pairs.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 2 })
-        for (index, (name, value)) in pairs.enumerated() {
-            if index > 0 { out += " " }
-            out += name
-            out += "="
-            out += escaped(value)
-        }
-        return out
+        var text = FieldText()
+        for (name, value) in pairs { text.field(name, value) }
+        return text.text
     }
 
     /// The whole line, with its line break.
@@ -337,5 +350,61 @@ extension PlanEvent {
             }
         }
         return nil
+    }
+}
+
+/// Where `PlanEventText.write` puts a payload's fields.
+protocol FieldSink {
+    mutating func field(_ name: String, _ value: String)
+    mutating func field(_ name: String, integer: Int64)
+    mutating func field(_ name: String, dates: [LocalDate])
+}
+
+/// The fields as pairs of texts.
+struct FieldPairs: FieldSink {
+    var pairs: [(String, String)] = []
+    mutating func field(_ name: String, _ value: String) { pairs.append((name, value)) }
+    mutating func field(_ name: String, integer: Int64) { pairs.append((name, String(integer))) }
+    mutating func field(_ name: String, dates: [LocalDate]) { pairs.append((name, dates.map(\.description).joined(separator: ","))) }
+}
+
+/// The fields as one line's text, `name=value` separated by spaces, each value escaped.
+struct FieldText: FieldSink {
+    var bytes: [UInt8] = []
+
+    init() { bytes.reserveCapacity(96) }
+
+    var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    private mutating func name(_ name: String) {
+        if !bytes.isEmpty { bytes.append(UInt8(ascii: " ")) }
+        bytes.append(contentsOf: name.utf8)
+        bytes.append(UInt8(ascii: "="))
+    }
+
+    mutating func field(_ name: String, _ value: String) {
+        self.name(name)
+        bytes.append(contentsOf: PlanEventText.escaped(value).utf8)
+    }
+
+    mutating func field(_ name: String, integer: Int64) {
+        self.name(name)
+        // Digits from the lowest, then reversed in place: no string made.
+        if integer < 0 { bytes.append(UInt8(ascii: "-")) }
+        let start = bytes.count
+        var rest = integer.magnitude
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+        } while rest > 0
+        bytes[start...].reverse()
+    }
+
+    mutating func field(_ name: String, dates: [LocalDate]) {
+        self.name(name)
+        for (index, date) in dates.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(contentsOf: date.description.utf8)
+        }
     }
 }

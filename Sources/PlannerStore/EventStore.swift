@@ -138,7 +138,7 @@ extension PlannerDatabase {
             let stamp = event.stamp ?? Stamp(milliseconds: event.at.milliseconds)
             try record.run(
                 .text(event.id), .integer(event.at.milliseconds), .text(event.origin), .text(event.change.kind.rawValue),
-                .text(PlanEventText.fields(PlanEventText.payload(event.change))), .text(RecordOpens.recordedDevice(event)),
+                .text(PlanEventText.payloadText(event.change)), .text(RecordOpens.recordedDevice(event)),
                 .integer(stamp.milliseconds), .integer(stamp.counter), receivedAt.map { .integer($0.milliseconds) } ?? .null,
                 (index < carriers.count ? carriers[index] : nil).map { .text($0) } ?? .null)
             if sqlite3Changes() == 1 {

@@ -325,7 +325,7 @@ extension PlannerDatabase {
             """
         ).run(
             .integer(event.at.milliseconds), .text(event.origin), .text(event.change.kind.rawValue),
-            .text(PlanEventText.fields(PlanEventText.payload(event.change))), .integer(stamp.milliseconds),
+            .text(PlanEventText.payloadText(event.change)), .integer(stamp.milliseconds),
             .integer(stamp.counter), .text(RecordOpens.recordedDevice(event)), .text(event.id))
         return stored
     }

@@ -132,6 +132,23 @@ import Testing
         }
     }
 
+    /// The payload written as bytes (`payloadText`) is its fields as texts (`payload`: numbers by `String(_:)`,
+    /// dates by `description`), each value escaped as the reference escapes it.
+    @Test func payloadsAreWrittenAsTheirFields() {
+        var g = SeededGenerator(seed: 10)
+        var changes: [PlanChange] = [
+            .open(zoneName: "UTC", offsetSeconds: -93_600, graceMilliseconds: 0),
+            .open(zoneName: "x y", offsetSeconds: 0, graceMilliseconds: Int64.max),
+            .pause(until: Instant(milliseconds: Int64.min)), .pause(until: Instant(milliseconds: -1)), .pause(until: nil), .resume,
+            .skip(dates: [LocalDate(iso: "0001-01-01")!, LocalDate(iso: "9999-12-31")!], reason: "%"),
+        ]
+        for _ in 0..<2_000 { changes.append(Self.event(&g).change) }
+        for change in changes {
+            let expected = PlanEventText.payload(change).map { $0.0 + "=" + ReferenceEventReader.escaped($0.1) }.joined(separator: " ")
+            #expect(PlanEventText.payloadText(change) == expected, "\(change)")
+        }
+    }
+
     @Test(arguments: seeds) func theByteReaderReadsWhatTheReaderBeforeItRead(seed: UInt64) {
         var g = SeededGenerator(seed: seed)
         var accepted = 0, refused = 0
