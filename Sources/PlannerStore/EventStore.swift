@@ -151,7 +151,8 @@ extension PlannerDatabase {
         guard !fresh.isEmpty || !replaced.isEmpty else { return nil }
         // Claims of the plan's zone first: what a reset of the zone returns to, and the day of every open.
         let zoneSettled = try settleZoneClaims(fresh.filter(\.isPlanZoneClaim))
-        let deciding = fresh.filter { !$0.isPlanZoneClaim }
+        // Shared, not copied, when there is no claim (10,000 events in a first sync).
+        let deciding = fresh.contains(where: \.isPlanZoneClaim) ? fresh.filter { !$0.isPlanZoneClaim } : fresh
         let rows = try readSettingRows()
         let (_, planZone) = try plan(from: rows.values)
         // A declared key without a row gets one first, so a settings change has a row to change.
@@ -242,7 +243,7 @@ extension PlannerDatabase {
         var moved = !left.isEmpty
         if zoneSettled {
             moved = try rederiveOpens(after: nil, now: now) || moved
-        } else if let earliest = deciding.filter({
+        } else if let earliest = deciding.lazy.filter({
             SettingsStep(stamp: $0.stamp ?? Stamp(milliseconds: $0.at.milliseconds), change: $0.change) != nil
         })
         .compactMap(\.stamp).min() {
@@ -297,10 +298,12 @@ extension PlannerDatabase {
         for event in events {
             switch event.change {
             case .open, .snooze: break
-            case .skip(let dates, _), .unskip(let dates): registers.formUnion(dates.map(Register.skip))
+            case .skip(let dates, _), .unskip(let dates): for date in dates { registers.insert(.skip(date)) }
             case .pause, .resume: registers.insert(.pause)
             case .settings where event.isPlanZoneClaim: registers.insert(.planZone)
-            case .settings(let set, let reset): registers.formUnion(set.map { .setting($0.key) } + reset.map(Register.setting))
+            case .settings(let set, let reset):
+                for change in set { registers.insert(.setting(change.key)) }
+                for key in reset { registers.insert(.setting(key)) }
             }
         }
         return registers

@@ -168,7 +168,8 @@ final class Statement {
     /// Binds every parameter in order: user data never becomes SQL text.
     func bind(_ values: [SQLValue]) throws(SQLiteError) {
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
+        // Every parameter is bound again below; only those past the values given keep an old binding to clear.
+        if values.count < sqlite3_bind_parameter_count(handle) { sqlite3_clear_bindings(handle) }
         var index: Int32 = 0
         for value in values {
             index += 1

@@ -147,6 +147,16 @@ import PlannerSystem
         #expect(problem(open, origin: "Open") != nil)
         #expect(problem(open, at: -1) != nil)
         #expect(problem(open, at: 999_999_999_999_999_999) != nil)
+        // The supported years' edges, as a UTC calendar date says them (the oracle: the date's year).
+        let lastMillisecond = LocalDateTime(date: LocalDate(year: 9991, month: 1, day: 1), hour: 0, minute: 0).epochMillisecondsAsIfUTC - 1
+        for ms in [0, 1, lastMillisecond - 1, lastMillisecond, lastMillisecond + 1, lastMillisecond + 2, Int64.min, Int64.max] {
+            let year = LocalDateTime(epochMillisecondsAsIfUTC: ms).date.year
+            #expect((problem(open, at: ms) == nil) == (ms >= 0 && supportedYears.contains(year)), "\(ms)")
+            let stamped = PlanEvent(
+                id: "0123456789abcdef", at: Instant(milliseconds: 0), origin: "open", change: open,
+                stamp: Stamp(milliseconds: ms, counter: 0, device: String(repeating: "ab", count: 16)))
+            #expect((stamped.problem == nil) == (ms >= 0 && supportedYears.contains(year)), "stamp \(ms)")
+        }
         #expect(problem(.open(zoneName: "Asia/Seoul", offsetSeconds: 200_000, graceMilliseconds: nil)) != nil)
         #expect(problem(.open(zoneName: "Asia/Seoul", offsetSeconds: 0, graceMilliseconds: -5)) != nil)
         #expect(problem(.open(zoneName: "Asia/\u{1B}[2J", offsetSeconds: 0, graceMilliseconds: nil)) != nil)

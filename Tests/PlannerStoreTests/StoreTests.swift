@@ -140,6 +140,16 @@ import PlannerTestSupport
         }
     }
 
+    /// A statement bound again with fewer values than it has parameters leaves none of the earlier binding.
+    @Test func aShorterBindingLeavesNoEarlierValue() throws {
+        let db = try PlannerDatabase(path: temporaryDatabasePath())
+        let stmt = try db.connection.prepare("SELECT ?1, ?2")
+        try stmt.bind([.text("a"), .integer(2)])
+        #expect(try stmt.step() && stmt.text(0) == "a" && stmt.int64(1) == 2)
+        try stmt.bind([.text("c")])
+        #expect(try stmt.step() && stmt.text(0) == "c" && stmt.isNull(1))
+    }
+
     @Test func hotQueriesUseIndexesSoHistoryDoesNotSlowThemDown() throws {
         let db = try PlannerDatabase(path: temporaryDatabasePath())
         var tables: Set<String> = []
