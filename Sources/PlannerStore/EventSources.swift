@@ -210,6 +210,7 @@ extension PlannerDatabase {
             }
         }
         var seen: Set<String> = []
+        seen.reserveCapacity(events.count)
         let foreign = events.filter { $0.fromAnotherDevice && seen.insert($0.event.id).inserted }
         let together = events.filter { !$0.fromAnotherDevice && $0.together && seen.insert($0.event.id).inserted }
         for item in events where !item.fromAnotherDevice && !item.together { try alone(item) }

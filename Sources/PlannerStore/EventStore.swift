@@ -150,9 +150,10 @@ extension PlannerDatabase {
         }
         guard !fresh.isEmpty || !replaced.isEmpty else { return nil }
         // Claims of the plan's zone first: what a reset of the zone returns to, and the day of every open.
-        let zoneSettled = try settleZoneClaims(fresh.filter(\.isPlanZoneClaim))
+        let claims = fresh.filter { $0.isPlanZoneClaim }
+        let zoneSettled = try settleZoneClaims(claims)
         // Shared, not copied, when there is no claim (10,000 events in a first sync).
-        let deciding = fresh.contains(where: \.isPlanZoneClaim) ? fresh.filter { !$0.isPlanZoneClaim } : fresh
+        let deciding = claims.isEmpty ? fresh : fresh.filter { !$0.isPlanZoneClaim }
         let rows = try readSettingRows()
         let (_, planZone) = try plan(from: rows.values)
         // A declared key without a row gets one first, so a settings change has a row to change.
@@ -243,10 +244,7 @@ extension PlannerDatabase {
         var moved = !left.isEmpty
         if zoneSettled {
             moved = try rederiveOpens(after: nil, now: now) || moved
-        } else if let earliest = deciding.lazy.filter({
-            SettingsStep(stamp: $0.stamp ?? Stamp(milliseconds: $0.at.milliseconds), change: $0.change) != nil
-        })
-        .compactMap(\.stamp).min() {
+        } else if let earliest = Self.earliestDayRuleStamp(deciding) {
             moved = try rederiveOpens(after: earliest, now: now, rule: rule, decided: Set(facts.openDays.keys)) || moved
         }
         if try refold(replaced) { moved = true }
@@ -293,6 +291,18 @@ extension PlannerDatabase {
     }
 
     /// The registers `events` may change.
+    /// The earliest stamp of the events that change the day rule (`SettingsStep`), if any.
+    static func earliestDayRuleStamp(_ events: [PlanEvent]) -> Stamp? {
+        var earliest: Stamp?
+        for event in events {
+            guard let stamp = event.stamp, earliest.map({ stamp < $0 }) ?? true,
+                SettingsStep(stamp: stamp, change: event.change) != nil
+            else { continue }
+            earliest = stamp
+        }
+        return earliest
+    }
+
     static func registers(of events: [PlanEvent]) -> Set<Register> {
         var registers: Set<Register> = []
         for event in events {
