@@ -26,7 +26,7 @@ struct Devices: ContextCommand {
 
     /// Below this an offset says nothing about the clocks. The estimate is a change's own time minus when it
     /// was applied here: on clocks in step that is minus the sync engine's carriage, which Syncthing with the
-    /// watcher delay docs/sync.md sets (1 s) takes 0.65-1.25 s (bench/SYNC_RESULTS.md), so two accounts on one
+    /// watcher delay docs/sync.md sets (1 s) takes 0.65-1.25 s (docs/benchmarks.md), so two accounts on one
     /// clock read "-1s"; and it can read a little ahead when a command's clock reading came before it waited
     /// for the database. Both are under 2 s; a clock off by more shows.
     static let inStepMilliseconds: Int64 = 2_000
