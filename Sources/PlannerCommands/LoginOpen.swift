@@ -12,7 +12,8 @@ enum LoginOpen {
     static let waitMilliseconds: Int64 = 1_000
 
     enum Outcome {
-        case applied(OpenDecision, PlannerDatabase)
+        /// Recorded: what it decided, and the plan it was decided in when `reporting` asked for it.
+        case applied(PlannerDatabase.RecordedOpen, PlannerDatabase)
         /// Saved for later: the folder it is in, and why (`.busy`, or `.ownTrigger`: a trigger of the
         /// user's own failed; the next write that works applies it).
         case saved(String, because: PlannerError)
@@ -24,7 +25,7 @@ enum LoginOpen {
     /// runs inside.
     static func run(
         _ setting: CommandSetting, policy: PlanPolicy?, origin: String, id: String? = nil,
-        unlessRecorded: [String] = []
+        unlessRecorded: [String] = [], reporting: Bool = false
     ) throws(PlannerError) -> Outcome {
         let start = monotonicMilliseconds()
         let (now, zone, path) = (setting.now, setting.zone, setting.path)
@@ -41,7 +42,7 @@ enum LoginOpen {
             // on a folder nor pays for the child process that would (docs/benchmarks.md). Its lock
             // is beside the database's resolved path (a link to the database is followed).
             let leaving = TickerLock.liveTickerWatches(databasePath: database.resolvedPath)
-            let decision = try database.recordAppOpen(event, unlessRecorded: unlessRecorded, leavingFolders: leaving)
+            let decision = try database.recordAppOpen(event, unlessRecorded: unlessRecorded, leavingFolders: leaving, reporting: reporting)
             // The ticker began to stop while this open waited for the database: it runs no pass for this
             // commit, so the open does its folders itself (a failure waits in the database for the next
             // command that writes, as any folder failure does).

@@ -25,7 +25,9 @@ public enum OpenCommand {
             case .record(let session, let unlessRecorded): (id, inside) = (session, unlessRecorded)
             }
         }
-        switch try LoginOpen.run(setting, policy: policy, origin: options.login ? "login" : "open", id: id, unlessRecorded: inside) {
+        switch try LoginOpen.run(
+            setting, policy: policy, origin: options.login ? "login" : "open", id: id, unlessRecorded: inside, reporting: options.verbose)
+        {
         case .saved(let folder, let why):
             ctx.output.notice(
                 why.kind == .busy
@@ -33,9 +35,11 @@ public enum OpenCommand {
                     : "this open (\(setting.zone.rfc3339(setting.now))) was saved in \(folder)/ and will be applied at its time by the next planner command that writes once it can: \(why.message)",
                 from: "open")
             return .saved(folder)
-        case .applied(let decision, let database):
-            // The plan's zone is read only for the report: a plain open stays one transaction.
-            return .applied(decision, options.verbose ? try setting.context(database) : nil)
+        case .applied(let recorded, let database):
+            // The plan is read only for the report, in the open's own transaction.
+            return .applied(
+                recorded.decision,
+                recorded.plan.map { CommandContext(now: setting.now, zone: $0.zone, database: database, settings: $0.settings) })
         }
     }
 }

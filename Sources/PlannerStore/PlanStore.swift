@@ -75,23 +75,36 @@ extension PlannerDatabase {
     public func recordAppOpen(
         _ event: PlanEvent, zone: Zone? = nil, unlessRecorded: [String] = [], leavingFolders: Bool = false
     ) throws(PlannerError) -> OpenDecision {
+        try recordAppOpen(event, zone: zone, unlessRecorded: unlessRecorded, leavingFolders: leavingFolders, reporting: false).decision
+    }
+
+    /// What an open decided, and the plan it was decided in when asked for (`reporting`: `open --verbose`'s
+    /// report, read in the open's own transaction).
+    public struct RecordedOpen {
+        public var decision: OpenDecision
+        public var plan: (settings: PlanSettings, zone: Zone)?
+    }
+
+    /// The same, with the plan read in the open's transaction when `reporting`.
+    public func recordAppOpen(
+        _ event: PlanEvent, zone: Zone? = nil, unlessRecorded: [String] = [], leavingFolders: Bool = false, reporting: Bool
+    ) throws(PlannerError) -> RecordedOpen {
         let now = event.at
-        return try change(at: now, from: leavingFolders ? .loginLeavingFolders : .login) { () throws -> OpenDecision in
-            // A login inside one already recorded (`LoginSession`): nothing new.
+        return try change(at: now, from: leavingFolders ? .loginLeavingFolders : .login) { () throws -> RecordedOpen in
+            // A login inside one already recorded (`LoginSession`), or an open recorded before (a saved open
+            // applied by another process first: what it decided then is gone): nothing new.
+            func nothingNew() throws -> RecordedOpen {
+                let (plan, planZone) = try readPlan()
+                let decision = OpenDecision(date: plan.schedule.studyDay(at: now, in: zone ?? planZone), cancelled: [], refill: RefillDecision())
+                return RecordedOpen(decision: decision, plan: reporting ? (plan, planZone) : nil)
+            }
             let recorded = unlessRecorded.isEmpty ? nil : try connection.prepare("SELECT 1 FROM event WHERE id = ?")
             for known in unlessRecorded {
                 try recorded!.bind([.text(known)])
-                if try recorded!.step() {
-                    let (plan, planZone) = try readPlan()
-                    return OpenDecision(date: plan.schedule.studyDay(at: now, in: zone ?? planZone), cancelled: [], refill: RefillDecision())
-                }
+                if try recorded!.step() { return try nothingNew() }
             }
-            // Already recorded (a saved open applied by another process first): what it decided then is gone.
-            guard let outcome = try applyEvent(event, zone: zone) else {
-                let (plan, planZone) = try readPlan()
-                return OpenDecision(date: plan.schedule.studyDay(at: now, in: zone ?? planZone), cancelled: [], refill: RefillDecision())
-            }
-            return outcome.effect.open!
+            guard let outcome = try applyEvent(event, zone: zone) else { return try nothingNew() }
+            return RecordedOpen(decision: outcome.effect.open!, plan: reporting ? try readPlan() : nil)
         }.0
     }
 

@@ -140,6 +140,22 @@ import PlannerTestSupport
         }
     }
 
+    /// `open --verbose`'s report comes with the open, from its own transaction: the plan it was decided in;
+    /// a plain open reads none.
+    @Test func anOpensReportIsThePlanItWasDecidedIn() throws {
+        let db = try PlannerDatabase(path: temporaryDatabasePath())
+        _ = try db.refill(now: at("2026-11-23T08:00"), zone: seoul)
+        try db.connection.execute("UPDATE setting SET value = 'Before' WHERE key = 'title'")
+        let event = PlannerDatabase.openEvent(now: at("2026-11-23T12:00"), takenIn: seoul, policy: nil, origin: "open")
+        let recorded = try db.recordAppOpen(event, reporting: true)
+        let planZone = try db.planSettings().zone.name
+        #expect(recorded.plan?.settings.title == "Before" && recorded.plan?.zone.name == planZone)
+        #expect(recorded.decision.cancelled.count > 0)
+        let quiet = try db.recordAppOpen(
+            PlannerDatabase.openEvent(now: at("2026-11-23T12:10"), takenIn: seoul, policy: nil, origin: "open"), reporting: false)
+        #expect(quiet.plan == nil)
+    }
+
     /// A statement bound again with fewer values than it has parameters leaves none of the earlier binding.
     @Test func aShorterBindingLeavesNoEarlierValue() throws {
         let db = try PlannerDatabase(path: temporaryDatabasePath())
