@@ -124,13 +124,18 @@ import Testing
         mount.answer()
         // The next change writes what the login could not (once the login's children caught in the mount
         // have ended: until then no other is sent to those folders).
+        // Each folder's child ends on its own: the calendar's may be free while the sync folder's still waits.
         let task = mount.point + "/calendar/planner-day-2026-11-24.ics"
+        func published() throws -> String {
+            let shared = try FileManager.default.contentsOfDirectory(atPath: mount.point + "/shared").filter { $0.hasSuffix(".events") }
+            return try shared.map { try String(contentsOfFile: mount.point + "/shared/" + $0, encoding: .utf8) }.joined()
+        }
         try h.waitFor(seconds: 10) {
             let r = try h.planner(["refill", "--db", h.db, "--now", "2026-11-24T10:01"])
             return r.status == 0 && (try? String(contentsOfFile: task, encoding: .utf8))?.contains("STATUS:COMPLETED") == true
+                && (try? published())?.contains("kind=open") == true
         }
-        let shared = try FileManager.default.contentsOfDirectory(atPath: mount.point + "/shared").filter { $0.hasSuffix(".events") }
-        let lines = try shared.map { try String(contentsOfFile: mount.point + "/shared/" + $0, encoding: .utf8) }.joined()
+        let lines = try published()
         #expect(lines.components(separatedBy: "kind=open").count - 1 == 1, "\(lines)")
     }
 
