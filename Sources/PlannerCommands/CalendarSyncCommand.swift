@@ -181,7 +181,10 @@ public enum CalendarSyncCommand {
         else { return nil }
         let localFolder = expanded(local) + (parts.count == 2 ? "/" + parts[1] : "")
         guard let mine = realpath(folder, nil), let theirs = realpath(localFolder, nil) else { return nil }
-        defer { free(mine); free(theirs) }
+        defer {
+            free(mine)
+            free(theirs)
+        }
         guard strcmp(mine, theirs) == 0 else { return nil }
         let base = expanded(statusPath)
         // Relative to vdirsyncer's config file, not to where this runs: not guessed.
@@ -268,7 +271,8 @@ public enum CalendarSyncCommand {
         // One lock whatever path named the database (the ticker passes it resolved, cron as setup wrote it).
         let database =
             realpath(given, nil).map { p in
-                defer { free(p) }; return String(cString: p)
+                defer { free(p) }
+                return String(cString: p)
             } ?? given
         let lock = try TickerLock.openOwn(database + ".calendar.lock", what: "the calendar sync lock")
         // Inherited by vdirsyncer: a run whose planner was killed still holds the lock until its vdirsyncer

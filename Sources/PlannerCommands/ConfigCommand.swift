@@ -119,7 +119,8 @@ public enum ConfigCommand {
             let answer = inChild(
                 folder: a,
                 { () -> [UInt8] in
-                    var x = stat(), y = stat()
+                    var x = stat()
+                    var y = stat()
                     var out = Wire.Writer()
                     out.int(stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino ? 1 : 0)
                     return out.bytes

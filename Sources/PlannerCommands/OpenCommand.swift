@@ -17,7 +17,8 @@ public enum OpenCommand {
         let policy = try options.policy()
         let setting = try ctx.resolveSetting(db: options.db, now: options.now)
         // --login: one open per login session, recorded as the event that session always makes.
-        var id: String?, inside: [String] = []
+        var id: String?
+        var inside: [String] = []
         if options.login {
             switch LoginSession.decide(.current(environment: ctx.environment)) {
             case .outlived: return .outlived

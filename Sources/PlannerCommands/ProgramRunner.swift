@@ -54,7 +54,7 @@ public struct ProgramRunner {
         // POSIX_SPAWN_SETSID (glibc 2.26): <spawn.h> defines it only under _GNU_SOURCE, out of Swift's sight.
         posix_spawnattr_setflags(&attributes, 0x80)
         let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
         return posix_spawn(&pid, arguments[0], &actions, &attributes, argv, environ) == 0
     }
@@ -63,7 +63,8 @@ public struct ProgramRunner {
     public static var spawning: ProgramRunner { ProgramRunner(start: spawn) }
 
     private static func spawn(_ arguments: [String], input: String?, errors: Errors) -> Result<(status: Int32, output: String), StartFailure> {
-        var toChild: [Int32] = [-1, -1], fromChild: [Int32] = [-1, -1]
+        var toChild: [Int32] = [-1, -1]
+        var fromChild: [Int32] = [-1, -1]
         guard pipe(&toChild) == 0 else { return .failure(StartFailure(errno: errno)) }
         guard pipe(&fromChild) == 0 else {
             let failure = StartFailure(errno: errno)
@@ -83,7 +84,7 @@ public struct ProgramRunner {
         }
         for fd in toChild + fromChild { posix_spawn_file_actions_addclose(&actions, fd) }
         let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
         let rc = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
         close(toChild[0])
@@ -112,7 +113,10 @@ public struct ProgramRunner {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let n = Glibc.read(fromChild[0], &buffer, buffer.count)
-            if n > 0 { output += buffer[0..<n]; continue }
+            if n > 0 {
+                output += buffer[0..<n]
+                continue
+            }
             if n < 0 && errno == EINTR { continue }
             break
         }

@@ -128,7 +128,7 @@ public enum SetupCommand {
             let verb = change.current == change.next ? "keep" : change.current == nil ? "create" : "change"
             output.line("  \(verb) \(change.shownPath): \(change.item.why)")
             if change.item.kind != .file, change.current != change.next {
-                change.item.content.split(separator: "\n").forEach { output.line("      \($0)") }
+                for line in change.item.content.split(separator: "\n") { output.line("      \(line)") }
             }
         }
         if facts.systemdUser { output.line("  run systemctl --user daemon-reload, enable --now planner-refill.timer, enable planner-tick.service") }

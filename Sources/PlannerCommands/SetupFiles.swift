@@ -60,7 +60,8 @@ enum SetupFiles {
 
     /// The folders of `path`'s parent that do not exist yet, outermost first.
     static func missingParents(of path: String) -> [String] {
-        var prefix = "", missing: [String] = []
+        var prefix = ""
+        var missing: [String] = []
         for part in path.split(separator: "/", omittingEmptySubsequences: true).dropLast() {
             prefix += "/" + part
             if !exists(prefix) { missing.append(prefix) }
@@ -88,7 +89,10 @@ enum SetupFiles {
         var seen: Set<String> = []
         for path in paths {
             var candidates = [path]
-            if let resolved = realpath(path, nil) { candidates.append(String(cString: resolved)); free(resolved) }
+            if let resolved = realpath(path, nil) {
+                candidates.append(String(cString: resolved))
+                free(resolved)
+            }
             for candidate in candidates where seen.insert(candidate).inserted {
                 let temporary = candidate + temporarySuffix
                 var info = stat()

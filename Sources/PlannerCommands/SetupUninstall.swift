@@ -5,7 +5,8 @@ extension SetupCommand {
     /// Puts back what --install changed, file by file: what is as --install left it gets its backup back,
     /// a block edited since loses only the planner's lines, anything else edited since is left.
     static func uninstall(_ manifest: inout SetupManifest, _ ctx: RunContext, facts: SetupFacts) throws(PlannerError) {
-        let output = ctx.output, crontab = Crontab(run: ctx.runProgram)
+        let output = ctx.output
+        let crontab = Crontab(run: ctx.runProgram)
         guard !manifest.entries.isEmpty else {
             // An install killed before its record listed anything may still have left files in it.
             if !manifest.folder.isEmpty {

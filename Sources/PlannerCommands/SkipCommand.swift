@@ -59,7 +59,8 @@ public enum SkipCommand {
         guard (1...2).contains(ends.count), dates.count == ends.count, dates.allSatisfy({ (1970...9990).contains($0.year) }) else {
             throw .usage("invalid date \(TerminalText.quoted(text)): expected YYYY-MM-DD or a range YYYY-MM-DD..YYYY-MM-DD")
         }
-        let first = dates[0], last = dates[dates.count - 1]
+        let first = dates[0]
+        let last = dates[dates.count - 1]
         guard first <= last else { throw .usage("the range \(text) runs backwards: give the earlier date first") }
         let count = Int(last.dayNumber - first.dayNumber) + 1
         guard count <= maxDays else { throw .usage("the range \(text) has \(count) days: at most \(maxDays) at once") }

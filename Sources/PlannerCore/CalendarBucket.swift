@@ -142,7 +142,10 @@ public struct CalendarPlanFacts: Sendable {
             // A date carries the slots of its own study day and, across midnight, of the day before.
             let last = today.adding(days: max(settings.calendarDays, 0) - 1)
             for day in schedule.crossesMidnight ? [date.adding(days: -1), date] : [date] {
-                guard day >= today, day <= last else { text += " out"; continue }
+                guard day >= today, day <= last else {
+                    text += " out"
+                    continue
+                }
                 text += " in "
                 text += opens[day].map { String($0.milliseconds) } ?? "-"
                 text += skipped.contains(day) ? " skipped" : " -"
@@ -170,7 +173,8 @@ public struct CalendarPlanFacts: Sendable {
         let all = CalendarFolderText.items(
             days: days, opens: opens, oneOffs: buckets.contains(CalendarBucket.oneOffs) ? oneOffs : [], zone: zone, settings: settings,
             shared: head)
-        let dates = Set(buckets.compactMap { LocalDate(iso: $0) }), withOneOffs = buckets.contains(CalendarBucket.oneOffs)
+        let dates = Set(buckets.compactMap { LocalDate(iso: $0) })
+        let withOneOffs = buckets.contains(CalendarBucket.oneOffs)
         return all.filter { $0.fileDate.map(dates.contains) ?? withOneOffs }
     }
 }

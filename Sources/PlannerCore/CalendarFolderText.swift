@@ -75,9 +75,13 @@ public enum CalendarFolderText {
         text.withUTF8 { bytes in
             // Lines are copied whole from the text; only a folded one is put together piece by piece.
             var folded: [UInt8]?
-            var start = 0, i = 0
+            var start = 0
+            var i = 0
             while i < bytes.count {
-                guard bytes[i] == 10 else { i += 1; continue }
+                guard bytes[i] == 10 else {
+                    i += 1
+                    continue
+                }
                 if i + 1 < bytes.count, bytes[i + 1] == 32 || bytes[i + 1] == 9 {
                     // A line that starts with a space or a tab continues this one (RFC 5545 folding); the
                     // line break before it goes (its CR too).
@@ -89,12 +93,19 @@ public enum CalendarFolderText {
                     start = i
                     continue
                 }
-                if var joined = folded { joined += bytes[start..<i]; add(joined); folded = nil } else { add(Array(bytes[start..<i])) }
+                if var joined = folded {
+                    joined += bytes[start..<i]
+                    add(joined)
+                    folded = nil
+                } else {
+                    add(Array(bytes[start..<i]))
+                }
                 i += 1
                 start = i
             }
             if var joined = folded {
-                joined += bytes[start..<bytes.count]; add(joined)
+                joined += bytes[start..<bytes.count]
+                add(joined)
             } else if start < bytes.count {
                 add(Array(bytes[start..<bytes.count]))
             }
@@ -179,7 +190,9 @@ public enum CalendarFolderText {
 
     /// What a planner UID names; nil for any other UID (the user's).
     public enum UIDKind: Equatable, Sendable {
-        case slot(LocalDate), oneOff, day(LocalDate)
+        case slot(LocalDate)
+        case oneOff
+        case day(LocalDate)
     }
 
     public static func kind(ofUID uid: String) -> UIDKind? {

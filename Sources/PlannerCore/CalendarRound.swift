@@ -37,7 +37,9 @@ public struct CalendarRound: Equatable, Sendable {
         guard let end = bytes.firstIndex(of: UInt8(ascii: "\n")), bytes.starts(with: head),
             let pairs = PlanEventText.fields(of: bytes[(bytes.startIndex + head.count)..<end])
         else { return nil }
-        var at: Int64?, since: Int64?, failure: String?
+        var at: Int64?
+        var since: Int64?
+        var failure: String?
         for (name, value) in pairs {
             switch name {
             case "at": at = Int64(value)

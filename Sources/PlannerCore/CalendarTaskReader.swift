@@ -35,7 +35,10 @@ extension CalendarFolderText {
             case "BEGIN":
                 let component = property.value.uppercased()
                 if component == "VCALENDAR" { sawCalendar = true }
-                if component == "VTODO", stack.last == "VCALENDAR" { todos += 1; todo = (nil, nil, nil) }
+                if component == "VTODO", stack.last == "VCALENDAR" {
+                    todos += 1
+                    todo = (nil, nil, nil)
+                }
                 stack.append(component)
                 guard stack.count <= 8 else { return .unusable("components nested too deep (ignored)") }
             case "END":
@@ -146,10 +149,10 @@ extension CalendarFolderText {
         guard date.isValid, f[3] < 24, f[4] < 60, f[5] < 61 else { return nil }
         let local = LocalDateTime(date: date, hour: f[3], minute: f[4], second: min(f[5], 59))
         if utc { return Instant(milliseconds: local.epochMillisecondsAsIfUTC) }
-        let in_ = tzid.flatMap(resolve) ?? zone
+        let named = tzid.flatMap(resolve) ?? zone
         // A wall time a DST gap skips: read with the offset before the gap.
-        return in_.instant(for: local)
+        return named.instant(for: local)
             ?? Instant(
-                milliseconds: local.epochMillisecondsAsIfUTC - Int64(in_.offset(at: Instant(milliseconds: local.epochMillisecondsAsIfUTC))) * 1000)
+                milliseconds: local.epochMillisecondsAsIfUTC - Int64(named.offset(at: Instant(milliseconds: local.epochMillisecondsAsIfUTC))) * 1000)
     }
 }

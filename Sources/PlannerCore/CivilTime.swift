@@ -181,8 +181,12 @@ func writeDigits(_ buffer: UnsafeMutableBufferPointer<UInt8>, _ at: Int, _ value
 public func pad(_ value: Int, _ width: Int) -> String {
     // Fast path, written straight into a small string: a year's plan formats tens of thousands of these.
     if value >= 0 && value < 100_000_000 && width <= 8 {
-        var count = 1, rest = value / 10
-        while rest > 0 { count += 1; rest /= 10 }
+        var count = 1
+        var rest = value / 10
+        while rest > 0 {
+            count += 1
+            rest /= 10
+        }
         count = max(count, width)
         return String(unsafeUninitializedCapacity: count) { buffer in
             var v = value

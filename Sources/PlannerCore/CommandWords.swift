@@ -15,7 +15,11 @@ public enum CommandWords {
         while let c = scalars.next() {
             switch c {
             case " ", "\t", "\r", "\n":
-                if inWord { words.append(word); word = ""; inWord = false }
+                if inWord {
+                    words.append(word)
+                    word = ""
+                    inWord = false
+                }
             case "'":
                 inWord = true
                 while true {

@@ -29,7 +29,8 @@ public enum DisplayWidth {
 
     static func isWide(_ v: UInt32) -> Bool {
         // Binary search over the sorted ranges (EastAsianWidth.swift).
-        var low = 0, high = eastAsianWideRanges.count - 1
+        var low = 0
+        var high = eastAsianWideRanges.count - 1
         while low <= high {
             let mid = (low + high) / 2
             let range = eastAsianWideRanges[mid]

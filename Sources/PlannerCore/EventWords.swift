@@ -217,7 +217,8 @@ extension EventWords: EventFields {
 
     /// What `Stamp(clockText:device:)` makes of these ASCII bytes.
     static func clock(_ value: UnsafeBufferPointer<UInt8>) -> (milliseconds: Int64, counter: Int64)? {
-        var first: Int64 = 0, second: Int64 = 0
+        var first: Int64 = 0
+        var second: Int64 = 0
         var dotted = false
         var digits = 0
         for byte in value {

@@ -24,7 +24,10 @@ public enum FormatCharacters {
         var i = 0
         while i < scalars.count {
             let s = scalars[i]
-            guard isFormat(s) else { i += 1; continue }
+            guard isFormat(s) else {
+                i += 1
+                continue
+            }
             let before = i > 0 ? scalars[i - 1] : nil
             let after = i + 1 < scalars.count ? scalars[i + 1] : nil
             if isTagSpec(s), let base = before, base.properties.isEmoji, !isTagSpec(base) {

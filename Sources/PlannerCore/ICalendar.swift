@@ -82,7 +82,8 @@ public enum ICalendar {
             let next = min(t + 3600, through.seconds)
             let nextOffset = zone.offset(at: Instant(milliseconds: next * 1000))
             if nextOffset != offset {
-                var low = t, high = next  // offset at low is `offset`, at high is `nextOffset`
+                var low = t
+                var high = next  // offset at low is `offset`, at high is `nextOffset`
                 while high - low > 1 {
                     let mid = low + (high - low) / 2
                     if zone.offset(at: Instant(milliseconds: mid * 1000)) == offset { low = mid } else { high = mid }

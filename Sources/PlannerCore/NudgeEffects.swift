@@ -146,7 +146,8 @@ public enum NudgeEffects {
             var cw = [Double](repeating: 0, count: cellKeys.count * 2)
             var cy = [Double](repeating: 0, count: cellKeys.count * 2)
             for (d, range) in days.enumerated() where times[d] > 0 {
-                let t = times[d], tw = Double(times[d])
+                let t = times[d]
+                let tw = Double(times[d])
                 for row in rows[range] {
                     let weight = tw * row.weight
                     for g in [row.groups.0, row.groups.1, row.groups.2] {
@@ -169,9 +170,11 @@ public enum NudgeEffects {
                     difference: shown.flatMap { s in withheld.map { s - $0 } })
             }
             // The decay: each pair's effects weighted by the smaller arm of each side (their harmonic sum).
-            var numerator = 0.0, denominator = 0.0
+            var numerator = 0.0
+            var denominator = 0.0
             for (more, less) in pairs {
-                let sizeMore = min(cn[more * 2], cn[more * 2 + 1]), sizeLess = min(cn[less * 2], cn[less * 2 + 1])
+                let sizeMore = min(cn[more * 2], cn[more * 2 + 1])
+                let sizeLess = min(cn[less * 2], cn[less * 2 + 1])
                 guard sizeMore > 0, sizeLess > 0 else { continue }
                 let weight = 1 / (1 / Double(sizeMore) + 1 / Double(sizeLess))
                 numerator += weight * (cy[more * 2] / cw[more * 2] - cy[more * 2 + 1] / cw[more * 2 + 1])

@@ -138,7 +138,9 @@ public func decideRefill(
         let instant = zone.instant(for: reading)
         // A slot already due but not yet delivered is in a pause that is in force now.
         switch state.exclusions.reason(date: plan.schedule.studyDay(of: reading), at: max(instant ?? request.fireAt, now)) {
-        case .skipped?: retire(.skipped, "date skipped"); continue
+        case .skipped?:
+            retire(.skipped, "date skipped")
+            continue
         case .paused?:
             retire(.paused, state.exclusions.pause?.until.map { "paused until \(zone.rfc3339($0))" } ?? "paused until resume")
             continue
@@ -192,7 +194,11 @@ public func decideRefill(
 
     // Merge both sorted-by-time lists and keep the soonest `cap`; ties broken by identifier so the
     // outcome never depends on the order rows came out of the database.
-    enum Entry { case kept(PendingRequest), waiting(PendingRequest), new(Slot) }
+    enum Entry {
+        case kept(PendingRequest)
+        case waiting(PendingRequest)
+        case new(Slot)
+    }
     var entries = live.map { (at: $0.fireAt, id: $0.identifier, entry: Entry.kept($0)) }
     entries += waiting.map { (at: $0.fireAt, id: $0.identifier, entry: Entry.waiting($0)) }
     entries += candidates.map { (at: $0.fireAt, id: $0.identifier, entry: Entry.new($0)) }

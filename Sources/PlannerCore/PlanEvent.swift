@@ -48,7 +48,8 @@ public struct PlanEvent: Equatable, Sendable {
 
     /// A new random id. The generator is the caller's (the system's at the edges, a seeded one in tests).
     public static func newID<G: RandomNumberGenerator>(using generator: inout G) -> String {
-        let high = generator.next() as UInt64, low = generator.next() as UInt64
+        let high = generator.next() as UInt64
+        let low = generator.next() as UInt64
         func hex(_ value: UInt64) -> String {
             let digits = String(value, radix: 16)
             return String(repeating: "0", count: 16 - digits.count) + digits

@@ -81,7 +81,10 @@ public enum PlanEventText {
         if PlanEvent.allBytes(of: value, { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "%") }) { return value }
         var out = ""
         for scalar in value.unicodeScalars {
-            guard mustEscape(scalar) else { out.unicodeScalars.append(scalar); continue }
+            guard mustEscape(scalar) else {
+                out.unicodeScalars.append(scalar)
+                continue
+            }
             for byte in String(scalar).utf8 {
                 let hex = String(byte, radix: 16, uppercase: true)
                 out += "%" + (hex.count == 1 ? "0" + hex : hex)
@@ -104,7 +107,10 @@ public enum PlanEventText {
         while i < utf8.endIndex {
             let byte = utf8[i]
             i += 1
-            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
             guard utf8.endIndex - i >= 2, let high = hexValue(utf8[i]), let low = hexValue(utf8[i + 1]) else { return nil }
             bytes.append(high << 4 | low)
             i += 2

@@ -103,7 +103,11 @@ public struct PlanSettings: Equatable, Sendable {
     public mutating func apply(_ key: SettingKey, _ text: String) throws(SettingError) {
         let value = try key.parse(text)
         switch key {
-        case .window: if case .window(let start, let end) = value { schedule.startMinute = start; schedule.endMinute = end }
+        case .window:
+            if case .window(let start, let end) = value {
+                schedule.startMinute = start
+                schedule.endMinute = end
+            }
         case .interval: if case .minutes(let m) = value { schedule.intervalMinutes = m }
         case .days: if case .days(let d) = value { schedule.days = d }
         case .title: if case .text(let t) = value { title = t }
@@ -175,9 +179,12 @@ public struct SettingDeclaration: Sendable {
 /// A setting's name, what it accepts, and its canonical text (what `config` shows and the database holds).
 public enum SettingKey: String, CaseIterable, Sendable {
     case window, interval, days, title, body, icon, urgency, grace, zone
-    case studyCommand = "study-command", snooze, sound
-    case syncFolder = "sync-folder", deviceName = "device-name"
-    case calendarFolder = "calendar-folder", calendarDays = "calendar-days"
+    case studyCommand = "study-command"
+    case snooze, sound
+    case syncFolder = "sync-folder"
+    case deviceName = "device-name"
+    case calendarFolder = "calendar-folder"
+    case calendarDays = "calendar-days"
     case ankiCollection = "anki-collection"
     case experiment
     case schedule
@@ -296,12 +303,22 @@ public enum SettingKey: String, CaseIterable, Sendable {
     }
 
     enum Value {
-        case window(Int, Int), minutes(Int), days(Weekdays), text(String), milliseconds(Int64), words([String]), count(Int), flag(Bool)
+        case window(Int, Int)
+        case minutes(Int)
+        case days(Weekdays)
+        case text(String)
+        case milliseconds(Int64)
+        case words([String])
+        case count(Int)
+        case flag(Bool)
     }
 
     /// Why `text` is not a valid value, or nil when it is.
     public func problem(_ text: String) -> String? {
-        do { _ = try parse(text); return nil } catch { return error.message }
+        do {
+            _ = try parse(text)
+            return nil
+        } catch { return error.message }
     }
 
     /// The canonical text of a valid value: `90m` → `1h30m`, `weekdays` → `mon-fri`.
@@ -419,7 +436,9 @@ public enum SettingKey: String, CaseIterable, Sendable {
 
     /// `45m`, `90m`, `2h`, `1h30m` → minutes.
     static func minutes(_ text: String) -> Int? {
-        var rest = Substring(text), total = 0, sawUnit = false
+        var rest = Substring(text)
+        var total = 0
+        var sawUnit = false
         for unit in ["h", "m"] {
             guard let i = rest.firstIndex(of: Character(unit)) else { continue }
             let digits = rest[..<i]
@@ -457,9 +476,13 @@ public enum SettingKey: String, CaseIterable, Sendable {
 
     /// A comma list of runs: `mon-fri`, `sat-sun`, `mon,wed,fri`, `daily` as `mon-sun`.
     static func format(_ days: Weekdays) -> String {
-        var parts: [String] = [], i = 0
+        var parts: [String] = []
+        var i = 0
         while i < 7 {
-            guard days.contains(isoWeekday: i + 1) else { i += 1; continue }
+            guard days.contains(isoWeekday: i + 1) else {
+                i += 1
+                continue
+            }
             var j = i
             while j + 1 < 7, days.contains(isoWeekday: j + 2) { j += 1 }
             parts.append(i == j ? Weekdays.names[i] : "\(Weekdays.names[i])-\(Weekdays.names[j])")

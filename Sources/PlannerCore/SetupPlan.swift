@@ -115,7 +115,8 @@ public enum SetupPlan {
 
     public static func items(_ f: SetupFacts) -> [SetupItem] {
         var items = f.loginHook ? [loginItem(f)] : []
-        let bin = f.binary, db = f.database
+        let bin = f.binary
+        let db = f.database
         // The live ticker starts with the desktop session however it starts: freedesktop autostart (every
         // desktop's session, and systemd's xdg-autostart generator), and the unit below where a session
         // reaches graphical-session.target. The tick lock lets one of them run; the other exits 0 at once.

@@ -52,7 +52,8 @@ public struct DayRuleHistory: Sendable {
 
     /// Which state is in force just before `stamp`: the number of steps with a smaller stamp.
     func stateIndex(before stamp: Stamp) -> Int {
-        var low = 0, high = steps.count
+        var low = 0
+        var high = steps.count
         while low < high {
             let middle = (low + high) / 2
             if steps[middle].stamp < stamp { low = middle + 1 } else { high = middle }

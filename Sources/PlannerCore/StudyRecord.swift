@@ -147,7 +147,9 @@ public func studyRecord(from: LocalDate, through: LocalDate, today: LocalDate, i
         date = date.adding(days: 1)
     }
 
-    var current = 0, longest = 0, run = 0
+    var current = 0
+    var longest = 0
+    var run = 0
     if let first = input.firstDate, first <= today {
         var d = first
         while d <= today {

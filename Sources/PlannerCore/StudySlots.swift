@@ -30,7 +30,10 @@ public enum SlotIdentifier {
             for (i, byte) in prefixBytes.enumerated() { buffer[i] = byte }
             var at = prefixBytes.count
             for (value, width) in [(d.year, 4), (d.month, 2), (d.day, 2), (local.hour, 2), (local.minute, 2)] {
-                if at > prefixBytes.count { buffer[at] = underscore; at += 1 }
+                if at > prefixBytes.count {
+                    buffer[at] = underscore
+                    at += 1
+                }
                 var rest = value
                 for i in stride(from: at + width - 1, through: at, by: -1) {
                     buffer[i] = zero + UInt8(truncatingIfNeeded: rest % 10)
@@ -128,7 +131,10 @@ public enum SlotIdentifier {
         }
 
         mutating func insert(_ identifier: String) {
-            guard let reading = SlotIdentifier.parse(identifier) else { others.insert(identifier); return }
+            guard let reading = SlotIdentifier.parse(identifier) else {
+                others.insert(identifier)
+                return
+            }
             let minute = Self.minute(reading)
             let at = firstIndex(notBelow: minute)
             if at == minutes.count || minutes[at] != minute { minutes.insert(minute, at: at) }
@@ -141,7 +147,8 @@ public enum SlotIdentifier {
         }
 
         private func firstIndex(notBelow minute: Int) -> Int {
-            var low = 0, high = minutes.count
+            var low = 0
+            var high = minutes.count
             while low < high {
                 let mid = (low + high) / 2
                 if minutes[mid] < minute { low = mid + 1 } else { high = mid }

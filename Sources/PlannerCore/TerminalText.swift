@@ -39,7 +39,8 @@ public enum TerminalText {
     /// (in scalars) of the refused format characters.
     static func unsafeScalars(_ text: String) -> Set<Int>? {
         if isPrintableASCII(text) { return nil }
-        var control = false, format = false
+        var control = false
+        var format = false
         for scalar in text.unicodeScalars {
             control = control || isControl(scalar)
             format = format || FormatCharacters.isFormat(scalar)
@@ -59,7 +60,8 @@ public enum TerminalText {
     public static func quoted(_ value: String) -> String {
         let count = value.unicodeScalars.count
         guard count > quoteLimit else { return "'" + escaped(value) + "'" }
-        var head = "", taken = 0
+        var head = ""
+        var taken = 0
         for character in value {
             taken += character.unicodeScalars.count
             if taken > quoteLimit { break }
@@ -73,7 +75,8 @@ public enum TerminalText {
     public static func shortened(_ line: String, limit: Int = lineLimit) -> String {
         let scalars = Array(line.unicodeScalars)
         guard scalars.count > limit else { return line }
-        let keepEnd = limit / 3, keepStart = limit - keepEnd - 40
+        let keepEnd = limit / 3
+        let keepStart = limit - keepEnd - 40
         var out = String.UnicodeScalarView()
         out.append(contentsOf: scalars[..<keepStart])
         out.append(contentsOf: " …(\(scalars.count - keepStart - keepEnd) characters cut)… ".unicodeScalars)

@@ -68,7 +68,8 @@ public enum UsualTime {
     /// that study day's midnight (a day without one was not studied), `skipped` the skipped days (not study
     /// days: they neither count for nor against).
     public static func decide(day: LocalDate, firstOpens: [LocalDate: Int], skipped: Set<LocalDate>, schedule: Schedule) -> Decision {
-        var studied = 0, seen = 0
+        var studied = 0
+        var seen = 0
         var starts: [Int] = []
         var date = day
         // Back over study days; the starts can reach further back than the 20 (the last 14 studied days).
@@ -94,7 +95,8 @@ public enum UsualTime {
         let usual = sorted.count % 2 == 1 ? sorted[middle] : floorDivide(sorted[middle - 1] + sorted[middle], 2)
         let mean = Double(sorted.reduce(0, +)) / Double(sorted.count)
         let spread = (sorted.map { (Double($0) - mean) * (Double($0) - mean) }.reduce(0, +) / Double(sorted.count)).squareRoot()
-        let first = schedule.startMinute, last = schedule.lastMinute
+        let first = schedule.startMinute
+        let last = schedule.lastMinute
         guard spread <= maximumSpreadMinutes else {
             return Decision(reason: .spread(starts: sorted.count, minutes: Int(spread.rounded())), usual: usual)
         }

@@ -47,7 +47,8 @@ public struct VdirsyncerConfig: Equatable, Sendable {
     /// A JSON string's value (`"…"` with backslash escapes of `"` and `\`), or nil for anything else.
     static func string(_ text: Substring) -> String? {
         guard text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") else { return nil }
-        var result = "", escaped = false
+        var result = ""
+        var escaped = false
         for c in text.dropFirst().dropLast() {
             if escaped {
                 result.append(c)

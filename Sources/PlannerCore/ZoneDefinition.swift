@@ -93,8 +93,12 @@ public enum ZoneDefinition {
         var offset = zone.probedOffset(at: from)
         while t < through.seconds {
             let next = min(t + step, through.seconds)
-            guard zone.probedOffset(at: Instant(seconds: next)) != offset else { t = next; continue }
-            var low = t, high = next  // the offset at low is `offset`, at high another
+            guard zone.probedOffset(at: Instant(seconds: next)) != offset else {
+                t = next
+                continue
+            }
+            var low = t
+            var high = next  // the offset at low is `offset`, at high another
             while high - low > 1 {
                 let mid = low + (high - low) / 2
                 if zone.probedOffset(at: Instant(seconds: mid)) == offset { low = mid } else { high = mid }

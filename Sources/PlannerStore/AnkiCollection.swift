@@ -56,7 +56,10 @@ extension PlannerDatabase {
             decide: { observed throws -> [UInt8]? in
                 var r = Wire.Reader(observed)
                 guard let status = r.int() else { return nil }
-                if status != 0 { prepared.problem = r.text() ?? "cannot be read"; return nil }
+                if status != 0 {
+                    prepared.problem = r.text() ?? "cannot be read"
+                    return nil
+                }
                 guard let db = r.text(), let wal = r.text() else { return nil }
                 var info = stat()
                 let haveCopy = stat(copy, &info) == 0
@@ -135,7 +138,12 @@ extension PlannerDatabase {
             lock = Glibc.open(folder + "/lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
             var failure: Int32 = lock >= 0 ? EWOULDBLOCK : errno
             for _ in 0..<100 where failure == EWOULDBLOCK || failure == EINTR {
-                if flock(lock, LOCK_SH | LOCK_NB) == 0 { failure = 0 } else { failure = errno; usleep(1_000) }
+                if flock(lock, LOCK_SH | LOCK_NB) == 0 {
+                    failure = 0
+                } else {
+                    failure = errno
+                    usleep(1_000)
+                }
             }
             if failure != 0, failure != EWOULDBLOCK, failure != EINTR {
                 problem = "cannot be read: its private copy's folder \(folder) cannot be locked (\(DatabaseFile.describe(failure)))"
@@ -258,7 +266,10 @@ extension PlannerDatabase {
     )
         throws -> (firsts: [(day: LocalDate, review: Int64, at: Instant)], reviews: Int64, last: Int64, synced: Int64)
     {
-        enum Found { case reviews([(day: LocalDate, review: Int64, at: Instant)], Int64, Int64, Int64), refused(String) }
+        enum Found {
+            case reviews([(day: LocalDate, review: Int64, at: Instant)], Int64, Int64, Int64)
+            case refused(String)
+        }
         func read() throws(SQLiteError) -> Found {
             // Read-write so SQLite replays the copied WAL (it is the planner's own copy; closing folds the
             // WAL in). Nothing in it is trusted: no schema code runs, and nothing is written.
@@ -286,7 +297,8 @@ extension PlannerDatabase {
             // that are not answers are walked past on the id index, each at most once a read.
             let next = try anki.prepare(
                 "SELECT id FROM revlog WHERE id >= ? AND id <= ? AND type BETWEEN ? AND ? AND ease BETWEEN ? AND ? ORDER BY id LIMIT 1")
-            let kinds = AnkiReviews.answerKinds, buttons = AnkiReviews.answerButtons
+            let kinds = AnkiReviews.answerKinds
+            let buttons = AnkiReviews.answerButtons
             var firsts: [(day: LocalDate, review: Int64, at: Instant)] = []
             var seen: Set<LocalDate> = []
             for period in periods where period.through >= range.lowerBound && period.after < range.upperBound {

@@ -37,7 +37,10 @@ enum AnkiFiles {
             let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
             guard fd >= 0 else { return nil }
             var info = stat()
-            guard fstat(fd, &info) == 0 else { close(fd); return nil }
+            guard fstat(fd, &info) == 0 else {
+                close(fd)
+                return nil
+            }
             return (fd, info)
         }
         guard let db = open(collection) else {
@@ -125,7 +128,8 @@ enum AnkiFiles {
         // before its transaction recorded anything).
         let marker = folder + "/" + markerName
         let copied = readMarker(marker)
-        var first = stat(), firstWAL = stat()
+        var first = stat()
+        var firstWAL = stat()
         if fstat(dbFD, &first) == 0 {
             let wal = walFD >= 0 && fstat(walFD, &firstWAL) == 0 && firstWAL.st_mode & S_IFMT == S_IFREG ? identity(firstWAL) : absent
             // Copied by another planner process while this one waited for the lock: nothing to do.
@@ -157,25 +161,32 @@ enum AnkiFiles {
             if identity(before) != base { copyWhole = true }
             if copyWhole {
                 if let why = copyFile(dbFD, to: target, size: Int64(before.st_size)) {
-                    out.int(1); out.text(why); return out.bytes
+                    out.int(1)
+                    out.text(why)
+                    return out.bytes
                 }
             }
             var walInfo = stat()
             let hasWAL = walFD >= 0 && fstat(walFD, &walInfo) == 0 && walInfo.st_mode & S_IFMT == S_IFREG
             if hasWAL {
                 if let why = copyFile(walFD, to: target + "-wal", size: Int64(walInfo.st_size)) {
-                    out.int(1); out.text(why); return out.bytes
+                    out.int(1)
+                    out.text(why)
+                    return out.bytes
                 }
             } else {
                 unlink(target + "-wal")
             }
             unlink(target + "-shm")
             // A checkpoint while copying changes the database: the copy may mix two states; take it again.
-            var after = stat(), named = stat()
+            var after = stat()
+            var named = stat()
             guard fstat(dbFD, &after) == 0, stat(collection, &named) == 0 else { break }
             if identity(before) == identity(after), identity(after) == identity(named) {
                 if let why = writeMarker(marker, copiedFrom(db: identity(after), wal: hasWAL ? identity(walInfo) : absent)) {
-                    out.int(1); out.text(why); return out.bytes
+                    out.int(1)
+                    out.text(why)
+                    return out.bytes
                 }
                 out.int(0)
                 out.text(identity(after))
@@ -235,7 +246,8 @@ enum AnkiFiles {
             if n < 0 && errno == EINTR { continue }
             if n < 0 {
                 let why = DatabaseFile.describe(errno)
-                close(out); unlink(temporary)
+                close(out)
+                unlink(temporary)
                 return "cannot be read (\(why))"
             }
             if n == 0 { break }  // shorter now: what was there is what is copied
@@ -245,7 +257,8 @@ enum AnkiFiles {
                 if w < 0 && errno == EINTR { continue }
                 if w <= 0 {
                     let why = DatabaseFile.describe(errno)
-                    close(out); unlink(temporary)
+                    close(out)
+                    unlink(temporary)
                     return "cannot be copied: its private copy cannot be written (\(why))"
                 }
                 done += w

@@ -77,7 +77,9 @@ extension PlannerDatabase {
                 }
                 switch CalendarFiles.bucketed(observed) {
                 case .listed(let seen): listing = seen
-                case .cannotOpen(let code): cannotOpen = code; return nil
+                case .cannotOpen(let code):
+                    cannotOpen = code
+                    return nil
                 case .unchanged, .busy, .unreadable: return nil
                 }
                 guard let listing else { return nil }
@@ -127,7 +129,9 @@ extension PlannerDatabase {
                 continue
             }
             guard let uid = CalendarFolderText.uid(fromFileName: name) else { continue }
-            let bytes: [UInt8], size: Int64, mtime: Int64
+            let bytes: [UInt8]
+            let size: Int64
+            let mtime: Int64
             switch contents[name] {
             case nil, .gone?: continue
             case .refused(let why, let size, let mtime)?:

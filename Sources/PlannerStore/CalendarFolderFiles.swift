@@ -48,17 +48,27 @@ enum CalendarFiles {
     static func lockAndList(_ folder: String, dir: inout Int32, listing: Bool, wait: Int64 = FolderChild.lockWaitMilliseconds) -> [UInt8] {
         var out = Wire.Writer()
         dir = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard dir >= 0 else { out.int(1); out.int(Int64(errno)); return out.bytes }
+        guard dir >= 0 else {
+            out.int(1)
+            out.int(Int64(errno))
+            return out.bytes
+        }
         var locked = false
         // Until a deadline, not a count of pauses: on a busy machine each pause runs over (50 ms of them took 58).
         let start = FolderChild.monotonicMilliseconds()
         while true {
-            if flock(dir, LOCK_EX | LOCK_NB) == 0 { locked = true; break }
+            if flock(dir, LOCK_EX | LOCK_NB) == 0 {
+                locked = true
+                break
+            }
             guard errno == EWOULDBLOCK || errno == EINTR else { break }
             if FolderChild.monotonicMilliseconds() - start + Int64(OwnFile.lockPause / 1000) > wait { break }
             usleep(OwnFile.lockPause)
         }
-        guard locked else { out.int(2); return out.bytes }
+        guard locked else {
+            out.int(2)
+            return out.bytes
+        }
         out.int(0)
         // The planner's files by bucket (`CalendarListing`, read with `bucketed`).
         if listing { CalendarListing.write(dir, into: &out) }
@@ -80,7 +90,11 @@ enum CalendarFiles {
     static func look(_ folder: String, _ names: [String]) -> [UInt8] {
         var out = Wire.Writer()
         let dir = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard dir >= 0 else { out.int(1); out.int(Int64(errno)); return out.bytes }
+        guard dir >= 0 else {
+            out.int(1)
+            out.int(Int64(errno))
+            return out.bytes
+        }
         defer { close(dir) }
         out.int(0)
         for name in names {
@@ -130,7 +144,11 @@ enum CalendarFiles {
             w.int(p.expected?.mtime ?? -1)
         }
         w.int(Int64(removals.count))
-        for r in removals { w.text(r.name); w.int(r.size); w.int(r.mtime) }
+        for r in removals {
+            w.text(r.name)
+            w.int(r.size)
+            w.int(r.mtime)
+        }
         return w.bytes
     }
 
@@ -149,7 +167,9 @@ enum CalendarFiles {
         var placements: [Placement] = []
         var removals: [Removal] = []
         let flags = r.int() ?? 0
-        let clean = flags & 1 != 0, listAfter = flags & 2 != 0, leaveAside = flags & 4 != 0
+        let clean = flags & 1 != 0
+        let listAfter = flags & 2 != 0
+        let leaveAside = flags & 4 != 0
         for _ in 0..<(r.int() ?? 0) {
             guard let name = r.text(), let bytes = r.data(), let mtime = r.int(), let size = r.int(), let expectedMtime = r.int() else { break }
             placements.append(
@@ -169,7 +189,11 @@ enum CalendarFiles {
         if !done.placed.isEmpty || !done.removed.isEmpty { fsync(dir) }
         var w = Wire.Writer()
         w.int(Int64(done.placed.count))
-        for p in done.placed { w.text(p.name); w.int(p.size); w.int(p.mtime) }
+        for p in done.placed {
+            w.text(p.name)
+            w.int(p.size)
+            w.int(p.mtime)
+        }
         w.int(Int64(done.removed.count))
         for name in done.removed { w.text(name) }
         w.int(Int64(done.changed.count))
@@ -188,8 +212,14 @@ enum CalendarFiles {
             guard let name = r.text(), let size = r.int(), let mtime = r.int() else { return nil }
             done.placed.append((name, size, mtime))
         }
-        for _ in 0..<(r.int() ?? -1) { guard let name = r.text() else { return nil }; done.removed.append(name) }
-        for _ in 0..<(r.int() ?? -1) { guard let name = r.text() else { return nil }; done.changed.append(name) }
+        for _ in 0..<(r.int() ?? -1) {
+            guard let name = r.text() else { return nil }
+            done.removed.append(name)
+        }
+        for _ in 0..<(r.int() ?? -1) {
+            guard let name = r.text() else { return nil }
+            done.changed.append(name)
+        }
         guard let failed = r.text(), let code = r.int() else { return nil }
         if !failed.isEmpty { done.failure = (failed, Int32(code)) }
         if !r.atEnd { done.after = CalendarListing(&r) }
@@ -245,14 +275,20 @@ enum CalendarFiles {
         for p in placements {
             let temp = CalendarFolderText.temporaryPrefix + PlannerDatabase.newEventID() + ".tmp"
             let fd = openat(dir, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { done.failure = (p.name, errno); return done }
+            guard fd >= 0 else {
+                done.failure = (p.name, errno)
+                return done
+            }
             defer { close(fd) }
             temps.append((temp, 0, 0, 0))
             var rest = p.bytes[...]
             while !rest.isEmpty {
                 let n = rest.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
                 if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { done.failure = (p.name, n < 0 ? errno : EIO); return done }
+                guard n > 0 else {
+                    done.failure = (p.name, n < 0 ? errno : EIO)
+                    return done
+                }
                 rest = rest.dropFirst(n)
             }
             if let mtime = p.mtime {
@@ -260,14 +296,23 @@ enum CalendarFiles {
                 var times = [
                     timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2), timespec(tv_sec: Int(mtime / 1_000_000_000), tv_nsec: Int(mtime % 1_000_000_000)),
                 ]
-                guard futimens(fd, &times) == 0 else { done.failure = (p.name, errno); return done }
+                guard futimens(fd, &times) == 0 else {
+                    done.failure = (p.name, errno)
+                    return done
+                }
             }
             var info = stat()
-            guard placements.count > 1 || fsync(fd) == 0, fstat(fd, &info) == 0 else { done.failure = (p.name, errno); return done }
+            guard placements.count > 1 || fsync(fd) == 0, fstat(fd, &info) == 0 else {
+                done.failure = (p.name, errno)
+                return done
+            }
             temps[temps.count - 1] = (temp, UInt(info.st_ino), Int64(info.st_size), PlannerDatabase.mtimeNanoseconds(info))
             FolderChild.progress()
         }
-        if placements.count > 1, clinux_syncfs(dir) != 0 { done.failure = (placements[0].name, errno); return done }
+        if placements.count > 1, clinux_syncfs(dir) != 0 {
+            done.failure = (placements[0].name, errno)
+            return done
+        }
         for (p, t) in zip(placements, temps) {
             next += 1
             FolderChild.progress()
@@ -277,13 +322,19 @@ enum CalendarFiles {
             switch result {
             case .placed: done.placed.append((p.name, t.size, t.mtime))
             case .changed: done.changed.append(p.name)
-            case .failed(let code): done.failure = (p.name, code); return done
+            case .failed(let code):
+                done.failure = (p.name, code)
+                return done
             }
         }
         return done
     }
 
-    enum Placed { case placed, changed, failed(Int32) }
+    enum Placed {
+        case placed
+        case changed
+        case failed(Int32)
+    }
 
     /// Puts the new file in only if the name is free (a new item; or one gone since the planner looked).
     private static func link(_ dir: Int32, _ temp: String, as name: String) -> Placed {
@@ -323,7 +374,10 @@ enum CalendarFiles {
         guard clinux_rename_exchange(dir, temp, dir, name) == 0 else {
             let code = errno
             if code == ENOENT { return link(dir, temp, as: name) }
-            guard code == EINVAL || code == ENOSYS || code == EOPNOTSUPP else { unlinkat(dir, temp, 0); return .failed(code) }
+            guard code == EINVAL || code == ENOSYS || code == EOPNOTSUPP else {
+                unlinkat(dir, temp, 0)
+                return .failed(code)
+            }
             // No exchange on this file system: look, then rename over (the moment between is not covered).
             var info = stat()
             guard fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG,

@@ -179,7 +179,10 @@ extension PlannerDatabase {
                         guard let digest = row.digest else { continue }
                         if CalendarFolderText.recipeHolds(row.recipe, recipe: item.recipe, digest: digest) { continue }
                         let made = item.made()
-                        if CalendarFolderText.holds(digest, made: made.digest) { learned.append((name, digest, item.recipe)); continue }
+                        if CalendarFolderText.holds(digest, made: made.digest) {
+                            learned.append((name, digest, item.recipe))
+                            continue
+                        }
                         switch state(name, row) {
                         case .changed: continue
                         case .gone:
@@ -226,12 +229,14 @@ extension PlannerDatabase {
                 // A bucket is recorded only when its files are exactly its rows now; any other is looked into again.
                 // An empty bucket the plan no longer wants is dropped (past days do not pile up here).
                 var record: [(bucket: String, listing: String, plan: String)] = []
-                var again: Set<String> = [], drop: [String] = []
+                var again: Set<String> = []
+                var drop: [String] = []
                 if !wantNothing, let listing = done.after {
                     var rowsByBucket: [String: [String: CalendarRow]] = [:]
                     for (name, row) in after { if let bucket = row.bucket { rowsByBucket[bucket, default: [:]][name] = row } }
                     for (bucket, plan) in looked.sorted(by: { $0.key < $1.key }) {
-                        let files = listing.files(in: [bucket]), bucketRows = rowsByBucket[bucket] ?? [:]
+                        let files = listing.files(in: [bucket])
+                        let bucketRows = rowsByBucket[bucket] ?? [:]
                         if done.failure == nil, PlannerDatabase.bucketMatches(files, rows: bucketRows) {
                             if files.isEmpty, bucketRows.isEmpty, !wanted.contains(bucket) {
                                 if records[bucket] != nil { drop.append(bucket) }

@@ -137,7 +137,11 @@ extension CalendarFiles {
     static func openAndList(_ folder: String, known: String?, dir: inout Int32) -> [UInt8] {
         var out = Wire.Writer()
         dir = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard dir >= 0 else { out.int(1); out.int(Int64(errno)); return out.bytes }
+        guard dir >= 0 else {
+            out.int(1)
+            out.int(Int64(errno))
+            return out.bytes
+        }
         let quick = CalendarListing.quickDigest(dir)
         if let quick, let known, quick == known, let ics = CalendarListing.icsCount(quick: quick) {
             out.int(3)
@@ -197,12 +201,21 @@ extension CalendarFiles {
             case .refused(let why):
                 var info = stat()
                 let known = fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0
-                out.int(1); out.text(why)
-                out.int(known ? Int64(info.st_size) : -1); out.int(known ? PlannerDatabase.mtimeNanoseconds(info) : -1)
+                out.int(1)
+                out.text(why)
+                out.int(known ? Int64(info.st_size) : -1)
+                out.int(known ? PlannerDatabase.mtimeNanoseconds(info) : -1)
             case .opened(let fd, let size, let mtime):
                 defer { close(fd) }
-                guard let bytes = PlannerDatabase.readBytes(fd, from: 0, to: size) else { out.int(3); out.int(Int64(errno)); continue }
-                out.int(0); out.data(bytes); out.int(size); out.int(mtime)
+                guard let bytes = PlannerDatabase.readBytes(fd, from: 0, to: size) else {
+                    out.int(3)
+                    out.int(Int64(errno))
+                    continue
+                }
+                out.int(0)
+                out.data(bytes)
+                out.int(size)
+                out.int(mtime)
             }
         }
         return out.bytes
@@ -410,7 +423,10 @@ extension PlannerDatabase {
 
     /// Forgets what passes recorded for `folder` (nil: every folder).
     func forgetCalendarPass(_ folder: String?) throws {
-        guard let folder else { try connection.execute("DELETE FROM calendar_pass"); return }
+        guard let folder else {
+            try connection.execute("DELETE FROM calendar_pass")
+            return
+        }
         try connection.prepare("DELETE FROM calendar_pass WHERE folder = ?").run(.text(folder))
     }
 

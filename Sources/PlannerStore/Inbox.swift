@@ -89,7 +89,10 @@ public enum Inbox {
             while written < bytes.count {
                 let n = bytes[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
                 if n < 0 && errno == EINTR { continue }
-                if n <= 0 { failure = n < 0 ? errno : EIO; break }
+                if n <= 0 {
+                    failure = n < 0 ? errno : EIO
+                    break
+                }
                 written += n
             }
             if failure == 0 && fsync(fd) != 0 { failure = errno }

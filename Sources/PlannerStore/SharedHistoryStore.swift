@@ -56,7 +56,8 @@ extension PlannerDatabase {
             touched.formUnion(values.keys)
             steps.append(SettingsStep(stamp: Stamp(milliseconds: stmt.int64(1), counter: stmt.int64(2), device: stmt.text(3)), values: values))
         }
-        var base: [SettingKey: String] = [:], resets: [SettingKey: String] = [:]
+        var base: [SettingKey: String] = [:]
+        var resets: [SettingKey: String] = [:]
         for key in DayRuleHistory.keys {
             let reset = defaults[key.rawValue] ?? key.defaultValue
             resets[key] = reset
@@ -306,7 +307,8 @@ extension PlannerDatabase {
         let storedDevice = RecordOpens.recordedDevice(stored)
         stored.stamp?.device = storedDevice
         if stored.stamp?.device == "" { stored.stamp?.device = arrivedEvent.stamp?.device ?? "" }
-        let held = SyncFileText.publishedLine(stored) ?? "", arrived = SyncFileText.publishedLine(arrivedEvent) ?? ""
+        let held = SyncFileText.publishedLine(stored) ?? ""
+        let arrived = SyncFileText.publishedLine(arrivedEvent) ?? ""
         guard held != arrived else { return nil }
         let wins = SHA256.digest(Array(arrived.utf8)).lexicographicallyPrecedes(SHA256.digest(Array(held.utf8))) == false
         let known = try connection.integer("SELECT count(*) FROM event_conflict WHERE id = ?", .text(event.id)) ?? 0
@@ -339,7 +341,9 @@ extension PlannerDatabase {
             switch register {
             case .setting(let key): try refoldSetting(key)
             case .skip(let date): try refoldSkip(date)
-            case .pause: try rebuildPauses(); try refoldRegister(.pause, kinds: ["pause", "resume"]) { _ in true }
+            case .pause:
+                try rebuildPauses()
+                try refoldRegister(.pause, kinds: ["pause", "resume"]) { _ in true }
             case .planZone: break
             }
         }

@@ -105,7 +105,10 @@ extension PlannerDatabase {
                     let from = previous.map { size >= $0.consumed ? $0.consumed : 0 } ?? 0
                     // Within the pass's budget (the ticker's): the rest is read by the next pass. Not a file holding a
                     // newer planner's lines: each read starts before them, so a budget would read one window for ever.
-                    guard budget > 0 else { report.more = true; continue }
+                    guard budget > 0 else {
+                        report.more = true
+                        continue
+                    }
                     // A file that shrank is read whole, past the budget: what it no longer holds is relayed.
                     let shrank = previous.map { $0.consumed > 0 && size < $0.consumed } ?? false
                     let to = size - from > budget && previous?.newerReader == nil && !shrank ? from + budget : size
@@ -252,7 +255,7 @@ extension PlannerDatabase {
         // restore, a rolled-back sync). Its events are written again (to a new file) by this same command,
         // whichever command it is: `refill` from cron too. A file only longer is being appended to by another
         // process.
-        if let ownFile, (listing.ownSize.map { $0 < ownFile.size } ?? true) {
+        if let ownFile, listing.ownSize.map { $0 < ownFile.size } ?? true {
             try forgetPublished()
         }
         return (report, events)
@@ -386,7 +389,8 @@ extension PlannerDatabase {
                 WHERE received_ms IS NULL AND published_ms IS NULL ORDER BY coalesce(stamp_ms, at_ms), stamp_counter, id
                 """)
         }
-        var events: [PlanEvent] = [], relays: [PlanEvent] = []
+        var events: [PlanEvent] = []
+        var relays: [PlanEvent] = []
         while try stmt.step() {
             let line =
                 PlanEventText.header + " "
@@ -526,7 +530,10 @@ extension PlannerDatabase {
             return .refused(errno == ELOOP ? "a symbolic link (ignored)" : "cannot be opened (\(DatabaseFile.describe(errno)))")
         }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { close(fd); return .refused("cannot be read") }
+        guard fstat(fd, &info) == 0 else {
+            close(fd)
+            return .refused("cannot be read")
+        }
         let why: String?
         if info.st_mode & S_IFMT != S_IFREG {
             why = "not a regular file (ignored)"
@@ -537,7 +544,10 @@ extension PlannerDatabase {
         } else {
             why = nil
         }
-        if let why { close(fd); return .refused(why) }
+        if let why {
+            close(fd)
+            return .refused(why)
+        }
         return .opened(fd, size: Int64(info.st_size), mtime: mtimeNanoseconds(info))
     }
 

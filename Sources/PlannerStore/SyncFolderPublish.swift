@@ -26,7 +26,12 @@ extension PlannerDatabase {
     private func publish(now: Instant) throws -> Int {
         // One read for what `open` needs on its fast path: the folder, the name, this device's id and file.
         struct Start {
-            var folder: String?; var wanted = ""; var selfID: String?; var sequence: Int64 = 0; var relays = false; var calendar = false
+            var folder: String?
+            var wanted = ""
+            var selfID: String?
+            var sequence: Int64 = 0
+            var relays = false
+            var calendar = false
         }
         let start = try read { () throws -> Start in
             let stmt = try connection.prepare(
@@ -69,7 +74,8 @@ extension PlannerDatabase {
             var relays: [PlanEvent] = []
             var next: Int64?
             var failure: PlannerError?
-            var dir: Int32 = -1, fd: Int32 = -1  // the child's
+            var dir: Int32 = -1
+            var fd: Int32 = -1  // the child's
             let outcome = try FolderChild.run(
                 folder: folder,
                 observe: {
@@ -121,7 +127,10 @@ extension PlannerDatabase {
                             (events, relays) = try unpublishedEvents(relays: start.relays)
                             return (stmt.int64(0), stmt.int64(1), stmt.text(2), stmt.isNull(3) ? nil : stmt.int64(3) == 1)
                         }
-                        if SyncFileText.fileName(device: selfID, sequence: seq) != fileName { next = seq; return nil }
+                        if SyncFileText.fileName(device: selfID, sequence: seq) != fileName {
+                            next = seq
+                            return nil
+                        }
                         if size != expected || size >= SyncFileText.rotateBytes {
                             // Not as this device left it (deleted, cut, replaced, written by another): a new file, and
                             // everything again (readers skip what they have). Or simply full: a new file.
@@ -225,7 +234,10 @@ enum OwnFile {
             case 1: self = r.int().map { .folderMissing(Int32($0)) } ?? .unreadable
             case 2: self = r.int().map { .failed(Int32($0)) } ?? .unreadable
             case 3:
-                guard let reason = r.int(), let number = r.int(), let why = Self.refusal(reason, number) else { self = .unreadable; return }
+                guard let reason = r.int(), let number = r.int(), let why = Self.refusal(reason, number) else {
+                    self = .unreadable
+                    return
+                }
                 self = .refused(why)
             case 4: self = .busy
             default: self = .unreadable

@@ -24,7 +24,10 @@ enum PeerFiles {
         init?(_ bytes: [UInt8]) {
             var r = Wire.Reader(bytes)
             guard let status = r.int() else { return nil }
-            if status == 1 { folderError = r.int().map { Int32($0) } ?? EIO; return }
+            if status == 1 {
+                folderError = r.int().map { Int32($0) } ?? EIO
+                return
+            }
             guard let own = r.int() else { return nil }
             ownSize = own < 0 ? nil : own
             while !r.atEnd {
@@ -50,7 +53,11 @@ enum PeerFiles {
     ) -> [UInt8] {
         var out = Wire.Writer()
         let dir = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard dir >= 0 else { out.int(1); out.int(Int64(errno)); return out.bytes }
+        guard dir >= 0 else {
+            out.int(1)
+            out.int(Int64(errno))
+            return out.bytes
+        }
         defer { close(dir) }
         out.int(0)
         var info = stat()
@@ -58,15 +65,23 @@ enum PeerFiles {
         for name in PlannerDatabase.folderNames(dir) {
             FolderChild.progress()
             out.text(name)
-            guard wanted(name) else { out.int(3); continue }
+            guard wanted(name) else {
+                out.int(3)
+                continue
+            }
             switch PlannerDatabase.openFile(dir, name, maximumBytes: maximumBytes) {
             case .gone: out.int(2)
-            case .refused(let why): out.int(1); out.text(why)
+            case .refused(let why):
+                out.int(1)
+                out.text(why)
             case .opened(let fd, let size, let mtime):
                 fds[name] = fd
                 var info = stat()
                 let links = fstat(fd, &info) == 0 ? Int64(info.st_nlink) : 1
-                out.int(0); out.int(size); out.int(mtime); out.int(links)
+                out.int(0)
+                out.int(size)
+                out.int(mtime)
+                out.int(links)
             }
         }
         return out.bytes
@@ -80,7 +95,12 @@ enum PeerFiles {
     /// Each range to read, with the bytes the reader last saw just before its start (`tail`; empty: none).
     static func job(_ ranges: [(name: String, from: Int64, to: Int64, tail: [UInt8])]) -> [UInt8] {
         var w = Wire.Writer()
-        for range in ranges { w.text(range.name); w.int(range.from); w.int(range.to); w.data(range.tail) }
+        for range in ranges {
+            w.text(range.name)
+            w.int(range.from)
+            w.int(range.to)
+            w.data(range.tail)
+        }
         return w.bytes
     }
 
@@ -115,7 +135,10 @@ enum PeerFiles {
                 if fstat(fd, &info) == 0 { to = max(to, Int64(info.st_size)) }
             }
             guard var bytes = PlannerDatabase.readBytes(fd, from: from, to: to) else {
-                out.text(name); out.int(1); out.int(Int64(errno)); continue
+                out.text(name)
+                out.int(1)
+                out.int(Int64(errno))
+                continue
             }
             if !bytes.contains(10) {
                 var info = stat()
@@ -123,7 +146,9 @@ enum PeerFiles {
                     bytes += rest.firstIndex(of: 10).map { rest[...$0] } ?? rest[...]
                 }
             }
-            out.text(name); out.int(rewound ? 2 : 0); out.data(bytes)
+            out.text(name)
+            out.int(rewound ? 2 : 0)
+            out.data(bytes)
         }
         return out.bytes
     }

@@ -8,7 +8,10 @@ public enum ExecutableFile {
     public static func isExecutable(_ path: String) -> Bool {
         var info = stat()
         guard stat(path, &info) == 0 else { return false }
-        guard info.st_mode & S_IFMT == S_IFREG else { errno = EACCES; return false }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            errno = EACCES
+            return false
+        }
         return access(path, X_OK) == 0
     }
 

@@ -182,7 +182,8 @@ public enum FolderChild {
             }
             if pid < 0 {
                 let why = String(cString: strerror(errno))
-                close(pair[0]); close(pair[1])
+                close(pair[0])
+                close(pair[1])
                 looked = .failed("fork: \(why)")
                 return
             }

@@ -89,7 +89,8 @@ public enum SystemZone {
             let slot = Int(truncatingIfNeeded: day) & (Self.slots - 1)
             if days[slot] == day { return offsets[slot] }
             let start = day &* 86_400
-            let first = lookup(start), last = lookup(start &+ 86_399)
+            let first = lookup(start)
+            let last = lookup(start &+ 86_399)
             guard first == last else { return lookup(seconds) }
             days[slot] = day
             offsets[slot] = first

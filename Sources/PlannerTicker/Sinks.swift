@@ -124,7 +124,8 @@ public struct NotifySink: DeliverySink {
     /// `--action` arguments: a click on the bubble starts studying everywhere; servers that draw no button
     /// for "default" (GNOME Shell, and any server not known otherwise) get a "Start studying" button too.
     static func actionArguments(server: String?, snooze: String) -> [String] {
-        let start = "--action=default=Start studying", later = "--action=\(snoozeKey)=Snooze \(snooze)"
+        let start = "--action=default=Start studying"
+        let later = "--action=\(snoozeKey)=Snooze \(snooze)"
         guard let server, serversShowingDefault.contains(server) else { return [start, "--action=start=Start studying", later] }
         // makoctl lists the actions last sent first: Snooze goes first so that "Start studying" is on top.
         return server == "mako" ? [later, start] : [start, later]

@@ -75,7 +75,7 @@ public enum Spawn {
 
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
+        defer { for pointer in argv + envp { free(pointer) } }
         var pid: pid_t = 0
         let rc = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
         guard rc == 0 else {
@@ -92,7 +92,10 @@ public enum Spawn {
         var buffer = [UInt8](repeating: 0, count: 512)
         while true {
             let n = read(fd, &buffer, buffer.count)
-            if n > 0 { out += buffer[0..<n]; continue }
+            if n > 0 {
+                out += buffer[0..<n]
+                continue
+            }
             if n == 0 { return out.isEmpty ? nil : out }
             return out  // EAGAIN: nothing more for now
         }

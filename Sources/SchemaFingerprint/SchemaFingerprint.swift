@@ -67,7 +67,11 @@ public enum SchemaFingerprint {
     public static func quoted(_ names: [String]) -> String {
         var list = ""
         list.reserveCapacity(names.count * 24)
-        for name in names { list += list.isEmpty ? "'" : ",'"; list += name; list += "'" }
+        for name in names {
+            list += list.isEmpty ? "'" : ",'"
+            list += name
+            list += "'"
+        }
         return list
     }
 }

@@ -39,7 +39,9 @@ enum Heatmap {
 
     /// The legend in lines of at most `width` display columns (an 80-column terminal: no word cut by wrapping).
     static func legendLines(width: Int = 80, paint: (DayMark) -> String = { String(symbol($0)) }) -> [String] {
-        var lines: [String] = [], line = "", used = 0
+        var lines: [String] = []
+        var line = ""
+        var used = 0
         for (mark, text) in legend {
             let entry = "\(symbol(mark)) \(text)"
             let needed = (used == 0 ? 0 : 2) + DisplayWidth.of(entry)

@@ -38,8 +38,14 @@ enum QuickPath {
     }
 
     enum Parsed: Equatable {
-        case open(PlanCommandOptions), refill(PlanCommandOptions)
-        case status(Reading), list(Reading), add(AddOptions), study(StudyOptions), tick(Tick), version
+        case open(PlanCommandOptions)
+        case refill(PlanCommandOptions)
+        case status(Reading)
+        case list(Reading)
+        case add(AddOptions)
+        case study(StudyOptions)
+        case tick(Tick)
+        case version
     }
 
     static func parse(_ args: [String]) -> Parsed? {

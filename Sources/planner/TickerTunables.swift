@@ -33,7 +33,7 @@ enum TickerTunables {
         let n = readlink("/proc/self/exe", &path, Int(PATH_MAX))
         if n > 0 { execv(String(decoding: path[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self), argv) }
         // Not restarted (no /proc, say): go on as it is, with the environment as it was.
-        argv.forEach { free($0) }
+        for pointer in argv { free(pointer) }
         if let own { setenv("GLIBC_TUNABLES", own, 1) } else { unsetenv("GLIBC_TUNABLES") }
         unsetenv(savedTunables)
         unsetenv(startedMarker)

@@ -207,7 +207,12 @@ import Testing
             h.db + ".anki-copy/lock", h.dir + "/held",
         ]
         try holder.run()
-        defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() } }
+        defer {
+            if holder.isRunning {
+                kill(holder.processIdentifier, SIGKILL)
+                holder.waitUntilExit()
+            }
+        }
         try h.waitFor(seconds: 10) { access(h.dir + "/held", F_OK) == 0 }
         let start = Date()
         let r = try h.planner(["sync", "--db", h.db, "--now", "2026-11-23T12:01"])

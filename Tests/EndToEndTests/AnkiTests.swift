@@ -28,7 +28,9 @@ import Testing
         let anki = try collection(h)
         _ = try h.plannerOK(["refill"], now: "2026-11-23T08:00")
         try h.configOK(["set", "anki-collection", anki], now: "2026-11-23T08:00")
-        let friday = try Self.ms("2026-11-20T10:00"), first = try Self.ms("2026-11-23T11:15"), later = try Self.ms("2026-11-23T11:20")
+        let friday = try Self.ms("2026-11-20T10:00")
+        let first = try Self.ms("2026-11-23T11:15")
+        let later = try Self.ms("2026-11-23T11:20")
         try AnkiFixture.run(["review", anki, String(friday), String(later), String(first)])
 
         // `sync` works with only anki-collection set, and says what it did.
@@ -153,7 +155,8 @@ import Testing
         let h = try Harness()
         let server = try AnkiFixture.SyncServer(folder: h.dir + "/server")
         defer { server.stop() }
-        let phone = h.dir + "/phone/collection.anki2", desktop = h.dir + "/Anki2/User 1/collection.anki2"
+        let phone = h.dir + "/phone/collection.anki2"
+        let desktop = h.dir + "/Anki2/User 1/collection.anki2"
         try AnkiFixture.run(["create", phone, "--notes", "5"])
         try AnkiFixture.run(["create", desktop, "--notes", "0"])
         for path in [phone, desktop] { try AnkiFixture.run(["sync", path] + server.arguments) }  // full upload, full download
@@ -274,7 +277,7 @@ import Testing
         }
         var answered = 1
         var finished = false
-        while (!finished || answered < 20), answered < 58 {
+        while !finished || answered < 20, answered < 58 {
             let line = try holder.send("answer")
             #expect(line.contains("\"id\""), "\(line)")
             answered += 1
@@ -356,7 +359,8 @@ import Testing
     }
 
     @Test func twoComputersReadingOneCollectionRecordOneOpen() throws {
-        let a = try Harness(), b = try Harness()
+        let a = try Harness()
+        let b = try Harness()
         let anki = try collection(a)
         let folder = a.dir + "/shared"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
@@ -377,7 +381,8 @@ import Testing
     /// settings in force when it was *made* give, and no conflict is said. Before: each line carried its
     /// reader's stamp and device, and the greater SHA-256 chose Monday or Tuesday.
     @Test func oneReviewReadEitherSideOfAWindowChangeIsOneLineOnOneDay() throws {
-        let a = try Harness(), b = try Harness()
+        let a = try Harness()
+        let b = try Harness()
         let anki = try collection(a)
         let folder = a.dir + "/shared"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
@@ -555,7 +560,10 @@ enum AnkiFixture {
 
         /// SIGKILL: the server does not end on SIGTERM.
         func stop() {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            }
         }
     }
 
@@ -615,6 +623,14 @@ enum AnkiFixture {
 final class LockedList: @unchecked Sendable {
     private let lock = NSLock()
     private var list: [String] = []
-    func append(_ item: String) { lock.lock(); list.append(item); lock.unlock() }
-    var items: [String] { lock.lock(); defer { lock.unlock() }; return list }
+    func append(_ item: String) {
+        lock.lock()
+        list.append(item)
+        lock.unlock()
+    }
+    var items: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return list
+    }
 }

@@ -1,9 +1,10 @@
 import Foundation
 import PlannerHarness
+import Testing
+
 #if canImport(Glibc)
     import Glibc
 #endif
-import Testing
 
 /// Answering a reminder on a real notification server: a live `planner tick` shows a study reminder with
 /// "Start studying" and "Snooze" through notify-send to dunst, and a test picks an action from dunst's
@@ -34,7 +35,10 @@ import Testing
         defer { desktop.stop() }
         _ = try h.planner(["config", "set", "snooze", "10m", "--db", h.db])
         let ticker = try h.startTicker(["--verbose"])
-        defer { ticker.terminate(); ticker.waitUntilExit() }
+        defer {
+            ticker.terminate()
+            ticker.waitUntilExit()
+        }
         try add(h, Self.study)
         try h.waitFor(seconds: 10) { try state(h, Self.study) == "delivered" }
         let menu = try desktop.answer("Snooze")
@@ -68,7 +72,10 @@ import Testing
         let marker = h.dir + "/launched"
         _ = try h.planner(["config", "set", "study-command", "sh -c 'echo \"$0\" > \(marker)' lesson", "--db", h.db])
         let ticker = try h.startTicker(["--verbose"])
-        defer { ticker.terminate(); ticker.waitUntilExit() }
+        defer {
+            ticker.terminate()
+            ticker.waitUntilExit()
+        }
         try add(h, Self.study)
         try h.waitFor(seconds: 10) { try state(h, Self.study) == "delivered" }
         try desktop.answer("Start studying")
@@ -90,7 +97,10 @@ import Testing
         let (h, desktop) = try setUp()
         defer { desktop.stop() }
         let ticker = try h.startTicker(["--verbose"])
-        defer { ticker.terminate(); ticker.waitUntilExit() }
+        defer {
+            ticker.terminate()
+            ticker.waitUntilExit()
+        }
         try add(h, Self.study)
         try h.waitFor(seconds: 10) { try state(h, Self.study) == "delivered" }
         let menu = try desktop.answer("Snooze")
@@ -104,7 +114,10 @@ import Testing
         let (h, desktop) = try setUp()
         defer { desktop.stop() }
         let ticker = try h.startTicker(["--verbose"])
-        defer { ticker.terminate(); ticker.waitUntilExit() }
+        defer {
+            ticker.terminate()
+            ticker.waitUntilExit()
+        }
         try add(h, Self.study)
         try h.waitFor(seconds: 10) { try state(h, Self.study) == "delivered" }
         // dunstctl action 0: what a click on the first bubble does (its default action).
@@ -120,7 +133,10 @@ import Testing
         let (h, desktop) = try setUp()
         defer { desktop.stop() }
         let ticker = try h.startTicker(["--verbose"])
-        defer { ticker.terminate(); ticker.waitUntilExit() }
+        defer {
+            ticker.terminate()
+            ticker.waitUntilExit()
+        }
         try add(h, Self.study)
         try h.waitFor(seconds: 10) { try state(h, Self.study) == "delivered" }
         // The first bubble waits for an answer; a reminder due meanwhile is shown on time anyway.
@@ -150,7 +166,10 @@ import Testing
         let (h, desktop) = try setUp()
         defer { desktop.stop() }
         let ticker = try h.startTicker(["--verbose"])
-        defer { ticker.terminate(); ticker.waitUntilExit() }
+        defer {
+            ticker.terminate()
+            ticker.waitUntilExit()
+        }
         try add(h, Self.study)
         try h.waitFor(seconds: 10) { try state(h, Self.study) == "delivered" }
         try h.waitFor(seconds: 5) { try displayed(desktop) == "1" }
@@ -170,13 +189,17 @@ import Testing
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         #expect(try h.planner(["config", "set", "sync-folder", folder, "device-name", "desktop", "--db", h.db]).status == 0)
         let ticker = try h.startTicker(["--verbose"])
-        defer { ticker.terminate(); ticker.waitUntilExit() }
+        defer {
+            ticker.terminate()
+            ticker.waitUntilExit()
+        }
         try add(h, Self.study)
         try h.waitFor(seconds: 10) { try state(h, Self.study) == "delivered" }
         try h.waitFor(seconds: 5) { try displayed(desktop) == "1" }
         // The laptop's planner answered "Snooze" on its own bubble of the same reminder: its line arrives.
         let laptop = String(repeating: "a", count: 32)
-        let now = Int64(Date().timeIntervalSince1970 * 1000), until = now + 600_000
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let until = now + 600_000
         let line =
             "planner-event 2 id=\(String(repeating: "b", count: 32)) at=\(now) origin=answer kind=snooze device=\(laptop) "
             + "stamp=\(now).0 identifier=\(Self.study) day=2026-11-23 until=\(until)\n"
@@ -192,7 +215,10 @@ import Testing
         let (h, desktop) = try setUp()
         defer { desktop.stop() }
         let ticker = try h.startTicker(["--verbose"])
-        defer { ticker.terminate(); ticker.waitUntilExit() }
+        defer {
+            ticker.terminate()
+            ticker.waitUntilExit()
+        }
         let second = "Noti_AppOpenPromotion_2026_11_23_10_00_snoozed"
         try add(h, Self.study)
         try h.waitFor(seconds: 10) { try state(h, Self.study) == "delivered" }
@@ -237,7 +263,10 @@ import Testing
         h.env["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(desk)/bus"  // nobody listens there yet
         _ = try h.planner(["refill", "--db", h.db])
         let ticker = try h.startTicker([])
-        defer { ticker.terminate(); ticker.waitUntilExit() }
+        defer {
+            ticker.terminate()
+            ticker.waitUntilExit()
+        }
         #expect(try h.planner(["add", "--in", "1s", "--title", "before", "--id", "before", "--db", h.db]).status == 0)
         try h.waitFor(seconds: 10) { try h.sqlite("SELECT state FROM request WHERE identifier = 'before'") == "delivered" }
         #expect(h.text("tick.out").contains("before\t"))
@@ -275,7 +304,10 @@ import Testing
         usleep(300_000)
         #expect(try h.planner(["add", "--in", "1s", "--title", "with sound", "--id", "ding", "--db", h.db]).status == 0)
         let ticker = try h.startTicker([])
-        defer { ticker.terminate(); ticker.waitUntilExit() }
+        defer {
+            ticker.terminate()
+            ticker.waitUntilExit()
+        }
         try h.waitFor(seconds: 10) { try h.sqlite("SELECT state FROM request WHERE identifier = 'ding'") == "delivered" }
         try h.waitFor(seconds: 5) { h.text("monitor.txt").contains("with sound") }
         // dbus-monitor prints the hints as dict entries: the name, then its variant.

@@ -144,7 +144,10 @@ import Testing
                 let holder = locked ? try Self.holdLock(twin.folder, marker: twin.h.dir + "/locked") : nil
                 // SIGKILL: a child of the test runner may inherit SIGTERM ignored (it slept out its 60 s).
                 defer {
-                    if let holder { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() }
+                    if let holder {
+                        kill(holder.processIdentifier, SIGKILL)
+                        holder.waitUntilExit()
+                    }
                 }
                 let args =
                     locked
@@ -160,7 +163,8 @@ import Testing
             let context = "seed \(seed), step \(step):\n" + log.suffix(6).joined(separator: "\n")
             #expect(results[0].status == results[1].status && results[0].out == results[1].out, "\(context)\n\(results[0])\n\(results[1])")
             #expect(results[0].err == results[1].err, "\(context)\n\(results[0].err)\n\(results[1].err)")
-            var folderA = try CalendarFolderFixture.snapshot(a.folder), folderB = try CalendarFolderFixture.snapshot(b.folder)
+            var folderA = try CalendarFolderFixture.snapshot(a.folder)
+            var folderB = try CalendarFolderFixture.snapshot(b.folder)
             // What `open` left aside for the next pass to unlink has random names: the same contents, alike.
             func aside(_ folder: inout [String: Data]) -> [Data] {
                 let names = folder.keys.filter { $0.hasPrefix(".planner-") && $0.hasSuffix(".tmp") }
@@ -169,7 +173,8 @@ import Testing
             }
             let (asideA, asideB) = (aside(&folderA), aside(&folderB))
             #expect(asideA == asideB, "\(context)\nleft aside: \(asideA.count) with records, \(asideB.count) without")
-            let onlyA = Set(folderA.keys).subtracting(folderB.keys).sorted(), onlyB = Set(folderB.keys).subtracting(folderA.keys).sorted()
+            let onlyA = Set(folderA.keys).subtracting(folderB.keys).sorted()
+            let onlyB = Set(folderB.keys).subtracting(folderA.keys).sorted()
             #expect(onlyA.isEmpty && onlyB.isEmpty, "\(context)\nonly with records: \(onlyA)\nonly without: \(onlyB)")
             let differing = folderA.keys.filter { folderB[$0] != nil && folderA[$0] != folderB[$0] }.sorted()
             #expect(differing.isEmpty, "\(context)\ndiffering: \(differing)")

@@ -1,6 +1,6 @@
 import Foundation
-import PlannerHarness
 import Glibc
+import PlannerHarness
 import Testing
 
 /// `planner calendar-sync` never leaves a vdirsyncer behind, nor lets two run on one status folder: vdirsyncer
@@ -49,7 +49,10 @@ import Testing
 
     func waitFor(_ seconds: Double, _ test: () -> Bool) -> Bool {
         let end = Date().addingTimeInterval(seconds)
-        while Date() < end { if test() { return true }; usleep(50_000) }
+        while Date() < end {
+            if test() { return true }
+            usleep(50_000)
+        }
         return test()
     }
 

@@ -422,7 +422,7 @@ final class PrivateDesktop {
 
         let argv = ([path] + args).map { strdup($0) } + [nil]
         let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
+        defer { for pointer in argv + envp { free(pointer) } }
         var pid: pid_t = 0
         let rc = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
         if stdoutPipe { close(fds[1]) }

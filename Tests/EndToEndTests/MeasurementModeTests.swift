@@ -39,8 +39,10 @@ import Testing
 
     @Test func twoDevicesAndTheCalendarAgreeOnTheWithheldSlotsAndTheRecordSaysWhatHappened() throws {
         let env = ["TZ": "Asia/Seoul"]
-        let desktop = try Harness(), laptop = try Harness()
-        let shared = desktop.dir + "/shared", calendar = desktop.dir + "/calendar"
+        let desktop = try Harness()
+        let laptop = try Harness()
+        let shared = desktop.dir + "/shared"
+        let calendar = desktop.dir + "/calendar"
         try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
         for (h, name) in [(desktop, "desktop"), (laptop, "laptop")] {
             let r = try h.planner(["config", "set", "sync-folder", shared, "device-name", name, "--db", h.db, "--now", "2026-11-23T07:00"], env: env)
@@ -66,11 +68,13 @@ import Testing
 
         // One seed: the event whose value won, on both.
         let seedSQL = "SELECT event_id FROM register WHERE name = 'setting:experiment'"
-        let seed = try desktop.sqlite(seedSQL), laptopSeed = try laptop.sqlite(seedSQL)
+        let seed = try desktop.sqlite(seedSQL)
+        let laptopSeed = try laptop.sqlite(seedSQL)
         #expect(seed.count == 32 && seed == laptopSeed)
         // The same withheld slots on both, and the ones the independent draw picks.
         let now = "2026-11-23T07:05"
-        let onDesktop = try Self.withheld(desktop, now: now), onLaptop = try Self.withheld(laptop, now: now)
+        let onDesktop = try Self.withheld(desktop, now: now)
+        let onLaptop = try Self.withheld(laptop, now: now)
         #expect(onDesktop == onLaptop)
         let ids = try desktop.sqlite("SELECT identifier FROM request WHERE kind = 'slot' AND state = 'pending' ORDER BY fire_at_ms")
             .split(separator: "\n").map(String.init)
@@ -125,9 +129,11 @@ import Testing
         // from 11:30 on (12:10 - 60'); grouped by the reminders shown before each.
         var before = 1
         var groups: [Int: (shown: Int, withheld: Int)] = [:]
-        var started = (shown: 0, withheld: 0), arms = (shown: 0, withheld: 0)
+        var started = (shown: 0, withheld: 0)
+        var arms = (shown: 0, withheld: 0)
         for id in today.dropFirst() {
-            let isShown = !planned.contains(id), soon = id.hasSuffix("11_30") || id.hasSuffix("12_00")
+            let isShown = !planned.contains(id)
+            let soon = id.hasSuffix("11_30") || id.hasSuffix("12_00")
             if isShown {
                 groups[before, default: (0, 0)].shown += 1
                 arms.shown += 1

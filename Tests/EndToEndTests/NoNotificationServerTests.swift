@@ -1,9 +1,10 @@
 import Foundation
 import PlannerHarness
+import Testing
+
 #if canImport(Glibc)
     import Glibc
 #endif
-import Testing
 
 /// A session bus with no notification server on it and none it could start (a bare `dbus-daemon` with no
 /// service folders): what a desktop without dunst, mako or a shell's own server gives. notify-send
@@ -23,14 +24,20 @@ import Testing
         bus.arguments = ["--config-file=\(config)", "--nofork"]
         bus.standardError = FileHandle.nullDevice
         try bus.run()
-        defer { kill(bus.processIdentifier, SIGKILL); bus.waitUntilExit() }
+        defer {
+            kill(bus.processIdentifier, SIGKILL)
+            bus.waitUntilExit()
+        }
         try h.waitFor(seconds: 5) { FileManager.default.fileExists(atPath: h.dir + "/bus") }
         h.env["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(h.dir)/bus"
 
         _ = try h.planner(["refill", "--db", h.db])
         let id = "Noti_AppOpenPromotion_2026_11_23_09_30_snoozed"  // a study reminder: it offers answers
         let ticker = try h.startTicker(["--verbose", "--grace", "3s"])
-        defer { ticker.terminate(); ticker.waitUntilExit() }
+        defer {
+            ticker.terminate()
+            ticker.waitUntilExit()
+        }
         #expect(try h.planner(["add", "--in", "1s", "--title", "Time to study?", "--id", id, "--db", h.db]).status == 0)
         try h.waitFor(seconds: 10) { try h.sqlite("SELECT state FROM request WHERE identifier = '\(id)'") != "pending" }
         try h.waitFor(seconds: 10) { try h.sqlite("SELECT state FROM request WHERE identifier = '\(id)'") != "delivering" }

@@ -10,7 +10,8 @@ import Testing
     /// A plan with a sync folder and a calendar folder, every 5 minutes all day, filled.
     func planWithFolders() throws -> (Harness, sync: String, calendar: String) {
         let h = try Harness()
-        let sync = h.dir + "/sync", calendar = h.dir + "/calendar"
+        let sync = h.dir + "/sync"
+        let calendar = h.dir + "/calendar"
         for folder in [sync, calendar] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false) }
         let set = try h.planner([
             "config", "set", "window", "00:00-23:55", "interval", "5m", "days", "daily", "device-name", "laptop",
@@ -41,7 +42,8 @@ import Testing
         // Stopped (a laptop lid), the ticker still holds its sign: what `open` left waits for it. Stopped
         // outside a transaction of its own (else `open` would find the database busy and save its open).
         try h.stopIdle(ticker)
-        let syncBefore = try snapshot(sync), calendarBefore = try snapshot(calendar)
+        let syncBefore = try snapshot(sync)
+        let calendarBefore = try snapshot(calendar)
         let open = try h.planner(["open", "--db", h.db])
         #expect(open.status == 0 && open.err.isEmpty, "\(open.err)")
         #expect(try unpublished(h) == 1, "open published its event itself")

@@ -162,7 +162,10 @@ import Testing
                 #expect(try h.planner(["skip", "2026-11-25", "--db", db, "--now", "2026-11-23T08:01"]).status == 0)
             }
             let expected = withWAL ? "2026-11-24,2026-11-25" : "2026-11-24"
-            if let holder { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() }
+            if let holder {
+                kill(holder.processIdentifier, SIGKILL)
+                holder.waitUntilExit()
+            }
             #expect(FileManager.default.fileExists(atPath: db + "-wal") == withWAL)
             let remount = try h.run("/bin/mount", ["-o", "remount,ro", mountPoint], env: h.env)
             try #require(remount.status == 0, "remount with a -wal \(withWAL): \(remount.err) \(remount.out)")

@@ -15,8 +15,10 @@ import Testing
     }
 
     @Test(arguments: [false, true]) func aDeviceRestoredWholeGetsBackWhatItPublished(appendsFirst: Bool) throws {
-        let laptop = try Harness(), desktop = try Harness()
-        let folder = laptop.dir + "/shared", backup = laptop.dir + "/backup"
+        let laptop = try Harness()
+        let desktop = try Harness()
+        let folder = laptop.dir + "/shared"
+        let backup = laptop.dir + "/backup"
         for path in [folder, backup] { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false) }
         for h in [laptop, desktop] { try h.configOK(["set", "sync-folder", folder], now: "2026-11-23T08:00") }
         for h in [laptop, desktop] { _ = try h.plannerOK(["sync"], now: "2026-11-23T08:05") }

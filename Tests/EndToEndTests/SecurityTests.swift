@@ -7,7 +7,8 @@ import Testing
         let h = try Harness()
         try FileManager.default.createDirectory(atPath: h.dir + "/real", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: h.dir + "/links", withIntermediateDirectories: true)
-        let real = h.dir + "/real/planner.db", link = h.dir + "/links/planner.db"
+        let real = h.dir + "/real/planner.db"
+        let link = h.dir + "/links/planner.db"
         _ = try h.planner(["list", "--db", real])
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "../real/planner.db")
         // A ticker started through the link …

@@ -32,7 +32,10 @@ extension SetupTests {
         let h = try Harness()
         _ = try h.plannerOK(["refill"], now: "2026-11-23T08:00")
         let first = try h.startTicker(["--sink", "stdout"])
-        defer { first.terminate(); first.waitUntilExit() }
+        defer {
+            first.terminate()
+            first.waitUntilExit()
+        }
         let quiet = try h.planner(["tick", "--unless-running", "--db", h.db])
         #expect(quiet.status == 0 && quiet.out.isEmpty && quiet.err.isEmpty, "exit \(quiet.status): \(quiet.out)\(quiet.err)")
         let byHand = try h.planner(["tick", "--db", h.db])

@@ -44,7 +44,8 @@ extension SetupTests {
     /// replaced, and --uninstall leaves every byte and every link as it was.
     @Test func aLinkedLoginFileIsEditedThroughItsLinkAndPutBack() throws {
         let (h, _) = try home()
-        let home = h.dir + "/home", repo = h.dir + "/dotfiles"
+        let home = h.dir + "/home"
+        let repo = h.dir + "/dotfiles"
         try FileManager.default.createDirectory(atPath: home + "/.local/bin", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: repo, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Harness.binary, toPath: home + "/.local/bin/planner")
@@ -76,7 +77,8 @@ extension SetupTests {
     /// removes what setup itself left (only regular files of the user's own; never anything else).
     @Test func temporariesLeftByAKilledSetupAreRemovedByTheNextRun() throws {
         let (h, _) = try home()
-        let home = h.dir + "/home", repo = h.dir + "/dotfiles"
+        let home = h.dir + "/home"
+        let repo = h.dir + "/dotfiles"
         try FileManager.default.createDirectory(atPath: home + "/.local/bin", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: repo, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Harness.binary, toPath: home + "/.local/bin/planner")
@@ -100,7 +102,8 @@ extension SetupTests {
     /// file setup itself makes there, and the folder; a file of the user's own there is kept.
     @Test func anInstallKilledWhileSavingItsRecordLeavesNothingAfterUninstall() throws {
         let (h, env) = try home()
-        let bin = h.dir + "/.local/bin/planner", state = h.dir + "/.local/state/planner/setup"
+        let bin = h.dir + "/.local/bin/planner"
+        let state = h.dir + "/.local/state/planner/setup"
         let install = try h.run(bin, ["setup", "--install", "--scheduler", "systemd"], env: h.env.merging(env) { $1 })
         #expect(install.status == 0, "\(install.err)")
         for name in ["manifest.planner-setup.tmp", "0.after.planner-setup.tmp", "41.before", "41.after"] {
@@ -160,7 +163,8 @@ extension SetupTests {
     /// the database's path is written \%. (scripts/setup-check proves a real cron daemon runs such lines.)
     @Test func aPercentSignInThePathsIsEscapedForCron() throws {
         let (h, env) = try home()
-        let bin = h.dir + "/tools 100%/planner", db = h.dir + "/study 100% sure/planner.db"
+        let bin = h.dir + "/tools 100%/planner"
+        let db = h.dir + "/study 100% sure/planner.db"
         try FileManager.default.createDirectory(atPath: h.dir + "/tools 100%", withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Harness.binary, toPath: bin)
         let full = h.env.merging(env) { $1 }.merging(["PATH": try Self.fakeCrontab(in: h.dir) + ":/usr/bin:/bin"]) { $1 }

@@ -63,7 +63,12 @@ import Testing
         let h = try Harness(productDeadline: true)
         let (_, own) = try syncing(h)
         let holder = try holdLock(own)
-        defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() } }
+        defer {
+            if holder.isRunning {
+                kill(holder.processIdentifier, SIGKILL)
+                holder.waitUntilExit()
+            }
+        }
         usleep(300_000)
         let (r, seconds) = try login(h)
         #expect(r.status == 0 && seconds < 1.5, "status \(r.status) after \(seconds) s: \(r.err)")
@@ -87,7 +92,12 @@ import Testing
         let h = try Harness(productDeadline: true)
         let (_, own) = try syncing(h)
         let holder = try holdLock(own)
-        defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() } }
+        defer {
+            if holder.isRunning {
+                kill(holder.processIdentifier, SIGKILL)
+                holder.waitUntilExit()
+            }
+        }
         usleep(300_000)
         let (fields, _) = try Self.stopFirstChild(h, ["open", "--login", "--db", h.db, "--now", "2026-11-24T10:00"])
         #expect(fields[0] == "0", "the command exited \(fields[0])")
@@ -140,7 +150,8 @@ import Testing
             """
         let out = try h.python(script, [Harness.binary, "config", "set", "calendar-days", "60", "--db", h.db, "--now", "2026-11-23T08:00"])
         let lines = out.split(separator: "\n", maxSplits: 1).map(String.init)
-        let fields = lines[0].split(separator: " ").map(String.init), err = lines.count > 1 ? lines[1] : ""
+        let fields = lines[0].split(separator: " ").map(String.init)
+        let err = lines.count > 1 ? lines[1] : ""
         try #require(fields.count == 3 && fields[1] != "0", "the writing child was not caught waiting for its job: \(out)")
         #expect(fields[0] == "0", "the command exited \(fields[0]): \(err)")
         #expect(!err.contains("held past 10 s") && (Double(fields[2]) ?? 99) < 3, "\(fields[2]) s: \(err)")
@@ -206,7 +217,12 @@ import Testing
         let ticker = try h.startTicker(["--sink", "stdout"])
         defer { if !Harness.hasExited(ticker.processIdentifier) { kill(ticker.processIdentifier, SIGKILL) } }
         let holder = try holdLock(own)
-        defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() } }
+        defer {
+            if holder.isRunning {
+                kill(holder.processIdentifier, SIGKILL)
+                holder.waitUntilExit()
+            }
+        }
         usleep(300_000)
         _ = try h.planner(["skip", "2030-01-03", "--db", h.db])
         try h.waitFor(seconds: 10) { h.text("tick.err").contains("locked by another process") }
@@ -258,7 +274,12 @@ import Testing
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         #expect(try h.planner(["config", "set", "calendar-folder", folder, "--db", h.db, "--now", "2026-11-24T08:00"]).status == 0)
         let holder = try holdLock(folder)
-        defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() } }
+        defer {
+            if holder.isRunning {
+                kill(holder.processIdentifier, SIGKILL)
+                holder.waitUntilExit()
+            }
+        }
         usleep(300_000)
         let (r, seconds) = try login(h)
         #expect(r.status == 0 && seconds < 1.5, "status \(r.status) after \(seconds) s: \(r.err)")
@@ -283,7 +304,12 @@ import Testing
         try FileManager.default.createDirectory(atPath: calendar, withIntermediateDirectories: false)
         #expect(try h.planner(["config", "set", "calendar-folder", calendar, "--db", h.db, "--now", "2026-11-24T08:00"]).status == 0)
         var holders: [Process] = []
-        defer { for holder in holders where holder.isRunning { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() } }
+        defer {
+            for holder in holders where holder.isRunning {
+                kill(holder.processIdentifier, SIGKILL)
+                holder.waitUntilExit()
+            }
+        }
         for path in [own, calendar] {
             holders.append(try holdLock(path))
         }

@@ -1,6 +1,6 @@
 import Foundation
-import PlannerHarness
 import PlannerCore
+import PlannerHarness
 import Testing
 
 /// `planner study`: the open is recorded, then the process becomes the study program; a program that
@@ -58,7 +58,8 @@ import Testing
     @Test func aProgramThatCannotRunChangesNothing() throws {
         let h = try planned()
         // Not executable; executable but not a program (no #! line, not ELF: exec would fail after the open).
-        let text = h.dir + "/notes.txt", notProgram = h.dir + "/lesson.txt"
+        let text = h.dir + "/notes.txt"
+        let notProgram = h.dir + "/lesson.txt"
         for path in [text, notProgram] { try "vocabulary\n".write(toFile: path, atomically: true, encoding: .utf8) }
         chmod(text, 0o644)
         chmod(notProgram, 0o755)

@@ -23,7 +23,10 @@ import Testing
             #expect(try h.planner(["refill", "--db", h.db]).status == 0)
         }
         let ticker = try laptop.startTicker(["--verbose"])
-        defer { ticker.terminate(); ticker.waitUntilExit() }
+        defer {
+            ticker.terminate()
+            ticker.waitUntilExit()
+        }
         func answer(_ id: String, _ label: String, count: Int) throws {
             let add = try laptop.planner(["add", "--in", "1s", "--title", "Time to study?", "--id", id, "--db", laptop.db])
             #expect(add.status == 0, "\(add.err)")
@@ -70,7 +73,8 @@ import Testing
     /// back here, as a settings change that moves an open already does. Before: Monday kept its reminders
     /// cancelled for good while `plan` said it was not opened.
     @Test func anOpenMovedByAWinningConflictCopyGivesItsOldDayItsRemindersBack() throws {
-        let laptop = try Harness(), desktop = try Harness()
+        let laptop = try Harness()
+        let desktop = try Harness()
         let folder = laptop.dir + "/shared"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         for h in [laptop, desktop] { try h.configOK(["set", "sync-folder", folder], now: "2026-11-23T08:00") }

@@ -7,7 +7,8 @@ import Testing
 /// running ticker take the rest of the day off, with no other command run there.
 @Suite(.serialized) struct SyncTickerTests {
     @Test func anOpenOnOneDeviceQuietsTheOthersRunningTicker() throws {
-        let a = try Harness(), b = try Harness()
+        let a = try Harness()
+        let b = try Harness()
         let folder = a.dir + "/shared"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         for (h, name) in [(a, "laptop"), (b, "desktop")] {

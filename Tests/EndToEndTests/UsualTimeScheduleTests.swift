@@ -7,15 +7,18 @@ import Testing
 /// carries exactly those, and `plan` and `status` say why.
 @Suite struct UsualTimeScheduleTests {
     @Test func twoDevicesAndTheCalendarPlanTheUsualTimeAndSayWhy() throws {
-        let desktop = try Harness(), laptop = try Harness()
-        let shared = desktop.dir + "/shared", calendar = desktop.dir + "/calendar"
+        let desktop = try Harness()
+        let laptop = try Harness()
+        let shared = desktop.dir + "/shared"
+        let calendar = desktop.dir + "/calendar"
         try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
         for (h, name) in [(desktop, "desktop"), (laptop, "laptop")] {
             try h.configOK(["set", "sync-folder", shared, "device-name", name], now: "2026-10-26T07:00")
         }
         try desktop.configOK(["set", "calendar-folder", calendar, "calendar-days", "3"], now: "2026-10-26T07:01")
         // Four weeks of weekdays from Monday 2026-10-26, studied at 18:50-19:10 on all but every fourth.
-        var day = 0, studied = 0
+        var day = 0
+        var studied = 0
         for offset in 0..<33 {
             let date = Calendar(identifier: .gregorian).date(
                 byAdding: .day, value: offset, to: DateComponents(calendar: Calendar(identifier: .gregorian), year: 2026, month: 10, day: 26).date!)!
@@ -71,7 +74,8 @@ import Testing
     /// decided from the record as it was before the batch's own opens would stay the grid until the next
     /// refill, while the calendar written after it had the usual time.
     @Test func anOpenFromAnotherDeviceThatCompletesTheRecordTakesEffectAtOnce() throws {
-        let desktop = try Harness(), laptop = try Harness()
+        let desktop = try Harness()
+        let laptop = try Harness()
         let shared = desktop.dir + "/shared"
         try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
         for (h, name) in [(desktop, "desktop"), (laptop, "laptop")] {

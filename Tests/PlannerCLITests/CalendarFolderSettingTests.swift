@@ -20,7 +20,8 @@ import Testing
 
     @Test func aFolderGivenUpIsEmptiedOfThePlannersItemsOnly() throws {
         let h = try Harness()
-        let old = h.dir + "/old", next = h.dir + "/next"
+        let old = h.dir + "/old"
+        let next = h.dir + "/next"
         let set = try h.planner(["config", "set", "calendar-folder", old, "--db", h.db, "--now", "2026-11-23T12:10"])
         #expect(set.status == 0)
         let own = Data("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:mine\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n".utf8)
@@ -40,7 +41,8 @@ import Testing
     /// for the next pass included (issue 31's review found it promising a retry that never comes).
     @Test func aFolderGivenUpWhileLockedSaysWhatToDeleteByHand() throws {
         let h = try Harness()
-        let old = h.dir + "/old", next = h.dir + "/next"
+        let old = h.dir + "/old"
+        let next = h.dir + "/next"
         #expect(try h.planner(["config", "set", "calendar-folder", old, "--db", h.db, "--now", "2026-11-23T08:00"]).status == 0)
         #expect(try h.planner(["open", "--db", h.db, "--now", "2026-11-23T12:00"]).status == 0)
         let aside = try FileManager.default.contentsOfDirectory(atPath: old).filter { $0.hasPrefix(".planner-") }
@@ -55,7 +57,10 @@ import Testing
         let ready = Pipe()
         holder.standardOutput = ready
         try holder.run()
-        defer { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() }
+        defer {
+            kill(holder.processIdentifier, SIGKILL)
+            holder.waitUntilExit()
+        }
         _ = ready.fileHandleForReading.availableData  // the lock is held
         let r = try h.planner(["config", "set", "calendar-folder", next, "--db", h.db, "--now", "2026-11-23T12:10"], env: ["PATH": "/nonexistent"])
         #expect(r.status == 0, "\(r.err)")

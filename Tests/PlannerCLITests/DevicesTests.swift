@@ -7,7 +7,8 @@ import Testing
 @Suite struct DevicesTests {
     /// The laptop skips a date at 12:00:00 by its clock; the desktop reads it at `readAt` by its own.
     func laptopRow(readAt: String) throws -> (row: String, json: String, offset: String) {
-        let laptop = try Harness(), desktop = try Harness()
+        let laptop = try Harness()
+        let desktop = try Harness()
         let folder = laptop.dir + "/shared"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         // The desktop joins first: a device reads the folder as it joins, and would otherwise take the

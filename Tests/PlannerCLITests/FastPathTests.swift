@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Testing
+
 @testable import planner
 
 /// `open` and `refill` skip ArgumentParser for their plain forms (`QuickPath`, as the commands below). Whatever the fast path accepts,
@@ -107,7 +108,9 @@ import Testing
                 QuickPath.Tick(
                     once: c.once, db: c.common.db, now: c.common.now, sink: c.sink?.rawValue, verbose: c.verbose,
                     unlessRunning: c.unlessRunning, calendarJob: c.calendarJob))
-        case let other: Issue.record("ArgumentParser chose \(type(of: other))"); return
+        case let other:
+            Issue.record("ArgumentParser chose \(type(of: other))")
+            return
         }
         #expect(quick == slow)
     }

@@ -25,8 +25,10 @@ import Testing
 
     /// The current interface, one line each: `json <command> <key path>`, `view <view> <column>`.
     static func current() throws -> Set<String> {
-        let h = try Harness(), other = try Harness()
-        let folder = h.dir + "/shared", calendar = h.dir + "/calendar"
+        let h = try Harness()
+        let other = try Harness()
+        let folder = h.dir + "/shared"
+        let calendar = h.dir + "/calendar"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         for (harness, name) in [(h, "desktop"), (other, "laptop")] {
             try harness.configOK(["set", "sync-folder", folder, "device-name", name], now: "2026-11-23T08:00")

@@ -1,6 +1,6 @@
 import Foundation
-import PlannerHarness
 import PlannerCore
+import PlannerHarness
 import Testing
 
 /// The plan's invariants, checked from the database after every step: at most 64 pending, no identifier

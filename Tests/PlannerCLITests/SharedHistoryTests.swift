@@ -47,7 +47,8 @@ import Testing
     /// change arrived. Both must record the open on the 23rd (the window in force at its stamp), and B's
     /// ticker must not deliver the 01:00 slot of that study day.
     @Test func anOpenTakesTheStudyDayOfTheSettingsInForceAtItsStamp() throws {
-        let a = try Device("a", tz: "Europe/Berlin"), b = try Device("b", tz: "Europe/Berlin")
+        let a = try Device("a", tz: "Europe/Berlin")
+        let b = try Device("b", tz: "Europe/Berlin")
         try a.join(now: "2026-11-23T08:00Z")
         try b.join(now: "2026-11-23T08:00Z")
         try a.run(["config", "set", "window", "20:00-01:30", "days", "daily"], now: "2026-11-23T09:00Z")
@@ -66,7 +67,8 @@ import Testing
     /// A change of the day rule that happened before an open, arriving after it, moves the open on the
     /// device that applied the open first: the day it closes is the one every device agrees on.
     @Test func aLateSettingsChangeMovesAnOpenAlreadyApplied() throws {
-        let a = try Device("a", tz: "Asia/Seoul"), b = try Device("b", tz: "Asia/Seoul")
+        let a = try Device("a", tz: "Asia/Seoul")
+        let b = try Device("b", tz: "Asia/Seoul")
         try a.join(now: "2026-11-23T08:00")
         try b.join(now: "2026-11-23T08:00")
         try b.run(["config", "set", "days", "daily"], now: "2026-11-23T08:01")
@@ -90,7 +92,8 @@ import Testing
     /// A laptop made in Berlin, a desktop made in New York days later: the plan's zone is the laptop's on
     /// both, and the desktop's status says its own TZ differs.
     @Test func thePlansZoneIsTheFirstDevicesOnEvery() throws {
-        let laptop = try Device("laptop", tz: "Europe/Berlin"), desktop = try Device("desktop", tz: "America/New_York")
+        let laptop = try Device("laptop", tz: "Europe/Berlin")
+        let desktop = try Device("desktop", tz: "America/New_York")
         try laptop.run(["refill"], now: "2026-11-20T08:00Z")
         try laptop.join(now: "2026-11-20T08:01Z")
         try desktop.run(["refill"], now: "2026-11-23T08:00Z")
@@ -118,7 +121,8 @@ import Testing
     /// own clock, but it joins a folder that already holds the first device's claim, so it makes none and
     /// the first device's zone is every device's (it had taken over with its earlier stamp).
     @Test func aLaterDeviceWithItsClockBehindDoesNotTakeOverTheZone() throws {
-        let laptop = try Device("laptop", tz: "Europe/Berlin"), desktop = try Device("desktop", tz: "America/New_York")
+        let laptop = try Device("laptop", tz: "Europe/Berlin")
+        let desktop = try Device("desktop", tz: "America/New_York")
         try laptop.run(["refill"], now: "2026-11-23T08:00Z")
         try laptop.join(now: "2026-11-23T08:01Z")
         // The folder reaches the desktop (Syncthing) before it joins, three hours later; its clock reads 05:00.
@@ -136,7 +140,8 @@ import Testing
     /// An open made before its device learned the plan's zone keeps its day when the zone settles (same date)
     /// but is shown in the plan's zone: `app_open_events.zone` and `opened_at_local` had stayed the old ones.
     @Test func anOpenIsShownInThePlansZoneOnceItSettles() throws {
-        let laptop = try Device("laptop", tz: "Europe/Berlin"), desktop = try Device("desktop", tz: "America/New_York")
+        let laptop = try Device("laptop", tz: "Europe/Berlin")
+        let desktop = try Device("desktop", tz: "America/New_York")
         try laptop.run(["refill"], now: "2026-11-20T08:00Z")
         try laptop.join(now: "2026-11-20T08:01Z")
         try desktop.run(["refill"], now: "2026-11-23T14:00Z")
@@ -153,7 +158,8 @@ import Testing
     /// `config set zone system` travels as the zone /etc/localtime names where it was set, never as the
     /// word `system` (which each device would read as its own zone: one open, two different days).
     @Test func aZoneSetAsSystemTravelsByName() throws {
-        let laptop = try Device("laptop", tz: "Europe/Berlin"), desktop = try Device("desktop", tz: "America/New_York")
+        let laptop = try Device("laptop", tz: "Europe/Berlin")
+        let desktop = try Device("desktop", tz: "America/New_York")
         try laptop.join(now: "2026-11-23T08:00Z")
         try desktop.join(now: "2026-11-23T08:01Z")
         // The oracle: the name the link /etc/localtime points at, by Python.
@@ -183,7 +189,8 @@ import Testing
     /// planner left lines in is read again once this planner (which knows more) reads the folder, though
     /// the file has not changed.
     @Test func aNewerPlannersLinesWaitForAnUpgrade() throws {
-        let a = try Device("a", tz: "Asia/Seoul"), b = try Device("b", tz: "Asia/Seoul")
+        let a = try Device("a", tz: "Asia/Seoul")
+        let b = try Device("b", tz: "Asia/Seoul")
         try a.join(now: "2026-11-23T08:00Z")
         try b.join(now: "2026-11-23T08:00Z")
         try a.run(["skip", "2026-11-25"], now: "2026-11-23T08:30Z")
@@ -226,7 +233,8 @@ import Testing
     /// One change stamped two days ahead: the device's later changes carry no lead, the other device gets
     /// them at once, and the change ahead waits (never consumed, never lost) until its clock catches up.
     @Test func oneStampAheadNeverSilencesADevice() throws {
-        let a = try Device("a", tz: "Asia/Seoul"), b = try Device("b", tz: "Asia/Seoul")
+        let a = try Device("a", tz: "Asia/Seoul")
+        let b = try Device("b", tz: "Asia/Seoul")
         try a.join(now: "2026-11-23T08:00")
         try b.join(now: "2026-11-23T08:00")
         try a.run(["config", "set", "icon", "x"], now: "2026-11-25T09:00")
@@ -251,7 +259,8 @@ import Testing
     /// A peer's line with the largest counter a stamp may carry: the next change here moves to the next
     /// millisecond instead of overflowing, and the other device reads it.
     @Test func aCounterAtItsLimitIsNotOverflowed() throws {
-        let a = try Device("a", tz: "Asia/Seoul"), b = try Device("b", tz: "Asia/Seoul")
+        let a = try Device("a", tz: "Asia/Seoul")
+        let b = try Device("b", tz: "Asia/Seoul")
         try a.join(now: "2026-11-23T08:00")
         try b.join(now: "2026-11-23T08:00")
         let forged = String(repeating: "c", count: 32)
@@ -272,15 +281,18 @@ import Testing
     /// One event id with two contents (a file and an edited conflict copy), read in opposite orders by two
     /// devices: both keep the same one, and status says so.
     @Test func anIDWithTwoPayloadsIsSettledTheSameEverywhere() throws {
-        let a = try Device("a", tz: "Asia/Seoul"), b = try Device("b", tz: "Asia/Seoul")
+        let a = try Device("a", tz: "Asia/Seoul")
+        let b = try Device("b", tz: "Asia/Seoul")
         try a.join(now: "2026-11-23T08:00")
         try b.join(now: "2026-11-23T08:00")
-        let forged = String(repeating: "e", count: 32), id = String(repeating: "f", count: 32)
+        let forged = String(repeating: "e", count: 32)
+        let id = String(repeating: "f", count: 32)
         let ms = try a.sql("SELECT CAST((julianday('2026-11-23T00:00:00') - 2440587.5) * 86400000 AS INTEGER)")
         func line(_ title: String) -> String {
             "planner-event 2 id=\(id) at=\(ms) origin=config kind=settings device=\(forged) stamp=\(ms).0 set.title=\(title)\n"
         }
-        let file = "planner-\(forged)-000001.events", copy = "planner-\(forged)-000001.sync-conflict-20261123-000000-ABCDEFG.events"
+        let file = "planner-\(forged)-000001.events"
+        let copy = "planner-\(forged)-000001.sync-conflict-20261123-000000-ABCDEFG.events"
         // A reads the first version alone, then both; B reads the second alone, then both.
         try line("One").write(toFile: a.folder + "/" + file, atomically: true, encoding: .utf8)
         try a.run(["sync"], now: "2026-11-23T09:00")

@@ -86,10 +86,13 @@ import Testing
 
     /// Streaks by the rule, over the scenario's study days in order.
     static func expectedStreaks() -> (current: Int, longest: Int) {
-        var run = 0, longest = 0
+        var run = 0
+        var longest = 0
         for (_, day) in weekdays {
             switch day {
-            case .open: run += 1; longest = max(longest, run)
+            case .open:
+                run += 1
+                longest = max(longest, run)
             case .noOpen: run = 0
             case .skipped, .paused: break
             }

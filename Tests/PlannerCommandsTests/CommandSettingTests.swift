@@ -15,7 +15,10 @@ import Testing
             environment: ["TZ": "America/New_York", "PLANNER_NOW": "2026-11-23T10:10", "PLANNER_DB": db],
             now: TestTime.seoul.at("2031-01-01T00:00"))
         let outcome = try OpenCommand.run(process.context, PlanCommandOptions())
-        guard case .applied(let decision, nil) = outcome else { Issue.record("not applied: \(outcome)"); return }
+        guard case .applied(let decision, nil) = outcome else {
+            Issue.record("not applied: \(outcome)")
+            return
+        }
         let newYork = try SystemZone.named("America/New_York")
         let instant = try parseTime("2026-11-23T10:10", in: newYork)
         #expect(decision.date == LocalDate(iso: "2026-11-23"))

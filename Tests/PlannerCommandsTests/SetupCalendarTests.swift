@@ -20,7 +20,8 @@ import Testing
         folder setFolder: Bool = true, vdirsyncer: Bool = true, configured: Bool = true,
         systemd: Bool = true
     ) throws -> Home {
-        let home = temporaryFolder(), bin = temporaryFolder()
+        let home = temporaryFolder()
+        let bin = temporaryFolder()
         let folder = home + "/calendars/planner"
         writeFile(home + "/.profile", "# mine\n")
         let process = FakeProcess(environment: ["HOME": home, "PATH": bin, "TZ": "Asia/Seoul"])

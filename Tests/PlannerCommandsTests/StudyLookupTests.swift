@@ -10,7 +10,8 @@ import Testing
     /// Two PATH folders: `first` with `lesson` (a #! script), `notes` (executable, but plain text) and
     /// `readme` (not executable); `second` with another `lesson` and an ELF-less `anki` script.
     static func folders() -> (first: String, second: String) {
-        let first = temporaryFolder(), second = temporaryFolder()
+        let first = temporaryFolder()
+        let second = temporaryFolder()
         writeFile(first + "/lesson", "#!/bin/sh\nexit 0\n", mode: 0o755)
         writeFile(first + "/notes", "just some words\n", mode: 0o755)
         writeFile(first + "/readme", "#!/bin/sh\n", mode: 0o644)

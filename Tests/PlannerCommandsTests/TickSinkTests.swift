@@ -1,5 +1,6 @@
 import PlannerCommands
 import Testing
+
 @testable import PlannerTicker
 
 /// `tick`'s sink, chosen from its options; the session bus is looked up in the context's environment.

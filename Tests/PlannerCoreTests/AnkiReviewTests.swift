@@ -1,8 +1,9 @@
 import Glibc
+import PlannerSystem
 import PlannerTestSupport
 import Testing
+
 @testable import PlannerCore
-import PlannerSystem
 
 /// `AnkiReviews`: a study day's first review, found with one lookup per day, is what grouping every review
 /// by the planner's study day finds — across DST changes (one at midnight, one of 30 minutes), windows that
@@ -27,7 +28,8 @@ import PlannerSystem
         for seed in 0..<seeds {
             var random = SeededGenerator(seed: UInt64(32_000 + seed))
             let zone = zones[Int(random.next() % UInt64(zones.count))]
-            let start = Int(random.next() % 1440), end = Int(random.next() % 1440)
+            let start = Int(random.next() % 1440)
+            let end = Int(random.next() % 1440)
             let schedule = Schedule(startMinute: start, endMinute: end, intervalMinutes: 5 + Int(random.next() % 240), days: .daily)
             // Around DST changes in both hemispheres: September–October and March–April 2026.
             let base: Int64 = random.next() % 2 == 0 ? 1_756_684_800_000 : 1_772_323_200_000
@@ -49,8 +51,12 @@ import PlannerSystem
             let through = random.next() % 3 == 0 ? Int64.max : base + Int64(random.next() % UInt64(span + 86_400_000))
             let from = random.next() % 3 == 0 ? Int64.min : sorted.isEmpty ? 0 : sorted[Int(random.next() % UInt64(sorted.count))]
             let walked = AnkiReviews.firstReviews(from: from, through: through, schedule: schedule, zone: zone) { (at: Int64) -> Int64? in
-                var low = 0, high = sorted.count
-                while low < high { let mid = (low + high) / 2; if sorted[mid] < at { low = mid + 1 } else { high = mid } }
+                var low = 0
+                var high = sorted.count
+                while low < high {
+                    let mid = (low + high) / 2
+                    if sorted[mid] < at { low = mid + 1 } else { high = mid }
+                }
                 return low < sorted.count ? sorted[low] : nil
             }
             let expected = Self.plain(sorted, from: from, through: through, schedule: schedule, zone: zone)

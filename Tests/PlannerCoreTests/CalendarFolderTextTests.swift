@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PlannerCore
 
 /// The calendar folder's text: names, what the plan wants written, and reading back what a phone rewrote.
@@ -27,7 +28,8 @@ import Testing
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         p.arguments = ["python3", "-c", script]
-        let input = Pipe(), output = Pipe()
+        let input = Pipe()
+        let output = Pipe()
         p.standardInput = input
         p.standardOutput = output
         try p.run()

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PlannerCore
 
 @Suite struct DeliveryDecisionTests {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PlannerCore
 
 /// `DisplayWidth`: the columns a terminal gives text.

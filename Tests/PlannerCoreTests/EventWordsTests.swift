@@ -151,11 +151,13 @@ import Testing
 
     @Test(arguments: seeds) func theByteReaderReadsWhatTheReaderBeforeItRead(seed: UInt64) {
         var g = SeededGenerator(seed: seed)
-        var accepted = 0, refused = 0
+        var accepted = 0
+        var refused = 0
         for _ in 0..<3_000 {
             let line = Array(PlanEventText.line(Self.event(&g)).utf8)
             let bytes = g.below(5) == 0 ? line : Self.mutate(line, &g)
-            let read = PlanEvent(bytes: bytes[...]), expected = ReferenceEventReader.read(bytes[...])
+            let read = PlanEvent(bytes: bytes[...])
+            let expected = ReferenceEventReader.read(bytes[...])
             #expect(read == expected, "seed \(seed): \(String(decoding: bytes, as: UTF8.self).debugDescription)")
             if read == expected { if read == nil { refused += 1 } else { accepted += 1 } } else { return }
         }
@@ -272,7 +274,10 @@ enum ReferenceEventReader {
     static func escaped(_ value: String) -> String {
         var out = ""
         for scalar in value.unicodeScalars {
-            guard mustEscape(scalar) else { out.unicodeScalars.append(scalar); continue }
+            guard mustEscape(scalar) else {
+                out.unicodeScalars.append(scalar)
+                continue
+            }
             for byte in String(scalar).utf8 {
                 let hex = String(byte, radix: 16, uppercase: true)
                 out += "%" + (hex.count == 1 ? "0" + hex : hex)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PlannerCore
 
 /// Which characters a reminder's text refuses, against Python's `unicodedata` (an independent copy of the

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PlannerCore
 
 /// Text from users and files, and arithmetic on instants from them: nothing breaks a line, nothing traps.
@@ -71,7 +72,8 @@ import Testing
     }
 
     @Test func instantArithmeticSaturatesInsteadOfTrapping() {
-        let top = Instant(milliseconds: .max), bottom = Instant(milliseconds: .min)
+        let top = Instant(milliseconds: .max)
+        let bottom = Instant(milliseconds: .min)
         #expect((top + 1).milliseconds == .max)
         #expect((bottom - 1).milliseconds == .min)
         #expect((bottom + .min).milliseconds == .min)

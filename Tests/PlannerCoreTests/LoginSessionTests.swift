@@ -38,7 +38,8 @@ import Testing
         let suChild = P(pid: 710, start: 9600, uid: me)
         #expect(id(LoginSession.decide(facts([suChild, su, login, sshd]))) == outer, "su - to the same user")
         // A tmux pane: its server left the login; $PLANNER_LOGIN names the login shell.
-        let pane = P(pid: 800, start: 9900, uid: me), server = P(pid: 790, start: 9800, uid: me)
+        let pane = P(pid: 800, start: 9900, uid: me)
+        let server = P(pid: 790, start: 9800, uid: me)
         #expect(id(LoginSession.decide(facts([pane, server], hint: .alive([login, sshd])))) == outer)
         #expect(id(LoginSession.decide(facts([pane, server]))) != outer, "a tmux pane without the hint is another login")
         #expect(LoginSession.decide(facts([pane, server], hint: .ended)) == .outlived, "a pane of a login that ended")
@@ -57,7 +58,10 @@ import Testing
         // root's su - to the user: the user's chain stops at root's shell, but the login above it is listed.
         let suChild = P(pid: 710, start: 9600, uid: me)
         let decision = LoginSession.decide(facts([suChild, P(pid: 705, start: 9550, uid: 0), rootShell, login, sshd]))
-        guard case .record(let own, let counted) = decision else { Issue.record("\(decision)"); return }
+        guard case .record(let own, let counted) = decision else {
+            Issue.record("\(decision)")
+            return
+        }
         #expect(own != id(LoginSession.decide(facts([login, sshd]))))
         #expect(counted.contains(id(LoginSession.decide(facts([login, sshd])))!))
     }

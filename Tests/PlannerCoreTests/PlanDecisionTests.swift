@@ -1,5 +1,6 @@
 import PlannerTestSupport
 import Testing
+
 @testable import PlannerCore
 
 /// Drives the pure decisions like the store does: apply each decision to an in-memory state.

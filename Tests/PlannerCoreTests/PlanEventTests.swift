@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import PlannerCore
 import PlannerSystem
+import Testing
 
 /// Events as text (how an inbox carries them) and `decideEvent`, the one place a change is applied.
 @Suite struct PlanEventTests {
@@ -117,8 +117,11 @@ import PlannerSystem
         func line(_ id: String, _ rest: String, version: Int = 2) -> String {
             "planner-event \(version) id=\(id) at=1795396200000 origin=x kind=\(rest) device=\(device) stamp=1795396200000.0\n"
         }
-        let first = line("aaaaaaaa", "resume"), newer = line("bbbbbbbb", "teleport"), later = line("cccccccc", "resume"),
-            newest = line("dddddddd", "resume", version: 3), extra = line("eeeeeeee", "resume hue=blue")
+        let first = line("aaaaaaaa", "resume")
+        let newer = line("bbbbbbbb", "teleport")
+        let later = line("cccccccc", "resume")
+        let newest = line("dddddddd", "resume", version: 3)
+        let extra = line("eeeeeeee", "resume hue=blue")
         let bytes = Array((first + newer + later + newest + extra).utf8)
         let read = SyncFileText.read(bytes[...], device: device, now: Instant(milliseconds: 1_795_396_200_000))
         #expect(read.events.map(\.id) == ["aaaaaaaa", "cccccccc", "eeeeeeee"])

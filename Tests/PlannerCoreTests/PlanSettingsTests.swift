@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PlannerCore
 
 /// Setting values: what each key accepts and the canonical text stored, and how a changed plan retires

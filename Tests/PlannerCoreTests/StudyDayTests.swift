@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PlannerCore
 
 /// `Schedule.studyDay`: which study day a wall-clock reading belongs to, and a window crossing midnight.

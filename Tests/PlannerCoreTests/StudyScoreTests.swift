@@ -45,7 +45,9 @@ import Testing
         let today = first.adding(days: g.below(400))
         let mask = UInt8(1 + g.below(127))
         let schedule = Schedule(startMinute: 570, endMinute: 1290, intervalMinutes: 30, days: Weekdays(mask: mask))
-        var skipped: Set<LocalDate> = [], paused: Set<LocalDate> = [], opened: Set<LocalDate> = []
+        var skipped: Set<LocalDate> = []
+        var paused: Set<LocalDate> = []
+        var opened: Set<LocalDate> = []
         var days: [LocalDate: RecordedDay] = [:]
         var pauses: [Pause] = []
         let openRate = g.below(101)

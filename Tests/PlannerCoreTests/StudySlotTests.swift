@@ -1,5 +1,6 @@
 import PlannerTestSupport
 import Testing
+
 @testable import PlannerCore
 
 @Suite struct StudySlotTests {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PlannerSystem
 
 /// `FolderChild` forks only in a single-threaded process: the "Threads:" line read as bytes.

@@ -56,7 +56,8 @@ import Testing
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         p.arguments = ["-c", script, Self.sim]
-        let input = Pipe(), output = Pipe()
+        let input = Pipe()
+        let output = Pipe()
         p.standardInput = input
         p.standardOutput = output
         try p.run()

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PlannerCore
 
 /// A zone with one hand-made DST change, so gaps and overlaps are checked without the tz database.

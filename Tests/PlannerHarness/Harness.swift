@@ -97,7 +97,8 @@ public struct Harness: Sendable {
         p.arguments = args
         p.environment = env
         if let dir { p.currentDirectoryURL = URL(fileURLWithPath: dir) }
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         p.standardOutput = out
         p.standardError = err
         p.standardInput = FileHandle.nullDevice

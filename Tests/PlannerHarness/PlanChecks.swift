@@ -145,7 +145,8 @@ extension Harness {
     /// `export --ics` at `now`, checked by `pythonCheckCalendar` (python3-icalendar and zoneinfo) against
     /// `plan --json`: the calendar's text and the check's result (its stdout: the events checked).
     public func checkedExport(now: String) throws -> (calendar: String, check: Result) {
-        let ics = dir + "/plan.ics", planJSON = dir + "/plan.json"
+        let ics = dir + "/plan.ics"
+        let planJSON = dir + "/plan.json"
         let calendar = try plannerOK(["export", "--ics"], now: now)
         try Data(calendar.utf8).write(to: URL(fileURLWithPath: ics))
         try Data(try plannerOK(["plan", "--json"], now: now).utf8).write(to: URL(fileURLWithPath: planJSON))

@@ -1,9 +1,10 @@
 import CSQLite
 import Foundation
-import Testing
 import PlannerCore
 import PlannerSystem
 import PlannerTestSupport
+import Testing
+
 @testable import PlannerStore
 
 /// "Any arrival order ends in the same state on every device", as a property: N devices made in different
@@ -92,7 +93,9 @@ import PlannerTestSupport
         let newerID = String(SHA256.hex("newer \(seed)".utf8).prefix(32))
         let newerFile = newer + "/" + SyncFileText.fileName(device: newerID, sequence: 1)
         var newerText = "planner-device 1 id=\(newerID) name=newer at=\(clock) colour=blue\n"
-        var newerUnderstood = 0, newerKept = 0, newerCounter = 0
+        var newerUnderstood = 0
+        var newerKept = 0
+        var newerCounter = 0
         func newerWrites() throws {
             newerCounter += 1
             let id = String(SHA256.hex("newer \(seed) \(newerCounter)".utf8).prefix(32))
@@ -277,7 +280,10 @@ import PlannerTestSupport
     /// plan-zone claim as the zone's base), with the day rule `Schedule.studyDay` states, read through
     /// `Zone.local` (itself checked against Python's zoneinfo elsewhere).
     func studyDaysAgainstTheHistory(_ db: PlannerDatabase) throws -> [String] {
-        struct Row { var stamp: Stamp; var event: PlanEvent }
+        struct Row {
+            var stamp: Stamp
+            var event: PlanEvent
+        }
         let stmt = try db.connection.prepare(
             """
             SELECT id, at_ms, origin, kind, payload, coalesce(stamp_ms, at_ms), stamp_counter, device FROM event

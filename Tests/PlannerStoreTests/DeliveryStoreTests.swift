@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import PlannerCore
 import PlannerSystem
 import PlannerTestSupport
+import Testing
+
 @testable import PlannerStore
 
 @Suite struct DeliveryStoreTests {

@@ -1,9 +1,10 @@
-import Foundation
-import Testing
 import CSQLite
+import Foundation
 import PlannerCore
 import PlannerSystem
 import PlannerTestSupport
+import Testing
+
 @testable import PlannerStore
 
 /// Every change a command makes goes through `applyEvent`: recorded as an event row, applied once.

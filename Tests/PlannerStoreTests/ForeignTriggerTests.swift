@@ -1,9 +1,10 @@
-import Foundation
-import Testing
 import CSQLite
-@testable import PlannerStore
+import Foundation
 import PlannerTestSupport
 import SchemaFingerprint
+import Testing
+
+@testable import PlannerStore
 
 /// A trigger's time is read from the SQL SQLite itself stored, so the oracle is SQLite: whatever form a
 /// trigger was written in (a name quoted any of four ways, comments, `IF NOT EXISTS`, `main.`, lower

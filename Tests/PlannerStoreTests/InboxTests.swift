@@ -1,9 +1,10 @@
 import Foundation
-import Testing
 import Glibc
 import PlannerCore
 import PlannerSystem
 import PlannerTestSupport
+import Testing
+
 @testable import PlannerStore
 
 /// The inbox of events saved by other processes (opens saved while another program held the database).

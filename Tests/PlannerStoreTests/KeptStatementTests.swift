@@ -1,8 +1,9 @@
 import CSQLite
 import PlannerCore
-import Testing
-@testable import PlannerStore
 import PlannerTestSupport
+import Testing
+
+@testable import PlannerStore
 
 /// The live ticker keeps its prepared statements between the claim just before a reminder is due and the claim
 /// at its time (`Connection.keepStatements`): a kept statement is reused only when nobody holds it, and one

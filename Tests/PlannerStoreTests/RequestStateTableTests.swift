@@ -1,8 +1,9 @@
-import Foundation
-import Testing
 import CSQLite
+import Foundation
 import PlannerCore
 import PlannerTestSupport
+import Testing
+
 @testable import PlannerStore
 
 /// The request states are rows of `request_state` and `request_transition` (migration 0007): the Swift

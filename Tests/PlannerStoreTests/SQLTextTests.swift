@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import PlannerCore
 import SchemaFingerprint
+import Testing
 
 /// Nothing a user controls is ever spliced into SQL text: every SQL string the store passes to SQLite
 /// is a literal without interpolation, except the planner's own constants listed here.
@@ -216,7 +216,10 @@ struct SQLScan {
         j += delimiter.count
         let start = j
         while j < chars.count {
-            if chars[j] == "\\" { j += 2; continue }
+            if chars[j] == "\\" {
+                j += 2
+                continue
+            }
             if !block && chars[j] == "\n" { return nil }
             if matches(chars, at: j, delimiter) {
                 let text = String(chars[start..<j])
@@ -242,7 +245,8 @@ struct SQLScan {
     }
 
     static func lineText(_ chars: [Character], at i: Int) -> String {
-        var start = i, end = i
+        var start = i
+        var end = i
         while start > 0, chars[start - 1] != "\n" { start -= 1 }
         while end < chars.count, chars[end] != "\n" { end += 1 }
         return String(chars[start..<end]).trimmingCharacters(in: .whitespaces)

@@ -1,8 +1,9 @@
-import Foundation
-import Testing
 import CSQLite
-@testable import PlannerStore
+import Foundation
 import PlannerTestSupport
+import Testing
+
+@testable import PlannerStore
 
 /// The fingerprints the planner checks at each open must be those of files its migrations really make.
 @Suite struct SchemaCheckTests {

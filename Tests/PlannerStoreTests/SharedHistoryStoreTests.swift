@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import PlannerCore
 import PlannerSystem
 import PlannerTestSupport
+import Testing
+
 @testable import PlannerStore
 
 /// The holes a hostile review of the shared history found, each a test that failed first.
@@ -63,7 +64,8 @@ import PlannerTestSupport
     /// Setting the zone to the value it has here (only this device's claim so far) is the user's choice:
     /// recorded, and it wins over an older device's claim.
     @Test func settingTheZoneItAlreadyHasIsRecorded() throws {
-        let fa = folder(), fb = folder()
+        let fa = folder()
+        let fb = folder()
         let a = try device(fa, "a", zone: "Europe/Berlin", at: "2026-11-20T08:00")
         let b = try device(fb, "b", zone: "America/New_York", at: "2026-11-23T08:00")
         try b.configure(set: [(.zone, "America/New_York")], reset: [], now: at("2026-11-23T09:00"))
@@ -77,15 +79,18 @@ import PlannerTestSupport
 
     /// One id, two versions of a skip (different dates), read in opposite orders: the same dates skipped.
     @Test func twoVersionsOfASkipSettleTheSameWay() throws {
-        let fc = folder(), fd = folder()
+        let fc = folder()
+        let fd = folder()
         let c = try device(fc, "c", zone: "UTC", at: "2026-11-20T08:00")
         let d = try device(fd, "d", zone: "UTC", at: "2026-11-20T08:00")
-        let forged = String(repeating: "9", count: 32), id = String(repeating: "8", count: 32)
+        let forged = String(repeating: "9", count: 32)
+        let id = String(repeating: "8", count: 32)
         let ms = at("2026-11-20T09:00").milliseconds
         func line(_ date: String) -> String {
             "planner-event 2 id=\(id) at=\(ms) origin=skip kind=skip device=\(forged) stamp=\(ms).0 dates=\(date)\n"
         }
-        let file = "planner-\(forged)-000001.events", copy = "planner-\(forged)-000001.sync-conflict-20261120-000000-ABCDEFG.events"
+        let file = "planner-\(forged)-000001.events"
+        let copy = "planner-\(forged)-000001.sync-conflict-20261120-000000-ABCDEFG.events"
         try line("2026-12-01").write(toFile: fc + "/" + file, atomically: true, encoding: .utf8)
         try line("2026-12-02").write(toFile: fd + "/" + copy, atomically: true, encoding: .utf8)
         _ = try c.sync(now: at("2026-11-20T10:00"))
@@ -94,7 +99,8 @@ import PlannerTestSupport
         try line("2026-12-01").write(toFile: fd + "/" + file, atomically: true, encoding: .utf8)
         _ = try c.sync(now: at("2026-11-20T10:01"))
         _ = try d.sync(now: at("2026-11-20T10:01"))
-        let onC = try c.skippedDates().map(\.date), onD = try d.skippedDates().map(\.date)
+        let onC = try c.skippedDates().map(\.date)
+        let onD = try d.skippedDates().map(\.date)
         #expect(onC == onD && onC.count == 1, "\(onC) \(onD)")
         let registers = { (db: PlannerDatabase) in
             try db.connection.text("SELECT group_concat(name) FROM (SELECT name FROM register WHERE name LIKE 'skip:%' ORDER BY name)")
@@ -107,7 +113,8 @@ import PlannerTestSupport
         let f = folder()
         let a = try device(f, "a", zone: "UTC", at: "2026-11-20T08:00")
         let forged = String(repeating: "7", count: 32)
-        let ms = at("2026-11-02T09:30:05").milliseconds, until = at("2026-11-02T09:45").milliseconds
+        let ms = at("2026-11-02T09:30:05").milliseconds
+        let until = at("2026-11-02T09:45").milliseconds
         try
             "planner-event 2 id=\(String(repeating: "6", count: 32)) at=\(ms) origin=answer kind=snooze device=\(forged) stamp=\(ms).0 identifier=Noti_AppOpenPromotion_2026_11_02_09_30 day=2026-11-02 until=\(until)\n"
             .write(toFile: f + "/planner-\(forged)-000001.events", atomically: true, encoding: .utf8)

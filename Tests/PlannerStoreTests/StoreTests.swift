@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import PlannerCore
 import PlannerSystem
 import PlannerTestSupport
+import Testing
+
 @testable import PlannerStore
 
 @Suite struct StoreTests {
@@ -114,7 +115,8 @@ import PlannerTestSupport
         try holder.connection.execute("BEGIN IMMEDIATE")
         nonisolated(unsafe) let held = holder
         let release = Thread {
-            usleep(400_000); try? held.connection.execute("COMMIT")
+            usleep(400_000)
+            try? held.connection.execute("COMMIT")
         }
         release.start()
         let started = SystemClock.now()

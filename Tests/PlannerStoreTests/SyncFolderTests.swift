@@ -1,9 +1,10 @@
 import CSQLite
 import Foundation
-import Testing
 import PlannerCore
 import PlannerSystem
 import PlannerTestSupport
+import Testing
+
 @testable import PlannerStore
 
 /// Devices sharing one plan through a folder: here the folder is one local folder both databases use, as if
@@ -332,7 +333,8 @@ import PlannerTestSupport
             }
             // Now and then a device hears from another one (copies one of its files into its folder).
             if Int.random(in: 0..<3, using: &random) == 0 {
-                let from = Int.random(in: 0..<count, using: &random), to = Int.random(in: 0..<count, using: &random)
+                let from = Int.random(in: 0..<count, using: &random)
+                let to = Int.random(in: 0..<count, using: &random)
                 try carry(from: folders[from], to: folders[to], conflictCopy: Bool.random(using: &random), own: try devices[to].selfDeviceID())
                 _ = try devices[to].sync(now: Instant(milliseconds: clock + skew[to]))
             }

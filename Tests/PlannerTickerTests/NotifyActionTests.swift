@@ -1,5 +1,6 @@
 import PlannerCore
 import Testing
+
 @testable import PlannerStore
 @testable import PlannerTicker
 

@@ -3,6 +3,7 @@ import PlannerCore
 import PlannerStore
 import PlannerSystem
 import PlannerTestSupport
+
 @testable import PlannerTicker
 
 /// A sink that keeps what it was asked to deliver, and when (the test clock's time); it fails its first

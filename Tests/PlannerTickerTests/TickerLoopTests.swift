@@ -1,7 +1,8 @@
-import Testing
 import PlannerCore
 import PlannerSystem
 import PlannerTestSupport
+import Testing
+
 @testable import PlannerStore
 @testable import PlannerTicker
 

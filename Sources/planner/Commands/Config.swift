@@ -73,11 +73,18 @@ struct Config: ParsableCommand {
     /// forms it names (from the declaration, so a new setting completes without more code).
     static func completePair(_ words: [String], at index: Int) -> [String] {
         guard let set = words.firstIndex(of: "set"), set < index else { return [] }
-        var position = 0, i = set + 1
+        var position = 0
+        var i = set + 1
         var previousKey: String?
         while i < index {
-            if ["--db", "--now"].contains(words[i]) { i += 2; continue }
-            if words[i].hasPrefix("-") { i += 1; continue }
+            if ["--db", "--now"].contains(words[i]) {
+                i += 2
+                continue
+            }
+            if words[i].hasPrefix("-") {
+                i += 1
+                continue
+            }
             previousKey = words[i]
             position += 1
             i += 1
