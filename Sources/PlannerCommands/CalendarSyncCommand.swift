@@ -298,9 +298,9 @@ public enum CalendarSyncCommand {
         let at: Int64
         init(limitMilliseconds: Int64) {
             self.limitMilliseconds = limitMilliseconds
-            at = FolderChild.monotonicMilliseconds() + limitMilliseconds
+            at = SystemClock.monotonicMilliseconds() + limitMilliseconds
         }
-        var left: Int64 { at - FolderChild.monotonicMilliseconds() }
+        var left: Int64 { at - SystemClock.monotonicMilliseconds() }
     }
 
     /// One `vdirsyncer sync`, counted into `report`; false when it failed (`report.failure` says how). Within

@@ -1,6 +1,7 @@
 import Glibc
 import PlannerCore
 import PlannerStore
+import PlannerSystem
 import PlannerTicker
 
 /// `planner open` runs in the login script: it must not hold up the login when another program holds
@@ -27,7 +28,7 @@ enum LoginOpen {
         _ setting: CommandSetting, policy: PlanPolicy?, origin: String, id: String? = nil,
         unlessRecorded: [String] = [], reporting: Bool = false
     ) throws(PlannerError) -> Outcome {
-        let start = monotonicMilliseconds()
+        let start = SystemClock.monotonicMilliseconds()
         let (now, zone, path) = (setting.now, setting.zone, setting.path)
         // One event whichever way it goes: applied now, or saved and applied once by a later write.
         let event = PlannerDatabase.openEvent(now: now, takenIn: zone, policy: policy, origin: origin, id: id)
@@ -36,7 +37,7 @@ enum LoginOpen {
                 path: path, busyTimeoutMilliseconds: Int32(waitMilliseconds),
                 zoneForNewPlan: setting.zoneForNewPlan)
             // Opening may have waited already (a pending migration, an exclusive lock): one budget in all.
-            let left = max(50, waitMilliseconds - (monotonicMilliseconds() - start))
+            let left = max(50, waitMilliseconds - (SystemClock.monotonicMilliseconds() - start))
             database.setBusyTimeout(milliseconds: Int32(left))
             // A live ticker wakes on this commit and brings the folders in line itself: a login never waits
             // on a folder nor pays for the child process that would (docs/benchmarks.md). Its lock
@@ -67,11 +68,6 @@ enum LoginOpen {
         }
     }
 
-    static func monotonicMilliseconds() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-    }
 }
 
 extension CommandOutput {

@@ -55,14 +55,14 @@ enum CalendarFiles {
         }
         var locked = false
         // Until a deadline, not a count of pauses: on a busy machine each pause runs over (50 ms of them took 58).
-        let start = FolderChild.monotonicMilliseconds()
+        let start = SystemClock.monotonicMilliseconds()
         while true {
             if flock(dir, LOCK_EX | LOCK_NB) == 0 {
                 locked = true
                 break
             }
             guard errno == EWOULDBLOCK || errno == EINTR else { break }
-            if FolderChild.monotonicMilliseconds() - start + Int64(OwnFile.lockPause / 1000) > wait { break }
+            if SystemClock.monotonicMilliseconds() - start + Int64(OwnFile.lockPause / 1000) > wait { break }
             usleep(OwnFile.lockPause)
         }
         guard locked else {

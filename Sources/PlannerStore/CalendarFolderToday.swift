@@ -54,9 +54,7 @@ extension PlannerDatabase {
                 recipe: stmt.isNull(5) ? nil : stmt.text(5))
         }
         var plan = TodaysCalendar(folder: folder)
-        var clock = timespec()
-        clock_gettime(CLOCK_REALTIME, &clock)
-        let mtime = Int64(clock.tv_sec) * 1_000_000_000 + Int64(clock.tv_nsec)
+        let mtime = SystemClock.nowNanoseconds()
         let upsert = try connection.prepare(
             """
             INSERT INTO calendar_file (name, day, digest, size, mtime_ns, problem, recipe) VALUES (?, ?, ?, ?, ?, NULL, ?)

@@ -191,7 +191,7 @@ public enum Inbox {
                 // Left by a writer killed while saving (it exited non-zero; its file was never renamed).
                 var info = stat()
                 if fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_uid == getuid(),
-                    Int64(info.st_mtim.tv_sec) < Int64(time(nil)) - 3600
+                    Int64(info.st_mtim.tv_sec) < SystemClock.now().milliseconds / 1000 - 3600
                 {
                     batch.staleTemporaries.append(name)
                 }

@@ -581,7 +581,7 @@ final class SyncFolderSource: EventSource {
     private var lockBusy = false
 
     /// When the change began (the source is made as it begins, before it waits for the database's lock).
-    private let begun = FolderChild.monotonicMilliseconds()
+    private let begun = SystemClock.monotonicMilliseconds()
 
     init(reading: Bool) { self.reading = reading }
 
@@ -613,7 +613,7 @@ final class SyncFolderSource: EventSource {
             // They arrived no earlier than now, but `now` was read before this change waited for the lock
             // (a refill behind a long Anki read, seconds): a change another device made meanwhile would look
             // made ahead of this clock. The wait counts, in whole seconds (what is under 2 s is "in step").
-            let waited = (FolderChild.monotonicMilliseconds() - begun) / 1000 * 1000
+            let waited = (SystemClock.monotonicMilliseconds() - begun) / 1000 * 1000
             try db.noteDevices(applied.fresh, except: selfID, now: now + waited)
         }
         for (event, why) in outcome.refused {

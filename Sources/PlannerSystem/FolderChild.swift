@@ -63,7 +63,7 @@ public enum FolderChild {
     /// In the child, during long work: tells the parent it is moving (at most every 50 ms). A no-op in the parent.
     public static func progress() {
         guard childSocket >= 0 else { return }
-        let now = monotonicMilliseconds()
+        let now = SystemClock.monotonicMilliseconds()
         guard now - lastProgress >= 50 else { return }
         lastProgress = now
         var frame = Wire.Writer()
@@ -77,7 +77,7 @@ public enum FolderChild {
     nonisolated(unsafe) fileprivate static var stalledUntil: Int64 = 0
 
     /// A folder stalled (or stayed locked by another process): the next few seconds' folder work waits less.
-    public static func stalled() { stalledUntil = monotonicMilliseconds() + stalledMemoryMilliseconds }
+    public static func stalled() { stalledUntil = SystemClock.monotonicMilliseconds() + stalledMemoryMilliseconds }
 
     /// How long a child made now may wait for a folder's lock that another process holds: half of what its
     /// parent waits for it (290 ms at most), so that it says "busy" in time and is reaped. A child that waited
@@ -204,7 +204,7 @@ public enum FolderChild {
         /// per pass. Asked at each wait: a held child's job may come after another folder stalled.
         private var limit: Int64 { Held.limit(FolderChild.deadlineMilliseconds) }
         fileprivate static func limit(_ deadline: Int64) -> Int64 {
-            monotonicMilliseconds() < FolderChild.stalledUntil ? min(deadline, stalledDeadlineMilliseconds) : deadline
+            SystemClock.monotonicMilliseconds() < FolderChild.stalledUntil ? min(deadline, stalledDeadlineMilliseconds) : deadline
         }
 
         /// Hands the child its job and waits for its answer. The child keeps the folder's lock until `end`
@@ -288,7 +288,7 @@ public enum FolderChild {
         if pair[1] != 3 { dup2(pair[1], 3) }
         clinux_close_from(4)
         childSocket = 3
-        lastProgress = monotonicMilliseconds()
+        lastProgress = SystemClock.monotonicMilliseconds()
         var none = sigset_t()
         sigemptyset(&none)
         sigprocmask(SIG_SETMASK, &none, nil)
@@ -326,12 +326,6 @@ public enum FolderChild {
         }
     }
 
-    public static func monotonicMilliseconds() -> Int64 {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Int64(t.tv_sec) * 1000 + Int64(t.tv_nsec) / 1_000_000
-    }
-
     /// One message: its length (8 bytes, little-endian), then its bytes. With `limit` (the parent's side),
     /// false once `limit` milliseconds pass with the other side taking nothing (a stopped child); without
     /// one (the child's side), as long as it takes.
@@ -339,13 +333,13 @@ public enum FolderChild {
         var message = Wire.Writer()
         message.int(Int64(bytes.count))
         var rest = (message.bytes + bytes)[...]
-        var end = limit.map { monotonicMilliseconds() + $0 }
+        var end = limit.map { SystemClock.monotonicMilliseconds() + $0 }
         let flags = Int32(MSG_NOSIGNAL) | (limit == nil ? 0 : Int32(MSG_DONTWAIT))
         while !rest.isEmpty {
             let n = rest.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, flags) }
             if n < 0 && errno == EINTR { continue }
             if n < 0, errno == EAGAIN || errno == EWOULDBLOCK, let deadline = end {
-                let left = deadline - monotonicMilliseconds()
+                let left = deadline - SystemClock.monotonicMilliseconds()
                 guard left > 0 else { return false }
                 var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
                 _ = poll(&p, 1, Int32(min(left, 60_000)))
@@ -354,7 +348,7 @@ public enum FolderChild {
             guard n > 0 else { return false }
             rest = rest.dropFirst(n)
             // Progress: the child is reading, so the wait starts again (as a progress frame restarts a receive).
-            end = limit.map { monotonicMilliseconds() + $0 }
+            end = limit.map { SystemClock.monotonicMilliseconds() + $0 }
         }
         return true
     }
@@ -364,7 +358,7 @@ public enum FolderChild {
     /// comes first, so the message is read straight into an array of its size: a 60-day calendar's listing
     /// grown chunk by chunk would be shifted and copied again for each.
     fileprivate static func receive(_ fd: Int32, within limit: Int64?) -> [UInt8]? {
-        var end = limit.map { monotonicMilliseconds() + $0 }
+        var end = limit.map { SystemClock.monotonicMilliseconds() + $0 }
         var header = [UInt8](repeating: 0, count: 8)
         while true {
             guard header.withUnsafeMutableBytes({ fill(fd, $0, until: end) }) else { return nil }
@@ -372,7 +366,7 @@ public enum FolderChild {
             // A length no message of ours reaches (1 GiB) is a broken child, not a message.
             guard let n = reader.int(), n >= -1, n < 1 << 30 else { return nil }
             if n == -1 {
-                end = limit.map { monotonicMilliseconds() + $0 }
+                end = limit.map { SystemClock.monotonicMilliseconds() + $0 }
                 continue
             }
             // Not zeroed first: every byte is the socket's (or the array is given up).
@@ -391,7 +385,7 @@ public enum FolderChild {
         var got = 0
         while got < bytes.count {
             if let end {
-                let left = end - monotonicMilliseconds()
+                let left = end - SystemClock.monotonicMilliseconds()
                 guard left > 0 else { return false }
                 var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 let r = poll(&p, 1, Int32(min(left, 60_000)))

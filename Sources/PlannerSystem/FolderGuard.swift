@@ -49,7 +49,7 @@ public enum FolderGuard {
     /// Why no child may be made for `folder` now (an earlier one is still stuck on it), or nil.
     public static func stuck(_ folder: String) -> String? {
         guard let path = file(for: folder, create: false), let (pid, since) = living(path) else { return nil }
-        let seconds = max(0, (FolderChild.monotonicMilliseconds() - since) / 1000)
+        let seconds = max(0, (SystemClock.monotonicMilliseconds() - since) / 1000)
         return
             "an earlier request to it (planner process \(pid)) has not been answered for \(seconds) s: a stalled mount? It is not asked again until that one is answered"
     }
@@ -63,7 +63,7 @@ public enum FolderGuard {
         let aside = path + ".\(getpid())"
         let fd = open(aside, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
         guard fd >= 0 else { return }
-        let text = Array("\(pid) \(start) \(FolderChild.monotonicMilliseconds())\n".utf8)
+        let text = Array("\(pid) \(start) \(SystemClock.monotonicMilliseconds())\n".utf8)
         let written = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
         close(fd)
         if written != text.count || rename(aside, path) != 0 { unlink(aside) }

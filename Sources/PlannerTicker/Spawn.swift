@@ -1,5 +1,6 @@
 import CLinux
 import Glibc
+import PlannerSystem
 
 /// Starts a program directly (posix_spawnp, never through a shell): arguments and environment values are
 /// data, so a title such as `$(rm -rf ~)` is never interpreted. Starting never waits for the program:
@@ -132,9 +133,9 @@ public enum Spawn {
         var left = timeoutMilliseconds
         while left > 0 {
             var ready = pollfd(fd: child.output, events: Int16(POLLIN), revents: 0)
-            let began = monotonicMilliseconds()
+            let began = SystemClock.monotonicMilliseconds()
             if poll(&ready, 1, left) < 0 && errno != EINTR { break }
-            left -= Int32(clamping: monotonicMilliseconds() - began)
+            left -= Int32(clamping: SystemClock.monotonicMilliseconds() - began)
             guard let more = readAvailable(child.output) else {  // end of file: it has finished
                 guard case .exited(0)? = waitForExit(child) else { return nil }
                 return String(decoding: bytes, as: UTF8.self)
@@ -159,9 +160,9 @@ public enum Spawn {
         case .failure(let failure): return (.couldNotStart(failure.why), "")
         }
         var bytes: [UInt8] = []
-        let deadline = monotonicMilliseconds() + timeoutMilliseconds
+        let deadline = SystemClock.monotonicMilliseconds() + timeoutMilliseconds
         while true {
-            let left = deadline - monotonicMilliseconds()
+            let left = deadline - SystemClock.monotonicMilliseconds()
             guard left > 0 else {
                 killAlone(child)
                 return (.timedOut, String(decoding: bytes, as: UTF8.self))
@@ -175,18 +176,12 @@ public enum Spawn {
         // Its output closed: it exits now (or a grandchild kept the pipe; then the deadline still holds).
         while true {
             if let outcome = reap(child) { return (outcome, String(decoding: bytes, as: UTF8.self)) }
-            if monotonicMilliseconds() >= deadline {
+            if SystemClock.monotonicMilliseconds() >= deadline {
                 killAlone(child)
                 return (.timedOut, String(decoding: bytes, as: UTF8.self))
             }
             usleep(5_000)
         }
-    }
-
-    private static func monotonicMilliseconds() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
     }
 
     /// Reaps a child that closed its stdout (it exits at once; a bounded wait all the same).

@@ -194,7 +194,7 @@ public final class Wakeups: TickerWakeups {
     /// watch it made; the loop goes on meanwhile and takes the answer when it comes (`wait`). In a process of
     /// several threads (the test runner) fork is not safe, and the watch is added here.
     private func startWatch(_ kind: WatchKind, _ path: String) {
-        let now = FolderChild.monotonicMilliseconds()
+        let now = SystemClock.monotonicMilliseconds()
         // A child still waiting past the folder deadline is stuck: said on the folder's guard, so that no
         // planner process makes another child for that folder until it is answered.
         for i in pending.indices where !pending[i].markedStuck && now - pending[i].started > FolderChild.deadlineMilliseconds {
@@ -276,7 +276,7 @@ public final class Wakeups: TickerWakeups {
             case .anki: ankiWatch
             }
         guard answer.watch >= 0 else {
-            retryAt.append((kind, path, FolderChild.monotonicMilliseconds() + Self.watchRetryMilliseconds))
+            retryAt.append((kind, path, SystemClock.monotonicMilliseconds() + Self.watchRetryMilliseconds))
             return false
         }
         guard current == path, watch < 0 else {
@@ -310,7 +310,7 @@ public final class Wakeups: TickerWakeups {
             pending.remove(at: i)
             var r = Wire.Reader(Array(buffer[..<max(0, n)]))
             guard let watch = r.int(), let file = r.text() else {
-                retryAt.append((child.kind, child.path, FolderChild.monotonicMilliseconds() + Self.watchRetryMilliseconds))
+                retryAt.append((child.kind, child.path, SystemClock.monotonicMilliseconds() + Self.watchRetryMilliseconds))
                 continue
             }
             guard take(child.kind, child.path, (Int32(truncatingIfNeeded: watch), file)) else { continue }
@@ -361,7 +361,7 @@ public final class Wakeups: TickerWakeups {
             // A folder watch to try again (`retryAt`) wakes the loop at its time: nothing else may come for hours.
             var timeout = pollEvery
             if let retry = retryAt.map(\.at).min() {
-                let left = Int32(clamping: max(0, retry - FolderChild.monotonicMilliseconds()) + 1)
+                let left = Int32(clamping: max(0, retry - SystemClock.monotonicMilliseconds()) + 1)
                 timeout = timeout < 0 ? left : min(timeout, left)
             }
             let n = poll(&fds, nfds_t(fds.count), timeout)
