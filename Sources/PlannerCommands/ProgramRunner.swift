@@ -1,6 +1,8 @@
 import Glibc
+import PlannerSystem
 
-/// Runs another program directly (no shell) and collects what it said: setup's `crontab` and `systemctl`.
+/// Runs another program directly (`Subprocess`: no shell) and collects what it said: setup's `crontab` and
+/// `systemctl`.
 /// A test passes one that answers as those programs would, and nothing runs.
 public struct ProgramRunner {
     /// Where the program's stderr goes.
@@ -44,55 +46,30 @@ public struct ProgramRunner {
     /// own (no terminal's hangup reaches it), standard input and output on /dev/null, never waited for.
     /// False when it could not be started.
     public static func startDetached(_ arguments: [String]) -> Bool {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for fd in Int32(0)...2 { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // POSIX_SPAWN_SETSID (glibc 2.26): <spawn.h> defines it only under _GNU_SOURCE, out of Swift's sight.
-        posix_spawnattr_setflags(&attributes, 0x80)
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        return posix_spawn(&pid, arguments[0], &actions, &attributes, argv, environ) == 0
+        var options = Subprocess.Options()
+        options.output = .null
+        options.errors = .null
+        options.searchPath = false
+        options.ownSession = true
+        return (try? Subprocess.start(arguments, options).get()) != nil
     }
 
     /// Found on PATH and started with posix_spawnp, in this process's environment.
     public static var spawning: ProgramRunner { ProgramRunner(start: spawn) }
 
     private static func spawn(_ arguments: [String], input: String?, errors: Errors) -> Result<(status: Int32, output: String), StartFailure> {
-        var toChild: [Int32] = [-1, -1]
-        var fromChild: [Int32] = [-1, -1]
-        guard pipe(&toChild) == 0 else { return .failure(StartFailure(errno: errno)) }
-        guard pipe(&fromChild) == 0 else {
-            let failure = StartFailure(errno: errno)
-            close(toChild[0])
-            close(toChild[1])
-            return .failure(failure)
-        }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
+        var options = Subprocess.Options()
+        options.input = .pipe
+        options.output = .pipe
         switch errors {
-        case .merged: posix_spawn_file_actions_adddup2(&actions, fromChild[1], 2)
-        case .discarded: posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        case .shown: break
+        case .merged: options.errors = .withOutput
+        case .discarded: options.errors = .null
+        case .shown: options.errors = .inherited
         }
-        for fd in toChild + fromChild { posix_spawn_file_actions_addclose(&actions, fd) }
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let rc = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
-        close(toChild[0])
-        close(fromChild[1])
-        guard rc == 0 else {
-            close(toChild[1])
-            close(fromChild[0])
-            return .failure(StartFailure(errno: rc))
+        let started: Subprocess.Started
+        switch Subprocess.start(arguments, options) {
+        case .failure(let failure): return .failure(StartFailure(errno: failure.errno))
+        case .success(let child): started = child
         }
         // The inputs here are a crontab: far below a pipe's buffer, so writing first cannot deadlock.
         // A program may exit before reading (Debian's crontab refusing a user): the write then fails with
@@ -101,18 +78,18 @@ public struct ProgramRunner {
             let previous = signal(SIGPIPE, SIG_IGN)
             var bytes = Array(input.utf8)[...]
             while !bytes.isEmpty {
-                let n = bytes.withUnsafeBytes { Glibc.write(toChild[1], $0.baseAddress, $0.count) }
+                let n = bytes.withUnsafeBytes { Glibc.write(started.input, $0.baseAddress, $0.count) }
                 if n < 0 && errno == EINTR { continue }
                 if n <= 0 { break }
                 bytes = bytes.dropFirst(n)
             }
             signal(SIGPIPE, previous)
         }
-        close(toChild[1])
+        close(started.input)
         var output: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let n = Glibc.read(fromChild[0], &buffer, buffer.count)
+            let n = Glibc.read(started.output, &buffer, buffer.count)
             if n > 0 {
                 output += buffer[0..<n]
                 continue
@@ -120,9 +97,9 @@ public struct ProgramRunner {
             if n < 0 && errno == EINTR { continue }
             break
         }
-        close(fromChild[0])
+        close(started.output)
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        while waitpid(started.pid, &status, 0) < 0 && errno == EINTR {}
         let exit = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         return .success((exit, String(decoding: output, as: UTF8.self)))
     }

@@ -2,9 +2,8 @@ import CLinux
 import Glibc
 import PlannerSystem
 
-/// Starts a program directly (posix_spawnp, never through a shell): arguments and environment values are
-/// data, so a title such as `$(rm -rf ~)` is never interpreted. Starting never waits for the program:
-/// the ticker watches the child's pidfd in its one poll loop and reaps it when it is readable.
+/// The ticker's programs (`Subprocess`): starting never waits for the program; the ticker watches the child's
+/// pidfd in its one poll loop and reaps it when it is readable.
 public enum Spawn {
     public enum Outcome: Equatable {
         case exited(Int32)
@@ -28,63 +27,24 @@ public enum Spawn {
         captureOutput: Bool = false, discardErrors: Bool = false, captureErrors: Bool = false,
         ownGroup: Bool = true
     ) -> Result<Child, SpawnFailure> {
-        var environment: [String] = []
-        var p = environ
-        while let entry = p.pointee {
-            let text = String(cString: entry)
-            let name = text.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
-            if extraEnvironment[name] == nil { environment.append(text) }
-            p += 1
-        }
-        environment += extraEnvironment.map { "\($0.key)=\($0.value)" }
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // The ticker blocks the signals it reads from a signalfd and ignores SIGPIPE: give the child
-        // ordinary signals.
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for s in Wakeups.stopSignals + Wakeups.ignoredSignals + [SIGPIPE] { sigaddset(&defaults, s) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        // Its own process group, so a timeout or stop ends whatever it started too.
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | (ownGroup ? POSIX_SPAWN_SETPGROUP : 0)))
-
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        if discardErrors { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
+        var options = Subprocess.Options()
+        options.environment = Subprocess.environment(adding: extraEnvironment)
         // A pipe for the child's stdout: the ticker reads it in its poll loop (notify-send prints the
         // notification's id when shown, then the action chosen).
-        var pipeFDs: [Int32] = [-1, -1]
-        if captureOutput {
-            // pipe + FD_CLOEXEC (pipe2 needs _GNU_SOURCE): the ticker is one thread, nothing forks between.
-            guard pipe(&pipeFDs) == 0, fcntl(pipeFDs[0], F_SETFD, FD_CLOEXEC) == 0,
-                fcntl(pipeFDs[1], F_SETFD, FD_CLOEXEC) == 0
-            else {
-                return .failure(SpawnFailure(why: "\(arguments[0]): pipe: \(String(cString: strerror(errno)))"))
-            }
-            posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 1)
-            if captureErrors { posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 2) }
+        options.output = captureOutput ? .pipe : .inherited
+        options.errors = discardErrors ? .null : captureErrors ? .withOutput : .inherited
+        // Its own process group, so a timeout or stop ends whatever it started too.
+        options.ownGroup = ownGroup
+        // The ticker blocks the signals it reads from a signalfd and ignores SIGPIPE: give the child
+        // ordinary signals.
+        options.defaultSignals = Wakeups.stopSignals + Wakeups.ignoredSignals + [SIGPIPE]
+        switch Subprocess.start(arguments, options) {
+        case .failure(let failure):
+            return .failure(SpawnFailure(why: "\(arguments[0]): \(String(cString: strerror(failure.errno)))"))
+        case .success(let started):
+            if started.output >= 0 { _ = fcntl(started.output, F_SETFL, fcntl(started.output, F_GETFL) | O_NONBLOCK) }
+            return .success(Child(pid: started.pid, pidfd: clinux_pidfd_open(started.pid), output: started.output))
         }
-        defer { if captureOutput { close(pipeFDs[1]) } }
-
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = environment.map { strdup($0) } + [nil]
-        defer { for pointer in argv + envp { free(pointer) } }
-        var pid: pid_t = 0
-        let rc = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
-        guard rc == 0 else {
-            if captureOutput { close(pipeFDs[0]) }
-            return .failure(SpawnFailure(why: "\(arguments[0]): \(String(cString: strerror(rc)))"))
-        }
-        if captureOutput { _ = fcntl(pipeFDs[0], F_SETFL, fcntl(pipeFDs[0], F_GETFL) | O_NONBLOCK) }
-        return .success(Child(pid: pid, pidfd: clinux_pidfd_open(pid), output: pipeFDs[0]))
     }
 
     /// What the child wrote since the last call (nil at end of file: it closed its stdout).
