@@ -11,7 +11,7 @@ public struct AnkiReport: Sendable {
     public var read = false
     /// The study days newly recorded as opened by a review (past days fill the record).
     public var opened: [LocalDate] = []
-    /// Days left for the next change (`PlannerDatabase.ankiOpensPerChange`): the ticker comes back at once.
+    /// Days left for the next change (`SourceLimits.ankiOpens`): the ticker comes back at once.
     public var more = false
     /// Why it could not be read, one line (nil: it was, or was not needed).
     public var problem: String?
@@ -111,9 +111,9 @@ extension PlannerDatabase {
     /// Whenever the collection changed, every study day's first review is found again (one indexed lookup
     /// per day: ~1,800 for five years of daily study), so no review is missed whatever Anki did meanwhile: a
     /// review synced from the phone with an earlier time, an undo, a collection replaced by a full sync.
-    /// At most `ankiOpensPerChange` opens are taken (`AnkiReport.more`: the rest is a later slice's).
+    /// At most `limit` opens are taken (nil: `ankiOpensPerSlice`) (`AnkiReport.more`: the rest is a later slice's).
     func readAnkiCollection(
-        now: Instant, prepared: AnkiPrepared?, walk: inout AnkiWalk?
+        now: Instant, prepared: AnkiPrepared?, walk: inout AnkiWalk?, limit: Int? = nil
     ) throws -> (report: AnkiReport, opens: [(day: LocalDate, event: PlanEvent)])? {
         guard let collection = try ankiCollectionSetting() else { return nil }
         var report = AnkiReport(collection: collection)
@@ -186,7 +186,7 @@ extension PlannerDatabase {
                 let today = current.schedule.studyDay(at: now, in: current.zone)
                 let known = try connection.prepare("SELECT 1 FROM event WHERE id = ?")
                 (opens, more) = try AnkiReviews.slice(
-                    found.firsts, recorded: recorded, today: today, limit: ankiOpensPerChange ?? Self.ankiOpensPerSlice
+                    found.firsts, recorded: recorded, today: today, limit: limit ?? Self.ankiOpensPerSlice
                 ) { (id: String) throws(SQLiteError) -> Bool in
                     try known.bind([.text(id)])
                     defer { sqlite3_reset(known.handle) }
@@ -374,28 +374,36 @@ extension PlannerDatabase {
 /// Anki's collection as an event source: its files copied before the change's transaction (`prepare`),
 /// its new reviews read inside it as opens of their days (a login's `open` never reads it:
 /// `EventSources.login` has no such source). The ticker reads it only when the collection's files changed
-/// (`PlannerDatabase.readsAnki`).
+/// (`SourceLimits.readsAnki`).
 final class AnkiSource: EventSource {
+    /// Whether the collection is read at all; at most how many opens a change applies (nil: a command's slices).
+    let reads: Bool
+    let opens: Int?
     private var found: AnkiReport?
     private var prepared: PlannerDatabase.AnkiPrepared?
     private var days: [String: LocalDate] = [:]
     /// Kept from one change to the next when the source reads a long history in slices.
     private var walk: PlannerDatabase.AnkiWalk?
 
+    init(reads: Bool = true, opens: Int? = nil) {
+        self.reads = reads
+        self.opens = opens
+    }
+
     var leftUnread: Bool { found?.more == true }
 
     func prepare(_ db: PlannerDatabase, now: Instant) throws {
         (found, prepared, days) = (nil, nil, [:])
-        guard db.readsAnki else { return }
+        guard reads else { return }
         prepared = try db.prepareAnkiRead()
     }
 
     func collect(_ db: PlannerDatabase, now: Instant) throws -> [SourcedEvent] {
-        guard db.readsAnki else {
+        guard reads else {
             found = try db.ankiCollectionSetting().map { AnkiReport(collection: $0) }
             return []
         }
-        guard let (report, opens) = try db.readAnkiCollection(now: now, prepared: prepared, walk: &walk) else { return [] }
+        guard let (report, opens) = try db.readAnkiCollection(now: now, prepared: prepared, walk: &walk, limit: opens) else { return [] }
         found = report
         for open in opens { days[open.event.id] = open.day }
         return opens.map { SourcedEvent(event: $0.event, fromAnotherDevice: false, together: true) }

@@ -152,8 +152,10 @@ extension PlannerDatabase {
     /// an open exactly like `planner open`; "snooze" adds a one-off `<identifier>_snoozed` with the same text
     /// after the `snooze` setting, unless the day was opened meanwhile. Returns what it did and the
     /// study command to launch (for start).
-    public func recordAnswer(to request: ClaimedRequest, action: AnswerAction, now: Instant) throws(PlannerError) -> Answer {
-        try change(at: now, from: .all) { () throws -> Answer in
+    public func recordAnswer(
+        to request: ClaimedRequest, action: AnswerAction, now: Instant, limits: SourceLimits = .whole
+    ) throws(PlannerError) -> Answer {
+        try change(at: now, from: .limited(limits)) { () throws -> Answer in
             let (plan, zone) = try readPlan()
             var answer = Answer(outcome: "", studyCommand: [])
             switch action {
@@ -244,11 +246,11 @@ extension PlannerDatabase {
     /// `holdLate`: a live ticker whose next pass comes at once when a source left something unread, and
     /// that has not been holding for long (`Ticker`); never `tick --once`, whose next pass is a minute away.
     public func claimDue(
-        now: Instant, policy: PlanPolicy? = nil, holdLate: Bool = false
+        now: Instant, policy: PlanPolicy? = nil, holdLate: Bool = false, limits: SourceLimits = .whole
     ) throws(PlannerError)
         -> (decision: DueDecision, claimed: [ClaimedRequest], zone: Zone, sources: SourcesReport)
     {
-        let (claim, sources) = try change(at: now, from: .all) { (leftUnread: Bool) throws -> (DueDecision, [ClaimedRequest], Zone) in
+        let (claim, sources) = try change(at: now, from: .limited(limits)) { (leftUnread: Bool) throws -> (DueDecision, [ClaimedRequest], Zone) in
             let (plan, zone) = try readPlan(at: now)
             let policy = policy ?? PlanPolicy(graceMilliseconds: plan.graceMilliseconds)
             try connection.prepare(

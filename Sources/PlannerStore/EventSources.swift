@@ -88,14 +88,43 @@ public enum EventSources: Sendable {
     /// only. The commit wakes the ticker, whose pass publishes the event and rewrites the calendar (open's
     /// rows of today's files are left alone, so its plan keys see the change); the login pays for no folder.
     case loginLeavingFolders
+    /// What `.all` reads, within the ticker's limits for one pass.
+    case limited(SourceLimits)
 
     func make() -> [EventSource] {
         switch self {
-        case .all: [InboxSource(), SyncFolderSource(reading: true), CalendarFolderSource(whole: true), AnkiSource()]
+        case .all: EventSources.limited(.whole).make()
+        case .limited(let limits):
+            [
+                InboxSource(), SyncFolderSource(reading: true, budget: limits.syncReadBytes), CalendarFolderSource(whole: true),
+                AnkiSource(reads: limits.readsAnki, opens: limits.ankiOpens),
+            ]
         case .login: [InboxSource(), SyncFolderSource(reading: false), CalendarFolderSource(whole: false)]
         case .loginLeavingFolders: [InboxSource()]
         }
     }
+}
+
+/// How much of the outside one change reads. A command reads all of it (`whole`); the ticker, in passes
+/// between deliveries, a slice at a time.
+public struct SourceLimits: Sendable {
+    /// At most this many bytes of the sync folder (nil: all of it): a huge peer file is applied in passes;
+    /// `SyncReport.more` says what is left.
+    public var syncReadBytes: Int64?
+    /// At most this many opens from Anki's review log, the rest left for the next pass (nil: a command applies
+    /// them all, `PlannerDatabase.ankiOpensPerSlice` to a transaction).
+    public var ankiOpens: Int?
+    /// Whether Anki's collection is read (`anki-collection`): the ticker reads it only when its files changed;
+    /// a command always (an unchanged collection costs a look, not a copy).
+    public var readsAnki = true
+
+    public init(syncReadBytes: Int64? = nil, ankiOpens: Int? = nil, readsAnki: Bool = true) {
+        self.syncReadBytes = syncReadBytes
+        self.ankiOpens = ankiOpens
+        self.readsAnki = readsAnki
+    }
+
+    public static let whole = SourceLimits()
 }
 
 extension PlannerDatabase {
@@ -154,13 +183,13 @@ extension PlannerDatabase {
     /// A command's change left days of Anki's history unread (a first read of years): the rest is read
     /// now, a slice to a transaction, with a pause between in which another process waiting for the
     /// database (a login's `open`, the ticker's claim) gets it: SQLite's busy handler tries again at most
-    /// every 100 ms. The ticker (`ankiOpensPerChange` set) reads a slice a pass instead. `source` is the
+    /// every 100 ms. The ticker (`SourceLimits.ankiOpens` set) reads a slice a pass instead. `source` is the
     /// change's own: it keeps its walk of the review log while the copy, the clock and the day rules stay as
     /// they were (`AnkiWalk`), so that each slice only chooses its days. Each slice's opens are published to
     /// the sync folder after its commit, as the change's were. The command's own change is in: a slice that
     /// fails (the database busy past its timeout, a full disk) is a warning, and the next change goes on.
     private func readAnkiHistory(now: Instant, with source: AnkiSource, into report: inout SourcesReport) {
-        guard ankiOpensPerChange == nil, var anki = report.anki, anki.more else { return }
+        guard source.opens == nil, var anki = report.anki, anki.more else { return }
         while anki.more {
             usleep(Self.ankiSlicePauseMicroseconds)
             let slice: SourcesReport

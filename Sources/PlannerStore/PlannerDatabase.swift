@@ -5,17 +5,6 @@ import PlannerSystem
 
 /// The planner's SQLite database: opened, checked and migrated before any command uses it.
 public final class PlannerDatabase {
-    /// At most this many bytes of the sync folder read by one change (nil: all of it). The ticker sets it:
-    /// a huge peer file is applied in passes between deliveries; `SyncReport.more` says what is left.
-    public var syncReadBudgetBytes: Int64?
-    /// Whether a change reads Anki's collection (`anki-collection`). The ticker reads it only when its files
-    /// changed; every other writing command, always (an unchanged collection costs a look, not a copy).
-    public var readsAnki = true
-    /// The last publish to the sync folder found this device's file locked by another process (`SyncReport.lockBusy`).
-    var publishFoundLockBusy = false
-    /// At most this many opens from Anki's review log applied by one change, the rest left for the ticker's
-    /// next pass (the ticker sets it). nil: a command applies them all, `ankiOpensPerSlice` to a transaction.
-    public var ankiOpensPerChange: Int?
     /// Opens from Anki's review log applied by one transaction of a command (twenty years of daily study
     /// are 7,300): each slice holds the database for tens of milliseconds, not the whole history's time.
     public static let ankiOpensPerSlice = 1_000

@@ -22,7 +22,7 @@ public struct SyncReport: Sendable {
     public var cameBack = 0
     /// One line per file or folder the planner could not use.
     public var problems: [String] = []
-    /// The read stopped at `PlannerDatabase.syncReadBudgetBytes`: more is waiting in the folder.
+    /// The read stopped at `SourceLimits.syncReadBytes`: more is waiting in the folder.
     public var more = false
     /// Another process held this device's file's lock past the wait: this device's changes wait in the
     /// database, and that process letting go wakes no live ticker (`Wakeups.watchSyncFolder`).
@@ -59,7 +59,7 @@ extension PlannerDatabase {
     /// Inside the caller's write transaction: reads what the other devices appended since the last read
     /// (what was read of each file is remembered here); the events are applied by the caller
     /// (`SyncFolderSource`). nil when this device does not sync.
-    func readSyncFolder(now: Instant) throws -> (report: SyncReport, events: [PlanEvent])? {
+    func readSyncFolder(now: Instant, budget limit: Int64? = nil) throws -> (report: SyncReport, events: [PlanEvent])? {
         guard let folder = try syncFolderSetting() else { return nil }
         var report = SyncReport(folder: folder)
         let selfID = try selfDeviceID()
@@ -80,7 +80,7 @@ extension PlannerDatabase {
         var fds: [String: Int32] = [:]  // the child's
         var listing: PeerFiles.Listing?
         var ranges: [String: (from: Int64, size: Int64, mtime: Int64, tail: [UInt8])] = [:]
-        var budget = syncReadBudgetBytes ?? .max
+        var budget = limit ?? .max
         let outcome = try FolderChild.run(
             folder: folder,
             observe: {
@@ -575,6 +575,8 @@ extension PlannerDatabase {
 /// events appended to its own file after the commit.
 final class SyncFolderSource: EventSource {
     let reading: Bool
+    /// At most this many bytes read (nil: all).
+    let budget: Int64?
     private var found: SyncReport?
     private var publishes = false
     private var published = 0
@@ -583,12 +585,15 @@ final class SyncFolderSource: EventSource {
     /// When the change began (the source is made as it begins, before it waits for the database's lock).
     private let begun = SystemClock.monotonicMilliseconds()
 
-    init(reading: Bool) { self.reading = reading }
+    init(reading: Bool, budget: Int64? = nil) {
+        self.reading = reading
+        self.budget = budget
+    }
 
     var leftUnread: Bool { found?.more == true }
 
     func collect(_ db: PlannerDatabase, now: Instant) throws -> [SourcedEvent] {
-        guard reading, let (report, events) = try db.readSyncFolder(now: now) else { return [] }
+        guard reading, let (report, events) = try db.readSyncFolder(now: now, budget: budget) else { return [] }
         found = report
         return events.indices.map {
             SourcedEvent(event: events[$0], fromAnotherDevice: true, carrier: $0 < report.carriers.count ? report.carriers[$0] : nil)
@@ -632,8 +637,7 @@ final class SyncFolderSource: EventSource {
 
     func finish(_ db: PlannerDatabase, now: Instant) {
         if publishes {
-            published = db.publishToSyncFolder(now: now)
-            lockBusy = db.publishFoundLockBusy
+            (published, lockBusy) = db.publishToSyncFolder(now: now)
         }
     }
 

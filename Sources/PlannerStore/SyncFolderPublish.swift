@@ -8,22 +8,22 @@ import PlannerSystem
 /// lock held by another process or a frozen file system costs a warning, never a wait longer than the
 /// deadline; the events stay unpublished and the next command that writes tries again.
 extension PlannerDatabase {
-    /// Never throws: a folder that cannot be written leaves the events waiting. `publishFoundLockBusy` says
-    /// whether another process held the file's lock past the child's wait.
+    /// Never throws: a folder that cannot be written leaves the events waiting. How many events were written,
+    /// and whether another process held the file's lock past the child's wait (`SyncReport.lockBusy`).
     @discardableResult
-    func publishToSyncFolder(now: Instant) -> Int {
-        publishFoundLockBusy = false
+    func publishToSyncFolder(now: Instant) -> (published: Int, lockBusy: Bool) {
+        var lockBusy = false
         do {
-            return try publish(now: now)
+            return (try publish(now: now, lockBusy: &lockBusy), lockBusy)
         } catch let error as PlannerError {
             PlannerDatabase.warnOnce(error.message)
         } catch {
             PlannerDatabase.warnOnce("could not write to the sync folder: \(error)")
         }
-        return 0
+        return (0, lockBusy)
     }
 
-    private func publish(now: Instant) throws -> Int {
+    private func publish(now: Instant, lockBusy: inout Bool) throws -> Int {
         // One read for what `open` needs on its fast path: the folder, the name, this device's id and file.
         struct Start {
             var folder: String?
@@ -92,7 +92,7 @@ extension PlannerDatabase {
                             "cannot write \(folder)/\(fileName) (\(DatabaseFile.describe(code))): this device's changes wait in the database")
                     case .busy:
                         FolderChild.stalled()
-                        publishFoundLockBusy = true
+                        lockBusy = true
                         failure = .io(
                             "\(folder)/\(fileName) is locked by another process: this device's changes wait in the database and are written by the next planner command"
                         )

@@ -286,7 +286,9 @@ public final class Ticker {
         while let next = answers.first {
             do {
                 try db.check()
-                let answer = try db.database.recordAnswer(to: next.claimed, action: next.action, now: next.at)
+                // Only a claim reads Anki's collection; an answer reads the folders within a pass's limits.
+                let answer = try db.database.recordAnswer(
+                    to: next.claimed, action: next.action, now: next.at, limits: TickerDatabase.limits(readingAnki: false))
                 answers.removeFirst()
                 databaseRetryAt = nil
                 log("\(next.claimed.identifier): \(next.action.rawValue): \(answer.outcome)")
@@ -330,13 +332,12 @@ public final class Ticker {
             try db.check()
             // Only this claim reads Anki's collection; the ticker's other writes (an outcome, an answer) never do.
             let readsAnki = !ankiReadOnce || ankiReadAt.map { $0 <= t } == true
-            db.database.readsAnki = readsAnki
-            defer { db.database.readsAnki = false }
             // The plan's zone as it is now (a `config set zone` since the ticker started counts).
             // A live ticker keeps its prepared statements while it is awake (given back when it goes idle).
             if mode == .live { db.database.keepStatements(true) }
             let hold = mode == .live && unreadSince.map { t - $0 < Self.holdLateMilliseconds } ?? true
-            let (decision, claimed, zone, sources) = try db.database.claimDue(now: t, policy: policy, holdLate: hold)
+            let (decision, claimed, zone, sources) = try db.database.claimDue(
+                now: t, policy: policy, holdLate: hold, limits: TickerDatabase.limits(readingAnki: readsAnki))
             unreadSince = sources.sync?.more == true || sources.anki?.more == true ? unreadSince ?? t : nil
             for (request, reason) in decision.missed {
                 log("missed \(request.identifier) (due \(zone.rfc3339(request.fireAt))): \(reason)")

@@ -13,14 +13,17 @@ public final class TickerDatabase {
     /// Opens from Anki's review log applied per pass: twenty years read at once come in passes, reminders
     /// due meanwhile claimed between them.
     static let ankiOpensPerPass = PlannerDatabase.ankiOpensPerSlice
+
+    /// What one pass reads of the outside: Anki's collection only when asked (its files changed).
+    static func limits(readingAnki: Bool) -> SourceLimits {
+        SourceLimits(syncReadBytes: syncReadBudgetBytes, ankiOpens: ankiOpensPerPass, readsAnki: readingAnki)
+    }
     private let identity: FileIdentity?
     private var walFiles: PlannerDatabase.WALFiles
     private let log: (String) -> Void
 
     public init(_ database: PlannerDatabase, log: @escaping (String) -> Void) {
         self.database = database
-        database.syncReadBudgetBytes = Self.syncReadBudgetBytes
-        database.ankiOpensPerChange = Self.ankiOpensPerPass
         identity = FileIdentity(path: database.resolvedPath)
         walFiles = database.walFiles()
         self.log = log
@@ -42,8 +45,6 @@ public final class TickerDatabase {
         log("SQLite's files beside \(database.path) were deleted or replaced; reopening the database")
         database.closeWithoutCheckpoint()
         database = try PlannerDatabase(path: database.path)
-        database.syncReadBudgetBytes = Self.syncReadBudgetBytes
-        database.ankiOpensPerChange = Self.ankiOpensPerPass
         database.setBusyTimeout(milliseconds: busyTimeout)
         walFiles = database.walFiles()
     }

@@ -75,13 +75,13 @@ import Testing
         try b.refill(now: at("2026-11-25T08:00"))
         for n in 0..<20 { try a.configure(set: [(.body, "Body \(n)")], reset: [], now: at("2026-11-25T08:\(10 + n)")) }
         try a.recordAppOpen(now: at("2026-11-25T09:05"))
-        b.syncReadBudgetBytes = 1_024
         // 09:31: the 09:30 reminder is a minute late; the laptop's open of 09:05 is far into its file.
         var shown: [String] = []
         var passes = 0
         for pass in 0..<100 {
             passes += 1
-            let (_, claimed, _, sources) = try b.claimDue(now: at("2026-11-25T09:31") + Int64(pass), holdLate: true)
+            let (_, claimed, _, sources) = try b.claimDue(
+                now: at("2026-11-25T09:31") + Int64(pass), holdLate: true, limits: SourceLimits(syncReadBytes: 1_024))
             shown += claimed.map(\.identifier)
             if sources.sync?.more != true { break }
         }
@@ -98,8 +98,7 @@ import Testing
         let b = try device(shared, name: "desktop", at: "2026-11-25T08:00")
         try b.refill(now: at("2026-11-25T08:00"))
         for n in 0..<20 { try a.configure(set: [(.body, "Body \(n)")], reset: [], now: at("2026-11-25T08:\(10 + n)")) }
-        b.syncReadBudgetBytes = 1_024
-        let (_, claimed, _, sources) = try b.claimDue(now: at("2026-11-25T09:31"))
+        let (_, claimed, _, sources) = try b.claimDue(now: at("2026-11-25T09:31"), limits: SourceLimits(syncReadBytes: 1_024))
         #expect(sources.sync?.more == true)
         #expect(claimed.map(\.identifier) == ["Noti_AppOpenPromotion_2026_11_25_09_30"])
     }
