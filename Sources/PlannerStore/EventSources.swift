@@ -240,7 +240,17 @@ extension PlannerDatabase {
         }
         var seen: Set<String> = []
         seen.reserveCapacity(events.count)
-        let foreign = events.filter { $0.fromAnotherDevice && seen.insert($0.event.id).inserted }
+        // Another device's line with an id already in this batch (a file and its edited conflict copy read
+        // together): applied after the batch, where the version every device keeps is settled
+        // (`settleTwoPayloads`: the greater hash, whatever the order). Dropped, the first read would win here
+        // while devices that read the two apart keep the other.
+        var later: [SourcedEvent] = []
+        let foreign = events.filter { item in
+            guard item.fromAnotherDevice else { return false }
+            if seen.insert(item.event.id).inserted { return true }
+            later.append(item)
+            return false
+        }
         let together = events.filter { !$0.fromAnotherDevice && $0.together && seen.insert($0.event.id).inserted }
         for item in events where !item.fromAnotherDevice && !item.together { try alone(item) }
         // Decided together, planned once; a batch the schema refuses is applied again one by one.
@@ -261,6 +271,17 @@ extension PlannerDatabase {
         }
         try batch(foreign, receivedAt: now)
         try batch(together, receivedAt: nil)
+        // One copy of each repeated id a round (a third version of one id is rarer still).
+        while !later.isEmpty {
+            var ids: Set<String> = []
+            var round: [SourcedEvent] = []
+            var rest: [SourcedEvent] = []
+            for item in later {
+                if ids.insert(item.event.id).inserted { round.append(item) } else { rest.append(item) }
+            }
+            try batch(round, receivedAt: now)
+            later = rest
+        }
         return result
     }
 }

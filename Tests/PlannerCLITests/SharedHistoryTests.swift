@@ -307,6 +307,16 @@ import Testing
         #expect(titleA == titleB)
         #expect(["One", "Two"].contains(titleA))
         #expect(syncA.err.contains("two different contents"), "\(syncA.err)")
+        // A third device finds both at once, in one read of the folder (one batch), either version first.
+        for (inFile, inCopy) in [("One", "Two"), ("Two", "One")] {
+            let c = try Device("c", tz: "Asia/Seoul")
+            try c.join(now: "2026-11-23T08:00")
+            try line(inFile).write(toFile: c.folder + "/" + file, atomically: true, encoding: .utf8)
+            try line(inCopy).write(toFile: c.folder + "/" + copy, atomically: true, encoding: .utf8)
+            try c.run(["sync"], now: "2026-11-23T09:01")
+            #expect(try c.sql("SELECT value FROM settings WHERE key = 'title'") == titleA, "one batch kept another version than A and B")
+            #expect(try c.run(["status"], now: "2026-11-23T09:02").out.contains("two different contents"))
+        }
         #expect(try a.run(["status"], now: "2026-11-23T09:02").out.contains("two different contents"))
     }
 
