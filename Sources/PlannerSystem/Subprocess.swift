@@ -13,7 +13,7 @@ public enum Subprocess {
         case null
         /// A pipe whose other end this process holds (`Started.input` or `.output`).
         case pipe
-        /// stderr only: into the same pipe as stdout.
+        /// stderr only: into stdout's pipe (which `output: .pipe` makes).
         case withOutput
     }
 
@@ -53,6 +53,8 @@ public enum Subprocess {
     /// Starts `arguments` (the program first). The pipes are close-on-exec here, so no other child inherits
     /// them.
     public static func start(_ arguments: [String], _ options: Options) -> Result<Started, Failure> {
+        // stderr has no pipe of its own: it goes with stdout's.
+        precondition(options.errors != .pipe && (options.errors != .withOutput || options.output == .pipe), "stderr: .withOutput needs output: .pipe")
         var toChild: [Int32] = [-1, -1]
         var fromChild: [Int32] = [-1, -1]
         func closeAll() { for fd in toChild + fromChild where fd >= 0 { close(fd) } }
