@@ -7,6 +7,8 @@
 public enum CalendarBucket {
     /// The one-offs' bucket: their names carry a digest, not a date.
     public static let oneOffs = "oneoff"
+    /// The series' bucket (`CalendarFolderText.seriesItems`): their names carry a time of day.
+    public static let series = "series"
 
     /// The bucket of a planner file's name; nil for any other name (the user's files, temporaries).
     public static func of(fileName name: String) -> String? {
@@ -14,6 +16,7 @@ public enum CalendarBucket {
         switch CalendarFolderText.kind(ofUID: uid) {
         case .slot(let date)?, .day(let date)?: return date.description
         case .oneOff?: return oneOffs
+        case .series?: return series
         case nil: return nil
         }
     }
@@ -24,6 +27,10 @@ public enum CalendarBucket {
     public static func nameRanges(_ bucket: String) -> [(from: String, to: String)] {
         if bucket == oneOffs {
             let prefix = CalendarFolderText.uidPrefix + "oneoff-"
+            return [(prefix, prefix + "\u{7F}")]
+        }
+        if bucket == series {
+            let prefix = CalendarFolderText.uidPrefix + "series-"
             return [(prefix, prefix + "\u{7F}")]
         }
         guard let date = LocalDate(iso: bucket) else { return [] }
@@ -78,6 +85,13 @@ public struct CalendarPlanFacts: Sendable {
         // Measurement mode's seed decides which slots have no item: turned off and on again, the same
         // settings text with another seed.
         if let seed = settings.experimentSeed { global += "\0experiment \(seed)" }
+        // Which later slots are a series' and which their date's own items (`SeriesOffsets`): the zone's first
+        // change of offset after today, as far as the horizon reaches. It moves when today passes a change
+        // or one comes within reach; with it every bucket is looked into (a date's near a change are its
+        // own, after the change its series'). Said even with none: a folder written before the series (one
+        // item per slot) is looked into whole once.
+        var offsets = CalendarFolderText.SeriesOffsets(today: today, zone: zone)
+        global += "\0series \(offsets.firstOther(through: today.adding(days: max(settings.calendarDays, 0) + 2))?.description ?? "-")"
         // The usual-time schedule's decision moves slots without any setting changing.
         if let usual = settings.schedule.usual {
             global += "\0usual \(usual.from) \(usual.decision.minutes.map { $0.map(String.init).joined(separator: ",") } ?? "grid")"
@@ -119,7 +133,7 @@ public struct CalendarPlanFacts: Sendable {
     public var wantedBuckets: [String] {
         var dates = horizon
         if schedule.crossesMidnight, let last = dates.last { dates.append(last.adding(days: 1)) }
-        return dates.map(\.description) + [CalendarBucket.oneOffs]
+        return dates.map(\.description) + [CalendarBucket.oneOffs, CalendarBucket.series]
     }
 
     /// The key of a bucket: what its items are made from, short: the digest of what every bucket shares, and
@@ -138,6 +152,14 @@ public struct CalendarPlanFacts: Sendable {
             }
             text += " "
             text += String(SHA256.hex(Array(all.utf8)).prefix(32))
+        } else if bucket == CalendarBucket.series {
+            // The slots of every study day after today's (`CalendarFolderText.seriesItems`): from tomorrow on.
+            text += " series \(today)"
+            for day in horizon.dropFirst() {
+                text += " "
+                text += opens[day].map { String($0.milliseconds) } ?? "-"
+                text += skipped.contains(day) ? " skipped" : " -"
+            }
         } else if let date = LocalDate(iso: bucket) {
             // A date carries the slots of its own study day and, across midnight, of the day before.
             let last = today.adding(days: max(settings.calendarDays, 0) - 1)
@@ -166,16 +188,18 @@ public struct CalendarPlanFacts: Sendable {
             studyDays.insert(date)
             if schedule.crossesMidnight { studyDays.insert(date.adding(days: -1)) }
         }
+        if buckets.contains(CalendarBucket.series) { studyDays.formUnion(horizon.dropFirst()) }
         let last = today.adding(days: max(settings.calendarDays, 0) - 1)
         let days = studyDays.filter { $0 >= today && $0 <= last }.sorted().map {
             plannedDay($0, now: now, zone: zone, schedule: schedule, exclusions: exclusions, withholding: settings)
         }
         let all = CalendarFolderText.items(
             days: days, opens: opens, oneOffs: buckets.contains(CalendarBucket.oneOffs) ? oneOffs : [], zone: zone, settings: settings,
-            shared: head)
+            shared: head, today: today)
         let dates = Set(buckets.compactMap { LocalDate(iso: $0) })
         let withOneOffs = buckets.contains(CalendarBucket.oneOffs)
-        return all.filter { $0.fileDate.map(dates.contains) ?? withOneOffs }
+        let withSeries = buckets.contains(CalendarBucket.series)
+        return all.filter { $0.isSeries ? withSeries : $0.fileDate.map(dates.contains) ?? withOneOffs }
     }
 }
 

@@ -1,7 +1,8 @@
 /// The calendar folder (`calendar-folder`): the plan as a vdir, one VCALENDAR per `<UID>.ics` file, for
-/// vdirsyncer to carry to a CalDAV server and a phone. A VEVENT with one alarm per study reminder of the
-/// next `calendar-days` days and per pending one-off; a "Study today" VTODO per study day, COMPLETED once
-/// the day is opened. Every UID is `planner-` and vdirsyncer's safe characters, so a file that comes back
+/// vdirsyncer to carry to a CalDAV server and a phone. A VEVENT with one alarm per study reminder of today
+/// and per pending one-off; the reminders of the later study days of the next `calendar-days` days as one
+/// recurring VEVENT per time of day (a *series*: see `seriesItems`); a "Study today" VTODO per study day,
+/// COMPLETED once the day is opened. Every UID is `planner-` and vdirsyncer's safe characters, so a file that comes back
 /// from the server keeps its name; anything else in the folder is the user's.
 public enum CalendarFolderText {
     public static let uidPrefix = "planner-"
@@ -186,6 +187,12 @@ public enum CalendarFolderText {
     /// A one-off's identifier is free text: its UID is a digest of it.
     public static func oneOffUID(_ identifier: String) -> String { uidPrefix + "oneoff-" + SHA256.hex(identifier.utf8).prefix(32) }
     public static func dayUID(_ date: LocalDate) -> String { uidPrefix + "day-" + date.description }
+    /// The series of the reminders at `hour:minute` after today: its name says the time of day alone, so
+    /// that a change of title, a skip or a new day rewrites one file per time, whatever `calendar-days` is.
+    public static func seriesUID(hour: Int, minute: Int) -> String { uidPrefix + seriesName(hour: hour, minute: minute) }
+    static func seriesName(hour: Int, minute: Int) -> String {
+        "series-" + String(hour / 10) + String(hour % 10) + String(minute / 10) + String(minute % 10)
+    }
     public static func fileName(_ uid: String) -> String { uid + fileExtension }
 
     /// What a planner UID names; nil for any other UID (the user's).
@@ -193,6 +200,7 @@ public enum CalendarFolderText {
         case slot(LocalDate)
         case oneOff
         case day(LocalDate)
+        case series
     }
 
     public static func kind(ofUID uid: String) -> UIDKind? {
@@ -202,6 +210,13 @@ public enum CalendarFolderText {
             let text = String(rest.dropFirst(4))
             guard let date = LocalDate(iso: text), date.description == text else { return nil }
             return .day(date)
+        }
+        if rest.hasPrefix("series-") {
+            let digits = Array(rest.utf8.dropFirst(7))
+            guard digits.count == 4, digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+            let hour = Int(digits[0] - 0x30) * 10 + Int(digits[1] - 0x30)
+            let minute = Int(digits[2] - 0x30) * 10 + Int(digits[3] - 0x30)
+            return hour < 24 && minute < 60 ? .series : nil
         }
         if rest.hasPrefix("oneoff-") {
             let hex = rest.dropFirst(7).utf8
@@ -246,6 +261,11 @@ public enum CalendarFolderText {
 
         enum Make: Sendable {
             case event(plannerID: String, start: LocalDateTime, title: String, body: String, zoneName: String)
+            /// Reminders at one time of day: from `start`, daily until the instant `until` (nil: `start` alone),
+            /// except on `exceptions`.
+            case series(
+                plannerID: String, start: LocalDateTime, until: Instant?, exceptions: [LocalDateTime], title: String, body: String,
+                zoneName: String)
             case task(date: LocalDate, completed: Instant?, start: LocalDateTime, due: LocalDateTime, zoneName: String)
         }
 
@@ -263,11 +283,18 @@ public enum CalendarFolderText {
             switch make {
             case .event(_, let start, _, _, _): return start.date
             case .task(let date, _, _, _, _): return date
+            case .series: return nil
             }
         }
 
+        /// Whether it is a series (`seriesItems`).
+        public var isSeries: Bool {
+            if case .series = make { return true }
+            return false
+        }
+
         /// Its `CalendarBucket`, without reading its name.
-        public var bucket: String { fileDate?.description ?? CalendarBucket.oneOffs }
+        public var bucket: String { isSeries ? CalendarBucket.series : fileDate?.description ?? CalendarBucket.oneOffs }
 
         init(uid: String, day: LocalDate?, isTask: Bool, recipe: String, make: Make, shared: SharedHead) {
             self.uid = uid
@@ -292,6 +319,19 @@ public enum CalendarFolderText {
                     "TRIGGER;RELATED=START:PT0S", "END:VALARM", "END:VEVENT", "END:VCALENDAR",
                 ].map(ICalendar.fold).joined()
                 return ("BEGIN:VEVENT\r\n" + ICalendar.fold("UID:\(uid)"), tail, plannedStamp(start.date))
+            case .series(let plannerID, let start, let until, let exceptions, let title, let body, let zoneName):
+                let tzid = ICalendar.parameter(zoneName)
+                var lines = ["DTSTART;TZID=\(tzid):\(ICalendar.localStamp(start))", "DURATION:PT5M"]
+                // UNTIL in UTC, as RFC 5545 wants it with a DTSTART in a zone; inclusive.
+                if let until { lines.append("RRULE:FREQ=DAILY;UNTIL=\(ICalendar.utcStamp(until))") }
+                // One line, the values in order: the form vobject (Radicale) writes back.
+                if !exceptions.isEmpty { lines.append("EXDATE;TZID=\(tzid):" + exceptions.map(ICalendar.localStamp).joined(separator: ",")) }
+                lines += [
+                    "SUMMARY:\(ICalendar.text(title))", "DESCRIPTION:\(ICalendar.text(body))", "TRANSP:TRANSPARENT",
+                    "X-PLANNER-ID:\(ICalendar.text(plannerID))", "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:\(ICalendar.text(title))",
+                    "TRIGGER;RELATED=START:PT0S", "END:VALARM", "END:VEVENT", "END:VCALENDAR",
+                ]
+                return ("BEGIN:VEVENT\r\n" + ICalendar.fold("UID:\(uid)"), lines.map(ICalendar.fold).joined(), plannedStamp(start.date))
             case .task(let date, let completed, let start, let due, let zoneName):
                 let tzid = ICalendar.parameter(zoneName)
                 var lines = ["SUMMARY:\(taskSummary)"]
@@ -343,14 +383,15 @@ public enum CalendarFolderText {
         // One VTIMEZONE for every item (`ZoneDefinition`), made once: the costly part of an item's text.
         let firstDate = (days.map(\.date) + oneOffs.map { zone.local($0.fireAt).date }).min()
         let shared = SharedHead(firstDate.map { calendarHead(zone: zone, year: $0.year) } ?? "")
-        return items(days: days, opens: opens, oneOffs: oneOffs, zone: zone, settings: settings, shared: shared)
+        return items(days: days, opens: opens, oneOffs: oneOffs, zone: zone, settings: settings, shared: shared, today: days.first?.date)
     }
 
     /// The same with the calendar head given: a part of the horizon's items (`CalendarPlanFacts.items(of:)`)
     /// shares the whole horizon's head.
+    /// `today`: the study day whose slots are items of their own; a later day's are in the series.
     static func items(
         days: [PlannedDay], opens: [LocalDate: Instant], oneOffs: [OneOff], zone: Zone,
-        settings: PlanSettings, shared: SharedHead
+        settings: PlanSettings, shared: SharedHead, today: LocalDate?
     ) -> [Item] {
         var items: [Item] = []
         // What every slot's and every task's text shares besides its own fields, in one digest per plan.
@@ -362,8 +403,14 @@ public enum CalendarFolderText {
         // A slot's identifier names its date and time (`SlotIdentifier`): with the plan's key, all its text
         // depends on. Appended, not interpolated: this runs for every slot of the horizon.
         let eventPrefix = "\(recipeVersion) E "
+        var series: [Int: [Slot]] = [:]
+        var offsets = today.map { SeriesOffsets(today: $0, zone: zone) }
         for day in days {
             for slot in day.slots {
+                if let today, day.date > today, offsets?.holds(slot) == true {
+                    series[slot.local.hour * 60 + slot.local.minute, default: []].append(slot)
+                    continue
+                }
                 var recipe = eventPrefix
                 recipe.reserveCapacity(eventPrefix.utf8.count + slot.identifier.utf8.count + 1 + eventKey.utf8.count)
                 recipe += slot.identifier
@@ -382,6 +429,7 @@ public enum CalendarFolderText {
             }
             if studyDay { items.append(task(day.date, completed: opens[day.date], zone: zone, schedule: schedule, shared: shared, key: taskKey)) }
         }
+        items += seriesItems(series, eventKey: eventKey, zone: zone, settings: settings, shared: shared)
         for oneOff in oneOffs {
             let local = zone.local(oneOff.fireAt)
             let start = LocalDateTime(date: local.date, hour: local.hour, minute: local.minute, second: local.second)
@@ -392,6 +440,92 @@ public enum CalendarFolderText {
                     uid: oneOffUID(oneOff.identifier), day: nil, isTask: false,
                     recipe: "\(recipeVersion) O \(ICalendar.localStamp(start)) \(key)",
                     make: .event(plannerID: oneOff.identifier, start: start, title: oneOff.title, body: oneOff.body, zoneName: zone.name),
+                    shared: shared))
+        }
+        return items
+    }
+
+    /// Which later slots can be occurrences of a series: those before the zone's first change of offset
+    /// after today, by more than a day. A series holds one offset alone: python3-vobject (Radicale's
+    /// parser) with pytz expands a daily rule, and matches its exceptions, at its DTSTART's offset, an hour
+    /// off across Casablanca's changes (`CalendarZoneTests`); where a local time is skipped or repeated,
+    /// clients disagree. A slot left out is an item of its own, and its date an exception of the series.
+    /// A function of today and the zone alone, whichever days are asked for (`CalendarPlanFacts.items(of:)`).
+    struct SeriesOffsets {
+        let zone: Zone
+        let offset: Int
+        /// The dates probed (at noon) from today's on, and the first whose offset is not today's, once found.
+        var probed: LocalDate
+        var firstOther: LocalDate?
+
+        init(today: LocalDate, zone: Zone) {
+            self.zone = zone
+            probed = today
+            offset = Self.offset(zone, at: today)
+        }
+
+        /// The offset at noon of `date` (its UTC noon moved by that day's offset at UTC noon: a probe, not a
+        /// conversion).
+        static func offset(_ zone: Zone, at date: LocalDate) -> Int {
+            let noon = LocalDateTime(date: date, hour: 12, minute: 0).epochMillisecondsAsIfUTC
+            return zone.offset(at: Instant(milliseconds: noon - Int64(zone.offset(at: Instant(milliseconds: noon))) * 1000))
+        }
+
+        /// The first date after today whose offset is not today's, looked for through `date`.
+        mutating func firstOther(through date: LocalDate) -> LocalDate? {
+            while firstOther == nil, probed < date {
+                probed = probed.adding(days: 1)
+                if Self.offset(zone, at: probed) != offset { firstOther = probed }
+            }
+            return firstOther
+        }
+
+        mutating func holds(_ slot: Slot) -> Bool {
+            let after = slot.local.date.adding(days: 1)
+            if let firstOther = firstOther(through: after), after >= firstOther { return false }
+            // Within a day of the slot itself too (a change in the night before or after it).
+            return slot.local.second == 0 && zone.offset(at: slot.fireAt) == offset
+                && zone.offset(at: Instant(milliseconds: slot.fireAt.milliseconds - 86_400_000)) == offset
+                && zone.offset(at: Instant(milliseconds: slot.fireAt.milliseconds + 86_400_000)) == offset
+                && slot.local.epochMillisecondsAsIfUTC - Int64(offset) * 1000 == slot.fireAt.milliseconds
+        }
+    }
+
+    /// One recurring VEVENT per time of day for the slots of the study days after today: its first slot's
+    /// DTSTART, daily until its last, each date between without a slot at that time an EXDATE (a weekend,
+    /// a skipped, paused or opened day, a slot measurement mode withholds, one near or after a clock change). A
+    /// change that touches every day (a title) rewrites one file per time of day, not one per slot; the
+    /// occurrences are the slots exactly (`CalendarSeriesTests`, and the real clients in
+    /// `scripts/calendar-check`).
+    static func seriesItems(_ series: [Int: [Slot]], eventKey: String, zone: Zone, settings: PlanSettings, shared: SharedHead) -> [Item] {
+        var items: [Item] = []
+        for (minuteOfDay, slots) in series.sorted(by: { $0.key < $1.key }) {
+            guard let first = slots.first, let last = slots.last else { continue }
+            let (hour, minute) = (minuteOfDay / 60, minuteOfDay % 60)
+            var exceptions: [LocalDateTime] = []
+            var dates = slots.map(\.local.date)[...]
+            var date = first.local.date
+            var exceptionText = ""
+            while date < last.local.date {
+                if dates.first == date {
+                    dates.removeFirst()
+                } else {
+                    exceptions.append(LocalDateTime(date: date, hour: hour, minute: minute))
+                    exceptionText += " "
+                    exceptionText += date.description
+                }
+                date = date.adding(days: 1)
+            }
+            let name = seriesName(hour: hour, minute: minute)
+            let until = slots.count > 1 ? last.fireAt : nil
+            let recipe =
+                "\(recipeVersion) S \(name) \(first.local.date) \(last.local.date) \(last.fireAt.milliseconds)\(exceptionText) \(eventKey)"
+            items.append(
+                Item(
+                    uid: uidPrefix + name, day: nil, isTask: false, recipe: recipe,
+                    make: .series(
+                        plannerID: name, start: first.local, until: until, exceptions: exceptions, title: settings.title, body: settings.body,
+                        zoneName: zone.name),
                     shared: shared))
         }
         return items

@@ -25,6 +25,7 @@ import Testing
         for args in [["config", "reset", "calendar-folder"], ["config", "set", "calendar-folder", folder]] {
             #expect(try h.planner(args + ["--db", h.db, "--now", "2026-11-23T12:40"]).status == 0)
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).count > 50)
+        // Today was opened: 25 series (one per time of day) and the 10 study days' tasks of 14 days.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).count == 35)
     }
 }

@@ -36,8 +36,14 @@ import Testing
         for pair in expected {
             #expect(events[pair[0]]?["start"] == pair[1], "\(pair[0])")
             #expect(events[pair[0]]?["tzid"] == "Asia/Seoul" && events[pair[0]]?["summary"] == "공부; now, \\ really")
-            #expect(events[pair[0]]?["uid"] == String(pair[0].dropLast(4)))
+            // Today's slots are items of their own; a later day's are occurrences of their time's series.
+            let time = pair[0].dropLast(4).suffix(5).replacingOccurrences(of: "_", with: "")
+            let today = pair[0].hasPrefix("planner-Noti_AppOpenPromotion_2026_11_23_")
+            #expect(events[pair[0]]?["uid"] == (today ? String(pair[0].dropLast(4)) : "planner-series-" + time))
         }
+        // 19 files for today's, 25 for the four days after (one per time of day), whatever the horizon.
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder)
+        #expect(names.filter { $0.hasPrefix("planner-Noti_") }.count == 19 && names.filter { $0.hasPrefix("planner-series-") }.count == 25)
         let tasks = files.filter { $0.value["kind"] == "VTODO" }
         #expect(tasks.keys.sorted() == ["23", "24", "25", "26", "27"].map { "planner-day-2026-11-\($0).ics" })
         #expect(tasks["planner-day-2026-11-24.ics"]?["due"] == "2026-11-24T12:30:00Z")  // 21:30 in Seoul
@@ -106,8 +112,8 @@ import Testing
         try h.configOK(["set", "title", "Lessons"], now: "2026-11-23T12:12")
         let after = try CalendarFolderFixture.snapshot(folder)
         let changed = Set(after.keys.filter { after[$0] != before[$0] })
-        let events = Set(before.keys.filter { $0.hasPrefix("planner-Noti_") })
-        #expect(changed == events && !events.isEmpty)
+        let events = Set(before.keys.filter { $0.hasPrefix("planner-Noti_") || $0.hasPrefix("planner-series-") })
+        #expect(changed == events && events.count == 19 + 25)
         #expect(try h.sqlite(unknown) == "0")
     }
 
@@ -118,7 +124,7 @@ import Testing
     @Test func aDigestWrittenWithoutItsRecipeIsComparedAgain() throws {
         let (h, folder) = try CalendarFolderFixture.setUp(Harness())
         _ = try h.plannerOK(["refill"], now: "2026-11-23T12:10")
-        let file = "planner-Noti_AppOpenPromotion_2026_11_24_15_00.ics"
+        let file = "planner-Noti_AppOpenPromotion_2026_11_23_15_00.ics"
         let path = folder + "/" + file
         let original = try String(contentsOfFile: path, encoding: .utf8)
         try CalendarFolderFixture.deliver(original.replacingOccurrences(of: "TRIGGER;RELATED=START:PT0S", with: "TRIGGER:-PT10M"), to: path)

@@ -18,7 +18,7 @@ import Testing
             }
             computers.append((h, folder))
         }
-        let name = "planner-Noti_AppOpenPromotion_2026_11_24_10_00.ics"
+        let name = "planner-series-1000.ics"  // the reminders at 10:00 after today
         // The phone edits the event (a location); vdirsyncer brings the edit into both folders.
         let original = try String(contentsOfFile: computers[0].1 + "/" + name, encoding: .utf8)
         let edited = original.replacingOccurrences(of: "TRANSP:TRANSPARENT\r\n", with: "TRANSP:TRANSPARENT\r\nLOCATION:desk\r\n")

@@ -99,7 +99,8 @@ import Testing
         let pending = Set(ids)
         #expect(planned.filter { $0 < "Noti_AppOpenPromotion_2026_11_24" }.allSatisfy(pending.contains))
         // … but the calendar carries no item for a withheld slot, and one for every other.
-        let files = Set(try FileManager.default.contentsOfDirectory(atPath: calendar))
+        // As a client expands it: a later day's slots are occurrences of their time's series.
+        let files = Set(try CalendarFolderFixture.folder(desktop, calendar).keys)
         for id in ids where id < "Noti_AppOpenPromotion_2026_11_25" {
             #expect(files.contains("planner-\(id).ics") == !planned.contains(id), "\(id)")
         }
@@ -164,7 +165,7 @@ import Testing
         // Off again: nothing withheld, and the calendar has every slot back.
         #expect(try desktop.planner(["config", "set", "experiment", "off", "--db", desktop.db, "--now", "2026-11-23T13:05"], env: env).status == 0)
         #expect(try Self.withheld(desktop, now: "2026-11-23T13:06").isEmpty)
-        let after = Set(try FileManager.default.contentsOfDirectory(atPath: calendar))
+        let after = Set(try CalendarFolderFixture.folder(desktop, calendar).keys)
         for id in planned where id > "Noti_AppOpenPromotion_2026_11_24" && id < "Noti_AppOpenPromotion_2026_11_25" {
             #expect(after.contains("planner-\(id).ics"), "\(id)")
         }

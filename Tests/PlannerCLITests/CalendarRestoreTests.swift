@@ -15,10 +15,11 @@ import Testing
         }
     }
 
+    /// Tomorrow's 10:00 is the first occurrence of the series at 10:00: the phone moved the whole series.
     @Test func anEventMovedOnThePhoneComesBackAsANewRevision() throws {
         let (h, folder) = try CalendarFolderFixture.setUp(Harness())
         _ = try h.plannerOK(["refill"], now: "2026-11-23T12:10")
-        let path = folder + "/planner-Noti_AppOpenPromotion_2026_11_24_10_00.ics"
+        let path = folder + "/planner-series-1000.ics"
         let written = try String(contentsOfFile: path, encoding: .utf8)
         #expect(written.contains("DTSTART;TZID=Asia/Seoul:20261124T100000\r\n"))
         // The phone moved it 45 minutes later (what vdirsyncer writes into the folder).

@@ -109,7 +109,10 @@ import Testing
         let opened = plan[1].date
         let oneOff = CalendarFolderText.OneOff(identifier: "tea", fireAt: now + 3_600_000, title: "Tea", body: "green")
         let items = CalendarFolderText.items(days: plan, opens: [opened: now + 86_400_000], oneOffs: [oneOff], zone: berlin, settings: settings)
-        #expect(items.count > 100)
+        // Today's slots, a series per time of day to the Friday before the 25 October change, and the slots
+        // after it as items of their own.
+        #expect(items.filter(\.isSeries).count == 25 && items.contains { $0.uid.hasSuffix("_2026_10_26_09_30") })
+        #expect(items.contains { String(decoding: $0.bytes(), as: UTF8.self).contains("RRULE:FREQ=DAILY;UNTIL=20261023T073000Z\r\n") })
         for item in items {
             #expect(item.digest == CalendarFolderText.semanticDigest(String(decoding: item.bytes(), as: UTF8.self)), "\(item.fileName)")
         }
@@ -184,7 +187,8 @@ import Testing
         var all: [UInt8] = []
         for item in variedPlans().joined() { all += Array(item.fileName.utf8) + item.bytes() }
         #expect(CalendarFolderText.recipeVersion == 1)
-        #expect(SHA256.hex(all) == "aecbde0214932e1cfbee7dc3f1bf16046716da90ac67240e1e32280d48f73262")
+        // The plans' later days are series (recipe kind `S`): a new kind, no earlier text changed.
+        #expect(SHA256.hex(all) == "b9547108eb97bdba4e82a1042fe8b46cd02e7ac9d15bc772589ce33f9d501dda")
     }
 
     @Test func theTaskWrittenReadsBackAsItself() {

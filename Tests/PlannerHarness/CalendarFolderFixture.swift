@@ -5,10 +5,39 @@ import Foundation
 public enum CalendarFolderFixture {
     /// Every `.ics` file of the folder, parsed by python3-icalendar: one JSON object per file name with its
     /// UID, kind, start (UTC), alarm, status and completion; and every line CRLF-ended, at most 75 octets.
+    /// A series (`planner-series-HHMM`) is listed as its occurrences, each under the name its slot's own file
+    /// would have (`planner-<slot identifier>.ics`, with `series`: the series' file), expanded here by hand
+    /// from DTSTART, the daily rule's UNTIL and EXDATE, each local time put in UTC by zoneinfo: the
+    /// planner's code is not the oracle. An occurrence that is also a file of its own fails.
     public static let readFolder = #"""
-        import sys, os, json, datetime as dt, icalendar
+        import sys, os, json, datetime as dt, icalendar, zoneinfo
         folder = sys.argv[1]
         out = {}
+        def occurrences(name, c):
+            start = c["DTSTART"]
+            tzid = start.params["TZID"]
+            zone = zoneinfo.ZoneInfo(tzid)
+            first = start.dt.replace(tzinfo=None)
+            rule = c.get("RRULE")
+            last = first
+            if rule is not None:
+                assert list(rule.keys()) == ["FREQ", "UNTIL"] and rule["FREQ"] == ["DAILY"], (name, rule)
+                until = rule["UNTIL"][0]
+                assert until.tzinfo is not None, (name, "UNTIL not in UTC")
+                while (last + dt.timedelta(days=1)).replace(tzinfo=zone).astimezone(dt.timezone.utc) <= until:
+                    last += dt.timedelta(days=1)
+            skipped = set()
+            exdates = c.get("EXDATE")
+            for prop in exdates if isinstance(exdates, list) else [exdates] if exdates is not None else []:
+                assert prop.params["TZID"] == tzid, name
+                for value in prop.dts:
+                    skipped.add(value.dt.replace(tzinfo=None))
+            assert all(first < s < last for s in skipped), (name, "an EXDATE outside the rule's range")
+            at = first
+            while at <= last:
+                if at not in skipped:
+                    yield at, at.replace(tzinfo=zone).astimezone(dt.timezone.utc), tzid
+                at += dt.timedelta(days=1)
         for name in sorted(os.listdir(folder)):
             if not name.endswith(".ics"):
                 continue
@@ -28,7 +57,19 @@ public enum CalendarFolderFixture {
                 value = c.decoded(prop)
                 assert value.tzinfo is not None, (name, prop)
                 return value.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+            if c.name == "VEVENT" and str(c["UID"]).startswith("planner-series-"):
+                assert name == str(c["UID"]) + ".ics", name
+                alarms = [a for a in c.subcomponents if a.name == "VALARM"]
+                assert len(alarms) == 1 and alarms[0].decoded("TRIGGER") == dt.timedelta(0), name
+                assert c.decoded("DURATION") == dt.timedelta(minutes=5), name
+                for local, at, tzid in occurrences(name, c):
+                    key = local.strftime("planner-Noti_AppOpenPromotion_%Y_%m_%d_%H_%M.ics")
+                    assert key not in out, key + ": twice"
+                    out[key] = {"uid": str(c["UID"]), "kind": "VEVENT", "id": str(c.get("X-PLANNER-ID", "")), "series": name,
+                                "start": at.strftime("%Y-%m-%dT%H:%M:%SZ"), "tzid": tzid, "summary": str(c["SUMMARY"])}
+                continue
             if c.name == "VEVENT":
+                assert name not in out, name + ": twice"
                 info["start"] = utc("DTSTART")
                 info["tzid"] = c["DTSTART"].params["TZID"]
                 assert c.decoded("DURATION") == dt.timedelta(minutes=5), name

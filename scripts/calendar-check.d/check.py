@@ -4,6 +4,10 @@
 The path to a phone, end to end, at fixed times in Europe/Berlin around the 25 October 2026 change:
 a real Radicale (scripts/caldav-server), real vdirsyncer with contrib/vdirsyncer.config (only its url
 changed), the planner binary under test, and phone.py (python3-caldav + python3-icalendar) as the phone.
+
+Everything asserted about study reminders is asserted on what a calendar app shows: the expansion
+(occurrences.py, the independent oracle) of today's events of their own and of every occurrence of every
+`planner-series-HHMM` (the later study days), each named by the per-slot UID it had as an event of its own.
 """
 import datetime
 import json
@@ -18,12 +22,14 @@ from zoneinfo import ZoneInfo
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import occurrences  # noqa: E402  (the expansion every reminder is checked on)
+
 ZONE = "Europe/Berlin"
 T0 = "2026-10-22T12:10"   # Thursday: refill, open
 T1 = "2026-10-23T10:00"   # Friday: the phone ticked the day at 09:55
 T2 = "2026-10-26T09:40"   # Monday after the change: a conflict, the phone's tick wins
 OWN_UID = "phone-own-1"
-SLOT = re.compile(r"^planner-Noti_AppOpenPromotion_(\d{4})_(\d\d)_(\d\d)_(\d\d)_(\d\d)$")
 
 
 class CheckError(Exception):
@@ -98,13 +104,43 @@ def utc_text(moment):
 
 
 def slot_of(uid):
-    """The slot a study reminder's UID names, as Python's zoneinfo places it in the plan's zone."""
-    m = SLOT.match(uid)
-    return None if m is None else datetime.datetime(*map(int, m.groups()), tzinfo=ZoneInfo(ZONE))
+    """The slot a study reminder's per-slot UID names, as Python's zoneinfo places it in the plan's zone."""
+    return occurrences.slot_of(uid, ZONE)
 
 
 def events(items):
+    """The planner's VEVENTs as the server holds them (items: an event of its own or a series)."""
     return {i["uid"]: i for i in items if i["kind"] == "VEVENT" and i["uid"].startswith("planner-")}
+
+
+def reminders(items, once=False):
+    """Every reminder of the planner's a calendar app shows, by its per-slot UID (occurrences.py): today's
+    events of their own and each occurrence of each series. `once`: fail on a reminder shown twice."""
+    broken = [(i["uid"], i["occurrences_error"]) for i in events(items).values() if i.get("occurrences_error")]
+    if broken:
+        fail(f"{len(broken)} planner events cannot be expanded as RFC 5545 says, e.g. {broken[0][0]}: {broken[0][1]}")
+    found, twice = occurrences.flatten(events(items).values())
+    if once and twice:
+        fail(f"{len(twice)} reminders are shown twice (an event of its own and a series' occurrence?), e.g. {twice[0]}")
+    return found
+
+
+def folder_reminders(w, uid_prefix="planner-"):
+    """The same expanded from the planner's own files in the folder (not through the server)."""
+    found = {}
+    for name in sorted(os.listdir(w.folder)):
+        if name.startswith(uid_prefix) and name.endswith(".ics") and not name.startswith("planner-day-"):
+            with open(os.path.join(w.folder, name), "rb") as f:
+                try:
+                    found.update({o["key"]: o for o in occurrences.expand_text(f.read())})
+                except occurrences.FormatError as error:
+                    fail(f"{name} in the folder cannot be expanded: {error}")
+    return found
+
+
+def seen(o):
+    """What a reminder is to the person: when, what it says, how it rings."""
+    return o["start"], o["summary"], o["description"], json.dumps(o["alarms"], sort_keys=True)
 
 
 def tasks(items):
@@ -112,8 +148,9 @@ def tasks(items):
 
 
 def later_events_of(items, day, after):
-    return sorted(uid for uid in events(items) if slot_of(uid) and slot_of(uid).date().isoformat() == day
-                  and slot_of(uid) > after)
+    """The reminders of `day` (the slot's own date) after `after` a calendar app shows, standalone or not."""
+    return sorted(key for key in reminders(items) if slot_of(key) and slot_of(key).date().isoformat() == day
+                  and slot_of(key) > after)
 
 
 def contrib_config(url, resolution=True):
@@ -138,57 +175,107 @@ def user_of_config(text):
 
 def check_refilled(w, items):
     evs = events(items)
-    if not evs:
-        fail("the server holds no planner event after refill + vdirsyncer sync")
-    days = set()
-    for uid, e in evs.items():
-        slot = slot_of(uid)
+    rem = reminders(items, once=True)
+    if not rem:
+        fail("the server holds no planner reminder after refill + vdirsyncer sync")
+    today = T0[:10]
+    days, own, in_series = set(), 0, 0
+    for key, o in rem.items():
+        slot = slot_of(key)
         if slot is None:
             continue  # a one-off (none in this plan)
+        where = f"{key} ({'an occurrence of ' + o['uid'] if o['series'] else 'an event of its own'})"
         days.add(slot.date().isoformat())
-        if e.get("dtstart_tzid") != ZONE or ZONE not in e["vtimezones"]:
-            fail(f"{uid}: DTSTART's TZID is {e.get('dtstart_tzid')!r}, VTIMEZONEs {e['vtimezones']} (expected {ZONE})")
-        if e.get("dtstart") != utc_text(slot):
-            fail(f"{uid}: DTSTART is {e.get('dtstart')} UTC, zoneinfo puts {slot.isoformat()} at {utc_text(slot)}")
-        alarms = e["alarms"]
+        if o["tzid"] != ZONE or ZONE not in o["vtimezones"]:
+            fail(f"{where}: DTSTART's TZID is {o['tzid']!r}, VTIMEZONEs {o['vtimezones']} (expected {ZONE})")
+        if o["start"] != utc_text(slot):
+            fail(f"{where}: starts at {o['start']} UTC, zoneinfo puts {slot.isoformat()} at {utc_text(slot)}")
+        alarms = o["alarms"]
         if len(alarms) != 1 or alarms[0]["action"] != "DISPLAY" or alarms[0]["trigger_s"] != 0 \
                 or alarms[0]["related"] != "START" or not alarms[0]["description"]:
-            fail(f"{uid}: alarms {alarms} (expected one ACTION:DISPLAY with a DESCRIPTION, TRIGGER 0 from START)")
-    pending = {row[0] for row in w.sql("SELECT identifier FROM pending_requests WHERE kind = 'slot'")}
-    missing = sorted("planner-" + p for p in pending if "planner-" + p not in evs)
+            fail(f"{where}: alarms {alarms} (expected one ACTION:DISPLAY with a DESCRIPTION, TRIGGER 0 from START)")
+        if o["duration_s"] != 300:
+            fail(f"{where}: lasts {o['duration_s']} s (DURATION:PT5M expected)")
+        # Today's study day: an event per slot, as before; a later day's: its time's series, unless the zone's
+        # offset changes within a day of it (then an event of its own, its date an EXDATE of the series).
+        near_change = occurrences.offset_changes_near(slot, ZONE)
+        if slot.date().isoformat() <= today and o["series"]:
+            fail(f"{where}: a reminder of today's study day ({today}) in a series (expected an event of its own)")
+        if slot.date().isoformat() > today and not o["series"] and not near_change:
+            fail(f"{where}: a later day's reminder as an event of its own (expected an occurrence of planner-series-{slot:%H%M})")
+        if o["series"] and (o["uid"] != f"planner-series-{slot:%H%M}" or near_change):
+            fail(f"{where}: in {o['uid']}{' within a day of a clock change' if near_change else ''}")
+        in_series += o["series"]
+        own += not o["series"]
+    # The planner's own words: every pending reminder is shown at its planned instant with its text.
+    pending = {row[0]: row[1:] for row in w.sql(
+        "SELECT identifier, fire_at_ms, title, body FROM pending_requests WHERE kind = 'slot'")}
+    missing = sorted("planner-" + p for p in pending if "planner-" + p not in rem)
     if missing:
-        fail(f"{len(missing)} pending reminders have no event on the server, e.g. {missing[0]}")
+        fail(f"{len(missing)} pending reminders are not shown by the server's calendar, e.g. {missing[0]}")
+    for p, (fire_at_ms, title, body) in sorted(pending.items()):
+        o = rem["planner-" + p]
+        planned = utc_text(datetime.datetime.fromtimestamp(fire_at_ms / 1000, datetime.timezone.utc))
+        if (o["start"], o["summary"], o["description"]) != (planned, title, body):
+            fail(f"planner-{p} ({o['uid']}): shown at {o['start']} as {o['summary']!r} / {o['description']!r}; "
+                 f"the planner planned it at {planned} as {title!r} / {body!r}")
     if "2026-10-26" not in days or "2026-10-22" not in days:
-        fail(f"the events' days {sorted(days)} do not span 2026-10-22 to after the 25 October change")
+        fail(f"the reminders' days {sorted(days)} do not span 2026-10-22 to after the 25 October change")
+    if not in_series:
+        fail("no reminder of a later study day is in a planner-series-HHMM event")
+    # The folder as the planner wrote it: each series in the documented form; the server shows the same.
+    series_files = sorted(n for n in os.listdir(w.folder) if n.startswith("planner-series-") and n.endswith(".ics"))
+    for name in series_files:
+        with open(os.path.join(w.folder, name), "rb") as f:
+            problems = occurrences.series_problems(f.read(), ZONE)
+        if problems:
+            fail(f"{name} in the folder: {'; '.join(problems)}")
+    mine = folder_reminders(w)
+    differ = sorted(k for k in set(mine) | set(rem) if k not in mine or k not in rem or seen(mine[k]) != seen(rem[k]))
+    if differ:
+        k = differ[0]
+        fail(f"{len(differ)} reminders differ between the folder and the server, e.g. {k}: folder "
+             f"{mine.get(k) and seen(mine[k])}, server {rem.get(k) and seen(rem[k])}")
     ts = tasks(items)
+    bare = sorted(uid[len("planner-day-"):] for uid in ts if uid.startswith("planner-day-") and uid[len("planner-day-"):] not in days)
+    if bare:
+        fail(f"no reminder is shown on {len(bare)} study days with a 'Study today' task, e.g. {bare[0]} (a series cut short?)")
     for day in days:
         t = ts.get(f"planner-day-{day}")
         if t is None:
             fail(f"no 'Study today' task for {day} on the server")
         if t["status"] != "NEEDS-ACTION" or t.get("due_tzid") != ZONE:
             fail(f"planner-day-{day}: STATUS {t['status']}, DUE's TZID {t.get('due_tzid')!r}")
-    winter = evs.get("planner-Noti_AppOpenPromotion_2026_10_26_09_30")
-    ok(f"the server holds {len(evs)} events on {len(days)} days ({min(days)} to {max(days)}) each with one DISPLAY "
-       f"alarm at the slot's time (26 Oct 09:30 = {winter and winter['dtstart']} UTC, after the change), "
-       f"all {len(pending)} pending reminders among them, and {len(ts)} 'Study today' tasks")
-    return evs
+    winter = rem.get("planner-Noti_AppOpenPromotion_2026_10_26_09_30")
+    ok(f"the server holds {len(evs)} planner events ({own} reminders of their own, {len(series_files)} series with "
+       f"{in_series} occurrences): {len(rem)} reminders on {len(days)} days ({min(days)} to {max(days)}), each once, with "
+       f"one DISPLAY alarm at the slot's time (26 Oct 09:30 = {winter and winter['start']} UTC, "
+       f"{winter and winter['uid']}, after the change), the same as the folder's; all {len(pending)} pending reminders "
+       f"among them at their planned instants; the series in the documented form; {len(ts)} 'Study today' tasks")
+    return rem
 
 
 def check_opened(w, before, items, day, opened_at, what):
-    evs = events(items)
+    rem = reminders(items)
     left = later_events_of(items, day, opened_at)
     if left:
-        fail(f"after {what} and a sync, {len(left)} later events of {day} are still on the server, e.g. {left[0]}")
-    gone = [uid for uid in before if uid not in evs]
-    other_days = [uid for uid in gone if slot_of(uid) and slot_of(uid).date().isoformat() != day]
+        fail(f"after {what} and a sync, {len(left)} later reminders of {day} are still on the server, e.g. {left[0]}")
+    gone = [key for key in before if key not in rem]
+    other_days = [key for key in gone if slot_of(key) and slot_of(key).date().isoformat() != day]
     if other_days:
-        fail(f"after {what}, events of other days went too, e.g. {other_days[0]}")
+        fail(f"after {what}, reminders of other days went too, e.g. {other_days[0]} ({before[other_days[0]]['uid']})")
+    # The later days' reminders (the series' occurrences) are all still shown, as they were.
+    later = [key for key in before if slot_of(key) and slot_of(key).date().isoformat() > day]
+    changed = [key for key in later if seen(rem[key]) != seen(before[key])]
+    if not later or changed:
+        fail(f"after {what}, {len(later)} reminders of later days, {len(changed)} of them changed "
+             f"(e.g. {changed[:1] and (changed[0], seen(rem[changed[0]]), seen(before[changed[0]]))})")
     task = tasks(items).get(f"planner-day-{day}")
     if task is None or task["status"] != "COMPLETED":
         fail(f"after {what}, the task planner-day-{day} on the server is {task and task['status']} (expected COMPLETED)")
     if task.get("completed") != utc_text(opened_at):
         fail(f"planner-day-{day}: COMPLETED {task.get('completed')}, the open was at {utc_text(opened_at)}")
-    return len(gone)
+    return len(gone), len(later)
 
 
 def main(planner):
@@ -226,13 +313,14 @@ def main(planner):
         # 3. An open on the computer: today's later events leave the server, today's task is ticked there.
         w.planner(T0, "open")
         w.vdirsyncer("sync")
-        gone = check_opened(w, refilled, w.items(), T0[:10], local(T0), "planner open")
-        ok(f"planner open + vdirsyncer sync: {gone} later events of {T0[:10]} gone from the server, its task COMPLETED at the open")
+        gone, later = check_opened(w, refilled, w.items(), T0[:10], local(T0), "planner open")
+        ok(f"planner open + vdirsyncer sync: {gone} later reminders of {T0[:10]} gone from the server, its task COMPLETED "
+           f"at the open; the {later} reminders of the later days (the series' occurrences) still shown as they were")
         if w.own_bytes() != own:
             fail("the user's own event changed in the folder after planner open")
 
         # 4. The phone ticks Friday off: vdirsyncer brings it in, `planner sync` opens that day.
-        before = events(w.items())
+        before = reminders(w.items())
         ticked = "2026-10-23T09:55"
         w.phone("complete", "planner-day-2026-10-23", local(ticked).isoformat())
         w.vdirsyncer("sync")
@@ -249,16 +337,26 @@ def main(planner):
         w.vdirsyncer("sync")
         left = later_events_of(w.items(), "2026-10-23", local(ticked))
         if left:
-            fail(f"the next vdirsyncer sync left {len(left)} later events of 2026-10-23 on the server, e.g. {left[0]}")
-        ok(f"the next vdirsyncer sync removed 2026-10-23's later events from the server "
-           f"({len([u for u in before if u not in events(w.items())])} gone)")
+            fail(f"the next vdirsyncer sync left {len(left)} later reminders of 2026-10-23 on the server, e.g. {left[0]}")
+        ok(f"the next vdirsyncer sync removed 2026-10-23's later reminders from the server "
+           f"({len([k for k in before if k not in reminders(w.items())])} gone)")
         if w.own_bytes() != own:
             fail("the user's own event changed in the folder after the phone's tick was applied")
 
         # 5. Both sides change: the phone ticks Monday off and moves a Tuesday event while the computer changes
         #    the window (which rewrites every task's DUE). Without conflict_resolution vdirsyncer stops.
+        #    27 Oct is a later day of the planner's last write (23 Oct, T1): its 10:00 is an occurrence of the
+        #    series planner-series-1000, which the phone moves whole, as its "all events" edit does (an event of
+        #    its own, were it one, alone).
         moved = "planner-Noti_AppOpenPromotion_2026_10_27_10_00"
-        w.phone("move", moved, "45")
+        planned = reminders(w.items()).get(moved)
+        if planned is None:
+            fail(f"no reminder {moved} on the server for the phone to move")
+        holder = planned["uid"]
+        w.phone("move", holder, "45")
+        after_move = reminders(w.items()).get(moved)
+        if after_move is not None and after_move["start"] == planned["start"]:
+            fail(f"the phone's move of {holder} left {moved} where it was")
         ticked = "2026-10-26T09:35"
         w.phone("complete", "planner-day-2026-10-26", local(ticked).isoformat())
         task_file = os.path.join(w.folder, "planner-day-2026-10-26.ics")
@@ -275,7 +373,9 @@ def main(planner):
         said = [line for line in r.stderr.splitlines() if "changed on both sides" in line]
         if r.returncode == 0 or not said or "Item ID: planner-day-2026-10-26" not in r.stderr:
             fail(f"without conflict_resolution vdirsyncer exited {r.returncode} and did not name the conflict: {r.stderr.strip()[-300:]}")
-        ok(f"without conflict_resolution vdirsyncer stops on planner-day-2026-10-26 (exit {r.returncode}): {said[0].strip()}")
+        # The moved series conflicts too when the window's change rewrote it (its first date moved to 27 Oct).
+        conflicts = sorted(set(re.findall(r"Item ID: (\S+)", r.stderr)))
+        ok(f"without conflict_resolution vdirsyncer stops on {', '.join(conflicts)} (exit {r.returncode}): {said[0].strip()}")
         w.vdirsyncer("sync")
         with open(task_file) as f:
             if "STATUS:COMPLETED" not in f.read():
@@ -291,11 +391,23 @@ def main(planner):
             fail(f"2026-10-26's later events are still on the server after the tick won, e.g. {left[0]}")
         ok("with conflict_resolution = \"b wins\" the phone's tick survives the planner's rewrite: 26 Oct opened "
            "(origin calendar at 09:35), its later events gone from the server")
-        e = events(items).get(moved)
-        if e is None or e.get("dtstart") != utc_text(slot_of(moved)):
-            fail(f"the event the phone moved is at {e and e.get('dtstart')} UTC on the server, the plan says {utc_text(slot_of(moved))}")
-        ok("an event moved on the phone is put back at the planned time (27 Oct 10:00) by the next planner sync: "
-           "the plan wins")
+        rem = reminders(items, once=True)
+        e = rem.get(moved)
+        if e is None or e["start"] != utc_text(slot_of(moved)):
+            fail(f"the reminder the phone moved ({holder}) is at {e and e['start']} UTC on the server, the plan says {utc_text(slot_of(moved))}")
+        # The whole item back as the planner wrote it: every occurrence the server shows of it is the folder's.
+        with open(os.path.join(w.folder, e["uid"] + ".ics"), "rb") as f:
+            text = f.read()
+        written = {o["key"]: seen(o) for o in occurrences.expand_text(text)}
+        shown = {k: seen(o) for k, o in rem.items() if o["uid"] == e["uid"]}
+        if shown != written:
+            fail(f"{e['uid']} on the server shows {len(shown)} reminders, the planner's file {len(written)}: "
+                 f"e.g. {sorted(set(shown) ^ set(written))[:2]}")
+        problems = occurrences.series_problems(text, ZONE) if e["uid"].startswith("planner-series-") else []
+        if problems or not all(k.endswith("_10_00") for k in shown):
+            fail(f"{e['uid']} put back: {'; '.join(problems) or sorted(shown)}")
+        ok(f"an event moved on the phone ({holder}, by 45 minutes) is put back by the next planner sync: 27 Oct 10:00 "
+           f"at the planned time, and all {len(shown)} reminders of {e['uid']} as the planner's file has them: the plan wins")
 
         # 6. A tick that arrives while the planner rewrites the folder (issue 29): vdirsyncer renames the ticked
         #    task in while `config set window` rewrites every task of the folder. Whichever lands first, the

@@ -3,11 +3,17 @@
 "planner", found the way a phone's account finds it (principal, then its calendars), and items read with a
 real iCalendar parser (Debian's python3-icalendar). Run with /usr/bin/python3 (Debian's modules).
 
-  phone.py URL USER items              JSON list: uid, kind, dtstart (UTC ISO), tzid, alarms, status, ...
+  phone.py URL USER items              JSON list: uid, kind, dtstart (UTC ISO), tzid, alarms, status, ...;
+                                       a VEVENT's `occurrences`: what a calendar app shows of it, expanded
+                                       by occurrences.py (beside this file: RRULE, EXDATE; the oracle the
+                                       checks assert on), or `occurrences_error` when it cannot be
+                                       expanded
   phone.py URL USER complete UID WHEN  ticks a task off as a phone app does: the whole task rewritten
                                        (STATUS, COMPLETED at WHEN (ISO with offset), PERCENT-COMPLETE,
                                        LAST-MODIFIED; the parser's own property order and folding)
-  phone.py URL USER move UID MINUTES   moves an event's DTSTART (and keeps its duration)
+  phone.py URL USER move UID MINUTES   moves an event's DTSTART (and keeps its duration); a recurring
+                                       one's (a planner-series-HHMM) moves the whole series, as a phone's
+                                       "all events" edit does (its EXDATEs and UNTIL left as they were)
   phone.py URL USER add UID            the user's own event, made on the phone
   phone.py URL USER raw UID            the item's text as the server holds it
 """
@@ -17,6 +23,8 @@ import sys
 
 import caldav
 import icalendar
+
+import occurrences  # beside this file (its folder is sys.path[0])
 
 PASSWORD = "unused"  # the test server takes any password (auth none)
 
@@ -41,6 +49,10 @@ def utc(value):
 def describe(obj):
     cal = icalendar.Calendar.from_ical(obj.data)
     zones = [str(z["TZID"]) for z in cal.walk("VTIMEZONE")]
+    try:
+        expanded, error = occurrences.expand_text(obj.data), None
+    except (occurrences.FormatError, ValueError) as e:
+        expanded, error = [], str(e)
     out = []
     for component in cal.walk():
         if component.name not in ("VEVENT", "VTODO"):
@@ -60,6 +72,13 @@ def describe(obj):
                            and isinstance(a.get("TRIGGER").dt, datetime.timedelta) else None,
                            "related": str(a.get("TRIGGER").params.get("RELATED", "START")) if a.get("TRIGGER") is not None else None}
                           for a in component.walk("VALARM")]
+        if component.name == "VEVENT":
+            # On the main VEVENT only: an override (RECURRENCE-ID) of one occurrence is among them already.
+            item["occurrences"] = [] if component.get("RECURRENCE-ID") is not None \
+                else [o for o in expanded if o["uid"] == item["uid"]]
+            if error is not None:
+                item["occurrences_error"] = error
+            item["rrule"] = component.get("RRULE").to_ical().decode() if component.get("RRULE") is not None else ""
         out.append(item)
     return out
 

@@ -123,12 +123,20 @@ def main(planner):
         ours = [i for i in items if i["uid"].startswith("planner-")]
         if len(ours) != len(files) or took > SETUP_BOUND:
             fail(f"after setup ({took:.1f} s) the server holds {len(ours)} planner items, the folder {len(files)}")
+        # What the phone shows is what the folder says: every reminder once (today's events, the later days'
+        # series expanded: calendar-check.d/occurrences.py), at the same instant, with the same text and alarm.
+        mine, shown = base.folder_reminders(w), base.reminders(items, once=True)
+        differ = sorted(k for k in set(mine) | set(shown) if k not in mine or k not in shown or base.seen(mine[k]) != base.seen(shown[k]))
+        if differ or not shown:
+            fail(f"the server shows {len(shown)} reminders, the folder holds {len(mine)}; {len(differ)} differ, e.g. {differ[:1]}")
         with open(table) as f:
             cron = f.read()
         if " calendar-sync --quiet " not in cron:
             fail(f"the crontab has no calendar-sync line: {cron}")
         ok(f"setup --calendar --install took {took:.1f} s and left the server holding all {len(ours)} planner items "
-           f"(it said: vdirsyncer copied {said.group(1)}); the cron line every 15 minutes is the fallback when no ticker runs")
+           f"({len(shown)} reminders when expanded, {sum(o['series'] for o in shown.values())} of them series' occurrences, "
+           f"as the folder has them) (it said: vdirsyncer copied {said.group(1)}); the cron line every 15 minutes is the "
+           f"fallback when no ticker runs")
 
         # 3. The live ticker as the autostart entry starts it.
         with open(os.path.join(w.home, ".config/autostart/planner-tick.desktop")) as f:
@@ -149,8 +157,10 @@ def main(planner):
             fail(f"{day} opened from the phone but {pending} of its reminders are still pending")
 
         def later_gone():
-            left = [i["uid"] for i in w.items() if i["kind"] == "VEVENT" and i["uid"].startswith(f"planner-Noti_AppOpenPromotion_{day.replace('-', '_')}")
-                    and i.get("dtstart", "") > ticked.isoformat()]
+            # The day's reminders a calendar app shows (calendar-check.d/occurrences.py: today's are events of
+            # their own; a series' occurrence would count too), by the per-slot UID each is named by.
+            left = [key for key, o in base.reminders(w.items()).items()
+                    if key.startswith(f"planner-Noti_AppOpenPromotion_{day.replace('-', '_')}") and o["start"] > ticked.isoformat()]
             return not left
         cleared, _ = wait_for("the day's later events leaving the server", PUSH_BOUND + 5, later_gone, every=1)
         ok(f"a tick of 'Study today' on the phone opened {day} on the computer {pulled:.0f} s after it reached the "

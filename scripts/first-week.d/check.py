@@ -32,6 +32,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "scripts/calendar-check.d"))
 import check as base  # noqa: E402  (contrib's vdirsyncer config, its user)
+import occurrences  # noqa: E402  (what a calendar app shows: events and every series' occurrence)
 
 U, H, RUN, WORK = (os.environ[k] for k in ("FW_USER", "FW_HOME", "FW_RUN", "FW_WORK"))
 ANKI_PY = os.path.join(WORK, "anki-venv/bin/python3")
@@ -359,9 +360,15 @@ def main(planner):
     changed = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
     laptop.planner("config", "set", "zone", zone2, "window", window_from(w2_start))
     task = f"planner-day-{day2}"
-    wait_for(f"the phone seeing {day2}'s 'Study today' and its later events", 60,
-             lambda: task in [i["uid"] for i in items()] and any(i["uid"].startswith(f"planner-Noti_AppOpenPromotion_{day2.replace('-', '_')}")
-                                                                 for i in items()), every=1)
+
+    def phone_sees_day2():
+        # Its reminders as the phone's calendar shows them (occurrences.py): today's events of their own, a later
+        # day's occurrences of its time's series; each named by its per-slot UID.
+        now_items = items()
+        shown, _ = occurrences.flatten(i for i in now_items if i["kind"] == "VEVENT" and i["uid"].startswith("planner-"))
+        return task in [i["uid"] for i in now_items] and any(
+            key.startswith(f"planner-Noti_AppOpenPromotion_{day2.replace('-', '_')}") for key in shown)
+    wait_for(f"the phone seeing {day2}'s 'Study today' and its later events", 60, phone_sees_day2, every=1)
     # Each computer's calendar job has run a round since the change (not only before it), and it worked.
     for c in (desktop, laptop):
         def round_since(c=c):
