@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# What a pass costs when nothing changed, against the same pass with no folder, and what a first sync of 10,000
-# events of another device costs (issue 48): instructions of every
+# What a pass costs when nothing changed, against the same pass with no folder, what a first sync of 10,000
+# events of another device and what a title change in a calendar folder cost (issue 48): instructions of every
 # process a command makes (callgrind; fixed clock, zone and environment). A forked child is counted from the
 # parent's total at the fork, so a plain sum would count the parent twice: each command is run twice, once for
 # the parent alone (`--child-silent-after-fork`) and once for the folder children's own work alone (collection
@@ -67,6 +67,26 @@ figures() {
     echo
 }
 
+# title BINARY NAME DAYS ZONE DATE: `config set title` at DATE's 12:00 in ZONE, with a calendar folder of DAYS
+# written at 08:00 and ticked at 12:00, its writing child included. Europe/Berlin on 2027-03-10: the horizon
+# crosses the 28 March change, after which every reminder is an item of its own (a series holds one offset).
+title() {
+    local binary=$1 dir=$W/$2-title-$3-${4//\//-} days=$3 zone=$4 date=$5
+    mkdir -p "$dir/calendar"
+    run "$binary" config set zone "$zone" calendar-folder "$dir/calendar" calendar-days "$days" --db "$dir/planner.db" \
+        --now "${date}T08:00" >/dev/null 2>&1
+    run "$binary" tick --once --sink stdout --db "$dir/planner.db" --now "${date}T12:00" >/dev/null 2>&1
+    run "$binary" list --db "$dir/planner.db" >/dev/null
+    cp "$dir/planner.db" "$dir/state.db"
+    count "$binary" "$dir" config set title Hello --now "${date}T12:00"
+}
+
+# titles BINARY NAME: the title change's cases, on one line.
+titles() {
+    echo "$(title "$1" "$2" 14 Asia/Seoul 2026-11-23) $(title "$1" "$2" 60 Asia/Seoul 2026-11-23)" \
+        "$(title "$1" "$2" 60 Europe/Berlin 2027-03-10)"
+}
+
 # first_sync BINARY NAME: `sync` applying 10,000 events another device wrote (bench/sync_bench.py's lines:
 # opens, skips and their removal, pauses, settings), its children included.
 first_sync() {
@@ -101,9 +121,11 @@ PY
 
 read -r p0 p14 p60 < <(figures "$PLANNER" this)
 s10k=$(first_sync "$PLANNER" this)
+read -r t14 t60 t60b < <(titles "$PLANNER" this)
 if [[ -n ${BASELINE:-} ]]; then
     read -r b0 b14 b60 < <(figures "$(realpath "$BASELINE")" base)
     b10k=$(first_sync "$(realpath "$BASELINE")" base)
+    read -r bt14 bt60 bt60b < <(titles "$(realpath "$BASELINE")" base)
 fi
 m() { awk -v n="$1" 'BEGIN { printf "%.2f M", n / 1e6 }'; }
 r() { awk -v n="$1" -v d="$2" 'BEGIN { printf "%.3f×", n / d }'; }
@@ -116,3 +138,9 @@ echo
 echo "| \`sync\` applying 10,000 events of another device (all processes) | this tree | baseline |"
 echo "| --- | --: | --: |"
 echo "| instructions | $(m "$s10k") | ${b10k:+$(m "$b10k")} |"
+echo
+echo "| \`config set title\` at 12:00 (all processes) | this tree | baseline |"
+echo "| --- | --: | --: |"
+echo "| Asia/Seoul, 14 days | $(m "$t14") | ${bt14:+$(m "$bt14")} |"
+echo "| Asia/Seoul, 60 days | $(m "$t60") | ${bt60:+$(m "$bt60")} |"
+echo "| Europe/Berlin, 60 days from 10 March (a change within) | $(m "$t60b") | ${bt60b:+$(m "$bt60b")} |"

@@ -85,13 +85,13 @@ public struct CalendarPlanFacts: Sendable {
         // Measurement mode's seed decides which slots have no item: turned off and on again, the same
         // settings text with another seed.
         if let seed = settings.experimentSeed { global += "\0experiment \(seed)" }
-        // Which later slots are a series' and which their date's own items (`SeriesOffsets`): the zone's first
-        // change of offset after today, as far as the horizon reaches. It moves when today passes a change
-        // or one comes within reach; with it every bucket is looked into (a date's near a change are its
-        // own, after the change its series'). Said even with none: a folder written before the series (one
-        // item per slot) is looked into whole once.
+        // Which later slots are which series' and which their date's own items (`SeriesOffsets`): the zone's
+        // changes of offset after today, as far as the horizon reaches. They move when today passes one or
+        // one comes within reach, and with them every bucket is looked into. Said even with none: a folder
+        // written before the series (one item per slot) is looked into whole once.
         var offsets = CalendarFolderText.SeriesOffsets(today: today, zone: zone)
-        global += "\0series \(offsets.firstOther(through: today.adding(days: max(settings.calendarDays, 0) + 2))?.description ?? "-")"
+        let changes = offsets.changes(through: today.adding(days: max(settings.calendarDays, 0) + 2))
+        global += "\0series \(changes.map(\.description).joined(separator: ","))"
         // The usual-time schedule's decision moves slots without any setting changing.
         if let usual = settings.schedule.usual {
             global += "\0usual \(usual.from) \(usual.decision.minutes.map { $0.map(String.init).joined(separator: ",") } ?? "grid")"

@@ -187,11 +187,15 @@ public enum CalendarFolderText {
     /// A one-off's identifier is free text: its UID is a digest of it.
     public static func oneOffUID(_ identifier: String) -> String { uidPrefix + "oneoff-" + SHA256.hex(identifier.utf8).prefix(32) }
     public static func dayUID(_ date: LocalDate) -> String { uidPrefix + "day-" + date.description }
-    /// The series of the reminders at `hour:minute` after today: its name says the time of day alone, so
-    /// that a change of title, a skip or a new day rewrites one file per time, whatever `calendar-days` is.
-    public static func seriesUID(hour: Int, minute: Int) -> String { uidPrefix + seriesName(hour: hour, minute: minute) }
-    static func seriesName(hour: Int, minute: Int) -> String {
-        "series-" + String(hour / 10) + String(hour % 10) + String(minute / 10) + String(minute % 10)
+    /// The series of the reminders at `hour:minute` after today, from the zone's change of offset on `from`
+    /// (nil: at today's offset): its name says the time of day and the offset's first date alone, so that a
+    /// change of title, a skip or a new day rewrites one file per time (and per change ahead), whatever
+    /// `calendar-days` is.
+    public static func seriesUID(hour: Int, minute: Int, from: LocalDate? = nil) -> String {
+        uidPrefix + seriesName(hour: hour, minute: minute, from: from)
+    }
+    static func seriesName(hour: Int, minute: Int, from: LocalDate?) -> String {
+        "series-" + String(hour / 10) + String(hour % 10) + String(minute / 10) + String(minute % 10) + (from.map { "-" + $0.description } ?? "")
     }
     public static func fileName(_ uid: String) -> String { uid + fileExtension }
 
@@ -212,10 +216,16 @@ public enum CalendarFolderText {
             return .day(date)
         }
         if rest.hasPrefix("series-") {
-            let digits = Array(rest.utf8.dropFirst(7))
+            let name = Array(rest.utf8.dropFirst(7))
+            let digits = name.prefix(4)
+            if name.count > 4 {
+                // `-YYYY-MM-DD`: the first date of a later offset.
+                let text = String(decoding: name.dropFirst(5), as: UTF8.self)
+                guard name[4] == 0x2D, let date = LocalDate(iso: text), date.description == text else { return nil }
+            }
             guard digits.count == 4, digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
-            let hour = Int(digits[0] - 0x30) * 10 + Int(digits[1] - 0x30)
-            let minute = Int(digits[2] - 0x30) * 10 + Int(digits[3] - 0x30)
+            let hour = Int(digits[digits.startIndex] - 0x30) * 10 + Int(digits[digits.startIndex + 1] - 0x30)
+            let minute = Int(digits[digits.startIndex + 2] - 0x30) * 10 + Int(digits[digits.startIndex + 3] - 0x30)
             return hour < 24 && minute < 60 ? .series : nil
         }
         if rest.hasPrefix("oneoff-") {
@@ -403,12 +413,12 @@ public enum CalendarFolderText {
         // A slot's identifier names its date and time (`SlotIdentifier`): with the plan's key, all its text
         // depends on. Appended, not interpolated: this runs for every slot of the horizon.
         let eventPrefix = "\(recipeVersion) E "
-        var series: [Int: [Slot]] = [:]
+        var series: [String: [Slot]] = [:]
         var offsets = today.map { SeriesOffsets(today: $0, zone: zone) }
         for day in days {
             for slot in day.slots {
-                if let today, day.date > today, offsets?.holds(slot) == true {
-                    series[slot.local.hour * 60 + slot.local.minute, default: []].append(slot)
+                if let today, day.date > today, let from = offsets?.series(of: slot) {
+                    series[seriesName(hour: slot.local.hour, minute: slot.local.minute, from: from), default: []].append(slot)
                     continue
                 }
                 var recipe = eventPrefix
@@ -445,23 +455,25 @@ public enum CalendarFolderText {
         return items
     }
 
-    /// Which later slots can be occurrences of a series: those before the zone's first change of offset
-    /// after today, by more than a day. A series holds one offset alone: python3-vobject (Radicale's
-    /// parser) with pytz expands a daily rule, and matches its exceptions, at its DTSTART's offset, an hour
-    /// off across Casablanca's changes (`CalendarZoneTests`); where a local time is skipped or repeated,
-    /// clients disagree. A slot left out is an item of its own, and its date an exception of the series.
-    /// A function of today and the zone alone, whichever days are asked for (`CalendarPlanFacts.items(of:)`).
+    /// Which later slots are occurrences of a series, and of which: a series holds one offset, from today's
+    /// or from a change of it within the horizon (a date whose offset at noon is not the day before's) up to
+    /// the next, because python3-vobject (Radicale's parser) with pytz expands a daily rule, and matches its
+    /// exceptions, at its DTSTART's offset: an hour off across Casablanca's changes (`CalendarZoneTests`).
+    /// A slot within a day of a change is an item of its own (where a local time is skipped or repeated,
+    /// clients disagree), its date an exception of its series. A function of today and the zone alone,
+    /// whichever days are asked for (`CalendarPlanFacts.items(of:)`).
     struct SeriesOffsets {
         let zone: Zone
-        let offset: Int
-        /// The dates probed (at noon) from today's on, and the first whose offset is not today's, once found.
+        /// The dates probed (at noon) from today's on, their offsets' changes found so far (each the first
+        /// date of a new offset), and the last date's offset.
         var probed: LocalDate
-        var firstOther: LocalDate?
+        var changes: [LocalDate] = []
+        var last: Int
 
         init(today: LocalDate, zone: Zone) {
             self.zone = zone
             probed = today
-            offset = Self.offset(zone, at: today)
+            last = Self.offset(zone, at: today)
         }
 
         /// The offset at noon of `date` (its UTC noon moved by that day's offset at UTC noon: a probe, not a
@@ -471,23 +483,30 @@ public enum CalendarFolderText {
             return zone.offset(at: Instant(milliseconds: noon - Int64(zone.offset(at: Instant(milliseconds: noon))) * 1000))
         }
 
-        /// The first date after today whose offset is not today's, looked for through `date`.
-        mutating func firstOther(through date: LocalDate) -> LocalDate? {
-            while firstOther == nil, probed < date {
+        /// The changes after today, looked for through `date`.
+        mutating func changes(through date: LocalDate) -> [LocalDate] {
+            while probed < date {
                 probed = probed.adding(days: 1)
-                if Self.offset(zone, at: probed) != offset { firstOther = probed }
+                let offset = Self.offset(zone, at: probed)
+                if offset != last { changes.append(probed) }
+                last = offset
             }
-            return firstOther
+            return changes
         }
 
-        mutating func holds(_ slot: Slot) -> Bool {
-            let after = slot.local.date.adding(days: 1)
-            if let firstOther = firstOther(through: after), after >= firstOther { return false }
-            // Within a day of the slot itself too (a change in the night before or after it).
-            return slot.local.second == 0 && zone.offset(at: slot.fireAt) == offset
-                && zone.offset(at: Instant(milliseconds: slot.fireAt.milliseconds - 86_400_000)) == offset
-                && zone.offset(at: Instant(milliseconds: slot.fireAt.milliseconds + 86_400_000)) == offset
-                && slot.local.epochMillisecondsAsIfUTC - Int64(offset) * 1000 == slot.fireAt.milliseconds
+        /// The series a later slot is an occurrence of: `.some(nil)`, today's offset's; `.some(date)`, the
+        /// offset from that change on; nil, none (an item of its own).
+        mutating func series(of slot: Slot) -> LocalDate?? {
+            let date = slot.local.date
+            let changes = changes(through: date.adding(days: 1))
+            // A change on the slot's date, the day after or the day before (found at noon): near it.
+            if changes.contains(where: { $0 >= date.adding(days: -1) && $0 <= date.adding(days: 1) }) { return nil }
+            let offset = zone.offset(at: slot.fireAt)
+            guard slot.local.second == 0, zone.offset(at: Instant(milliseconds: slot.fireAt.milliseconds - 86_400_000)) == offset,
+                zone.offset(at: Instant(milliseconds: slot.fireAt.milliseconds + 86_400_000)) == offset,
+                slot.local.epochMillisecondsAsIfUTC - Int64(offset) * 1000 == slot.fireAt.milliseconds
+            else { return nil }
+            return .some(changes.last { $0 <= date })
         }
     }
 
@@ -497,11 +516,11 @@ public enum CalendarFolderText {
     /// change that touches every day (a title) rewrites one file per time of day, not one per slot; the
     /// occurrences are the slots exactly (`CalendarSeriesTests`, and the real clients in
     /// `scripts/calendar-check`).
-    static func seriesItems(_ series: [Int: [Slot]], eventKey: String, zone: Zone, settings: PlanSettings, shared: SharedHead) -> [Item] {
+    static func seriesItems(_ series: [String: [Slot]], eventKey: String, zone: Zone, settings: PlanSettings, shared: SharedHead) -> [Item] {
         var items: [Item] = []
-        for (minuteOfDay, slots) in series.sorted(by: { $0.key < $1.key }) {
+        for (name, slots) in series.sorted(by: { $0.key < $1.key }) {
             guard let first = slots.first, let last = slots.last else { continue }
-            let (hour, minute) = (minuteOfDay / 60, minuteOfDay % 60)
+            let (hour, minute) = (first.local.hour, first.local.minute)
             var exceptions: [LocalDateTime] = []
             var dates = slots.map(\.local.date)[...]
             var date = first.local.date
@@ -516,7 +535,6 @@ public enum CalendarFolderText {
                 }
                 date = date.adding(days: 1)
             }
-            let name = seriesName(hour: hour, minute: minute)
             let until = slots.count > 1 ? last.fireAt : nil
             let recipe =
                 "\(recipeVersion) S \(name) \(first.local.date) \(last.local.date) \(last.fireAt.milliseconds)\(exceptionText) \(eventKey)"

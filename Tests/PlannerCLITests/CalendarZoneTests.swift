@@ -23,7 +23,7 @@ import Testing
                 continue
             ev = cal.vevent
             planner_id = ev.contents["x-planner-id"][0].value
-            if re.fullmatch(r"series-\d{4}", planner_id):
+            if re.fullmatch(r"series-\d{4}(-\d{4}-\d\d-\d\d)?", planner_id):
                 # A later day's reminders at one time: each occurrence as vobject expands the rule, through
                 # the definition it kept, against zoneinfo on the occurrence's own local time.
                 for got in ev.getrruleset(addRDate=True):
@@ -33,7 +33,7 @@ import Testing
                         wrong.append(f"{name}: {wall} twice")
                     seen.add(wall)
                     want = wall.replace(tzinfo=zone).astimezone(dt.timezone.utc)
-                    if got.astimezone(dt.timezone.utc) != want or (wall.hour, wall.minute) != (int(planner_id[7:9]), int(planner_id[9:])):
+                    if got.astimezone(dt.timezone.utc) != want or (wall.hour, wall.minute) != (int(planner_id[7:9]), int(planner_id[9:11])):
                         wrong.append(f"{name}: {got.isoformat()} (zoneinfo: {want.isoformat()})")
                 continue
             m = re.fullmatch(r"Noti_AppOpenPromotion_(\d+)_(\d+)_(\d+)_(\d+)_(\d+)", planner_id)

@@ -109,9 +109,10 @@ import Testing
         let opened = plan[1].date
         let oneOff = CalendarFolderText.OneOff(identifier: "tea", fireAt: now + 3_600_000, title: "Tea", body: "green")
         let items = CalendarFolderText.items(days: plan, opens: [opened: now + 86_400_000], oneOffs: [oneOff], zone: berlin, settings: settings)
-        // Today's slots, a series per time of day to the Friday before the 25 October change, and the slots
-        // after it as items of their own.
-        #expect(items.filter(\.isSeries).count == 25 && items.contains { $0.uid.hasSuffix("_2026_10_26_09_30") })
+        // Today's slots, a series per time of day to the Friday before the 25 October change and one from it,
+        // and the slots of the Monday after it (within a day of it) as items of their own.
+        #expect(items.filter(\.isSeries).count == 50 && items.contains { $0.uid.hasSuffix("_2026_10_26_09_30") })
+        #expect(items.contains { $0.uid == "planner-series-0930-2026-10-25" })
         #expect(items.contains { String(decoding: $0.bytes(), as: UTF8.self).contains("RRULE:FREQ=DAILY;UNTIL=20261023T073000Z\r\n") })
         for item in items {
             #expect(item.digest == CalendarFolderText.semanticDigest(String(decoding: item.bytes(), as: UTF8.self)), "\(item.fileName)")

@@ -19,6 +19,7 @@ import Testing
         let zones = try Self.zones.map { try SystemZone.named($0) }
         var sawSeriesWithExceptions = false
         var sawItemNearAChange = false
+        var sawSeveralOffsets = false
         for seed in 0..<seeds {
             var random = SeededGenerator(seed: UInt64(seed))
             var zone = random.pick(zones)
@@ -61,9 +62,17 @@ import Testing
                 if item.isSeries { #expect(occurrences.allSatisfy { zone.local(Instant(milliseconds: $0)).date > today }, "seed \(seed)") }
             }
             #expect(found.sorted() == planned, "seed \(seed): \(zone.name) now \(now.milliseconds), \(found.count) found, \(planned.count) planned")
-            #expect(items.filter(\.isSeries).count <= 1440 / settings.schedule.intervalMinutes + 1, "seed \(seed)")
+            // One series per time of day and per offset the horizon sees (changes counted at each date's 12:00 UTC).
+            let offsets = Set(
+                (0...settings.calendarDays + 2).map { zone.offset(at: Instant(milliseconds: now.milliseconds + Int64($0) * 86_400_000)) })
+            let changes = (1...settings.calendarDays + 2).filter {
+                zone.offset(at: Instant(milliseconds: now.milliseconds + Int64($0) * 86_400_000))
+                    != zone.offset(at: Instant(milliseconds: now.milliseconds + Int64($0 - 1) * 86_400_000))
+            }.count
+            #expect(items.filter(\.isSeries).count <= (1440 / settings.schedule.intervalMinutes + 1) * (1 + changes), "seed \(seed)")
+            if changes > 0 && offsets.count > 1 && settings.calendarDays > 20 { sawSeveralOffsets = true }
         }
-        #expect(sawSeriesWithExceptions && sawItemNearAChange)
+        #expect(sawSeriesWithExceptions && sawItemNearAChange && sawSeveralOffsets)
     }
 
     /// A pass makes the items of the buckets it looks into alone (`CalendarPlanFacts.items(of:)`): the same

@@ -197,14 +197,14 @@ def check_refilled(w, items):
         if o["duration_s"] != 300:
             fail(f"{where}: lasts {o['duration_s']} s (DURATION:PT5M expected)")
         # Today's study day: an event per slot, as before; a later day's: its time's series, unless the zone's
-        # offset changes within a day of it (then an event of its own, its date an EXDATE of the series).
-        near_change = occurrences.offset_changes_near(slot, ZONE)
+        # offset changes within a day of it or between today and it (then an event of its own).
+        wanted = occurrences.expected_series(slot, datetime.date.fromisoformat(today), ZONE)
         if slot.date().isoformat() <= today and o["series"]:
             fail(f"{where}: a reminder of today's study day ({today}) in a series (expected an event of its own)")
-        if slot.date().isoformat() > today and not o["series"] and not near_change:
-            fail(f"{where}: a later day's reminder as an event of its own (expected an occurrence of planner-series-{slot:%H%M})")
-        if o["series"] and (o["uid"] != f"planner-series-{slot:%H%M}" or near_change):
-            fail(f"{where}: in {o['uid']}{' within a day of a clock change' if near_change else ''}")
+        if slot.date().isoformat() > today and not o["series"] and wanted is not None:
+            fail(f"{where}: a later day's reminder as an event of its own (expected an occurrence of {wanted})")
+        if o["series"] and o["uid"] != wanted:
+            fail(f"{where}: in {o['uid']} (expected {wanted or 'an event of its own: within a day of a clock change'})")
         in_series += o["series"]
         own += not o["series"]
     # The planner's own words: every pending reminder is shown at its planned instant with its text.

@@ -35,7 +35,7 @@ from dateutil import rrule
 
 SLOT_PREFIX = "planner-Noti_AppOpenPromotion_"
 SLOT = re.compile(r"^planner-Noti_AppOpenPromotion_(\d{4})_(\d\d)_(\d\d)_(\d\d)_(\d\d)$")
-SERIES = re.compile(r"^planner-series-(\d\d)(\d\d)$")
+SERIES = re.compile(r"^planner-series-(\d\d)(\d\d)(?:-(\d{4}-\d\d-\d\d))?$")
 UTC = datetime.timezone.utc
 # An expansion never goes further than this many occurrences (a rule without UNTIL or COUNT is a mistake
 # here: the planner's are all bounded).
@@ -247,6 +247,28 @@ def offset_changes_near(moment, zone):
     return len({(at + d).astimezone(z).utcoffset() for d in (-day, datetime.timedelta(0), day)}) > 1
 
 
+def expected_series(moment, today, zone):
+    """The UID of the series the planner puts a later day's slot (at `moment`) in, or None when it keeps the
+    slot as an event of its own: a series holds one offset, today's or the one from a change after today (the
+    first date whose offset at noon is not the day before's) to the next, and a slot whose date is within a
+    day of a change, or whose offset changes within a day of it, is an event of its own."""
+    z = ZoneInfo(zone) if isinstance(zone, str) else zone
+    if offset_changes_near(moment, z):
+        return None
+    def noon(d):
+        return datetime.datetime(d.year, d.month, d.day, 12, tzinfo=z).utcoffset()
+    local = moment.astimezone(z)
+    changes, d = [], today + datetime.timedelta(days=1)
+    while d <= local.date() + datetime.timedelta(days=1):
+        if noon(d) != noon(d - datetime.timedelta(days=1)):
+            changes.append(d)
+        d += datetime.timedelta(days=1)
+    if any(abs((c - local.date()).days) <= 1 for c in changes):
+        return None
+    since = [c for c in changes if c <= local.date()]
+    return f"planner-series-{local:%H%M}" + (f"-{since[-1].isoformat()}" if since else "")
+
+
 def vevent_lines(text):
     """The content lines of a text's VEVENTs, unfolded, without their VALARMs' (and without VTIMEZONE's)."""
     if isinstance(text, bytes):
@@ -277,8 +299,9 @@ def series_problems(text, zone=None):
     uid = str(e.get("UID", ""))
     m = SERIES.match(uid)
     if m is None:
-        return [f"UID {uid!r} is not planner-series-HHMM"]
+        return [f"UID {uid!r} is not planner-series-HHMM[-YYYY-MM-DD]"]
     hhmm = m.group(1) + m.group(2)
+    since = m.group(3)  # the first date of the offset the series holds (None: today's)
     lines = vevent_lines(text)
     named = lambda name: [l for l in lines if re.match(rf"{name}[;:]", l)]
     start_lines = named("DTSTART")
@@ -334,8 +357,14 @@ def series_problems(text, zone=None):
                             "(such a slot is a VEVENT of its own, its date an EXDATE)")
     if str(e.get("TRANSP", "")) != "TRANSPARENT":
         problems.append(f"TRANSP is {e.get('TRANSP')!r}")
-    if str(e.get("X-PLANNER-ID", "")) != f"series-{hhmm}":
-        problems.append(f"X-PLANNER-ID is {e.get('X-PLANNER-ID')!r} (expected series-{hhmm})")
+    if str(e.get("X-PLANNER-ID", "")) != uid[len("planner-"):]:
+        problems.append(f"X-PLANNER-ID is {e.get('X-PLANNER-ID')!r} (expected {uid[len('planner-'):]})")
+    # One UTC offset for every occurrence (a series never crosses a change), and one that starts at a change
+    # begins on or after it.
+    if len({datetime.datetime.fromisoformat(o["start"]).astimezone(ZoneInfo(tzid)).utcoffset() for o in occurrences}) > 1:
+        problems.append("its occurrences are at more than one UTC offset")
+    if since is not None and first["local"][:10] <= since:
+        problems.append(f"it starts on {first['local'][:10]}, not after the change its UID names ({since})")
     if not str(e.get("SUMMARY", "")) or not str(e.get("DESCRIPTION", "")):
         problems.append("no SUMMARY or no DESCRIPTION")
     alarms = alarms_of(e)
@@ -386,7 +415,20 @@ def self_test():
     expect("DST series: its occurrences (UTC by hand)", got, {
         k(23): "2026-10-23T07:30:00+00:00", k(26): "2026-10-26T08:30:00+00:00", k(27): "2026-10-27T08:30:00+00:00",
         k(28): "2026-10-28T08:30:00+00:00", k(29): "2026-10-29T08:30:00+00:00"})
-    expect("DST series: the planner's form", series_problems(text, "Europe/Berlin"), [])
+    # Not the planner's form: a series holds one offset (python3-vobject with pytz reads it all at DTSTART's).
+    expect("DST series: more than one offset", series_problems(text, "Europe/Berlin"), ["its occurrences are at more than one UTC offset"])
+    # The planner's: to the Friday before the change, and from the change's date on (the day after it, within a
+    # day of it, an event of its own).
+    before = calendar(*event("planner-series-0930", "DTSTART;TZID=Europe/Berlin:20261020T093000", "DURATION:PT5M",
+                             "RRULE:FREQ=DAILY;UNTIL=20261023T073000Z", planner_id="series-0930"))
+    after = calendar(*event("planner-series-0930-2026-10-25", "DTSTART;TZID=Europe/Berlin:20261027T093000", "DURATION:PT5M",
+                            "RRULE:FREQ=DAILY;UNTIL=20261029T083000Z", planner_id="series-0930-2026-10-25"))
+    expect("two series around the change: the planner's form",
+           series_problems(before, "Europe/Berlin") + series_problems(after, "Europe/Berlin"), [])
+    today = datetime.date(2026, 10, 19)
+    expect("which series a slot is in", [expected_series(datetime.datetime(2026, 10, d, 9, 30, tzinfo=ZoneInfo("Europe/Berlin")),
+                                                         today, "Europe/Berlin") for d in (23, 24, 26, 27)],
+           ["planner-series-0930", None, None, "planner-series-0930-2026-10-25"])
     one = expand_text(text)[0]
     expect("an occurrence's fields", {f: one[f] for f in ("uid", "series", "local", "tzid", "duration_s", "summary", "alarms")},
            {"uid": "planner-series-0930", "series": True, "local": "2026-10-23T09:30:00", "tzid": "Europe/Berlin",
