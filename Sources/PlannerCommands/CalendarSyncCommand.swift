@@ -134,12 +134,13 @@ public enum CalendarSyncCommand {
     }
 
     /// One `vdirsyncer sync`, run again (up to twice, after a random pause) when it lost a race with another
-    /// computer carrying the same calendar: both rewrote the same items after a shared change, and the
-    /// server refused the second writer's stale copy (HTTP 412). The next run sees the server's copy.
+    /// computer carrying the same calendar (`CalendarRound.lostRace`): both rewrote the same items after a
+    /// shared change, and the server refused the second writer's stale copy (HTTP 412), or an item listed was
+    /// gone, removed by the other, when vdirsyncer fetched it (HTTP 404). The next run sees the server's copy.
     static func syncRetryingRaces(_ vdirsyncer: String, _ options: Options, deadline: RoundDeadline, into report: inout Report) -> Bool {
         for attempt in 0..<3 {
             if sync(vdirsyncer, forceDelete: options.forceDelete, deadline: deadline, into: &report) { return true }
-            guard attempt < 2, report.failure?.contains("Precondition Failed") == true else { return false }
+            guard attempt < 2, report.failure.map(CalendarRound.lostRace) == true else { return false }
             // A race lost with no time left for another run: the round says so (and is not counted as raced).
             guard deadline.left >= 1_000 else {
                 report.failure =

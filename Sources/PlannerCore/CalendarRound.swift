@@ -52,6 +52,13 @@ public struct CalendarRound: Equatable, Sendable {
         self.init(at: Instant(milliseconds: at), failure: failure.map(TerminalText.flattened), failingSince: since.map(Instant.init(milliseconds:)))
     }
 
+    /// Whether vdirsyncer's `failure` is a race lost with another computer writing the same items: a stale
+    /// copy refused (HTTP 412), or an item it listed removed before it fetched it (HTTP 404, in a vdirsyncer
+    /// round with two computers rewriting the same series after a shared change). Run again, it is gone.
+    public static func lostRace(_ failure: String) -> Bool {
+        failure.contains("Precondition Failed") || failure.contains("Unknown error occurred for") && failure.contains(": Not Found")
+    }
+
     /// What the user can do about `failure`, as one clause.
     public static func advice(_ failure: String) -> String {
         func has(_ words: String...) -> Bool { words.contains { failure.contains($0) } }
@@ -59,7 +66,7 @@ public struct CalendarRound: Equatable, Sendable {
             return
                 "one side of the calendar was emptied: when it is the server's (another computer's uninstall, or by hand), planner calendar-sync puts the planner's items back; when it is this computer's folder (not mounted?), mount it or run planner refill"
         }
-        if has("Precondition Failed") {
+        if lostRace(failure) {
             return
                 "another computer rewrote the same items at the same moment (both carry this calendar): the job tried again and runs again at the next change"
         }
