@@ -510,6 +510,9 @@ public enum CalendarFolderText {
         }
     }
 
+    /// How a series' recipe begins: its name and its first date follow (`HotQueries.staleSeries` reads it).
+    public static let seriesRecipePrefix = "\(recipeVersion) S "
+
     /// One recurring VEVENT per time of day for the slots of the study days after today: its first slot's
     /// DTSTART, daily until its last, each date between without a slot at that time an EXDATE (a weekend,
     /// a skipped, paused or opened day, a slot measurement mode withholds, one near or after a clock change). A
@@ -536,8 +539,7 @@ public enum CalendarFolderText {
                 date = date.adding(days: 1)
             }
             let until = slots.count > 1 ? last.fireAt : nil
-            let recipe =
-                "\(recipeVersion) S \(name) \(first.local.date) \(last.local.date) \(last.fireAt.milliseconds)\(exceptionText) \(eventKey)"
+            let recipe = "\(seriesRecipePrefix)\(name) \(first.local.date) \(last.local.date) \(last.fireAt.milliseconds)\(exceptionText) \(eventKey)"
             items.append(
                 Item(
                     uid: uidPrefix + name, day: nil, isTask: false, recipe: recipe,

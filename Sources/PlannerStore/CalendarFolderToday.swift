@@ -43,7 +43,7 @@ extension PlannerDatabase {
                 since: Instant(milliseconds: pause.int64(0)), until: pause.isNull(1) ? nil : Instant(milliseconds: pause.int64(1)))
         }
         let days = planAhead(now: now, zone: zone, schedule: settings.schedule, exclusions: exclusions, days: 1, withholding: settings)
-        let items = CalendarFolderText.items(days: days, opens: firstOpen.map { [today: $0] } ?? [:], oneOffs: [], zone: zone, settings: settings)
+        var items = CalendarFolderText.items(days: days, opens: firstOpen.map { [today: $0] } ?? [:], oneOffs: [], zone: zone, settings: settings)
 
         var rows: [String: CalendarRow] = [:]
         let stmt = try connection.prepare("SELECT name, day, digest, size, mtime_ns, recipe FROM calendar_file WHERE day = ?")
@@ -52,6 +52,17 @@ extension PlannerDatabase {
             rows[stmt.text(0)] = CalendarRow(
                 day: stmt.text(1), digest: stmt.isNull(2) ? nil : stmt.text(2), size: stmt.int64(3), mtime: stmt.int64(4),
                 recipe: stmt.isNull(5) ? nil : stmt.text(5))
+        }
+        // The series written before today's study day began still hold today's slots (the first command of the
+        // day is this open): made again here, from the whole plan, or the rest of the day would ring from
+        // them, and twice with today's own files.
+        let stale = try connection.prepare(HotQueries.staleSeries)
+        let range = CalendarBucket.nameRanges(CalendarBucket.series)[0]
+        try stale.bind([.text(range.from), .text(range.to), .text(today.description), .text(CalendarFolderText.seriesRecipePrefix)])
+        let staleSeries = try stale.step() && stale.int64(0) == 1
+        if staleSeries {
+            items += try calendarPlanFacts(now: now).items(of: [CalendarBucket.series])
+            for (name, row) in try calendarRows(in: [CalendarBucket.series]) { rows[name] = row }
         }
         var plan = TodaysCalendar(folder: folder)
         let mtime = SystemClock.nowNanoseconds()
@@ -116,8 +127,8 @@ extension PlannerDatabase {
             plan.writes.append(.init(name: item.fileName, bytes: bytes, mtime: mtime, expected: expected))
             touched = true
             try upsert.run(
-                .text(item.fileName), .text(today.description), .text(digest), .integer(Int64(bytes.count)), .integer(mtime),
-                .text(CalendarFolderText.boundRecipe(item.recipe, digest: digest)))
+                .text(item.fileName), item.isSeries ? .null : .text(today.description), .text(digest), .integer(Int64(bytes.count)),
+                .integer(mtime), .text(CalendarFolderText.boundRecipe(item.recipe, digest: digest)))
         }
         let forget = try connection.prepare("DELETE FROM calendar_file WHERE name = ?")
         for (name, row) in rows.sorted(by: { $0.key < $1.key }) where row.digest != nil && !wanted.contains(name) {
@@ -134,7 +145,7 @@ extension PlannerDatabase {
         }
         // Today's rows are those of today's buckets: its date, and the next one's after midnight.
         if touched {
-            try lookAgain(folder, buckets: Set([today, today.adding(days: 1)].map(\.description)))
+            try lookAgain(folder, buckets: Set([today, today.adding(days: 1)].map(\.description) + (staleSeries ? [CalendarBucket.series] : [])))
         }
         if plan.writes.isEmpty && plan.removals.isEmpty { child.hangUp() } else { plan.child = child }
         return plan

@@ -22,6 +22,15 @@ enum HotQueries {
         WHERE fire_at_ms > ? AND state = 'displaced' AND kind = 'oneoff'
         """
     /// The one-offs whose items the calendar folder carries (request_oneoff).
+    /// Whether a series' row says its file may hold a slot of the study day ?3 or before
+    /// (`planTodaysCalendar`): its recipe's first date (after `?4`, the series' recipe prefix,
+    /// and its name), or no recipe to say. ?1 and ?2: the series' names (`CalendarBucket.nameRanges`).
+    static let staleSeries = """
+        SELECT EXISTS (SELECT 1 FROM calendar_file WHERE name >= ?1 AND name < ?2 AND digest IS NOT NULL AND problem IS NULL
+            AND (recipe IS NULL OR substr(recipe, 1, length(?4)) != ?4
+                OR substr(recipe, length(?4) + 1 + instr(substr(recipe, length(?4) + 1), ' '), 10) <= ?3))
+        """
+
     static let calendarOneOffs = """
         SELECT identifier, fire_at_ms, title, body FROM request WHERE kind = 'oneoff' AND state IN \(RequestState.waitingSQL)
         ORDER BY fire_at_ms, identifier

@@ -92,6 +92,26 @@ import Testing
         #expect(task["status"] == "COMPLETED" && task["completed"] == "2026-11-23T03:15:30Z", "\(task)")
     }
 
+    /// The day's first command is its open, no pass having run since the study day began: yesterday's
+    /// series still hold today's slots. The open makes them again, or the rest of the day rang from them
+    /// (and twice once today's own files were written); the day's task alone among today's rows, gone from
+    /// the folder, is not a folder that lost everything.
+    @Test func anOpenBeforeTheDaysFirstPassTakesTodayOutOfTheSeries() throws {
+        for variant in ["open", "open without its task"] {
+            let (h, folder) = try CalendarFolderFixture.setUp(Harness(), days: 7)
+            _ = try h.plannerOK(["sync"], now: "2026-11-23T22:00")
+            let series = try String(contentsOfFile: folder + "/planner-series-1030.ics", encoding: .utf8)
+            #expect(series.contains("DTSTART;TZID=Asia/Seoul:20261124T103000\r\n"))
+            if variant == "open without its task" { #expect(unlink(folder + "/planner-day-2026-11-24.ics") == 0) }
+            let r = try h.planner(["open", "--db", h.db, "--now", "2026-11-24T10:10"])
+            #expect(r.status == 0 && !r.err.contains("has lost every file"), "\(variant): \(r.err)")
+            // Read as a client does (a reminder twice fails the read): nothing of the 24th is left.
+            let shown = try CalendarFolderFixture.folder(h, folder).filter { $0.value["kind"] == "VEVENT" }
+            #expect(!shown.keys.contains { $0.contains("_2026_11_24_") }, "\(variant): \(shown.keys.sorted().prefix(3))")
+            #expect(shown.keys.contains("planner-Noti_AppOpenPromotion_2026_11_25_10_30.ics"), "\(variant)")
+        }
+    }
+
     /// Issue 31: an item is known by the recipe remembered beside its file (`calendar_file.recipe`), so
     /// its text is not made. Rows without one (written before migration 0013) or with another are compared
     /// by their digests: nothing is rewritten and the recipes are learned. A title changed rewrites every
