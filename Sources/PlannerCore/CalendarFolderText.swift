@@ -460,7 +460,7 @@ public enum CalendarFolderText {
     /// the next, because python3-vobject (Radicale's parser) with pytz expands a daily rule, and matches its
     /// exceptions, at its DTSTART's offset: an hour off across Casablanca's changes (`CalendarZoneTests`).
     /// A slot within a day of a change is an item of its own (where a local time is skipped or repeated,
-    /// clients disagree), its date an exception of its series. A function of today and the zone alone,
+    /// clients disagree), its date an exception of the series around it. A function of today and the zone alone,
     /// whichever days are asked for (`CalendarPlanFacts.items(of:)`).
     struct SeriesOffsets {
         let zone: Zone
@@ -499,8 +499,8 @@ public enum CalendarFolderText {
         mutating func series(of slot: Slot) -> LocalDate?? {
             let date = slot.local.date
             let changes = changes(through: date.adding(days: 1))
-            // A change on the slot's date, the day after or the day before (found at noon): near it.
-            if changes.contains(where: { $0 >= date.adding(days: -1) && $0 <= date.adding(days: 1) }) { return nil }
+            // No change within a day of the slot: its offset is its date's at noon, and so, changes being found
+            // at noon, that of every date since the last change on or before its date (the series' one).
             let offset = zone.offset(at: slot.fireAt)
             guard slot.local.second == 0, zone.offset(at: Instant(milliseconds: slot.fireAt.milliseconds - 86_400_000)) == offset,
                 zone.offset(at: Instant(milliseconds: slot.fireAt.milliseconds + 86_400_000)) == offset,

@@ -250,8 +250,8 @@ def offset_changes_near(moment, zone):
 def expected_series(moment, today, zone):
     """The UID of the series the planner puts a later day's slot (at `moment`) in, or None when it keeps the
     slot as an event of its own: a series holds one offset, today's or the one from a change after today (the
-    first date whose offset at noon is not the day before's) to the next, and a slot whose date is within a
-    day of a change, or whose offset changes within a day of it, is an event of its own."""
+    first date whose offset at noon is not the day before's) to the next, and a slot whose offset changes
+    within a day of it is an event of its own."""
     z = ZoneInfo(zone) if isinstance(zone, str) else zone
     if offset_changes_near(moment, z):
         return None
@@ -263,8 +263,6 @@ def expected_series(moment, today, zone):
         if noon(d) != noon(d - datetime.timedelta(days=1)):
             changes.append(d)
         d += datetime.timedelta(days=1)
-    if any(abs((c - local.date()).days) <= 1 for c in changes):
-        return None
     since = [c for c in changes if c <= local.date()]
     return f"planner-series-{local:%H%M}" + (f"-{since[-1].isoformat()}" if since else "")
 
@@ -417,18 +415,18 @@ def self_test():
         k(28): "2026-10-28T08:30:00+00:00", k(29): "2026-10-29T08:30:00+00:00"})
     # Not the planner's form: a series holds one offset (python3-vobject with pytz reads it all at DTSTART's).
     expect("DST series: more than one offset", series_problems(text, "Europe/Berlin"), ["its occurrences are at more than one UTC offset"])
-    # The planner's: to the Friday before the change, and from the change's date on (the day after it, within a
-    # day of it, an event of its own).
+    # The planner's: to the Friday before the change, and from the change's date on (26 Oct 09:30 is 31.5 h
+    # after it).
     before = calendar(*event("planner-series-0930", "DTSTART;TZID=Europe/Berlin:20261020T093000", "DURATION:PT5M",
                              "RRULE:FREQ=DAILY;UNTIL=20261023T073000Z", planner_id="series-0930"))
-    after = calendar(*event("planner-series-0930-2026-10-25", "DTSTART;TZID=Europe/Berlin:20261027T093000", "DURATION:PT5M",
+    after = calendar(*event("planner-series-0930-2026-10-25", "DTSTART;TZID=Europe/Berlin:20261026T093000", "DURATION:PT5M",
                             "RRULE:FREQ=DAILY;UNTIL=20261029T083000Z", planner_id="series-0930-2026-10-25"))
     expect("two series around the change: the planner's form",
            series_problems(before, "Europe/Berlin") + series_problems(after, "Europe/Berlin"), [])
     today = datetime.date(2026, 10, 19)
     expect("which series a slot is in", [expected_series(datetime.datetime(2026, 10, d, 9, 30, tzinfo=ZoneInfo("Europe/Berlin")),
                                                          today, "Europe/Berlin") for d in (23, 24, 26, 27)],
-           ["planner-series-0930", None, None, "planner-series-0930-2026-10-25"])
+           ["planner-series-0930", None, "planner-series-0930-2026-10-25", "planner-series-0930-2026-10-25"])
     one = expand_text(text)[0]
     expect("an occurrence's fields", {f: one[f] for f in ("uid", "series", "local", "tzid", "duration_s", "summary", "alarms")},
            {"uid": "planner-series-0930", "series": True, "local": "2026-10-23T09:30:00", "tzid": "Europe/Berlin",
