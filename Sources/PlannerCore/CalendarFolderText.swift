@@ -124,16 +124,36 @@ public enum CalendarFolderText {
     }
 
     /// Radicale 3.1.8 writes a time in the zone named UTC as `;TZID=UTC:…Z` (measured): the same instant as
-    /// ours, `;TZID=UTC:…`, and as `:…Z`; all three read as the last.
+    /// ours, `;TZID=UTC:…`, and as `:…Z`; all three read as the last. In any other zone whose offset is always
+    /// 0 (Etc/UTC, Africa/Abidjan, Atlantic/Reykjavik), python3-vobject, which Radicale stores with, ends each
+    /// local time with a `Z` after the TZID (`;TZID=Etc/UTC:20261124T093000Z`, an EXDATE's every value): read
+    /// without it, as ours (`CalendarZoneTests.itemsAsVobjectWritesThemAreThePlannersOwn`).
     static func utcTimeNormalized(_ line: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-        let marker = Array(";TZID=UTC:".utf8)
-        guard line.count >= marker.count + 15 else { return line }
+        let marker = Array(";TZID=".utf8)
+        guard line.count >= marker.count + 17 else { return line }
         var at = line.startIndex
         while at + marker.count <= line.endIndex {
             if line[at] == 59, line[at..<(at + marker.count)].elementsEqual(marker) {  // 59: the marker's first byte
-                let value = line[(at + marker.count)...]
-                guard value.count == 15 || (value.count == 16 && value.last == 90) else { return line }  // 'Z'
-                return ArraySlice(Array(line[..<at]) + [58] + Array(value.prefix(15)) + [90])
+                // The zone's name, to the value's ':' (a zone name holds none).
+                let name = at + marker.count
+                guard let colon = line[name...].firstIndex(of: 58) else { return line }
+                let value = line[(colon + 1)...]
+                if line[name..<colon].elementsEqual("UTC".utf8) {
+                    guard value.count == 15 || (value.count == 16 && value.last == 90) else { return line }  // 'Z'
+                    return ArraySlice(Array(line[..<at]) + [58] + Array(value.prefix(15)) + [90])
+                }
+                // Local times of 15 bytes, each with a 'Z', separated by commas: each without its 'Z'.
+                guard value.count % 17 == 16 else { return line }
+                var plain = Array(line[...colon])
+                for (n, byte) in value.enumerated() {
+                    switch n % 17 {
+                    case 15: guard byte == 90 else { return line }
+                    case 16: guard byte == 44 else { return line }  // ','
+                    default: break
+                    }
+                    if n % 17 != 15 { plain.append(byte) }
+                }
+                return ArraySlice(plain)
             }
             at += 1
         }

@@ -84,6 +84,40 @@ import Testing
         #expect(result["definitions"] as? Int == 1, "one VTIMEZONE text in every file")
     }
 
+    /// What Radicale stores is what python3-vobject serializes, and vdirsyncer brings it back as it is: the
+    /// planner must read every one of its items so written as its own, or it puts each back at every sync.
+    /// In a zone whose offset is always 0 (Etc/UTC, Africa/Abidjan, Atlantic/Reykjavik) vobject writes its
+    /// local times with a `Z` after the TZID's value (`DTSTART;TZID=Etc/UTC:20261124T093000Z`).
+    @Test(arguments: ["Etc/UTC", "Africa/Abidjan", "Atlantic/Reykjavik", "Asia/Seoul", "Europe/Berlin"])
+    func itemsAsVobjectWritesThemAreThePlannersOwn(zone: String) throws {
+        let h = try Harness()
+        let folder = h.dir + "/calendar"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let env = ["TZ": zone]
+        for args in [["config", "set", "zone", zone, "calendar-folder", folder, "calendar-days", "14"], ["skip", "2026-11-26"], ["refill"]] {
+            let r = try h.planner(args + ["--db", h.db, "--now", "2026-11-23T08:00"], env: env)
+            #expect(r.status == 0, "\(args): \(r.err)")
+        }
+        let rewrite = try h.run(
+            "/usr/bin/python3",
+            [
+                "-c",
+                """
+                import os, sys, vobject
+                folder = sys.argv[1]
+                for name in os.listdir(folder):
+                    if name.startswith("planner-") and name.endswith(".ics"):
+                        path = os.path.join(folder, name)
+                        text = vobject.readOne(open(path).read()).serialize()
+                        open(path + ".new", "w", newline="").write(text)
+                        os.rename(path + ".new", path)
+                """, folder,
+            ], env: h.env)
+        #expect(rewrite.status == 0, "python3-vobject: \(rewrite.err)")
+        let r = try h.planner(["sync", "--json", "--db", h.db, "--now", "2026-11-23T08:01"], env: env)
+        #expect(r.status == 0 && r.out.contains("\"calendar_written\": 0"), "\(zone): \(r.out) \(r.err)")
+    }
+
     /// Two computers with the same plan write the same bytes (DTSTAMP included), whenever each wrote.
     @Test func twoComputersWriteIdenticalBytes() throws {
         var snapshots: [[String: Data]] = []
