@@ -125,8 +125,8 @@ public enum CalendarFolderText {
 
     /// Radicale 3.1.8 writes a time in the zone named UTC as `;TZID=UTC:…Z` (measured): the same instant as
     /// ours, `;TZID=UTC:…`, and as `:…Z`; all three read as the last. In any other zone whose offset is always
-    /// 0 (Etc/UTC, Africa/Abidjan, Atlantic/Reykjavik), python3-vobject, which Radicale stores with, ends each
-    /// local time with a `Z` after the TZID (`;TZID=Etc/UTC:20261124T093000Z`, an EXDATE's every value): read
+    /// 0 (Etc/UTC, Africa/Abidjan, Atlantic/Reykjavik), Radicale 3.1.8 (python3-vobject) ends each local time
+    /// with a `Z` after the TZID (`;TZID=Etc/UTC:20261124T093000Z`, an EXDATE's every value; measured): read
     /// without it, as ours (`CalendarZoneTests.itemsAsVobjectWritesThemAreThePlannersOwn`).
     static func utcTimeNormalized(_ line: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
         let marker = Array(";TZID=".utf8)
