@@ -48,6 +48,18 @@ public enum Subprocess {
     /// Why a program could not be started: the errno of a pipe or of posix_spawn (ENOENT: not found).
     public struct Failure: Error {
         public let errno: Int32
+        /// Whether making a pipe failed (the process is out of descriptors, say), not starting the program.
+        public var inPipe = false
+
+        public init(errno: Int32, inPipe: Bool = false) {
+            self.errno = errno
+            self.inPipe = inPipe
+        }
+
+        /// `program: pipe: <why>` or `program: <why>`: which step, and the system's words.
+        public func describe(_ program: String) -> String {
+            "\(program): \(inPipe ? "pipe: " : "")\(String(cString: strerror(errno)))"
+        }
     }
 
     /// Starts `arguments` (the program first). The pipes are close-on-exec here, so no other child inherits
@@ -66,11 +78,11 @@ public enum Subprocess {
         }
         if options.input == .pipe, let failure = makePipe(&toChild) {
             closeAll()
-            return .failure(Failure(errno: failure))
+            return .failure(Failure(errno: failure, inPipe: true))
         }
         if options.output == .pipe, let failure = makePipe(&fromChild) {
             closeAll()
-            return .failure(Failure(errno: failure))
+            return .failure(Failure(errno: failure, inPipe: true))
         }
 
         var actions = posix_spawn_file_actions_t()

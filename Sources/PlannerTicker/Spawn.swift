@@ -40,7 +40,7 @@ public enum Spawn {
         options.defaultSignals = Wakeups.stopSignals + Wakeups.ignoredSignals + [SIGPIPE]
         switch Subprocess.start(arguments, options) {
         case .failure(let failure):
-            return .failure(SpawnFailure(why: "\(arguments[0]): \(String(cString: strerror(failure.errno)))"))
+            return .failure(SpawnFailure(why: failure.describe(arguments[0])))
         case .success(let started):
             if started.output >= 0 { _ = fcntl(started.output, F_SETFL, fcntl(started.output, F_GETFL) | O_NONBLOCK) }
             return .success(Child(pid: started.pid, pidfd: clinux_pidfd_open(started.pid), output: started.output))
