@@ -106,10 +106,16 @@ import Testing
     }
 
     /// A child stopped by another program right after the fork, with a job larger than the socket's buffer
-    /// (a 60-day calendar's files): the command's send of it keeps to the deadline, instead of blocking for
-    /// as long as the child stays stopped.
+    /// (a 60-day calendar's files with the longest body, a reminder every 5 minutes): the command's send of
+    /// it keeps to the deadline, instead of blocking for as long as the child stays stopped.
     @Test func aStoppedChildNeverHoldsTheSendOfALargeJob() throws {
         let h = try Harness(productDeadline: true)
+        // Later days share one file per time of day, so it takes many times and long files to outgrow the
+        // buffer; a small job is sent at once, and the child may answer before the stop lands.
+        for (key, value) in [("body", String(repeating: "공부", count: 500)), ("window", "00:00-23:55"), ("interval", "5m")] {
+            let r = try h.planner(["config", "set", key, value, "--db", h.db, "--now", "2026-11-23T08:00"])
+            #expect(r.status == 0, "\(r.err)")
+        }
         let set = try h.planner(["config", "set", "calendar-folder", h.dir + "/calendar", "--db", h.db, "--now", "2026-11-23T08:00"])
         #expect(set.status == 0, "\(set.err)")
         // The command's second child writes the files (its first reads the folder): it is stopped once it
