@@ -33,9 +33,8 @@ let package = Package(
         // lookaside: every one went through malloc). Plain C: it hands SQLite function pointers.
         // DWARF 4: valgrind 3.19 (Debian 12; bench/budget_check.sh) cannot read clang's default DWARF 5.
         .target(name: "CSQLiteArena", cSettings: [.unsafeFlags(["-gdwarf-4"])]),
-        // The sync folder's folder child in C with raw system calls, so that it can be made by clone(CLONE_VM):
-        // no page tables copied, no copy-on-write faults in the parent (bench/child_cost.c). DWARF 4 as above.
-        .target(name: "CFolderChild", cSettings: [.unsafeFlags(["-gdwarf-4"])]),
+        // The calendar folder's quick digest, in C: a name is hashed where readdir left it. DWARF 4 as above.
+        .target(name: "CFolderDigest", cSettings: [.unsafeFlags(["-gdwarf-4"])]),
         // timerfd, signalfd and inotify headers for the ticker (part of glibc; nothing to link).
         .systemLibrary(name: "CLinux"),
         // Pure rules: slots, identifiers, time arithmetic, what refill/open must change. No I/O.
@@ -45,7 +44,7 @@ let package = Package(
         // SQLite: connection, migrations (compiled in by the EmbedMigrations plugin), request store.
         .target(
             name: "PlannerStore",
-            dependencies: ["CSQLite", "CSQLiteArena", "CFolderChild", "CLinux", "PlannerCore", "PlannerSystem", "SchemaFingerprint"],
+            dependencies: ["CSQLite", "CSQLiteArena", "CFolderDigest", "CLinux", "PlannerCore", "PlannerSystem", "SchemaFingerprint"],
             swiftSettings: functionSections,
             // Every migrations/*.sql compiled in as text (no list to keep: a new migration is a new file),
             // so a copied binary needs no resource bundle.

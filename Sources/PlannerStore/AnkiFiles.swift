@@ -104,21 +104,15 @@ enum AnkiFiles {
             return out.bytes
         }
         defer { close(lock) }
-        var waited: Int64 = 0
-        while flock(lock, LOCK_EX | LOCK_NB) != 0 {
-            let why = errno
-            if why == EINTR { continue }
-            if why != EWOULDBLOCK {
-                out.int(1)
-                out.text("cannot be copied: its private copy's folder \(folder) cannot be locked (\(DatabaseFile.describe(why)))")
-                return out.bytes
-            }
-            guard waited < FolderChild.lockWaitMilliseconds else {
-                out.int(3)
-                return out.bytes
-            }
-            usleep(10_000)
-            waited += 10
+        switch FileLock.take(lock, within: FolderChild.lockWaitMilliseconds) {
+        case .locked: break
+        case .busy:
+            out.int(3)
+            return out.bytes
+        case .failed(let why):
+            out.int(1)
+            out.text("cannot be copied: its private copy's folder \(folder) cannot be locked (\(DatabaseFile.describe(why)))")
+            return out.bytes
         }
         let target = folder + "/collection.anki2"
         var dbFD = fds.first ?? -1

@@ -53,19 +53,7 @@ enum CalendarFiles {
             out.int(Int64(errno))
             return out.bytes
         }
-        var locked = false
-        // Until a deadline, not a count of pauses: on a busy machine each pause runs over (50 ms of them took 58).
-        let start = SystemClock.monotonicMilliseconds()
-        while true {
-            if flock(dir, LOCK_EX | LOCK_NB) == 0 {
-                locked = true
-                break
-            }
-            guard errno == EWOULDBLOCK || errno == EINTR else { break }
-            if SystemClock.monotonicMilliseconds() - start + Int64(OwnFile.lockPause / 1000) > wait { break }
-            usleep(OwnFile.lockPause)
-        }
-        guard locked else {
+        guard FileLock.take(dir, within: wait) == .locked else {
             out.int(2)
             return out.bytes
         }

@@ -1,4 +1,4 @@
-import CFolderChild
+import CFolderDigest
 import Glibc
 import PlannerCore
 import PlannerSystem

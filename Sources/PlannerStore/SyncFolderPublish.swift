@@ -1,4 +1,3 @@
-import CFolderChild
 import Glibc
 import PlannerCore
 import PlannerSystem
@@ -78,9 +77,7 @@ extension PlannerDatabase {
             var fd: Int32 = -1  // the child's
             let outcome = try FolderChild.run(
                 folder: folder,
-                observe: {
-                    OwnFile.open(folder: folder, name: fileName, dir: &dir, fd: &fd)
-                },
+                observe: { OwnFile.open(folder: folder, name: fileName, dir: &dir, fd: &fd).bytes },
                 decide: { observed throws -> [UInt8]? in
                     switch OwnFile.Opened(observed) {
                     case .folderMissing(let code):
@@ -96,9 +93,10 @@ extension PlannerDatabase {
                         failure = .io(
                             "\(folder)/\(fileName) is locked by another process: this device's changes wait in the database and are written by the next planner command"
                         )
-                    case .refused(let why):
+                    case .refused(let reason, let number):
                         // Not this device's own file (a FIFO, a link, another user's, other hard links): never
                         // written; this device moves on to a new file and writes everything there.
+                        let why = reason.words(number)
                         refusals.append(fileName)
                         next = try write { () throws -> Int64 in
                             try forgetPublished()
@@ -161,7 +159,7 @@ extension PlannerDatabase {
                         failure = .io("the sync folder's child said nothing usable: this device's changes wait in the database")
                     }
                     return nil
-                }, act: { text in OwnFile.append(text, fd: fd, dir: dir) },
+                }, act: { text in OwnFile.append(text, fd: fd, dir: dir).bytes },
                 settle: { acted in
                     // Recorded while the child still holds the file's lock: the next process finds it as recorded.
                     guard case .appended(let size, let mtime) = OwnFile.Appended(acted) else { return }
@@ -187,7 +185,7 @@ extension PlannerDatabase {
                 release: {
                     if fd >= 0 { close(fd) }
                     if dir >= 0 { close(dir) }
-                }, spawn: { socket in OwnFile.child(folder: folder, name: fileName, socket: socket) })
+                })
             if let failure { throw failure }
             if let why = outcome.unfinished {
                 throw PlannerError.io(
@@ -215,87 +213,134 @@ extension PlannerDatabase {
     }
 }
 
-/// This device's own file, as the folder child sees it: the system calls only (no database, no output), made by
-/// `Sources/CFolderChild/own_file.c` (in C, so that the child can share this process's memory); here, what
-/// its answers say.
+/// This device's own file, as the folder child touches it: the system calls only (no database, no output),
+/// and what its answers say on the wire (`Opened`, `Appended`: written in the child, read in the parent).
 enum OwnFile {
+    /// Why the file is not this device's own (`Opened.refused`).
+    enum Refusal: Int64 {
+        case fifo = 1
+        case link = 2
+        case unopenable = 3
+        case folder = 4
+        case notRegular = 5
+        case otherUser = 6
+        case hardLinks = 7
+
+        func words(_ number: Int64) -> String {
+            switch self {
+            case .fifo: "is a FIFO"
+            case .link: "is a symbolic link"
+            case .unopenable: "cannot be opened (\(DatabaseFile.describe(Int32(truncatingIfNeeded: number))); another user's?)"
+            case .folder: "is a folder"
+            case .notRegular: "is not a regular file"
+            case .otherUser: "belongs to another user (uid \(number))"
+            case .hardLinks: "has other hard links (\(number) names)"
+            }
+        }
+    }
+
     enum Opened {
         case opened(size: Int64)
         case folderMissing(Int32)
         case failed(Int32)
-        case refused(String)
+        case refused(Refusal, number: Int64)
         case busy
         case unreadable
+
+        var bytes: [UInt8] {
+            let numbers: [Int64] =
+                switch self {
+                case .opened(let size): [0, size]
+                case .folderMissing(let code): [1, Int64(code)]
+                case .failed(let code): [2, Int64(code)]
+                case .refused(let why, let number): [3, why.rawValue, number]
+                case .busy: [4]
+                case .unreadable: [5]
+                }
+            return Wire.Writer.ints(numbers)
+        }
 
         init(_ bytes: [UInt8]) {
             var r = Wire.Reader(bytes)
             switch r.int() {
             case 0: self = r.int().map { .opened(size: $0) } ?? .unreadable
-            case 1: self = r.int().map { .folderMissing(Int32($0)) } ?? .unreadable
-            case 2: self = r.int().map { .failed(Int32($0)) } ?? .unreadable
+            case 1: self = r.int().map { .folderMissing(Int32(truncatingIfNeeded: $0)) } ?? .unreadable
+            case 2: self = r.int().map { .failed(Int32(truncatingIfNeeded: $0)) } ?? .unreadable
             case 3:
-                guard let reason = r.int(), let number = r.int(), let why = Self.refusal(reason, number) else {
+                guard let reason = r.int().flatMap(Refusal.init(rawValue:)), let number = r.int() else {
                     self = .unreadable
                     return
                 }
-                self = .refused(why)
+                self = .refused(reason, number: number)
             case 4: self = .busy
             default: self = .unreadable
             }
         }
-
-        /// Why the file is not this device's own, in words (own_file.c says it as a number).
-        static func refusal(_ reason: Int64, _ number: Int64) -> String? {
-            switch reason {
-            case 1: "is a FIFO"
-            case 2: "is a symbolic link"
-            case 3: "cannot be opened (\(DatabaseFile.describe(Int32(truncatingIfNeeded: number))); another user's?)"
-            case 4: "is a folder"
-            case 5: "is not a regular file"
-            case 6: "belongs to another user (uid \(number))"
-            case 7: "has other hard links (\(number) names)"
-            default: nil
-            }
-        }
     }
 
-    /// How often a child tries a folder's lock that another process holds (own_file.c tries the file's as
-    /// often), for as long as `FolderChild.lockWaitMilliseconds`.
-    static let lockPause: UInt32 = 10_000
-
     /// Opens (never blocking on a FIFO, never following a link) and locks the file; refuses what is not a
-    /// regular file of this user with no other name. In this process (one of several threads).
-    static func open(folder: String, name: String, dir: inout Int32, fd: inout Int32) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: Int(OWN_FILE_ANSWER))
-        let n = own_file_open(folder, name, Int(FolderChild.lockWaitMilliseconds), &dir, &fd, &out)
-        return Array(out[..<Int(n)])
+    /// regular file of this user with no other name. `dir` and `fd` are what it opened (-1: nothing), for
+    /// `append` and the release.
+    static func open(folder: String, name: String, dir: inout Int32, fd: inout Int32) -> Opened {
+        dir = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dir >= 0 else { return .folderMissing(errno) }
+        fd = openat(dir, name, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            let why = errno
+            switch why {
+            case ENXIO: return .refused(.fifo, number: 0)
+            case ELOOP: return .refused(.link, number: 0)
+            case EACCES, EPERM: return .refused(.unopenable, number: Int64(why))
+            case EISDIR: return .refused(.folder, number: 0)
+            default: return .failed(why)
+            }
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return .failed(errno) }
+        guard info.st_mode & S_IFMT == S_IFREG else { return .refused(.notRegular, number: 0) }
+        guard info.st_uid == geteuid() else { return .refused(.otherUser, number: Int64(info.st_uid)) }
+        guard info.st_nlink == 1 else { return .refused(.hardLinks, number: Int64(info.st_nlink)) }
+        guard FileLock.take(fd, within: FolderChild.lockWaitMilliseconds) == .locked else { return .busy }
+        // The lock may have been waited for: the size as it is now.
+        guard fstat(fd, &info) == 0 else { return .failed(errno) }
+        return .opened(size: Int64(info.st_size))
     }
 
     enum Appended {
         case appended(size: Int64, mtime: Int64)
         case failed(Int32)
 
+        var bytes: [UInt8] {
+            switch self {
+            case .appended(let size, let mtime): Wire.Writer.ints([0, size, mtime])
+            case .failed(let code): Wire.Writer.ints([1, Int64(code)])
+            }
+        }
+
         init(_ bytes: [UInt8]) {
             var r = Wire.Reader(bytes)
             switch r.int() {
             case 0:
                 if let size = r.int(), let mtime = r.int() { self = .appended(size: size, mtime: mtime) } else { self = .failed(EIO) }
-            default: self = .failed(r.int().map { Int32($0) } ?? EIO)
+            default: self = .failed(r.int().map { Int32(truncatingIfNeeded: $0) } ?? EIO)
             }
         }
     }
 
-    /// Appends, makes it durable (file and folder), says the file's size and mtime after. In this process.
-    static func append(_ text: [UInt8], fd: Int32, dir: Int32) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: Int(OWN_FILE_ANSWER))
-        let n = text.withUnsafeBufferPointer { own_file_append($0.baseAddress, $0.count, fd, dir, &out) }
-        return Array(out[..<Int(n)])
-    }
-
-    /// The child that does both steps (`FolderChild.Spawn`): by clone(CLONE_VM) where it can.
-    static func child(folder: String, name: String, socket: Int32) -> (pid: pid_t, free: (() -> Void)?) {
-        var region: UnsafeMutableRawPointer?
-        let pid = own_file_child(folder, name, Int(FolderChild.lockWaitMilliseconds), socket, &region)
-        return (pid, region.map { memory in { own_file_child_free(memory) } })
+    /// Appends, makes it durable (the file, then the folder), says the file's size and mtime after.
+    static func append(_ text: [UInt8], fd: Int32, dir: Int32) -> Appended {
+        var done = 0
+        while done < text.count {
+            let n = text.withUnsafeBytes { write(fd, $0.baseAddress! + done, text.count - done) }
+            if n < 0, errno == EINTR || errno == EAGAIN { continue }
+            guard n > 0 else { return .failed(n < 0 ? errno : EIO) }
+            done += n
+        }
+        if !text.isEmpty {
+            guard fsync(fd) == 0, fsync(dir) == 0 else { return .failed(errno) }
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return .failed(errno) }
+        return .appended(size: Int64(info.st_size), mtime: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
     }
 }

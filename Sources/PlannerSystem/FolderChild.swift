@@ -88,7 +88,7 @@ public enum FolderChild {
     /// Children that outlived their deadline (or the parent's short wait for their exit), each with a pidfd
     /// (-1 before Linux 5.3): reaped when they end (WNOHANG) at the next run, or, in the live ticker, as soon as
     /// their pidfd says they ended (`abandonedExits`), so none stays a zombie until its next folder work.
-    nonisolated(unsafe) fileprivate static var abandoned: [(pid: pid_t, exit: Int32, free: (() -> Void)?)] = []
+    nonisolated(unsafe) fileprivate static var abandoned: [(pid: pid_t, exit: Int32)] = []
 
     /// The pidfds of children left behind, readable once each has ended: a long-lived process polls them and
     /// then calls `reapAbandoned`.
@@ -102,10 +102,9 @@ public enum FolderChild {
         decide: ([UInt8]) throws -> [UInt8]?,
         act: @escaping ([UInt8]) -> [UInt8],
         settle: ([UInt8]) throws -> Void = { _ in },
-        release: @escaping () -> Void = {},
-        spawn: Spawn? = nil
+        release: @escaping () -> Void = {}
     ) throws -> Outcome {
-        let child = Held(folder: folder, observe: observe, act: act, release: release, spawn: spawn)
+        let child = Held(folder: folder, observe: observe, act: act, release: release)
         guard case .done(let observed, _) = child.looked else { return child.looked }
         guard let job = try decide(observed) else { return child.looked }
         let outcome = child.finish(job)
@@ -115,13 +114,6 @@ public enum FolderChild {
         }
         return outcome
     }
-
-    /// A child that runs code of its own in place of `observe` and `act` (the same steps, in C with raw system
-    /// calls, so that it can share this process's memory: `own_file_child`). Given the child's end of the
-    /// socket, it makes the child and returns its pid (or -errno) and what to free once it is reaped (never
-    /// before: the child may be running in it). `observe` and `act` still serve a process that cannot make
-    /// children.
-    public typealias Spawn = (_ childSocket: Int32) -> (pid: pid_t, free: (() -> Void)?)
 
     /// A child made for one folder job in two steps that may lie apart: it looks (`observe`) when made, and
     /// waits for its job (`act`) for as long as its parent lives, while the parent does other things in
@@ -135,8 +127,6 @@ public enum FolderChild {
         /// Inline (a process of several threads): the steps run here, and `release` closes what they opened.
         private let act: ([UInt8]) -> [UInt8]
         private var release: (() -> Void)?
-        /// What a `Spawn` child runs in, freed once it is reaped.
-        private var free: (() -> Void)?
         /// The child missed a deadline: it is not waited for again.
         private var stuck = false
         /// The folder the child touches: said stuck on its guard (`FolderGuard`) when the child is given up.
@@ -148,8 +138,7 @@ public enum FolderChild {
         /// `folder`: the folder the child touches: no child is made while an earlier one for that folder is stuck
         /// (`FolderGuard`), made by this process or any other.
         init(
-            folder: String? = nil, observe: () -> [UInt8], act: @escaping ([UInt8]) -> [UInt8], release: @escaping () -> Void,
-            spawn: Spawn? = nil
+            folder: String? = nil, observe: () -> [UInt8], act: @escaping ([UInt8]) -> [UInt8], release: @escaping () -> Void
         ) {
             self.act = act
             self.folder = folder
@@ -171,15 +160,8 @@ public enum FolderChild {
                 looked = .failed("socketpair: \(String(cString: strerror(errno)))")
                 return
             }
-            let pid: pid_t
-            if let spawn {
-                let made = spawn(pair[1])
-                pid = made.pid < 0 ? -1 : made.pid
-                if made.pid < 0 { errno = -made.pid } else { free = made.free }
-            } else {
-                pid = fork()
-                if pid == 0 { FolderChild.child(pair, observe: observe, act: act) }
-            }
+            let pid = fork()
+            if pid == 0 { FolderChild.child(pair, observe: observe, act: act) }
             if pid < 0 {
                 let why = String(cString: strerror(errno))
                 close(pair[0])
@@ -260,9 +242,8 @@ public enum FolderChild {
                 tries += 1
                 reaped = waitpid(pid, nil, WNOHANG) != 0
             }
-            if reaped { free?() } else { FolderChild.abandoned.append((pid, clinux_pidfd_open(pid), free)) }
+            if !reaped { FolderChild.abandoned.append((pid, clinux_pidfd_open(pid))) }
             pid = -1
-            free = nil
         }
 
         deinit { hangUp() }
@@ -321,7 +302,6 @@ public enum FolderChild {
         abandoned.removeAll { child in
             guard waitpid(child.pid, nil, WNOHANG) != 0 else { return false }
             if child.exit >= 0 { close(child.exit) }
-            child.free?()
             return true
         }
     }
@@ -408,6 +388,12 @@ public enum Wire {
         public init() {}
         public mutating func int(_ value: Int64) {
             withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
+        }
+        /// A message of whole numbers only.
+        public static func ints(_ values: [Int64]) -> [UInt8] {
+            var w = Writer()
+            for value in values { w.int(value) }
+            return w.bytes
         }
         public mutating func data(_ value: [UInt8]) {
             int(Int64(value.count))
