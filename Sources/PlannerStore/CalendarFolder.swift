@@ -303,6 +303,11 @@ final class CalendarFolderSource: EventSource {
         }
     }
 
+    func abandon() {
+        today?.child?.hangUp()
+        today = nil
+    }
+
     func report(into report: inout SourcesReport) {
         report.calendar = found
     }

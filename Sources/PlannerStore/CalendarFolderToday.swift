@@ -18,7 +18,8 @@ extension PlannerDatabase {
         var writes: [CalendarFiles.Placement] = []
         var removals: [CalendarFiles.Removal] = []
         /// The folder child that looked at today's files, kept to do the writing after the commit (one fork,
-        /// not two: a login's `open` with a calendar folder and no live ticker).
+        /// not two: a login's `open` with a calendar folder and no live ticker). Whoever holds the plan lets
+        /// it go: `applyTodaysCalendar`, or `hangUp` when the change failed.
         var child: FolderChild.Held?
     }
 
@@ -82,6 +83,9 @@ extension PlannerDatabase {
             folder: folder,
             observe: { CalendarFiles.look(folder, names) }, act: { job in CalendarFiles.lockAndAct(folder, job, dir: &dir) },
             release: { if dir >= 0 { close(dir) } })
+        // Let go of here unless handed to the writing after the commit: on every other way out, a throw too.
+        var kept = false
+        defer { if !kept { child.hangUp() } }
         let outcome = child.looked
         guard case .done(let observed, _) = outcome, case .listed(let seen) = CalendarFiles.listed(observed) else {
             var why = outcome.unfinished ?? "unreadable"
@@ -147,7 +151,10 @@ extension PlannerDatabase {
         if touched {
             try lookAgain(folder, buckets: Set([today, today.adding(days: 1)].map(\.description) + (staleSeries ? [CalendarBucket.series] : [])))
         }
-        if plan.writes.isEmpty && plan.removals.isEmpty { child.hangUp() } else { plan.child = child }
+        if !plan.writes.isEmpty || !plan.removals.isEmpty {
+            plan.child = child
+            kept = true
+        }
         return plan
     }
 

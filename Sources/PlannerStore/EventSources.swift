@@ -60,6 +60,9 @@ protocol EventSource: AnyObject {
     /// After the commit, outside the database's lock. Never throws: a folder that cannot be written is a
     /// warning, and the next change tries again.
     func finish(_ db: PlannerDatabase, now: Instant)
+    /// Instead of `finish`, when the change failed (rolled back): lets go of what the source holds for
+    /// after the commit (a folder child and the folder's lock).
+    func abandon()
     /// What it found and did, into the change's report.
     func report(into report: inout SourcesReport)
     /// After `collect`: it holds more than it read now (a read cut short by its budget), read by a later
@@ -72,6 +75,7 @@ extension EventSource {
     func applied(_ outcome: SourcedOutcome, _ db: PlannerDatabase, now: Instant) throws {}
     func seal(_ db: PlannerDatabase, now: Instant) throws {}
     func finish(_ db: PlannerDatabase, now: Instant) {}
+    func abandon() {}
     func report(into report: inout SourcesReport) {}
     var leftUnread: Bool { false }
 }
@@ -155,7 +159,24 @@ extension PlannerDatabase {
         } catch {
             throw Self.plannerError(error, path: path)
         }
-        let result = try write { () throws -> T in
+        let result: T
+        do {
+            result = try change(active: active, now: now, body)
+        } catch {
+            for source in active { source.abandon() }
+            throw error
+        }
+        var report = SourcesReport()
+        for source in active {
+            source.finish(self, now: now)
+            source.report(into: &report)
+        }
+        return (result, report)
+    }
+
+    /// The transaction of one change: every source's events, then `body`, then each source's seal.
+    private func change<T>(active: [EventSource], now: Instant, _ body: (_ leftUnread: Bool) throws -> T) throws(PlannerError) -> T {
+        try write { () throws -> T in
             var applied = false
             for source in active {
                 let events = try source.collect(self, now: now)
@@ -172,12 +193,6 @@ extension PlannerDatabase {
             for source in active { try source.seal(self, now: now) }
             return result
         }
-        var report = SourcesReport()
-        for source in active {
-            source.finish(self, now: now)
-            source.report(into: &report)
-        }
-        return (result, report)
     }
 
     /// A command's change left days of Anki's history unread (a first read of years): the rest is read

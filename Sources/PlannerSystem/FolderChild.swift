@@ -105,6 +105,7 @@ public enum FolderChild {
         release: @escaping () -> Void = {}
     ) throws -> Outcome {
         let child = Held(folder: folder, observe: observe, act: act, release: release)
+        defer { child.hangUp() }
         guard case .done(let observed, _) = child.looked else { return child.looked }
         guard let job = try decide(observed) else { return child.looked }
         let outcome = child.finish(job)
@@ -117,8 +118,8 @@ public enum FolderChild {
 
     /// A child made for one folder job in two steps that may lie apart: it looks (`observe`) when made, and
     /// waits for its job (`act`) for as long as its parent lives, while the parent does other things in
-    /// between (`open` commits its transaction): one fork, not one per step. The parent ends it with `finish`,
-    /// or by dropping it (no job: the child then exits unasked).
+    /// between (`open` commits its transaction): one fork, not one per step. The parent hands it its job with
+    /// `finish` and always ends it with `end` or `hangUp` (no job: the child then exits unasked).
     public final class Held {
         /// What `observe` said (`.done(observed:, acted: nil)`), or why the child said nothing.
         public private(set) var looked: Outcome
@@ -246,7 +247,13 @@ public enum FolderChild {
             pid = -1
         }
 
-        deinit { hangUp() }
+        /// Release is explicit (`end`, `hangUp`): a child dropped without it is a missing release, which stops
+        /// a debug build (the tests). A release build still lets go here, so that a long-lived ticker never
+        /// keeps a folder locked for days.
+        deinit {
+            assert(pid <= 0 && socket < 0 && release == nil, "a folder child was dropped without hangUp: its folder's lock stays held")
+            hangUp()
+        }
     }
 
     /// Makes a `Held` child: it runs `observe` at once and `act` when its job comes.

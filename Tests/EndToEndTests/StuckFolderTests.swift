@@ -166,6 +166,23 @@ import Testing
         #expect(try h.sqlite("SELECT value FROM settings WHERE key = 'calendar-days'") == "60")
     }
 
+    /// A login's `open` whose change fails after its calendar child looked at today's files (here a trigger
+    /// of the user's own refuses every change to the calendar's rows): the child is let go of then and there,
+    /// not whenever its object goes (a debug build stops on a child dropped unreleased), and the command
+    /// says what failed.
+    @Test func aLoginWhoseChangeFailsLetsGoOfItsCalendarChild() throws {
+        let h = try Harness()
+        try h.configOK(["set", "calendar-folder", h.dir + "/calendar"], now: "2026-11-24T08:00")
+        _ = try h.plannerOK(["refill"], now: "2026-11-24T08:00")
+        _ = try h.sqlite(
+            ["INSERT", "UPDATE", "DELETE"].map {
+                "CREATE TRIGGER mine_\($0.lowercased()) AFTER \($0) ON calendar_file BEGIN SELECT RAISE(ABORT, 'not today'); END;"
+            }.joined())
+        let r = try h.planner(["open", "--login", "--db", h.db, "--now", "2026-11-24T10:00"])
+        #expect(!r.err.contains("Fatal") && !r.err.contains("Assertion"), "\(r.err)")
+        #expect(r.err.contains("not today"), "\(r.status): \(r.err)")
+    }
+
     /// Runs `planner ARGS`, stops (SIGSTOP) its first child as soon as it appears, and says the command's exit
     /// status, the child's pid and its state a second after the command ended ("gone", "Z", "T"), and stderr.
     /// In Python, so that the command shares a process group with a process that outlives it, as from a shell:
