@@ -33,6 +33,12 @@ public enum AddCommand {
         // Every value is checked before the database is opened: a refused add creates no file.
         let setting = try ctx.resolveSetting(db: options.db, now: options.now)
         let fireAt = try Self.fireAt(at: options.at, delay: options.delay, now: setting.now, zone: setting.zone)
+        // It travels to the other devices as one line (`PlanChange.add`), escaped.
+        guard PlanEventText.fitsALine(.add(identifier: options.id ?? "", fireAt: fireAt, title: options.title, body: options.body)) else {
+            throw .usage(
+                "--title and --body are too long together: they must fit in \(PlanEventText.maximumLineBytes / 1024) KiB once written for your other devices (each space, % or line break takes 3 bytes)"
+            )
+        }
         let context = try setting.open()
         let local = context.zone.local(fireAt)
         let defaultID =

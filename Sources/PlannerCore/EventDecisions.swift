@@ -61,12 +61,17 @@ public struct EventEffect: Sendable {
     public var opens: [AppliedOpen] = []
     /// Snoozes to add as one-offs (the store leaves out one of a day opened by then).
     public var snoozes: [PlanEvent] = []
+    /// One-offs to add (`PlanChange.add`), each the latest of its identifier so far, in the batch's order.
+    public var adds: [PlanEvent] = []
     /// Registers a change won, with the stamp and event that won it.
     public var stamped: [Register: (stamp: Stamp, event: String)] = [:]
     /// Changes left out because the register already holds a later one (another device's).
     public var superseded = 0
-    /// The plan made again with the changes: what `refill` would do at the decision's instant.
+    /// The plan made again with the changes: what `refill` would do at the decision's instant; nothing when
+    /// the events change no rule of the plan (`refills` false).
     public var refill: RefillDecision
+    /// Whether the events change a rule of the plan (`changeThePlan`), so that `refill` is to be applied.
+    public var refills = true
     /// The settings after the changes.
     public var plan: PlanSettings
 
@@ -79,6 +84,13 @@ public struct EventEffect: Sendable {
     /// A pause (or the one to come) ended.
     public var endsPause = false
     public var startsPause: Pause? { pauses.last?.starts }
+}
+
+/// Whether `events` change a rule of the plan (settings, skips, pauses, opens, snoozes). One-offs alone do
+/// not: the slots stay as they are, as `add` always left them, and each one-off takes its place among the 64
+/// by itself (`decideAdd`). The store reads no plan state for such a batch.
+public func changeThePlan(_ events: [PlanEvent]) -> Bool {
+    events.isEmpty || events.contains { if case .add = $0.change { false } else { true } }
 }
 
 /// Applies one event to the plan at its own instant: the one place every change a person or program makes
@@ -136,6 +148,8 @@ public func decideEvents(_ events: [PlanEvent], facts: PlanFacts, now: Instant, 
             state.exclusions.pause = pause
         case .snooze:
             effect.snoozes.append(event)
+        case .add(let identifier, _, _, _):
+            if wins(.oneOff(identifier), event) { effect.adds.append(event) }
         case .resume:
             guard wins(.pause, event) else { continue }
             if state.exclusions.pause != nil { effect.endsPause = true }
@@ -179,6 +193,7 @@ public func decideEvents(_ events: [PlanEvent], facts: PlanFacts, now: Instant, 
         let cancelled = closeStudyDay(date, in: &state, waitingDays: waitingDays)
         effect.opens.append(AppliedOpen(event: event, date: date, cancelled: cancelled))
     }
-    effect.refill = decideRefill(now: now, zone: zone, policy: policy, state: state, plan: plan)
+    effect.refills = changeThePlan(events)
+    if effect.refills { effect.refill = decideRefill(now: now, zone: zone, policy: policy, state: state, plan: plan) }
     return effect
 }

@@ -10,7 +10,8 @@ public struct EventWords {
         public static let device = Array("device".utf8), stamp = Array("stamp".utf8), zone = Array("zone".utf8)
         public static let offset = Array("offset".utf8), grace = Array("grace".utf8), dates = Array("dates".utf8)
         public static let reason = Array("reason".utf8), until = Array("until".utf8), identifier = Array("identifier".utf8)
-        public static let day = Array("day".utf8), reset = Array("reset".utf8)
+        public static let day = Array("day".utf8), reset = Array("reset".utf8), fire = Array("fire".utf8)
+        public static let title = Array("title".utf8), body = Array("body".utf8)
         static let settingPrefix = Array("set.".utf8)
     }
 

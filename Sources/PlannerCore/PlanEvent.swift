@@ -1,5 +1,5 @@
 /// A change to the plan that a person or another program caused: an open (login, `study`, an answer), a
-/// skip and its removal, a pause and a resume, a settings change. Every such change is one of these,
+/// skip and its removal, a pause and a resume, a snooze, a one-off added, a settings change. Every such change is one of these,
 /// recorded as a row of the `event` table and applied by `decideEvent`; applying one twice changes nothing
 /// (its `id` is already recorded).
 public struct PlanEvent: Equatable, Sendable {
@@ -74,13 +74,18 @@ public enum PlanChange: Equatable, Sendable {
     /// device (a reminder shown on two screens and snoozed on one is closed on the other), unless its study
     /// day `day` is opened by then.
     case snooze(identifier: String, day: LocalDate, until: Instant)
+    /// `planner add`: a one-off request `identifier` at `fireAt`, on every device (one added on the laptop
+    /// rings on the desktop too). The same identifier replaces a waiting one; of two adds of one identifier
+    /// the later stamp wins everywhere (`Register.oneOff`). Its identifier is final: `add` makes it unique on
+    /// the device it was made on.
+    case add(identifier: String, fireAt: Instant, title: String, body: String)
     /// Canonical values (already checked by `SettingKey.canonical`) and keys back to their defaults.
     case settings(set: [SettingChange], reset: [SettingKey])
 
     /// The word the `event` table and the inbox files use for a change. Reading a line switches over these
     /// (no `default:`), so a new kind of change cannot be written without being read back.
     public enum Kind: String, CaseIterable, Sendable {
-        case open, skip, unskip, pause, resume, snooze, settings
+        case open, skip, unskip, pause, resume, snooze, add, settings
     }
 
     public var kind: Kind {
@@ -91,6 +96,7 @@ public enum PlanChange: Equatable, Sendable {
         case .pause: .pause
         case .resume: .resume
         case .snooze: .snooze
+        case .add: .add
         case .settings: .settings
         }
     }

@@ -13,6 +13,15 @@ public enum PlanEventText {
     public static let maximumLineBytes = 16_384
     static let maximumDates = 1_000
 
+    /// Room a line's head takes at most (header, id, at, origin, kind, device, stamp, and `via` when relayed).
+    static let headBytes = 256
+
+    /// Whether an event of `change` fits in one line (`maximumLineBytes`) with any head: what a change read
+    /// from the user (a one-off's title and body) must pass before it is made, or no device could read it.
+    public static func fitsALine(_ change: PlanChange) -> Bool {
+        payloadText(change).utf8.count + headBytes <= maximumLineBytes
+    }
+
     /// The fields after `kind`, in a fixed order: the `event` table's `payload`.
     public static func payload(_ change: PlanChange) -> [(String, String)] {
         var pairs = FieldPairs()
@@ -48,6 +57,11 @@ public enum PlanEventText {
             out.field("identifier", identifier)
             out.field("day", dates: [day])
             out.field("until", integer: until.milliseconds)
+        case .add(let identifier, let fireAt, let title, let body):
+            out.field("identifier", identifier)
+            out.field("fire", integer: fireAt.milliseconds)
+            out.field("title", title)
+            if !body.isEmpty { out.field("body", body) }
         case .settings(let set, let reset):
             for change in set { out.field("set." + change.key.rawValue, change.value) }
             if !reset.isEmpty { out.field("reset", reset.map(\.rawValue).joined(separator: ",")) }
@@ -281,6 +295,11 @@ extension PlanEvent {
                 case .some(.some(let until)) = fields.integer(Name.until)
             else { return nil }
             change = .snooze(identifier: identifier, day: day, until: Instant(milliseconds: until))
+        case .add:
+            guard let identifier = take(Name.identifier), case .some(.some(let fire)) = fields.integer(Name.fire),
+                let title = take(Name.title)
+            else { return nil }
+            change = .add(identifier: identifier, fireAt: Instant(milliseconds: fire), title: title, body: take(Name.body) ?? "")
         case .settings:
             var set: [SettingChange] = []
             for (name, value) in settings {
@@ -353,6 +372,12 @@ extension PlanEvent {
             guard supportedYears.contains(day.year), until > at, until.milliseconds - at.milliseconds <= 86_400_000 else {
                 return "its snooze is out of range"
             }
+        case .add(let identifier, let fireAt, let title, let body):
+            // What `planner add` accepts, and a time after the add within the supported years.
+            if let why = RequestText.identifierProblem(identifier) ?? RequestText.titleProblem(title) ?? RequestText.bodyProblem(body) {
+                return "its one-off is not one `planner add` makes (\(why))"
+            }
+            guard fireAt > at, !outOfRange(fireAt) else { return "its one-off's time is out of range" }
         case .settings(let set, let reset):
             guard !set.isEmpty || !reset.isEmpty else { return "it changes nothing" }
             for change in set {

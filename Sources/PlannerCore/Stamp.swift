@@ -75,6 +75,8 @@ public enum Register: Hashable, Sendable {
     case pause
     /// The plan's shared zone when nobody set one: the first device's (the earliest claim wins).
     case planZone
+    /// A one-off's identifier (`PlanChange.add`): the latest add of it is the one waiting on every device.
+    case oneOff(String)
 
     /// The `register` table's name.
     public var name: String {
@@ -83,6 +85,7 @@ public enum Register: Hashable, Sendable {
         case .skip(let date): "skip:" + date.description
         case .pause: "pause"
         case .planZone: "plan-zone"
+        case .oneOff(let identifier): "one-off:" + identifier
         }
     }
 }

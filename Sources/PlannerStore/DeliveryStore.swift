@@ -78,35 +78,45 @@ extension PlannerDatabase {
     /// mid-delivery: the request is recorded as failed, not delivered again (at most once).
     static let orphanAfterGrace: Int64 = 5 * 60_000
 
-    /// `planner add`: the same identifier replaces, and the soonest 64 win. One transaction.
-    /// With `makeUnique` (no identifier given by the user) a used identifier gets a suffix instead.
+    /// `planner add`: an event (`PlanChange.add`), so the one-off is added on every device that shares the
+    /// plan; the same identifier replaces, and the soonest 64 win. One transaction. With `makeUnique` (no
+    /// identifier given by the user) an identifier waiting here gets a suffix instead, decided once, here:
+    /// the event carries the final one.
     @discardableResult
     public func add(
-        _ request: NewRequest, makeUnique: Bool = false, now: Instant, zone: Zone,
-        policy: PlanPolicy = PlanPolicy()
+        _ request: NewRequest, makeUnique: Bool = false, now: Instant, zone: Zone
     ) throws(PlannerError) -> (identifier: String, decision: AddDecision) {
-        try change(at: now, from: .all) { try insertOneOff(request, makeUnique: makeUnique, now: now, zone: zone, policy: policy) }.0
+        try change(at: now, from: .all) { () throws -> (identifier: String, decision: AddDecision) in
+            let identifier = makeUnique ? try freeIdentifier(request.identifier) : request.identifier
+            let event = PlanEvent(
+                id: Self.newEventID(), at: now, origin: "add",
+                change: .add(identifier: identifier, fireAt: request.fireAt, title: request.title, body: request.body))
+            guard let added = try applyEvent(event, zone: zone)?.added.first else {
+                throw PlannerError.usage("the one-off \(identifier) for \(zone.rfc3339(request.fireAt)) is already past its grace period")
+            }
+            return added
+        }.0
+    }
+
+    /// `base`, or `base_2`, `base_3`… : the first that no waiting request has.
+    private func freeIdentifier(_ base: String) throws -> String {
+        var identifier = base
+        var n = 1
+        while try connection.integer(
+            "SELECT count(*) FROM request WHERE identifier = ? AND state IN \(RequestState.waitingSQL)", .text(identifier)) ?? 0 > 0
+        {
+            n += 1
+            identifier = "\(base)_\(n)"
+        }
+        return identifier
     }
 
     /// The work of `add` inside the caller's transaction (a snooze adds its one-off with its action's row).
     /// `day`: the study day it belongs to (a snooze keeps its reminder's); nil: its local date.
     func insertOneOff(
-        _ request: NewRequest, makeUnique: Bool, now: Instant, zone: Zone,
-        policy: PlanPolicy, day: LocalDate? = nil
+        _ request: NewRequest, now: Instant, zone: Zone, policy: PlanPolicy, day: LocalDate? = nil
     ) throws -> (identifier: String, decision: AddDecision) {
         do {
-            var request = request
-            if makeUnique {
-                let base = request.identifier
-                var n = 1
-                while try connection.integer(
-                    "SELECT count(*) FROM request WHERE identifier = ? AND state IN \(RequestState.waitingSQL)",
-                    .text(request.identifier)) ?? 0 > 0
-                {
-                    n += 1
-                    request.identifier = "\(base)_\(n)"
-                }
-            }
             var pending: [PendingRequest] = []
             let rows = try connection.prepare(HotQueries.pending)
             while try rows.step() { pending.append(pendingRequest(rows)) }
@@ -220,7 +230,7 @@ extension PlannerDatabase {
         let (title, body) = try text.step() ? (text.text(0), text.text(1)) : (plan.title, plan.body)
         let base = identifier.hasSuffix(Self.snoozedSuffix) ? identifier : identifier + Self.snoozedSuffix
         return try insertOneOff(
-            NewRequest(identifier: base, fireAt: until, title: title, body: body), makeUnique: false,
+            NewRequest(identifier: base, fireAt: until, title: title, body: body),
             now: now, zone: zone, policy: PlanPolicy(graceMilliseconds: plan.graceMilliseconds), day: day)
     }
 

@@ -11,6 +11,8 @@ public struct EventOutcome: Sendable {
     public var fresh: [PlanEvent] = []
     /// The one-offs snoozes added (a snooze of a day opened by then adds none).
     public var snoozed: [(identifier: String, decision: AddDecision)] = []
+    /// The one-offs adds added (one over before it arrived adds none).
+    public var added: [(identifier: String, decision: AddDecision)] = []
 }
 
 /// The one place a change to the plan is applied: every command that changes what the user owns (open,
@@ -55,7 +57,7 @@ extension PlannerDatabase {
     /// `change` without the parts that would change nothing here now; nil when nothing is left.
     func withoutNoOps(_ change: PlanChange, now: Instant) throws -> PlanChange? {
         switch change {
-        case .open, .pause, .snooze:
+        case .open, .pause, .snooze, .add:
             return change
         case .resume:
             let stmt = try connection.prepare(HotQueries.pause)
@@ -158,9 +160,10 @@ extension PlannerDatabase {
         let (_, planZone) = try plan(from: rows.values)
         // A declared key without a row gets one first, so a settings change has a row to change.
         try addMissingSettingRows()
+        // The plan's state only for a batch that changes it (one-offs alone take their places by themselves).
         var facts = PlanFacts(
             settingValues: rows.values, settingDefaults: rows.defaults,
-            state: try readPlanState(now: now, zone: override ?? planZone),
+            state: changeThePlan(deciding) ? try readPlanState(now: now, zone: override ?? planZone) : PlanState(pending: []),
             stamps: try readStamps(Self.registers(of: deciding)))
         facts.experimentSeed = rows.values[SettingKey.experiment.rawValue] == "on" ? try experimentSeed() : nil
         try readUsualTimeRecord(into: &facts, values: rows.values, deciding: deciding, now: now, zone: override ?? planZone)
@@ -269,7 +272,7 @@ extension PlannerDatabase {
         }
         if moved {
             _ = try replan(now: now, zone: override)
-        } else {
+        } else if effect.refills {
             try apply(effect.refill, now: now, zone: zone, plan: effect.plan)
         }
         // After the plan is made again: a snooze's one-off takes its place among the 64 as `add` does.
@@ -281,6 +284,18 @@ extension PlannerDatabase {
             {
                 outcome.snoozed.append(added)
             }
+        }
+        // And each one-off added, the latest of its identifier, unless it was over before it arrived (an add
+        // read late, a new device reading the whole history).
+        let policy = PlanPolicy(graceMilliseconds: effect.plan.graceMilliseconds)
+        for add in effect.adds {
+            guard case .add(let identifier, let fireAt, let title, let body) = add.change,
+                fireAt.milliseconds + policy.graceMilliseconds > now.milliseconds
+            else { continue }
+            outcome.added.append(
+                try insertOneOff(
+                    NewRequest(identifier: identifier, fireAt: fireAt, title: title, body: body), now: now, zone: zone,
+                    policy: policy))
         }
         return outcome
     }
@@ -308,6 +323,7 @@ extension PlannerDatabase {
         for event in events {
             switch event.change {
             case .open, .snooze: break
+            case .add(let identifier, _, _, _): registers.insert(.oneOff(identifier))
             case .skip(let dates, _), .unskip(let dates): for date in dates { registers.insert(.skip(date)) }
             case .pause, .resume: registers.insert(.pause)
             case .settings where event.isPlanZoneClaim: registers.insert(.planZone)

@@ -345,6 +345,12 @@ extension PlannerDatabase {
                 try rebuildPauses()
                 try refoldRegister(.pause, kinds: ["pause", "resume"]) { _ in true }
             case .planZone: break
+            case .oneOff(let identifier):
+                // The register only: the one-off applied stays as it was added (a waiting request is this
+                // device's own delivery state, not the shared plan).
+                try refoldRegister(register, kinds: ["add"]) { event in
+                    if case .add(identifier, _, _, _) = event.change { true } else { false }
+                }
             }
         }
         return true

@@ -29,6 +29,9 @@ import Testing
             quotes: essay.replacingOccurrences(of: " ", with: "_")),
         Case(name: "add --in", args: ["add", "--in", essay, "--title", "t"]),
         Case(name: "add --at", args: ["add", "--at", essay, "--title", "t"]),
+        // A one-off travels to the other devices as one line: refused without echoing it.
+        Case(name: "add --title", args: ["add", "--in", "1h", "--title", essay], quotes: nil),
+        Case(name: "add --body", args: ["add", "--in", "1h", "--title", "t", "--body", essay], quotes: nil),
         Case(name: "--now", args: ["refill", "--now", essay]),
         Case(name: "--grace", args: ["refill", "--grace", essay]),
         Case(name: "tick --urgency", args: ["tick", "--once", "--urgency", essay]),

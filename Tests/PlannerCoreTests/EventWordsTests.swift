@@ -19,7 +19,7 @@ import Testing
         let texts = ["", "a b", "%", "공부 시간", "x=y", "e\u{301}", "\t\n", "plain", "45m", "09:30-21:30", "Asia/Seoul"]
         let date = LocalDate(iso: g.pick(["2026-12-24", "2027-01-01", "2026-11-23"]))!
         let change: PlanChange
-        switch g.below(7) {
+        switch g.below(8) {
         case 0: change = .open(zoneName: g.pick(texts), offsetSeconds: g.pick([0, 32_400, -10_800]), graceMilliseconds: g.pick([nil, 60_000]))
         case 1: change = .skip(dates: [date, date.adding(days: g.below(3))], reason: g.pick([nil, g.pick(texts)]))
         case 2: change = .unskip(dates: [date])
@@ -28,8 +28,12 @@ import Testing
         case 5:
             change = .settings(
                 set: [SettingChange(g.pick([.title, .body, .interval, .window]), g.pick(texts))], reset: g.pick([[], [.zone], [.icon, .grace]]))
-        default:
+        case 6:
             change = .snooze(identifier: "Noti_AppOpenPromotion_2026_11_23_10_00", day: date, until: Instant(milliseconds: 1_795_396_800_000))
+        default:
+            change = .add(
+                identifier: g.pick(["Noti_Reminder_2026_11_23_18_00_00", "공부 시간", "a b"]), fireAt: Instant(milliseconds: 1_795_400_000_000),
+                title: g.pick(texts), body: g.pick(texts))
         }
         let stamp = g.below(2) == 0 ? nil : Stamp(clockText: "1795396200000.\(g.below(3))", device: String(repeating: "ab", count: 16))
         return PlanEvent(
@@ -225,6 +229,10 @@ enum ReferenceEventReader {
                 let untilText = take("until"), let until = Int64(untilText)
             else { return nil }
             change = .snooze(identifier: identifier, day: day, until: Instant(milliseconds: until))
+        case .add:
+            guard let identifier = take("identifier"), let fireText = take("fire"), let fire = Int64(fireText), let title = take("title")
+            else { return nil }
+            change = .add(identifier: identifier, fireAt: Instant(milliseconds: fire), title: title, body: take("body") ?? "")
         case .settings:
             var set: [SettingChange] = []
             for (name, value) in fields where name.hasPrefix("set.") {

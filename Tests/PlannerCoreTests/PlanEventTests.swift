@@ -27,6 +27,12 @@ import Testing
             PlanEvent(line: "planner-event 2 id=abcdefgh at=5 origin=pause kind=pause until=9\n")?.change == .pause(until: Instant(milliseconds: 9)))
         #expect(PlanEvent(line: "planner-event 2 id=abcdefgh at=5 origin=resume kind=resume\n")?.change == .resume)
         #expect(
+            PlanEvent(line: "planner-event 2 id=abcdefgh at=5 origin=add kind=add identifier=tea fire=900 title=Tea%20time body=green\n")?.change
+                == .add(identifier: "tea", fireAt: Instant(milliseconds: 900), title: "Tea time", body: "green"))
+        #expect(
+            PlanEvent(line: "planner-event 2 id=abcdefgh at=5 origin=add kind=add identifier=tea fire=900 title=Tea\n")?.change
+                == .add(identifier: "tea", fireAt: Instant(milliseconds: 900), title: "Tea", body: ""))
+        #expect(
             PlanEvent(line: "planner-event 2 id=abcdefgh at=5 origin=study kind=open zone=Asia/Seoul offset=32400\n")?.change
                 == .open(zoneName: "Asia/Seoul", offsetSeconds: 32_400, graceMilliseconds: nil))
     }
@@ -42,6 +48,8 @@ import Testing
             .settings(set: [SettingChange(.body, "x = y %41"), SettingChange(.window, "08:00-20:00")], reset: []),
             .settings(set: [], reset: [.icon]),
             .snooze(identifier: "Noti_AppOpenPromotion_2026_11_23_10_00", day: date("2026-11-23"), until: at("2026-11-23T10:10")),
+            .add(identifier: "Noti_Reminder_2026_11_23_18_00_00", fireAt: at("2026-11-23T18:00"), title: "물 마시기 %", body: ""),
+            .add(identifier: "call mum", fireAt: at("2026-11-24T09:00"), title: "Call", body: "line one\nline two = %"),
         ]
         #expect(Set(changes.map(\.kind)) == Set(PlanChange.Kind.allCases), "an example of every kind of change")
         for change in changes {
@@ -169,6 +177,17 @@ import Testing
         #expect(problem(.settings(set: [], reset: [])) != nil)
         #expect(problem(.settings(set: [SettingChange(.interval, "30 minutes")], reset: [])) != nil, "not the canonical text config stores")
         #expect(problem(.settings(set: [SettingChange(.interval, "45m")], reset: [])) == nil)
+        // A one-off: what `planner add` accepts, after the add and within the supported years.
+        let later = Instant(milliseconds: 1_795_400_000_000)
+        #expect(problem(.add(identifier: "tea", fireAt: later, title: "Tea", body: "")) == nil)
+        #expect(problem(.add(identifier: "", fireAt: later, title: "Tea", body: "")) != nil)
+        #expect(problem(.add(identifier: String(repeating: "x", count: 201), fireAt: later, title: "Tea", body: "")) != nil)
+        #expect(problem(.add(identifier: "tea\n", fireAt: later, title: "Tea", body: "")) != nil)
+        #expect(problem(.add(identifier: "tea", fireAt: later, title: " ", body: "")) != nil)
+        #expect(problem(.add(identifier: "tea", fireAt: later, title: "Tea\u{202E}", body: "")) != nil)
+        #expect(problem(.add(identifier: "tea", fireAt: later, title: "Tea", body: "\u{200B}")) != nil)
+        #expect(problem(.add(identifier: "tea", fireAt: Instant(milliseconds: 1_795_396_200_000), title: "Tea", body: "")) != nil)
+        #expect(problem(.add(identifier: "tea", fireAt: Instant(milliseconds: Int64.max), title: "Tea", body: "")) != nil)
     }
 
     func facts(

@@ -159,8 +159,14 @@ import Testing
             let db = devices[i]
             let dayOffset = Int.random(in: -1...2, using: &random)
             let someDate = Self.utcDate(now(i)).adding(days: dayOffset)
-            switch Int.random(in: 0..<12, using: &random) {
+            switch Int.random(in: 0..<13, using: &random) {
             case 0, 1, 2: try db.recordAppOpen(now: now(i), origin: Bool.random(using: &random) ? "open" : "answer")
+            case 12:
+                // A one-off of one of two identifiers, days ahead (never over before the end), on any clock.
+                let fire = now(i) + Int64.random(in: 3...5, using: &random) * 86_400_000 + Int64.random(in: 0..<86_400, using: &random) * 1_000
+                _ = try db.add(
+                    NewRequest(identifier: "tea\(Int.random(in: 0..<2, using: &random))", fireAt: fire, title: "t\(i)", body: "b\(dayOffset)"),
+                    now: now(i), zone: try db.planSettings().zone)
             case 3:
                 try db.configure(
                     set: [(.window, try SettingKey.window.canonical(Self.windows.randomElement(using: &random)!))], reset: [], now: now(i))
@@ -259,6 +265,13 @@ import Testing
             ("opens", "SELECT event_id || ' ' || local_date FROM app_open ORDER BY event_id"),
             ("skips", "SELECT local_date || ' ' || coalesce(reason, '') FROM skipped_dates ORDER BY local_date"),
             ("pauses", "SELECT coalesce(since, '') || ' ' || coalesce(until, '') || ' ' || coalesce(ended_at, '') FROM pauses"),
+            (
+                "one-offs",
+                """
+                SELECT identifier || ' ' || fire_at_ms || ' ' || title || ' ' || body FROM request
+                WHERE kind = 'oneoff' AND state IN \(RequestState.waitingSQL) ORDER BY identifier
+                """
+            ),
             // Each device's own setup (its folder, its name, the days) is not compared: only part of it travels.
             (
                 "events",

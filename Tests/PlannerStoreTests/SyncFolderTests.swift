@@ -27,6 +27,14 @@ import Testing
         return db
     }
 
+    /// Every row's first column.
+    func texts(_ db: PlannerDatabase, _ sql: String) throws -> [String] {
+        let stmt = try db.connection.prepare(sql)
+        var rows: [String] = []
+        while try stmt.step() { rows.append(stmt.text(0)) }
+        return rows
+    }
+
     /// What every device must agree on.
     func agreed(_ db: PlannerDatabase) throws -> [String] {
         var rows: [String] = []
@@ -34,6 +42,12 @@ import Testing
             ("SELECT key || '=' || value FROM setting WHERE key NOT IN ('sync-folder', 'device-name') ORDER BY key", "setting"),
             ("SELECT local_date FROM skipped_dates ORDER BY local_date", "skipped"),
             ("SELECT DISTINCT local_date FROM app_open ORDER BY local_date", "opened"),
+            (
+                """
+                SELECT identifier || ' ' || fire_at_ms || ' ' || title || ' ' || body FROM request
+                WHERE kind = 'oneoff' AND state IN \(RequestState.waitingSQL) ORDER BY identifier
+                """, "one-off"
+            ),
         ] {
             let stmt = try db.connection.prepare(sql)
             while try stmt.step() { rows.append(label + ":" + stmt.text(0)) }
@@ -211,6 +225,51 @@ import Testing
         #expect(try a.apply(late)?.snoozed.isEmpty == true)
     }
 
+    /// A one-off added on one device rings on the other too: the same identifier, time, title and body,
+    /// the identifier made unique once, where it was added. One that arrives past its grace adds nothing.
+    @Test func aOneOffAddedOnOneDeviceIsWaitingOnTheOther() throws {
+        let shared = folder()
+        let a = try device(shared, name: "laptop", at: "2026-11-25T08:00")
+        let b = try device(shared, name: "desktop", at: "2026-11-25T08:00")
+        let request = NewRequest(identifier: "Noti_Reminder_tea", fireAt: at("2026-11-25T18:00"), title: "물 마시기", body: "green, 80 °C\n3 min")
+        _ = try a.add(request, now: at("2026-11-25T09:00"), zone: seoul)
+        let second = try a.add(request, makeUnique: true, now: at("2026-11-25T09:01"), zone: seoul)
+        #expect(second.identifier == "Noti_Reminder_tea_2")
+        let report = try #require(try b.sync(now: at("2026-11-25T09:02")).sync)
+        #expect(report.applied >= 2)
+        let waiting = """
+            SELECT identifier || ' ' || fire_at_ms || ' ' || title || ' ' || body || ' ' || state FROM request
+            WHERE kind = 'oneoff' ORDER BY identifier
+            """
+        let expected = ["Noti_Reminder_tea", "Noti_Reminder_tea_2"].map {
+            "\($0) \(at("2026-11-25T18:00").milliseconds) 물 마시기 green, 80 °C\n3 min pending"
+        }
+        #expect(try texts(b, waiting) == expected)
+        #expect(try agreed(a) == agreed(b))
+        // Read a day later, on a third device: over before it arrived, so nothing waits there.
+        let c = try device(shared, name: "tablet", at: "2026-11-26T08:00")
+        _ = try c.sync(now: at("2026-11-26T08:01"))
+        #expect(try texts(c, waiting).isEmpty)
+        #expect(try c.connection.integer("SELECT count(*) FROM event WHERE kind = 'add'") == 2, "recorded, as every change is")
+    }
+
+    /// Two devices add the same identifier, each before seeing the other's: the later add is the one waiting
+    /// on both, whichever arrives first.
+    @Test func theLaterAddOfAnIdentifierWinsEverywhere() throws {
+        let shared = folder()
+        let a = try device(shared, name: "a", at: "2026-11-25T08:00")
+        let b = try device(shared, name: "b", at: "2026-11-25T08:00")
+        _ = try a.add(
+            NewRequest(identifier: "call", fireAt: at("2026-11-25T18:00"), title: "Earlier", body: ""), now: at("2026-11-25T09:00"), zone: seoul)
+        _ = try b.add(
+            NewRequest(identifier: "call", fireAt: at("2026-11-25T19:00"), title: "Later", body: ""), now: at("2026-11-25T09:05"), zone: seoul)
+        _ = try a.sync(now: at("2026-11-25T09:10"))
+        _ = try b.sync(now: at("2026-11-25T09:10"))
+        #expect(try agreed(a) == agreed(b))
+        let state = try agreed(a)
+        #expect(state.contains("one-off:call \(at("2026-11-25T19:00").milliseconds) Later "), "\(state)")
+    }
+
     @Test func thisDevicesOwnSettingsStayOnIt() throws {
         let shared = folder()
         let a = try device(shared, name: "a", at: "2026-11-25T08:00")
@@ -321,13 +380,20 @@ import Testing
             let i = Int.random(in: 0..<count, using: &random)
             let now = Instant(milliseconds: clock + skew[i])
             let db = devices[i]
-            switch Int.random(in: 0..<7, using: &random) {
+            switch Int.random(in: 0..<8, using: &random) {
             case 0: try db.recordAppOpen(now: now)
             case 1: try db.configure(set: [(.title, "t\(Int.random(in: 0..<5, using: &random))")], reset: [], now: now)
             case 2: try db.configure(set: [], reset: [.title], now: now)
             case 3: try db.skip([date("2026-11-2\(Int.random(in: 6...9, using: &random))")], reason: nil, now: now)
             case 4: _ = try db.unskip([date("2026-11-2\(Int.random(in: 6...9, using: &random))")], now: now)
             case 5: try db.pause(now: now, until: Bool.random(using: &random) ? nil : now + 7_200_000)
+            case 6:
+                // Two identifiers, so that devices add the same one in turn; the times days ahead, never past.
+                let fire = at("2026-11-27T10:00") + Int64.random(in: 0..<48, using: &random) * 1_800_000
+                try db.add(
+                    NewRequest(
+                        identifier: "tea\(Int.random(in: 0..<2, using: &random))", fireAt: fire, title: "t\(i)",
+                        body: Bool.random(using: &random) ? "" : "b \(clock)"), now: now, zone: seoul)
             default: _ = try db.resume(now: now)
             }
             // Now and then a device hears from another one (copies one of its files into its folder).

@@ -10,7 +10,9 @@ struct Add: ContextCommand {
             A request with the same --id replaces the pending one. One-offs count toward the 64 and the \
             soonest 64 win: a one-off sooner than the last pending study slot pushes that slot out (a later \
             refill brings it back); one later than 64 sooner requests waits until a refill lets it in. \
-            `planner open` never cancels one-offs.
+            `planner open` never cancels one-offs. With a sync folder, the one-off is added on your other \
+            devices too (the latest add of an --id wins everywhere); without --id, the identifier is made \
+            unique here (Noti_Reminder_…_2) and kept as it is there.
             """)
 
     @OptionGroup var common: CommonOptions
