@@ -1,4 +1,5 @@
 import Foundation
+import PlannerCore
 import PlannerHarness
 import Testing
 
@@ -42,6 +43,29 @@ import Testing
         #expect(rewrites.suffix(4) == [0, 0, 0, 0], "calendar_written per round: \(rewrites)")
         let a = try String(contentsOfFile: computers[0].1 + "/" + name, encoding: .utf8)
         #expect(!a.contains("LOCATION"))
+    }
+
+    /// A one-off added on one computer is in the other's plan too (`add` is an event), so the other's pass
+    /// over the calendar folder they share keeps its item instead of taking it for one to remove: before,
+    /// the phone lost it at the other computer's next refill.
+    @Test func aOneOffAddedOnOneComputerStaysInTheCalendarTheOtherWrites() throws {
+        let h = try Harness()
+        let (sync, calendar) = (h.dir + "/sync", h.dir + "/calendar")
+        try FileManager.default.createDirectory(atPath: sync, withIntermediateDirectories: true)
+        let dbs = [h.db, h.dir + "/laptop.db"]
+        for (db, name) in zip(dbs, ["desktop", "laptop"]) {
+            let r = try h.planner(
+                ["config", "set", "sync-folder", sync, "device-name", name, "calendar-folder", calendar, "--db", db, "--now", "2026-11-23T09:00"])
+            #expect(r.status == 0, "\(r.err)")
+        }
+        let added = try h.planner(["add", "--in", "2h", "--title", "tea", "--id", "tea", "--db", dbs[1], "--now", "2026-11-23T09:05"])
+        #expect(added.status == 0, "\(added.err)")
+        let item = calendar + "/" + CalendarFolderText.oneOffUID("tea") + ".ics"
+        #expect(FileManager.default.fileExists(atPath: item), "the laptop wrote no item for its one-off")
+        let refill = try h.planner(["refill", "--db", dbs[0], "--now", "2026-11-23T09:06"])
+        #expect(refill.status == 0, "\(refill.err)")
+        #expect(FileManager.default.fileExists(atPath: item), "the desktop's pass removed the laptop's one-off")
+        #expect(try h.sqlite("SELECT title || ' ' || state FROM request WHERE identifier = 'tea'", db: dbs[0]) == "tea pending")
     }
 
     /// The phone's tick read by both computers is one event (the same id, made from the task and its
