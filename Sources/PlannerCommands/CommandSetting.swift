@@ -17,7 +17,7 @@ extension RunContext {
             instant = clock()
         }
         let path = try DatabaseLocation.resolve(option: db, environment: environment)
-        return CommandSetting(now: instant, zone: zone, path: path, environmentTZ: tz)
+        return CommandSetting(now: instant, zone: zone, path: path, environmentTZ: tz, warnings: warnings)
     }
 
     /// Resolves zone, clock and path, then opens the database for writing: the context of a command.
@@ -47,11 +47,13 @@ public struct CommandSetting {
     public var path: String
     /// TZ as the environment had it.
     var environmentTZ: String?
+    /// Where the database's warnings go (`RunContext.warnings`).
+    public var warnings: Warnings
 
     /// Opens (creating or migrating when needed) the database: the last step, after all validation.
     /// The context's zone is the plan's (the `zone` setting), not the environment's.
     public func open(forWriting: Bool = true) throws(PlannerError) -> CommandContext {
-        let database = try PlannerDatabase(path: path, forWriting: forWriting, zoneForNewPlan: zoneForNewPlan)
+        let database = try PlannerDatabase(path: path, forWriting: forWriting, zoneForNewPlan: zoneForNewPlan, warnings: warnings)
         return try context(database)
     }
 

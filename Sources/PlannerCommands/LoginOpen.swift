@@ -35,7 +35,7 @@ enum LoginOpen {
         do {
             let database = try PlannerDatabase(
                 path: path, busyTimeoutMilliseconds: Int32(waitMilliseconds),
-                zoneForNewPlan: setting.zoneForNewPlan)
+                zoneForNewPlan: setting.zoneForNewPlan, warnings: setting.warnings)
             // Opening may have waited already (a pending migration, an exclusive lock): one budget in all.
             let left = max(50, waitMilliseconds - (SystemClock.monotonicMilliseconds() - start))
             database.setBusyTimeout(milliseconds: Int32(left))
@@ -48,7 +48,7 @@ enum LoginOpen {
             // commit, so the open does its folders itself (a failure waits in the database for the next
             // command that writes, as any folder failure does).
             if leaving, !TickerLock.liveTickerWatches(databasePath: database.resolvedPath) {
-                do { try database.bringFoldersInLine(now: now) } catch { PlannerDatabase.warn(error.message) }
+                do { try database.bringFoldersInLine(now: now) } catch { database.warnings.once(error.message) }
             }
             return .applied(decision, database)
         } catch  where error.kind == .busy || error.kind == .ownTrigger {

@@ -24,6 +24,9 @@ public struct RunContext {
     public var becomeProgram: (StudyCommand.Launch) throws(PlannerError) -> Void
     /// Starts a program that outlives this command (`ProgramRunner.startDetached`): setup's live ticker.
     public var startDetached: ([String]) -> Bool
+    /// Where the databases it opens say what is wrong but not fatal, each once: `warning: …` lines on
+    /// `output`'s notices (a live ticker gives its database its log instead).
+    public var warnings: Warnings
 
     public init(
         environment: @escaping (String) -> String?, clock: @escaping () -> Instant, output: CommandOutput,
@@ -43,7 +46,11 @@ public struct RunContext {
         self.runProgram = runProgram
         self.becomeProgram = becomeProgram
         self.startDetached = startDetached
+        warnings = Warnings { message in output.notice(RunContext.warning(message)) }
     }
+
+    /// A warning's line: the command goes on.
+    public static func warning(_ message: String) -> String { "warning: \(TerminalText.escaped(message))" }
 
     /// The real one: this process's environment, clock, stdout and stderr, folder and executable.
     public static var process: RunContext {

@@ -38,11 +38,14 @@ public enum TickCommand {
     /// Runs the ticker: `--once` delivers what is due and returns; else it runs until a stop signal.
     public static func run(_ ctx: RunContext, _ options: Options) throws(PlannerError) {
         let policy = try PlanCommandOptions(grace: options.grace).policy()
+        // The ticker's log lines are notices: stderr for the binary, captured by an in-process test.
+        let log = { (message: String) in ctx.output.notice("planner tick: \(TerminalText.escaped(message))") }
+        // A live ticker's warnings (a stored setting it cannot use, a spooled open set aside) are log lines.
+        var ctx = ctx
+        if !options.once { ctx.warnings = Warnings { log("warning: " + $0) } }
         let context = try ctx.commandContext(db: options.db, now: options.now)
         let deliver = { (line: String) in ctx.output.immediate(line).map(TickerContext.failedDelivery) }
         let chosen = sink(options, environment: ctx.environment, output: deliver)
-        // The ticker's log lines are notices: stderr for the binary, captured by an in-process test.
-        let log = { (message: String) in ctx.output.notice("planner tick: \(TerminalText.escaped(message))") }
         if options.once {
             // --now plus the time elapsed since: retries within the grace period see time pass.
             let started = ctx.clock()

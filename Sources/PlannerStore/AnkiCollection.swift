@@ -219,7 +219,7 @@ extension PlannerDatabase {
         }
         if let problem {
             report.problem = "the Anki collection \(collection) \(problem): reviews are read once it can be"
-            if problem != prepared.knownProblem { PlannerDatabase.warnOnce(report.problem!) }
+            if problem != prepared.knownProblem { warnOnce(report.problem!) }
         }
         return (report, opens)
     }

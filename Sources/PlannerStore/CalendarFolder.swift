@@ -201,7 +201,7 @@ extension PlannerDatabase {
         _ name: String, _ why: String, _ previous: String?, folder: String, _ remember: Statement, size: Int64 = -1, mtime: Int64 = -1
     ) throws {
         try remember.run(.text(name), .null, .null, .integer(size), .integer(mtime), .text(why))
-        if why != previous { PlannerDatabase.warnOnce("the calendar folder's file \(folder)/\(name): \(why)") }
+        if why != previous { warnOnce("the calendar folder's file \(folder)/\(name): \(why)") }
     }
 
     enum Tick {

@@ -92,14 +92,14 @@ extension PlannerDatabase {
             if case .done(let observed, _) = outcome, case .cannotOpen(let code) = CalendarFiles.listed(observed) {
                 why = DatabaseFile.describe(code)
             }
-            PlannerDatabase.warnOnce(CalendarFolderText.cannotWrite(folder, why))
+            warnOnce(CalendarFolderText.cannotWrite(folder, why))
             return nil
         }
         // Every one of today's files the planner wrote is gone: the folder is most likely not mounted (an
         // empty mount point). Filled again, it would make vdirsyncer take the user's missing items for
         // deleted ones (an empty folder it refuses to sync): left alone, said once.
         if rows.values.contains(where: { $0.digest != nil }), rows.keys.allSatisfy({ seen[$0] == nil }) {
-            PlannerDatabase.warnOnce(CalendarFolderText.vanishedWarning(folder))
+            warnOnce(CalendarFolderText.vanishedWarning(folder))
             return nil
         }
         func look(_ name: String, _ row: CalendarRow) -> FileState {
@@ -174,17 +174,17 @@ extension PlannerDatabase {
         switch outcome {
         case .done(_, let acted?):
             guard let done = CalendarFiles.lockedAndDone(acted) else {
-                PlannerDatabase.warnOnce(
+                warnOnce(
                     "the calendar folder \(plan.folder) cannot be written now (busy or missing): \(CalendarFolderText.writtenAgain)")
                 return
             }
             if let failure = done.failure {
-                PlannerDatabase.warnOnce(
+                warnOnce(
                     "cannot write \(plan.folder)/\(failure.name) (\(DatabaseFile.describe(failure.code))): \(CalendarFolderText.writtenAgain)"
                 )
             }
         case .timedOut, .failed, .done(_, nil):
-            PlannerDatabase.warnOnce(CalendarFolderText.cannotWrite(plan.folder, outcome.unfinished ?? "unreadable"))
+            warnOnce(CalendarFolderText.cannotWrite(plan.folder, outcome.unfinished ?? "unreadable"))
         }
     }
 }

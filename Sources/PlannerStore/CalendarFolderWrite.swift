@@ -35,9 +35,9 @@ extension PlannerDatabase {
             let done = try reconcile(folder, now: now, unchanged: unchanged)
             return (done.written, done.removed)
         } catch let error as PlannerError {
-            PlannerDatabase.warnOnce(error.message)
+            warnOnce(error.message)
         } catch {
-            PlannerDatabase.warnOnce("could not write the calendar folder \(folder): \(error)")
+            warnOnce("could not write the calendar folder \(folder): \(error)")
         }
         return (0, 0)
     }

@@ -211,7 +211,7 @@ extension PlannerDatabase {
             do {
                 (_, slice) = try change(at: now, active: [source, SyncFolderSource(reading: false)]) { (_: Bool) in }
             } catch {
-                PlannerDatabase.warnOnce("the rest of Anki's history in \(anki.collection) is read by the next change: \(error.message)")
+                warnOnce("the rest of Anki's history in \(anki.collection) is read by the next change: \(error.message)")
                 break
             }
             guard let next = slice.anki else { break }

@@ -287,14 +287,14 @@ public enum Inbox {
         deinit { close(fd) }
 
         /// After COMMIT. A crash before this leaves files already applied: applying one again is a no-op.
-        func removeApplied() {
+        func removeApplied(warnings: Warnings) {
             for item in items { unlinkat(fd, item.name, 0) }
             for name in staleTemporaries { unlinkat(fd, name, 0) }
             for (name, why, noun) in rejected {
                 let kept = renameat(fd, name, fd, name + Inbox.setAsideSuffix) == 0
                 // Gone: another process set it aside (and said so) first.
                 if !kept && errno == ENOENT { continue }
-                PlannerDatabase.warnOnce(
+                warnings.once(
                     "a saved \(noun) \(folder)/\(name) was not applied: \(why); "
                         + (kept ? "set aside as \(name)\(Inbox.setAsideSuffix) (delete it once read)" : "delete it"))
             }
@@ -336,7 +336,7 @@ final class InboxSource: EventSource {
 
     /// A crash before this leaves files already applied: applying one again is a no-op.
     func finish(_ db: PlannerDatabase, now: Instant) {
-        batch?.removeApplied()
+        batch?.removeApplied(warnings: db.warnings)
     }
 }
 

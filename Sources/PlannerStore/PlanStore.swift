@@ -232,7 +232,7 @@ extension PlannerDatabase {
         // A key this binary declares that the database does not hold yet (a setting newer than the file's
         // schema needs no migration): read as its default here, added as a row by the next write.
         missingSettingKeys = SettingKey.allCases.filter { values[$0.rawValue] == nil }
-        for problem in unusable { Self.warnOnce(problem.warning) }
+        for problem in unusable { warnOnce(problem.warning) }
         if plan.experiment { plan.experimentSeed = try experimentSeed() }
         return (plan, zone)
     }

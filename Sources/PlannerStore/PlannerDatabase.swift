@@ -25,24 +25,10 @@ public final class PlannerDatabase {
     /// Declared settings the last read of the plan found no row for.
     var missingSettingKeys: [SettingKey] = []
 
-    /// Where warnings go: something is wrong but the command can still do its job (the executable
-    /// writes them to stderr; the ticker to its log). Each message once per process.
-    nonisolated(unsafe) public static var warn: (String) -> Void = { _ in }
-    nonisolated(unsafe) private static var warned: Set<String> = []
-    /// `warned` under a lock: in-process tests warn from several threads at once (two inserts at once into
-    /// the set crashed the test runner once).
-    nonisolated(unsafe) private static let warnedLock: UnsafeMutablePointer<pthread_mutex_t> = {
-        let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        pthread_mutex_init(lock, nil)
-        return lock
-    }()
+    /// Where this database's warnings go (a command's stderr, a ticker's log), each once: the opener's.
+    public let warnings: Warnings
 
-    static func warnOnce(_ message: String) {
-        pthread_mutex_lock(warnedLock)
-        let first = warned.insert(message).inserted
-        pthread_mutex_unlock(warnedLock)
-        if first { warn(message) }
-    }
+    func warnOnce(_ message: String) { warnings.once(message) }
 
     /// Opens (creating or migrating when needed) the database at `path`.
     /// A file that is not a planner database is refused before anything is written to it.
@@ -50,9 +36,10 @@ public final class PlannerDatabase {
     /// `zoneForNewPlan`: the `zone` setting a new plan starts with (the creating command's `TZ`).
     public init(
         path: String, busyTimeoutMilliseconds: Int32 = PlannerDatabase.busyTimeoutMilliseconds,
-        forWriting: Bool = true, zoneForNewPlan: String? = nil
+        forWriting: Bool = true, zoneForNewPlan: String? = nil, warnings: Warnings = Warnings()
     ) throws(PlannerError) {
         self.path = path
+        self.warnings = warnings
         let existing = try DatabaseFile.inspect(path)
         // On a read-only file system a reading command reads the file as it is (immutable: no -wal or -shm
         // can be made there, and nothing can change it); a writing one is told why it cannot.

@@ -315,7 +315,7 @@ extension PlannerDatabase {
         if known == 0 {
             try connection.prepare("INSERT INTO event_conflict (id, first_seen_ms) VALUES (?, ?)")
                 .run(.text(event.id), .integer(SystemClock.now().milliseconds))
-            PlannerDatabase.warnOnce(
+            warnOnce(
                 "the event \(event.id) of device \(event.stamp?.device ?? "?") arrived with two different contents: every device keeps the same one (the greater hash); see planner status"
             )
         }

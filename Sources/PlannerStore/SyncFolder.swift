@@ -126,7 +126,7 @@ extension PlannerDatabase {
             // review: a stalled read cost 600 ms and said nothing).
             let problem = "the sync folder \(folder) cannot be read (\(why)): other devices' changes wait"
             report.problems.append(problem)
-            PlannerDatabase.warnOnce(problem)
+            warnOnce(problem)
             return (report, [])
         }
         if case .done(_, let acted) = outcome { read = acted.flatMap(PeerFiles.results) ?? [:] } else { read = [:] }
@@ -238,7 +238,7 @@ extension PlannerDatabase {
                 problem.map { .text($0) } ?? .null, text.waitingUntil.map { .integer($0.milliseconds) } ?? .null,
                 text.newer > 0 ? .text(PlanEventText.readerDigest) : .null, .blob(tail))
             // Said once, when it first appears; `status` shows it every time.
-            if let problem, problem != previous?.problem { PlannerDatabase.warnOnce("the sync folder's file \(folder)/\(name) \(problem)") }
+            if let problem, problem != previous?.problem { warnOnce("the sync folder's file \(folder)/\(name) \(problem)") }
         }
         for (name, problem) in problemsByFile.sorted(by: { $0.key < $1.key })
         where !report.problems.contains(where: { $0.hasPrefix("\(folder)/\(name):") }) {
@@ -247,7 +247,7 @@ extension PlannerDatabase {
         if impostor, let selfID {
             // A copied database: both copies would append to the same files. This one takes a new id.
             try connection.prepare("UPDATE device SET is_self = 0 WHERE id = ?").run(.text(selfID))
-            PlannerDatabase.warnOnce(
+            warnOnce(
                 "another device writes to the sync folder as this device (\(selfID); a copied database?): this device takes a new id")
         }
         try recordDeviceNames(names, now: now)
@@ -285,7 +285,7 @@ extension PlannerDatabase {
             ON CONFLICT (event_id) DO UPDATE SET noticed_ms = excluded.noticed_ms, published_ms = NULL
             """)
         for id in lost { try insert.run(.text(id), .text(device), .integer(now.milliseconds)) }
-        PlannerDatabase.warnOnce(
+        warnOnce(
             "the sync folder's file \(file) was put back to an earlier state (its device restored from a backup?): \(lost.count) of its changes that it no longer holds are written again by this device, so that it gets them back"
         )
         return lost.count
@@ -611,7 +611,7 @@ final class SyncFolderSource: EventSource {
             let own = selfID.map { selfID in applied.fresh.count { $0.stamp?.device == selfID } } ?? 0
             if own > 0 {
                 found?.cameBack += own
-                PlannerDatabase.warnOnce(
+                db.warnOnce(
                     "\(own) change\(own == 1 ? "" : "s") this device made came back from another device (this database was restored from a backup?): applied again here"
                 )
             }

@@ -15,9 +15,9 @@ extension PlannerDatabase {
         do {
             return (try publish(now: now, lockBusy: &lockBusy), lockBusy)
         } catch let error as PlannerError {
-            PlannerDatabase.warnOnce(error.message)
+            warnOnce(error.message)
         } catch {
-            PlannerDatabase.warnOnce("could not write to the sync folder: \(error)")
+            warnOnce("could not write to the sync folder: \(error)")
         }
         return (0, lockBusy)
     }
@@ -114,7 +114,7 @@ extension PlannerDatabase {
                                 ))
                             return moved
                         }
-                        PlannerDatabase.warnOnce(
+                        warnOnce(
                             "the sync folder's file \(folder)/\(fileName) \(why): it is never written; this device writes to a new file (is the folder writable by others?)"
                         )
                     case .opened(let size):

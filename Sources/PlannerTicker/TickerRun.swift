@@ -27,9 +27,7 @@ public enum TickerRun {
         database: PlannerDatabase, policy: PlanPolicy?, sink: DeliverySink, verbose: Bool,
         context: TickerContext, unlessRunning: Bool = false
     ) throws(PlannerError) {
-        // Warnings (a stored setting it cannot use, a spooled open set aside) go to the ticker's log.
         let log = context.log
-        PlannerDatabase.warn = { log("warning: " + $0) }
         let lock: TickerLock
         do {
             lock = try TickerLock.acquire(databasePath: context.databasePath)

@@ -53,10 +53,6 @@ enum Main {
         if let problem = ArgumentBytes.problem() ?? ArgumentBytes.environmentProblem() ?? FolderChild.deadlineFromEnvironment() {
             fail(problem, code: PlannerError.Kind.usage.exitCode)
         }
-        PlannerDatabase.warn = { message in
-            let line = warning(message) + "\n"
-            _ = line.withCString { write(2, $0, strlen($0)) }
-        }
         let code = run(Array(CommandLine.arguments.dropFirst()), .process)
         // Output that never arrived (a full disk, a closed pipe) is a failure, not a silent exit 0.
         if code == 0, clinux_stdout_failed() != 0 {
@@ -98,9 +94,6 @@ enum Main {
             return failure(message.lowercasedFirstWord() + " (see 'planner --help')", code: code.rawValue, ctx)
         }
     }
-
-    /// A warning's line on stderr (the store's `PlannerDatabase.warn`): the command goes on.
-    static func warning(_ message: String) -> String { "warning: \(TerminalText.escaped(message))" }
 
     /// `fail`'s line through `ctx`'s notices; returns the code.
     static func failure(_ message: String, code: Int32, _ ctx: RunContext) -> Int32 {

@@ -17,7 +17,7 @@ extension Harness {
 /// One `planner` command line run in this process through the binary's own parsers, commands and error path
 /// (`Main.run`), with the test's environment, the real clock, and its report and error lines captured as
 /// the binary writes them. What only a process shows stays end-to-end: what `Main.main` does before
-/// `Main.run` (umask, bytes that are not UTF-8), a warning another test gave first (`warnOnce` is once per process), programs
+/// `Main.run` (umask, bytes that are not UTF-8), programs
 /// the command runs (setup's and study's are not started here: they would get this process's environment;
 /// `study`'s program is named on stderr instead; `tick --exec` and `calendar-sync` would still start theirs:
 /// leave them end-to-end), signals, and the live ticker. Also not the binary's: `TZDIR` is read from this
@@ -25,15 +25,7 @@ extension Harness {
 /// folder child works in the calling thread (`FolderChild` forks only in a process of one thread); an
 /// in-process `tick` ignores SIGPIPE for the whole test process.
 enum InProcess {
-    /// Where the store's warnings go while a command runs in this task (`PlannerDatabase.warn` is one for
-    /// the process, as the binary's is; parallel tests each have their own task).
-    @TaskLocal static var warnings: Captured?
-    private static let routeWarnings: Void = {
-        PlannerDatabase.warn = { message in InProcess.warnings?.err += Main.warning(message) + "\n" }
-    }()
-
     static func run(_ args: [String], env: [String: String], in dir: String) -> Harness.Result {
-        _ = routeWarnings
         let captured = Captured()
         let ctx = RunContext(
             environment: { env[$0] }, clock: SystemClock.now,
@@ -47,7 +39,8 @@ enum InProcess {
             runProgram: ProgramRunner(start: { _, _, _ in .failure(.init(errno: ENOENT)) }),
             // exec would replace the test runner: say what would run, as a test can see it.
             becomeProgram: { launch in captured.err += "in-process: would run \(launch.program) \(launch.words)\n" })
-        let status = $warnings.withValue(captured) { Main.run(args, ctx) }
+        // The store's warnings reach `notice` through `ctx.warnings`, once per command as in the binary.
+        let status = Main.run(args, ctx)
         return Harness.Result(status: status, out: captured.out, err: captured.err)
     }
 

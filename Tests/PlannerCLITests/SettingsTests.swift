@@ -84,6 +84,23 @@ func checkInvariants(_ h: Harness, _ step: String, sourceLocation: SourceLocatio
     }
 
     /// The DST cases spelled out, so a generator that went wrong the same way as the planner would show.
+    /// A stored setting the planner cannot use is said on each command's stderr once, for each database:
+    /// two databases in one process (two devices of a test, here in-process) each say theirs. The warnings
+    /// were once per process, so the second said nothing.
+    @Test func eachCommandSaysItsOwnWarningOnce() throws {
+        for _ in 0..<2 {
+            let h = try Harness()
+            _ = try h.plannerOK(["refill"], now: "2026-11-23T08:00")
+            _ = try h.sqlite("UPDATE setting SET value = '7s' WHERE key = 'interval'")
+            for _ in 0..<2 {
+                let r = try h.planner(["refill", "--db", h.db, "--now", "2026-11-23T08:01"])
+                #expect(r.status == 0, "\(r.err)")
+                let said = r.err.split(separator: "\n").filter { $0.hasPrefix("warning: the stored interval setting '7s' cannot be used") }
+                #expect(said.count == 1, "\(r.err)")
+            }
+        }
+    }
+
     @Test func dstReadingsAreSkippedOrTakenOnce() throws {
         let h = try Harness()
         let ny = ["TZ": "America/New_York"]
