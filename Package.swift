@@ -44,11 +44,19 @@ let package = Package(
         // SQLite: connection, migrations (compiled in by the EmbedMigrations plugin), request store.
         .target(
             name: "PlannerStore",
-            dependencies: ["CSQLite", "CSQLiteArena", "CFolderDigest", "CLinux", "PlannerCore", "PlannerSystem", "SchemaFingerprint"],
+            dependencies: ["CSQLite", "CSQLiteArena", "CLinux", "PlannerCore", "PlannerSystem", "SchemaFingerprint"],
             swiftSettings: functionSections,
             // Every migrations/*.sql compiled in as text (no list to keep: a new migration is a new file),
             // so a copied binary needs no resource bundle.
             plugins: ["EmbedMigrations"]
+        ),
+        // Every file-side adapter, each the store's source of events (sync folder, calendar folder, Anki's
+        // collection, the inbox of saved opens), and the folder child that touches their files: the store
+        // holds only the database.
+        .target(
+            name: "PlannerFolders",
+            dependencies: ["CSQLite", "CFolderDigest", "CLinux", "PlannerCore", "PlannerSystem", "PlannerStore"],
+            swiftSettings: functionSections
         ),
         // Runs Plugins/EmbedMigrations/embed-migrations.sh with /bin/sh, and planner-schema-data.
         .plugin(name: "EmbedMigrations", capability: .buildTool(), dependencies: ["planner-schema-data"]),
@@ -61,7 +69,7 @@ let package = Package(
         // spawned programs, sinks, the session bus, its lock), with the clock, environment and output injected.
         .target(
             name: "PlannerTicker",
-            dependencies: ["CLinux", "PlannerCore", "PlannerStore", "PlannerSystem"],
+            dependencies: ["CLinux", "PlannerCore", "PlannerStore", "PlannerFolders", "PlannerSystem"],
             swiftSettings: functionSections
         ),
         // What each command does, given a context: every subcommand's work (resolving its zone, clock and
@@ -70,7 +78,7 @@ let package = Package(
         // programs it runs) that return values. No ArgumentParser: tests run them in-process.
         .target(
             name: "PlannerCommands",
-            dependencies: ["CLinux", "PlannerCore", "PlannerStore", "PlannerSystem", "PlannerTicker"],
+            dependencies: ["CLinux", "PlannerCore", "PlannerStore", "PlannerFolders", "PlannerSystem", "PlannerTicker"],
             swiftSettings: functionSections
         ),
         // Parsing (ArgumentParser, and the quick paths of the common commands) and printing only.
@@ -80,6 +88,7 @@ let package = Package(
                 "PlannerCommands",
                 "PlannerCore",
                 "PlannerStore",
+                "PlannerFolders",
                 "PlannerSystem",
                 "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -103,21 +112,31 @@ let package = Package(
             ]
         ),
         // Fixtures the test targets share: temporary database paths, a fixed clock, plan builders.
-        .target(name: "PlannerTestSupport", dependencies: ["PlannerCore", "PlannerStore", "PlannerSystem"], path: "Tests/PlannerTestSupport"),
+        .target(
+            name: "PlannerTestSupport", dependencies: ["PlannerCore", "PlannerStore", "PlannerFolders", "PlannerSystem"],
+            path: "Tests/PlannerTestSupport"),
         .testTarget(name: "PlannerCoreTests", dependencies: ["PlannerCore", "PlannerSystem", "PlannerTestSupport"]),
         .testTarget(
-            name: "PlannerStoreTests", dependencies: ["PlannerStore", "PlannerCore", "PlannerSystem", "PlannerTestSupport", "SchemaFingerprint"]),
+            name: "PlannerStoreTests",
+            dependencies: ["PlannerStore", "PlannerFolders", "PlannerCore", "PlannerSystem", "PlannerTestSupport", "SchemaFingerprint"]),
         .testTarget(
-            name: "PlannerTickerTests", dependencies: ["PlannerTicker", "PlannerStore", "PlannerCore", "PlannerSystem", "PlannerTestSupport"]),
+            name: "PlannerFoldersTests",
+            dependencies: ["PlannerFolders", "PlannerStore", "PlannerCore", "PlannerSystem", "PlannerTestSupport", "CSQLite"]),
+        .testTarget(
+            name: "PlannerTickerTests",
+            dependencies: ["PlannerTicker", "PlannerStore", "PlannerFolders", "PlannerCore", "PlannerSystem", "PlannerTestSupport"]),
         // The commands in-process: a fake environment and clock, captured output, temporary databases.
         .testTarget(
             name: "PlannerCommandsTests",
-            dependencies: ["PlannerCommands", "PlannerTicker", "PlannerStore", "PlannerCore", "PlannerSystem", "PlannerTestSupport", "CSQLite"]),
+            dependencies: [
+                "PlannerCommands", "PlannerTicker", "PlannerStore", "PlannerFolders", "PlannerCore", "PlannerSystem", "PlannerTestSupport", "CSQLite",
+            ]),
         // Runs `planner` command lines as a user would: the built binary (EndToEndTests) or in-process
         // through the binary's own `Main.run` (PlannerCLITests), with sqlite3 and python3 beside it.
         .target(name: "PlannerHarness", path: "Tests/PlannerHarness"),
         .testTarget(
-            name: "PlannerCLITests", dependencies: ["planner", "PlannerHarness", "PlannerCommands", "PlannerCore", "PlannerStore", "PlannerSystem"]),
+            name: "PlannerCLITests",
+            dependencies: ["planner", "PlannerHarness", "PlannerCommands", "PlannerCore", "PlannerStore", "PlannerFolders", "PlannerSystem"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PlannerCore", "PlannerHarness", "PlannerTestSupport"]),
     ]
 )

@@ -203,7 +203,7 @@ time.sleep(600)' "$W/$template/planner.db.tick.lock" "$W/held" >/dev/null 2>&1 &
         restore "$template" "$primed" "$@"
         rm -f "$W"/vgc.*
         run valgrind --tool=callgrind --callgrind-out-file=/dev/null --collect-atstart=no \
-            '--toggle-collect=$s13PlannerSystem11FolderChildO5child*' --log-file="$W/vgc.%p" \
+            '--toggle-collect=$s14PlannerFolders11FolderChildO5child*' --log-file="$W/vgc.%p" \
             "$PLANNER" "$@" --db "$W/$template/planner.db" --now "$NOW" >/dev/null 2>&1
         local theirs
         theirs=$(awk '/refs:/ { gsub(",", "", $4); s += $4 } END { print s + 0 }' "$W"/vgc.*)

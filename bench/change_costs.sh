@@ -31,7 +31,7 @@ count() {
     parent=$(sum "$dir/vg.parent")
     cp "$dir/state.db" "$dir/planner.db"
     run valgrind --tool=callgrind --callgrind-out-file=/dev/null --collect-atstart=no \
-        '--toggle-collect=$s13PlannerSystem11FolderChildO5child*' --log-file="$dir/vg.child.%p" \
+        '--toggle-collect=$s14PlannerFolders11FolderChildO5child*' --log-file="$dir/vg.child.%p" \
         "$binary" "$@" --db "$dir/planner.db" >/dev/null 2>&1
     children=$(sum "$dir"/vg.child.*)
     echo $((parent + children))

@@ -1,4 +1,5 @@
 import PlannerCore
+import PlannerFolders
 import PlannerStore
 
 /// The commands that only read the plan: what each shows, as values the binary prints (a table, JSON,

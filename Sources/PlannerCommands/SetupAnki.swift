@@ -1,5 +1,6 @@
 import Glibc
 import PlannerCore
+import PlannerFolders
 import PlannerStore
 
 /// `planner setup` and Anki: the collections of Anki's profiles on this computer, and `anki-collection`

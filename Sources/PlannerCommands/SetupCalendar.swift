@@ -1,5 +1,6 @@
 import Glibc
 import PlannerCore
+import PlannerFolders
 import PlannerStore
 
 /// `planner setup --calendar`: the facts the calendar job needs, each missing one refused with the next step

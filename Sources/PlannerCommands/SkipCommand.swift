@@ -1,4 +1,5 @@
 import PlannerCore
+import PlannerFolders
 import PlannerStore
 
 /// `planner skip`: days off (holidays, a trip). No study slot on a skipped date; removing the skip brings

@@ -1,4 +1,5 @@
 import PlannerCore
+import PlannerFolders
 import PlannerStore
 
 /// `planner sync` and `planner devices`: the sync folder on demand, and who shares the plan through it.

@@ -3,8 +3,8 @@ import PlannerCore
 
 /// Checks made on the file itself before SQLite opens it, so a wrong file is refused without a
 /// single byte written, and a missing one is created with private permissions.
-enum DatabaseFile {
-    enum Existing {
+package enum DatabaseFile {
+    package enum Existing {
         case missingOrEmpty
         case sqlite(header: [UInt8])
         /// Only from `inspectOnce`: what to say if it still looks so a moment later.
@@ -12,7 +12,7 @@ enum DatabaseFile {
     }
 
     /// What is at `path`; throws for anything that is not a usable file.
-    static func inspect(_ path: String) throws(PlannerError) -> Existing {
+    package static func inspect(_ path: String) throws(PlannerError) -> Existing {
         // A file that looks truncated may be one another process is checkpointing this very moment (it
         // writes the new header before it extends the file, then empties the WAL): a real truncation is
         // still there a moment later (found by 24 processes creating one database on a fresh machine).
@@ -26,7 +26,7 @@ enum DatabaseFile {
         }
     }
 
-    static func inspectOnce(_ path: String) throws(PlannerError) -> Existing {
+    package static func inspectOnce(_ path: String) throws(PlannerError) -> Existing {
         if path.hasSuffix("/") {
             throw .usage("database path \(path) names a folder: pass a file path such as \(path)planner.db")
         }
@@ -79,7 +79,7 @@ enum DatabaseFile {
     /// A file the planner uses must be the user's own, with one name. Someone else's file in a shared
     /// folder (adopted by root, or world-writable) lets its owner read and rewrite the plan; SQLite cannot
     /// lock a file reached by two names (two tickers, a corrupted index).
-    static func checkOwnedAndSingle(_ info: stat, name: String, what: String) throws(PlannerError) {
+    package static func checkOwnedAndSingle(_ info: stat, name: String, what: String) throws(PlannerError) {
         if info.st_uid != geteuid() {
             throw .data(
                 "\(what) \(name) belongs to another user (uid \(info.st_uid)): the planner uses only your own files; pass another --db, or let its owner run the planner; nothing was changed"
@@ -98,7 +98,7 @@ enum DatabaseFile {
     /// `-shm`) would make every later write fail: it gets the database's owner write bit back.
     /// Returns the `-wal`'s size (0: none).
     @discardableResult
-    static func checkCompanions(of resolved: String) throws(PlannerError) -> Int64 {
+    package static func checkCompanions(of resolved: String) throws(PlannerError) -> Int64 {
         var database = stat()
         guard stat(resolved, &database) == 0 else { return 0 }
         var walBytes: Int64 = 0
@@ -118,20 +118,20 @@ enum DatabaseFile {
     }
 
     /// Whether this process may write the file (effective ids, as the kernel will judge the open).
-    static func isWritable(_ path: String) -> Bool {
+    package static func isWritable(_ path: String) -> Bool {
         faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0
     }
 
     /// Whether the file system holding `path` is mounted read-only (a rescue boot, a backup disk, a
     /// `ro` bind mount): nothing can be written there, not even SQLite's `-wal` and `-shm`.
-    static func isOnReadOnlyFileSystem(_ path: String) -> Bool {
+    package static func isOnReadOnlyFileSystem(_ path: String) -> Bool {
         var info = statvfs()
         return statvfs(path, &info) == 0 && info.f_flag & UInt(ST_RDONLY) != 0
     }
 
     /// The URI that opens `path` as immutable: SQLite reads it without locks, `-wal` or `-shm` (none can be
     /// made on a read-only file system, and nothing else can be changing it there).
-    static func immutableURI(_ path: String) -> String {
+    package static func immutableURI(_ path: String) -> String {
         var uri = "file:"
         for byte in path.utf8 {
             switch byte {
@@ -146,7 +146,7 @@ enum DatabaseFile {
 
     /// Creates the missing folders (0700) and the file (0600), so SQLite never creates them with
     /// the umask's looser bits.
-    static func create(_ path: String) throws(PlannerError) {
+    package static func create(_ path: String) throws(PlannerError) {
         var folder = ""
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropLast()
         for (i, part) in parts.enumerated() {
@@ -165,7 +165,7 @@ enum DatabaseFile {
     }
 
     /// `path` with symbolic links resolved (realpath), or as given if that fails.
-    static func resolve(_ path: String) -> String {
+    package static func resolve(_ path: String) -> String {
         guard let resolved = realpath(path, nil) else { return path }
         defer { free(resolved) }
         return String(cString: resolved)
@@ -173,7 +173,7 @@ enum DatabaseFile {
 
     /// Reminders say when you study: a database of ours that others can read is made 0600 (and its
     /// WAL files, which SQLite creates with the database's mode).
-    static func makePrivate(_ path: String) {
+    package static func makePrivate(_ path: String) {
         for file in [path, path + "-wal", path + "-shm"] {
             var info = stat()
             guard stat(file, &info) == 0, info.st_uid == getuid(), info.st_mode & 0o077 != 0 else { continue }
@@ -182,15 +182,15 @@ enum DatabaseFile {
     }
 
     /// Whether the file system holding `path` has no space left for an unprivileged write.
-    static func diskIsFull(beside path: String) -> Bool {
+    package static func diskIsFull(beside path: String) -> Bool {
         let folder = path.lastIndex(of: "/").map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
         var info = statvfs()
         return statvfs(folder, &info) == 0 && info.f_bavail == 0
     }
 
-    static func bigEndian(_ bytes: [UInt8], _ offset: Int, _ count: Int) -> UInt32 {
+    package static func bigEndian(_ bytes: [UInt8], _ offset: Int, _ count: Int) -> UInt32 {
         bytes[offset..<(offset + count)].reduce(0) { $0 << 8 | UInt32($1) }
     }
 
-    static func describe(_ err: Int32) -> String { String(cString: strerror(err)) }
+    package static func describe(_ err: Int32) -> String { String(cString: strerror(err)) }
 }

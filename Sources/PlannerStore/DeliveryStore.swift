@@ -76,7 +76,7 @@ extension PlannerDatabase {
     /// A claim older than the grace period plus this cannot still be in progress (retries stop at the
     /// grace period; a last attempt may run 60 s, its outcome wait 10 s for the lock), so its ticker died
     /// mid-delivery: the request is recorded as failed, not delivered again (at most once).
-    static let orphanAfterGrace: Int64 = 5 * 60_000
+    package static let orphanAfterGrace: Int64 = 5 * 60_000
 
     /// `planner add`: an event (`PlanChange.add`), so the one-off is added on every device that shares the
     /// plan; the same identifier replaces, and the soonest 64 win. One transaction. With `makeUnique` (no
@@ -113,7 +113,7 @@ extension PlannerDatabase {
 
     /// The work of `add` inside the caller's transaction (a snooze adds its one-off with its action's row).
     /// `day`: the study day it belongs to (a snooze keeps its reminder's); nil: its local date.
-    func insertOneOff(
+    package func insertOneOff(
         _ request: NewRequest, now: Instant, zone: Zone, policy: PlanPolicy, day: LocalDate? = nil
     ) throws -> (identifier: String, decision: AddDecision) {
         do {
@@ -209,7 +209,7 @@ extension PlannerDatabase {
     /// A snooze, made here or on another device, inside the caller's transaction: unless its study day is
     /// opened, `<identifier>_snoozed` at `until` with the reminder's text. The same reminder still waiting
     /// here when another device snoozed it is cancelled (it was answered). nil: the day is opened.
-    func applySnooze(
+    package func applySnooze(
         _ identifier: String, day: LocalDate, until: Instant, now: Instant, zone: Zone, plan: PlanSettings,
         elsewhere: Bool
     ) throws -> (identifier: String, decision: AddDecision)? {
@@ -251,7 +251,7 @@ extension PlannerDatabase {
     /// is never claimed.
     /// `sources`: what the outside sources found meanwhile (the ticker logs it and watches their folders).
     /// A reminder claimed this long after its time is late (a pass on time claims within milliseconds).
-    static let lateAfterMilliseconds: Int64 = 2_000
+    package static let lateAfterMilliseconds: Int64 = 2_000
 
     /// `holdLate`: a live ticker whose next pass comes at once when a source left something unread, and
     /// that has not been holding for long (`Ticker`); never `tick --once`, whose next pass is a minute away.

@@ -1,5 +1,4 @@
 import CSQLite
-import Glibc
 import PlannerCore
 
 /// What the outside sources found and did during one change: returned by the change that applied them
@@ -20,24 +19,28 @@ public struct SourcesReport: Sendable {
 }
 
 /// An event a source found.
-struct SourcedEvent {
-    var event: PlanEvent
+package struct SourcedEvent {
+    package var event: PlanEvent
     /// Another device's: applied as it came, its stamp kept. Otherwise this device's own (saved by another
     /// process): stamped here when applied, unless it comes stamped (an open read from a record: `RecordOpens`).
-    var fromAnotherDevice: Bool
+    package var fromAnotherDevice: Bool
     /// The sync folder file whose line it came in (`event.carrier`).
-    var carrier: String? = nil
+    package var carrier: String? = nil
     /// This device's, stamped, and applied with the others like it as one batch planned once at now, not
     /// each at its own instant (Anki's opens: years of study days are one plan, not one per past day
     /// whose refill at that instant would leave a request row for every past slot).
-    var together = false
+    package var together = false
+
+    package init(event: PlanEvent, fromAnotherDevice: Bool, carrier: String? = nil, together: Bool = false) {
+        (self.event, self.fromAnotherDevice, self.carrier, self.together) = (event, fromAnotherDevice, carrier, together)
+    }
 }
 
 /// What applying a source's events did: each one applied (nil: recorded before) and each refused by the
 /// schema, with why (the others still applied).
-struct SourcedOutcome {
-    var outcomes: [EventOutcome] = []
-    var refused: [(event: PlanEvent, why: String)] = []
+package struct SourcedOutcome {
+    package var outcomes: [EventOutcome] = []
+    package var refused: [(event: PlanEvent, why: String)] = []
 }
 
 /// A place changes made outside this process come from: the inbox (opens saved while another program held
@@ -46,7 +49,7 @@ struct SourcedOutcome {
 /// Each turns what it reads into events, which `PlannerDatabase.change` applies in one place, and after
 /// the commit brings its folder in line (publishes this device's events, rewrites the calendar, removes
 /// applied inbox files). A new source is one type conforming here and one entry in `EventSources`.
-protocol EventSource: AnyObject {
+package protocol EventSource: AnyObject {
     /// Before the write transaction, outside the database's lock: slow work on the source's files that
     /// needs no decision from the database's state (Anki's collection copied).
     func prepare(_ db: PlannerDatabase, now: Instant) throws
@@ -71,13 +74,29 @@ protocol EventSource: AnyObject {
 }
 
 extension EventSource {
-    func prepare(_ db: PlannerDatabase, now: Instant) throws {}
-    func applied(_ outcome: SourcedOutcome, _ db: PlannerDatabase, now: Instant) throws {}
-    func seal(_ db: PlannerDatabase, now: Instant) throws {}
-    func finish(_ db: PlannerDatabase, now: Instant) {}
-    func abandon() {}
-    func report(into report: inout SourcesReport) {}
-    var leftUnread: Bool { false }
+    package func prepare(_ db: PlannerDatabase, now: Instant) throws {}
+    package func applied(_ outcome: SourcedOutcome, _ db: PlannerDatabase, now: Instant) throws {}
+    package func seal(_ db: PlannerDatabase, now: Instant) throws {}
+    package func finish(_ db: PlannerDatabase, now: Instant) {}
+    package func abandon() {}
+    package func report(into report: inout SourcesReport) {}
+    package var leftUnread: Bool { false }
+}
+
+/// Makes the sources of each kind of change (`FolderSources` in PlannerFolders, which holds them all):
+/// given to the database by whoever opens it, so the store itself touches no folder.
+package protocol SourceMaker: Sendable {
+    func make(_ sources: EventSources) -> [EventSource]
+    /// After a change and its sources' `finish`: what a source left for more changes of its own to read
+    /// at once (Anki's history, in slices), into the change's report.
+    func afterChange(_ db: PlannerDatabase, now: Instant, active: [EventSource], report: inout SourcesReport)
+}
+
+/// No source at all: a database opened without PlannerFolders (the store's own tests).
+package struct NoSources: SourceMaker {
+    package init() {}
+    package func make(_ sources: EventSources) -> [EventSource] { [] }
+    package func afterChange(_ db: PlannerDatabase, now: Instant, active: [EventSource], report: inout SourcesReport) {}
 }
 
 /// Which sources a change reads and writes.
@@ -94,19 +113,6 @@ public enum EventSources: Sendable {
     case loginLeavingFolders
     /// What `.all` reads, within the ticker's limits for one pass.
     case limited(SourceLimits)
-
-    func make() -> [EventSource] {
-        switch self {
-        case .all: EventSources.limited(.whole).make()
-        case .limited(let limits):
-            [
-                InboxSource(), SyncFolderSource(reading: true, budget: limits.syncReadBytes), CalendarFolderSource(whole: true),
-                AnkiSource(reads: limits.readsAnki, opens: limits.ankiOpens),
-            ]
-        case .login: [InboxSource(), SyncFolderSource(reading: false), CalendarFolderSource(whole: false)]
-        case .loginLeavingFolders: [InboxSource()]
-        }
-    }
 }
 
 /// How much of the outside one change reads. A command reads all of it (`whole`); the ticker, in passes
@@ -136,22 +142,22 @@ extension PlannerDatabase {
     /// (each source in turn, through `applySourced`), then `body` (the command's own change, itself an
     /// event through `applyEvent`, or the store's bookkeeping); after the commit each source brings its
     /// folder in line. Returns `body`'s value and what the sources found.
-    func change<T>(at now: Instant, from sources: EventSources, _ body: () throws -> T) throws(PlannerError) -> (T, SourcesReport) {
+    package func change<T>(at now: Instant, from sources: EventSources, _ body: () throws -> T) throws(PlannerError) -> (T, SourcesReport) {
         try change(at: now, from: sources) { (_: Bool) throws -> T in try body() }
     }
 
     /// The same, telling `body` whether a source left something unread for a later pass (`leftUnread`).
-    func change<T>(
+    package func change<T>(
         at now: Instant, from sources: EventSources, _ body: (_ leftUnread: Bool) throws -> T
     ) throws(PlannerError) -> (T, SourcesReport) {
-        let active = sources.make()
+        let active = sourceMaker.make(sources)
         var (result, report) = try change(at: now, active: active, body)
-        if let anki = active.lazy.compactMap({ $0 as? AnkiSource }).first { readAnkiHistory(now: now, with: anki, into: &report) }
+        sourceMaker.afterChange(self, now: now, active: active, report: &report)
         return (result, report)
     }
 
     /// One change with these sources.
-    private func change<T>(
+    package func change<T>(
         at now: Instant, active: [EventSource], _ body: (_ leftUnread: Bool) throws -> T
     ) throws(PlannerError) -> (T, SourcesReport) {
         do {
@@ -195,43 +201,11 @@ extension PlannerDatabase {
         }
     }
 
-    /// A command's change left days of Anki's history unread (a first read of years): the rest is read
-    /// now, a slice to a transaction, with a pause between in which another process waiting for the
-    /// database (a login's `open`, the ticker's claim) gets it: SQLite's busy handler tries again at most
-    /// every 100 ms. The ticker (`SourceLimits.ankiOpens` set) reads a slice a pass instead. `source` is the
-    /// change's own: it keeps its walk of the review log while the copy, the clock and the day rules stay as
-    /// they were (`AnkiWalk`), so that each slice only chooses its days. Each slice's opens are published to
-    /// the sync folder after its commit, as the change's were. The command's own change is in: a slice that
-    /// fails (the database busy past its timeout, a full disk) is a warning, and the next change goes on.
-    private func readAnkiHistory(now: Instant, with source: AnkiSource, into report: inout SourcesReport) {
-        guard source.opens == nil, var anki = report.anki, anki.more else { return }
-        while anki.more {
-            usleep(Self.ankiSlicePauseMicroseconds)
-            let slice: SourcesReport
-            do {
-                (_, slice) = try change(at: now, active: [source, SyncFolderSource(reading: false)]) { (_: Bool) in }
-            } catch {
-                warnOnce("the rest of Anki's history in \(anki.collection) is read by the next change: \(error.message)")
-                break
-            }
-            guard let next = slice.anki else { break }
-            anki.more = next.more
-            anki.problem = next.problem
-            anki.retry = next.retry
-            anki.opened += next.opened
-            // A slice that recorded nothing (each refused by the schema, or the copy not readable now) is the
-            // last: the rest is the next change's.
-            if next.opened.isEmpty { break }
-        }
-        report.anki = anki
-    }
-    static let ankiSlicePauseMicroseconds: UInt32 = 100_000
-
     /// Applies what a source found, inside the caller's transaction: this device's own events one by one
     /// (each at its own instant, stamped here) but those that come `together` (Anki's opens: one batch,
     /// planned once at now), another device's as one batch (decided together, planned once). An event the schema refuses is undone alone and reported; the others still apply (unless
     /// triggers of the user's own could be what refused it: `stopIfForeignTriggers`).
-    func applySourced(_ events: [SourcedEvent], now: Instant) throws -> SourcedOutcome {
+    package func applySourced(_ events: [SourcedEvent], now: Instant) throws -> SourcedOutcome {
         var result = SourcedOutcome()
         guard !events.isEmpty else { return result }
         func alone(_ item: SourcedEvent) throws {

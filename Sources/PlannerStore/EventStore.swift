@@ -31,7 +31,7 @@ extension PlannerDatabase {
     /// outcome has no fresh event. `zone` overrides the plan's (tests).
     /// `decidedAt`: the change's own instant, when the event's is later (an Anki review a few minutes ahead of
     /// the clock is recorded at its own instant, and the plan is decided at the change's).
-    func applyEvent(_ event: PlanEvent, zone override: Zone? = nil, decidedAt: Instant? = nil) throws -> EventOutcome? {
+    package func applyEvent(_ event: PlanEvent, zone override: Zone? = nil, decidedAt: Instant? = nil) throws -> EventOutcome? {
         let at = decidedAt.map { min($0, event.at) } ?? event.at
         var event = event
         if event.stamp == nil {
@@ -55,7 +55,7 @@ extension PlannerDatabase {
     }
 
     /// `change` without the parts that would change nothing here now; nil when nothing is left.
-    func withoutNoOps(_ change: PlanChange, now: Instant) throws -> PlanChange? {
+    package func withoutNoOps(_ change: PlanChange, now: Instant) throws -> PlanChange? {
         switch change {
         case .open, .pause, .snooze, .add:
             return change
@@ -125,7 +125,7 @@ extension PlannerDatabase {
     /// (`SharedHistoryStore`): each open's study day from the settings in force at its stamp, the pause
     /// history, the plan's shared zone; an event arriving out of order re-derives what it changes.
     /// `carriers`: the sync folder file each of another device's events came in (`event.carrier`), in order.
-    func applyEvents(
+    package func applyEvents(
         _ events: [PlanEvent], now: Instant, receivedAt: Instant?, zone override: Zone? = nil, carriers: [String?] = []
     ) throws -> EventOutcome? {
         // Recorded first: a row already there means it was applied before, and nothing else is done.
@@ -307,7 +307,7 @@ extension PlannerDatabase {
 
     /// The registers `events` may change.
     /// The earliest stamp of the events that change the day rule (`SettingsStep`), if any.
-    static func earliestDayRuleStamp(_ events: [PlanEvent]) -> Stamp? {
+    package static func earliestDayRuleStamp(_ events: [PlanEvent]) -> Stamp? {
         var earliest: Stamp?
         for event in events {
             guard let stamp = event.stamp, earliest.map({ stamp < $0 }) ?? true,
@@ -318,7 +318,7 @@ extension PlannerDatabase {
         return earliest
     }
 
-    static func registers(of events: [PlanEvent]) -> Set<Register> {
+    package static func registers(of events: [PlanEvent]) -> Set<Register> {
         var registers: Set<Register> = []
         for event in events {
             switch event.change {
@@ -335,7 +335,7 @@ extension PlannerDatabase {
         return registers
     }
 
-    func readStamps(_ registers: Set<Register>) throws -> [Register: Stamp] {
+    package func readStamps(_ registers: Set<Register>) throws -> [Register: Stamp] {
         guard !registers.isEmpty else { return [:] }
         let stmt = try connection.prepare("SELECT stamp_ms, stamp_counter, stamp_device FROM register WHERE name = ?")
         var stamps: [Register: Stamp] = [:]
@@ -351,7 +351,7 @@ extension PlannerDatabase {
     /// The greatest stamp this database has seen, from any device, not after `bound` (a stamp further ahead
     /// is never adopted by this device's clock), and this device's id: one statement, since every change
     /// made here (a login's `open` too) reads both; run once for each kind of event.
-    func latestStampAndSelf(notAfter bound: Int64 = Int64.max) throws -> (Stamp?, String?) {
+    package func latestStampAndSelf(notAfter bound: Int64 = Int64.max) throws -> (Stamp?, String?) {
         let stmt = try connection.prepare(HotQueries.latestStamp)
         var selfID: String?
         var latest: Stamp?
@@ -373,7 +373,7 @@ extension PlannerDatabase {
     }
 
     /// This device's id, once it has synced.
-    func selfDeviceID() throws -> String? {
+    package func selfDeviceID() throws -> String? {
         try connection.text("SELECT id FROM device WHERE is_self = 1")
     }
 

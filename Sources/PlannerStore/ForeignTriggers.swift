@@ -11,7 +11,7 @@ extension PlannerDatabase {
     /// Throws for the first (in name order) trigger of the user's own on a planner table or view that runs
     /// other than AFTER, or that writes a planner table; and when SQLite cannot compile one (it names a
     /// table since dropped, say), since every planner change to that table would fail with SQLite's text.
-    func checkForeignTriggers(quotedPlannerObjects: String) throws {
+    package func checkForeignTriggers(quotedPlannerObjects: String) throws {
         // A UNIQUE index of the user's own on a planner table refuses the planner's own rows the same way
         // (a second open of a day), and another device's change refused is left out for good (found in review).
         let unique = try connection.prepare(SchemaFingerprint.foreignUniqueIndexQuery(quotedNames: quotedPlannerObjects))
@@ -73,7 +73,7 @@ extension PlannerDatabase {
     /// planner cannot tell their failure (a `RAISE`, a constraint of the user's table) from its own refusal,
     /// and leaving the change out would lose it for good: so the command stops, nothing changed, and the
     /// change is read again next time.
-    func stopIfForeignTriggers(refused message: String, event: PlanEvent) throws {
+    package func stopIfForeignTriggers(refused message: String, event: PlanEvent) throws {
         let names = try foreignTriggerNames()
         guard !names.isEmpty else { return }
         let from = event.stamp.map { " from device \($0.device)" } ?? ""
@@ -86,7 +86,7 @@ extension PlannerDatabase {
     /// What a change's constraint error becomes while triggers of the user's own are on the planner's
     /// tables (nil: none are, and it stays SQLite's): `.ownTrigger`, so that a login's open is saved for
     /// later rather than lost (`LoginOpen`). Read after the transaction was undone.
-    func ownTriggerError(_ error: SQLiteError) -> PlannerError? {
+    package func ownTriggerError(_ error: SQLiteError) -> PlannerError? {
         guard error.primaryCode == SQLITE_CONSTRAINT, let names = try? foreignTriggerNames(), !names.isEmpty else { return nil }
         return PlannerError(
             .ownTrigger,
@@ -103,7 +103,7 @@ extension PlannerDatabase {
 
     /// A trigger of the user's own that runs `RAISE(ROLLBACK)` ends the whole transaction, savepoints and
     /// all: said as what it is, not as SQLite's "no such savepoint" from the undo that follows.
-    func stopIfRolledBack(_ message: String) throws {
+    package func stopIfRolledBack(_ message: String) throws {
         guard sqlite3_get_autocommit(connection.handle) != 0 else { return }
         throw PlannerError(
             .ownTrigger,
@@ -115,12 +115,12 @@ extension PlannerDatabase {
 /// What SQLite's authorizer saw while compiling: the first write to a planner table made by a trigger that
 /// is not the planner's (the authorizer names the innermost trigger responsible for each access).
 private final class TriggerWrites {
-    let plannerObjects: Set<String>
-    var found: (trigger: String, table: String)?
+    package let plannerObjects: Set<String>
+    package var found: (trigger: String, table: String)?
 
-    init(plannerObjects: Set<String>) { self.plannerObjects = plannerObjects }
+    package init(plannerObjects: Set<String>) { self.plannerObjects = plannerObjects }
 
-    static let authorize:
+    package static let authorize:
         @convention(c) (
             UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?
         ) -> Int32 = { context, action, table, _, _, trigger in
@@ -138,10 +138,10 @@ private final class TriggerWrites {
 }
 
 /// Reads a trigger's SQL as SQLite stores it in `sqlite_schema`.
-enum TriggerText {
+package enum TriggerText {
     /// Whether `sql` (`CREATE TRIGGER name [BEFORE|AFTER|INSTEAD OF] event ON …`) is an AFTER trigger.
     /// Without a time SQLite runs it BEFORE. Anything this cannot read counts as not AFTER: refused.
-    static func runsAfter(_ sql: String) -> Bool {
+    package static func runsAfter(_ sql: String) -> Bool {
         var words = SQLWords(Array(sql.utf8))
         guard words.next()?.lowercased() == "create" else { return false }
         var word = words.next()?.lowercased()
@@ -164,13 +164,13 @@ enum TriggerText {
 /// SQL's words, one at a time: a quoted identifier or string (`"…"`, `` `…` ``, `[…]`, `'…'`) is one word,
 /// a bare word runs over letters, digits, `_`, `$` and any non-ASCII byte, and any other byte is a word of
 /// its own; white space and comments (`--…`, `/*…*/`) are skipped.
-struct SQLWords {
+package struct SQLWords {
     private let bytes: [UInt8]
     private var at = 0
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    package init(_ bytes: [UInt8]) { self.bytes = bytes }
 
-    mutating func next() -> String? {
+    package mutating func next() -> String? {
         skipSpaceAndComments()
         guard at < bytes.count else { return nil }
         let start = at

@@ -2,12 +2,12 @@
 /// there into `Migrations.all`, in name order (version = the file's number): adding a migration is adding
 /// its file (the plugin also computes its fingerprint: SchemaData.swift); never edit a shipped one
 /// (SchemaCheckTests pins every shipped version's fingerprint).
-enum Migrations {
-    static var latestVersion: Int32 { all.last!.version }
+package enum Migrations {
+    package static var latestVersion: Int32 { all.last!.version }
 }
 
-struct Migration {
-    let version: Int32
-    let name: String
-    let sql: String
+package struct Migration {
+    package let version: Int32
+    package let name: String
+    package let sql: String
 }

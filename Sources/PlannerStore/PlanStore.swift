@@ -13,8 +13,8 @@ public struct StoredRequest: Sendable, Equatable {
     public var state: String
 }
 
-enum Reason {
-    static let displaced = "pushed out of the 64 by a sooner request"
+package enum Reason {
+    package static let displaced = "pushed out of the 64 by a sooner request"
 }
 
 /// What `planner status` shows.
@@ -39,7 +39,7 @@ extension PlannerDatabase {
     }
 
     /// Refill inside the caller's transaction, with the settings as they are now in it.
-    func replan(now: Instant, zone: Zone? = nil, policy: PlanPolicy? = nil) throws -> RefillDecision {
+    package func replan(now: Instant, zone: Zone? = nil, policy: PlanPolicy? = nil) throws -> RefillDecision {
         let (plan, planZone) = try readPlan(at: now)
         let zone = zone ?? planZone
         let policy = policy ?? PlanPolicy(graceMilliseconds: plan.graceMilliseconds)
@@ -193,13 +193,13 @@ extension PlannerDatabase {
     /// The settings and the zone they name, read inside the caller's transaction. A stored value the
     /// planner cannot use (edited by hand, a zone this machine's tz database lacks) runs as its default
     /// with a warning, never a dead end: `config set`/`config reset` repair it, and `open` still records.
-    func readPlan() throws -> (PlanSettings, Zone) {
+    package func readPlan() throws -> (PlanSettings, Zone) {
         try plan(from: try readSettingRows(withDefaults: false).values)
     }
 
     /// The stored settings and each row's default, as text.
     /// `withDefaults: false` leaves `defaults` empty: reading the settings only (every command does) skips them.
-    func readSettingRows(withDefaults: Bool = true) throws -> (values: [String: String], defaults: [String: String]) {
+    package func readSettingRows(withDefaults: Bool = true) throws -> (values: [String: String], defaults: [String: String]) {
         let stmt = try connection.prepare(HotQueries.settings)
         // Made at their final size, never grown: the specialization that grows a [String: String] is the one
         // swift-argument-parser's objects bring (the linker keeps the first of equal copies), which finds its
@@ -216,7 +216,7 @@ extension PlannerDatabase {
     }
 
     /// The settings stored `values` make, and their zone; an unusable value runs as its default (warned once).
-    func plan(from values: [String: String]) throws -> (PlanSettings, Zone) {
+    package func plan(from values: [String: String]) throws -> (PlanSettings, Zone) {
         var (plan, unusable) = PlanSettings.reading(values)
         let zone: Zone
         do {
@@ -240,7 +240,7 @@ extension PlannerDatabase {
     /// The settings as `readPlan` reads them, with the `usual-time` schedule's decision for the study day
     /// `now` is in (`UsualTime`) when they ask for it: every path that plans, shows or writes slots reads
     /// them so, or the slots of one would be retired by another.
-    func readPlan(at now: Instant) throws -> (PlanSettings, Zone) {
+    package func readPlan(at now: Instant) throws -> (PlanSettings, Zone) {
         var (plan, zone) = try readPlan()
         if plan.usualTime {
             let (opens, skipped) = try usualTimeRecord(now: now, zone: zone, schedule: plan.schedule)
@@ -253,7 +253,7 @@ extension PlannerDatabase {
     /// `UsualTime.recordDays` before today.
     /// `daysAhead`: read that many days past today too (a batch that moves the zone or the window may move
     /// today), from the same first day.
-    func usualTimeRecord(
+    package func usualTimeRecord(
         now: Instant, zone: Zone, schedule: Schedule, daysAhead: Int = 0
     ) throws -> (opens: [LocalDate: Instant], skipped: Set<LocalDate>) {
         let today = schedule.studyDay(at: now, in: zone)
@@ -275,7 +275,7 @@ extension PlannerDatabase {
 
     /// Measurement mode's seed: the id of the event whose `experiment` value won (`MeasurementMode`). Read
     /// only while the mode is on: nothing else pays for it.
-    func experimentSeed() throws -> String? {
+    package func experimentSeed() throws -> String? {
         let stmt = try connection.prepare("SELECT event_id FROM register WHERE name = ?")
         try stmt.bind([.text(Register.setting(.experiment).name)])
         return try stmt.step() && !stmt.isNull(0) ? stmt.text(0) : nil
@@ -283,7 +283,7 @@ extension PlannerDatabase {
 
     /// The zone a plan's `zone` setting makes, never failing (as `plan(from:)` reads it).
     /// A zone this process could not read again (out of descriptors) is the one it read before.
-    static func usableZone(named name: String) -> Zone {
+    package static func usableZone(named name: String) -> Zone {
         do { return try zone(named: name) } catch {
             if error.kind == .io, let known = ZonesRead.shared.zone(named: name) { return known }
             return SystemZone.systemDefault()
@@ -319,11 +319,11 @@ extension PlannerDatabase {
     /// How far back slots that ran their course are read. A candidate slot is after now; the same
     /// identifier in another zone fell at an instant earlier by the difference of the two zones' UTC
     /// offsets, which can exceed a day (Kiritimati +14 to Pago Pago -11 is 25 h) but never two days.
-    static let finishedLookBack: Int64 = 2 * 86_400_000
+    package static let finishedLookBack: Int64 = 2 * 86_400_000
 
     /// Everything the core needs, read through indexes that stay small however long the history:
     /// the pending set, and only the requests and opens from yesterday on.
-    func readPlanState(now: Instant, zone: Zone) throws -> PlanState {
+    package func readPlanState(now: Instant, zone: Zone) throws -> PlanState {
         var state = PlanState(pending: [])
         let pending = try connection.prepare(HotQueries.pending)
         while try pending.step() { state.pending.append(pendingRequest(pending)) }
@@ -359,7 +359,7 @@ extension PlannerDatabase {
     }
 
     /// Reads `id, identifier, kind, fire_at_ms, local_date, zone[, title, body]`.
-    func pendingRequest(_ row: Statement) -> PendingRequest {
+    package func pendingRequest(_ row: Statement) -> PendingRequest {
         let withText = sqlite3_column_count(row.handle) >= 8
         return PendingRequest(
             rowID: row.int64(0), identifier: row.text(1), kind: RequestKind(rawValue: row.text(2)) ?? .oneoff,
@@ -369,7 +369,7 @@ extension PlannerDatabase {
     }
 
     /// Applies a refill decision. Transitions come before inserts so the cap trigger sees room.
-    func apply(_ decision: RefillDecision, now: Instant, zone: Zone, plan: PlanSettings) throws {
+    package func apply(_ decision: RefillDecision, now: Instant, zone: Zone, plan: PlanSettings) throws {
         // Retirements with the same state and reason in one statement (a new title retires all 64 alike).
         var groups: [(state: RequestState, reason: String, requests: [PendingRequest])] = []
         for retirement in decision.retired {
@@ -400,7 +400,7 @@ extension PlannerDatabase {
     }
 
     /// Moves pending (or waiting) requests to a new state; a row that finished meanwhile is left alone.
-    func transition(_ requests: [PendingRequest], to state: RequestState, reason: String, now: Instant) throws {
+    package func transition(_ requests: [PendingRequest], to state: RequestState, reason: String, now: Instant) throws {
         guard !requests.isEmpty else { return }
         // One statement for all of them (an open cancels 20): the rows and their triggers are the same,
         // the statement's own start and bindings once.
@@ -419,19 +419,19 @@ extension PlannerDatabase {
 /// The zones this process has read, by setting value: what `usableZone` falls back on when the tz database
 /// cannot be read again (no file descriptor left), instead of another zone. The rules ask for the zones of
 /// the day rule's history, a few at most: a short list, not a dictionary.
-final class ZonesRead: @unchecked Sendable {
-    static let shared = ZonesRead()
+package final class ZonesRead: @unchecked Sendable {
+    package static let shared = ZonesRead()
     private var lock = pthread_mutex_t()
     private var zones: [(name: String, zone: Zone)] = []
     private init() { pthread_mutex_init(&lock, nil) }
-    func remember(_ zone: Zone, named name: String) {
+    package func remember(_ zone: Zone, named name: String) {
         pthread_mutex_lock(&lock)
         defer { pthread_mutex_unlock(&lock) }
         guard !zones.contains(where: { $0.name == name }) else { return }
         if zones.count == 16 { zones.removeFirst() }
         zones.append((name, zone))
     }
-    func zone(named name: String) -> Zone? {
+    package func zone(named name: String) -> Zone? {
         pthread_mutex_lock(&lock)
         defer { pthread_mutex_unlock(&lock) }
         return zones.first { $0.name == name }?.zone

@@ -19,27 +19,32 @@ public final class PlannerDatabase {
     /// The file itself, symbolic links resolved: SQLite keeps the WAL beside it, so the ticker watches
     /// and locks this one (a ticker started through a link and one through the real path are the same).
     public let resolvedPath: String
-    let connection: Connection
+    package let connection: Connection
     /// Stored settings the last read of the plan could not use (each runs as its default).
     public internal(set) var settingProblems: [UnusableSetting] = []
     /// Declared settings the last read of the plan found no row for.
-    var missingSettingKeys: [SettingKey] = []
+    package var missingSettingKeys: [SettingKey] = []
 
     /// Where this database's warnings go (a command's stderr, a ticker's log), each once: the opener's.
     public let warnings: Warnings
+    /// The sources of its changes (`EventSources`): the opener's.
+    package let sourceMaker: SourceMaker
 
-    func warnOnce(_ message: String) { warnings.once(message) }
+    package func warnOnce(_ message: String) { warnings.once(message) }
 
     /// Opens (creating or migrating when needed) the database at `path`.
     /// A file that is not a planner database is refused before anything is written to it.
     /// `forWriting: false` (list, status, history) still reads a database the user cannot write.
     /// `zoneForNewPlan`: the `zone` setting a new plan starts with (the creating command's `TZ`).
-    public init(
+    /// `sources`: what each kind of change reads and writes besides the database (PlannerFolders' public
+    /// initializer gives its folders).
+    package init(
         path: String, busyTimeoutMilliseconds: Int32 = PlannerDatabase.busyTimeoutMilliseconds,
-        forWriting: Bool = true, zoneForNewPlan: String? = nil, warnings: Warnings = Warnings()
+        forWriting: Bool = true, zoneForNewPlan: String? = nil, warnings: Warnings = Warnings(), sources: SourceMaker
     ) throws(PlannerError) {
         self.path = path
         self.warnings = warnings
+        sourceMaker = sources
         let existing = try DatabaseFile.inspect(path)
         // On a read-only file system a reading command reads the file as it is (immutable: no -wal or -shm
         // can be made there, and nothing can change it); a writing one is told why it cannot.
@@ -112,7 +117,7 @@ public final class PlannerDatabase {
     }
 
     /// Cheap refusal from the raw header (someone else's or a newer planner's file).
-    static func checkHeader(_ header: [UInt8], path: String) throws(PlannerError) {
+    package static func checkHeader(_ header: [UInt8], path: String) throws(PlannerError) {
         let applicationID = Int32(bitPattern: DatabaseFile.bigEndian(header, 68, 4))
         let userVersion = Int32(bitPattern: DatabaseFile.bigEndian(header, 60, 4))
         if applicationID != 0 && applicationID != Self.applicationID {
@@ -144,7 +149,7 @@ public final class PlannerDatabase {
         }
     }
 
-    static func readOnly(_ path: String) -> PlannerError {
+    package static func readOnly(_ path: String) -> PlannerError {
         .io("cannot write the database \(path): it or its folder is read-only; check the permissions")
     }
 
@@ -159,13 +164,13 @@ public final class PlannerDatabase {
         return (Int32(truncatingIfNeeded: stmt.int64(0)), Int32(truncatingIfNeeded: stmt.int64(1)), stmt.int64(2), stmt.int64(3))
     }
 
-    static func foreign(_ path: String) -> PlannerError {
+    package static func foreign(_ path: String) -> PlannerError {
         .data(
             "\(path) is a SQLite database that belongs to another program (no planner application_id): pass another --db path; the file was not changed"
         )
     }
 
-    static func newer(_ path: String, _ version: Int32) -> PlannerError {
+    package static func newer(_ path: String, _ version: Int32) -> PlannerError {
         .data(
             "\(path) was written by a newer planner (schema \(version), this binary knows up to \(Migrations.latestVersion)): install a newer planner; the file was not changed"
         )
@@ -215,7 +220,7 @@ public final class PlannerDatabase {
         }
     }
 
-    static func isUsableZoneSetting(_ name: String) -> Bool {
+    package static func isUsableZoneSetting(_ name: String) -> Bool {
         (try? SettingKey.zone.canonical(name)) != nil && (try? SystemZone.named(name)) != nil
     }
 
@@ -246,7 +251,7 @@ public final class PlannerDatabase {
 
     /// Runs `body` in one IMMEDIATE transaction, turning SQLite failures into user-facing errors. Nothing
     /// else: a change that reads the outside sources first goes through `change(at:from:)`.
-    func write<T>(_ body: () throws -> T) throws(PlannerError) -> T {
+    package func write<T>(_ body: () throws -> T) throws(PlannerError) -> T {
         do {
             return try connection.immediateTransaction(body)
         } catch let error as SQLiteError where error.primaryCode == SQLITE_CONSTRAINT {
@@ -263,7 +268,7 @@ public final class PlannerDatabase {
         try read { () throws -> T in try body() }
     }
 
-    func read<T>(_ body: () throws -> T) throws(PlannerError) -> T {
+    package func read<T>(_ body: () throws -> T) throws(PlannerError) -> T {
         // Inside `snapshot` (or a write): the transaction already open is the one read.
         if sqlite3_get_autocommit(connection.handle) == 0 {
             do { return try body() } catch { throw Self.plannerError(error, path: path) }
@@ -282,7 +287,7 @@ public final class PlannerDatabase {
     /// SQLite's result codes, said in terms of what the user can do.
     /// What any failure inside a transaction or the opening becomes: a `PlannerError` as it is, SQLite's
     /// translated for the user (`translate`), anything else a failure.
-    static func plannerError(_ error: any Error, path: String) -> PlannerError {
+    package static func plannerError(_ error: any Error, path: String) -> PlannerError {
         switch error {
         case let error as PlannerError: error
         case let error as SQLiteError: translate(error, path: path)
@@ -290,7 +295,7 @@ public final class PlannerDatabase {
         }
     }
 
-    static func translate(_ error: SQLiteError, path: String) -> PlannerError {
+    package static func translate(_ error: SQLiteError, path: String) -> PlannerError {
         // A full disk often surfaces as an I/O error (the WAL index cannot grow), not SQLITE_FULL.
         if error.primaryCode == SQLITE_IOERR || error.primaryCode == SQLITE_FULL, DatabaseFile.diskIsFull(beside: path) {
             return .io("the disk holding \(path) is full: free some space and try again; nothing was changed")

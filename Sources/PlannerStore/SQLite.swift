@@ -2,12 +2,12 @@ import CSQLite
 import CSQLiteArena
 
 /// An error from SQLite, with its extended result code and message.
-struct SQLiteError: Error, CustomStringConvertible {
-    var code: Int32
-    var message: String
+package struct SQLiteError: Error, CustomStringConvertible {
+    package var code: Int32
+    package var message: String
 
-    var primaryCode: Int32 { code & 0xFF }
-    var description: String { "\(message) (SQLite code \(code))" }
+    package var primaryCode: Int32 { code & 0xFF }
+    package var description: String { "\(message) (SQLite code \(code))" }
 }
 
 /// Process-wide SQLite modes, chosen by the program before its first connection.
@@ -26,10 +26,10 @@ public enum SQLiteProcess {
 }
 
 /// One SQLite connection. Deliberately small: open, execute, prepare, transaction.
-final class Connection {
-    let handle: OpaquePointer
+package final class Connection {
+    package let handle: OpaquePointer
 
-    init(path: String, flags: Int32) throws(SQLiteError) {
+    package init(path: String, flags: Int32) throws(SQLiteError) {
         var db: OpaquePointer?
         _ = Connection.configured
         let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_EXRESCODE, nil)
@@ -51,14 +51,14 @@ final class Connection {
         }
     }()
 
-    nonisolated(unsafe) static var singleThreaded = false
-    nonisolated(unsafe) static var arena = false
+    package nonisolated(unsafe) static var singleThreaded = false
+    package nonisolated(unsafe) static var arena = false
 
     private var isClosed = false
 
     deinit { close() }
 
-    func close() {
+    package func close() {
         guard !isClosed else { return }
         isClosed = true
         kept = nil
@@ -71,18 +71,18 @@ final class Connection {
     private var kept: [String: Statement]?
 
     /// Starts keeping prepared statements, or stops and finalizes the kept ones (an idle ticker holds none).
-    func keepStatements(_ keep: Bool) {
+    package func keepStatements(_ keep: Bool) {
         if !keep { kept = nil } else if kept == nil { kept = [:] }
     }
 
     /// Resets every kept statement: called as a transaction begins and ends, so none left mid-result (a
     /// one-row `integer`, say) holds a read snapshot across transactions.
-    func resetKeptStatements() {
+    package func resetKeptStatements() {
         guard let kept else { return }
         for statement in kept.values { sqlite3_reset(statement.handle) }
     }
 
-    func lastError(_ rc: Int32) -> SQLiteError {
+    package func lastError(_ rc: Int32) -> SQLiteError {
         // A file SQLite finds corrupt, or not a database, is refused as it is: closing would otherwise
         // checkpoint, writing the WAL's pages into it and deleting the WAL (a `-wal` left from the file
         // before a backup was put back would then damage the restored file for good).
@@ -91,12 +91,12 @@ final class Connection {
     }
 
     /// Runs one or more statements that return no rows we need.
-    func execute(_ sql: String) throws(SQLiteError) {
+    package func execute(_ sql: String) throws(SQLiteError) {
         let rc = sqlite3_exec(handle, sql, nil, nil, nil)
         guard rc == SQLITE_OK else { throw lastError(rc) }
     }
 
-    func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+    package func prepare(_ sql: String) throws(SQLiteError) -> Statement {
         if kept != nil, var statement = kept!.removeValue(forKey: sql) {
             // Reused only when nobody holds it (the same SQL may be stepping in an outer loop).
             let free = isKnownUniquelyReferenced(&statement)
@@ -116,13 +116,13 @@ final class Connection {
     }
 
     /// The first column of the first row of `sql` as an integer (for PRAGMAs and counts).
-    func integer(_ sql: String, _ bindings: SQLValue...) throws(SQLiteError) -> Int64? {
+    package func integer(_ sql: String, _ bindings: SQLValue...) throws(SQLiteError) -> Int64? {
         let stmt = try prepare(sql)
         try stmt.bind(bindings)
         return try stmt.step() ? stmt.int64(0) : nil
     }
 
-    func text(_ sql: String, _ bindings: SQLValue...) throws(SQLiteError) -> String? {
+    package func text(_ sql: String, _ bindings: SQLValue...) throws(SQLiteError) -> String? {
         let stmt = try prepare(sql)
         if !bindings.isEmpty { try stmt.bind(bindings) }
         return try stmt.step() ? stmt.text(0) : nil
@@ -130,7 +130,7 @@ final class Connection {
 
     /// Every write goes through here: `BEGIN IMMEDIATE` takes the write lock up front, so a
     /// read-then-write transaction cannot fail half-way with SQLITE_BUSY (the busy timeout covers the wait).
-    func immediateTransaction<T>(_ body: () throws -> T) throws -> T {
+    package func immediateTransaction<T>(_ body: () throws -> T) throws -> T {
         resetKeptStatements()
         defer { resetKeptStatements() }
         try execute("BEGIN IMMEDIATE")
@@ -145,7 +145,7 @@ final class Connection {
     }
 }
 
-enum SQLValue {
+package enum SQLValue {
     case integer(Int64)
     case text(String)
     case blob([UInt8])
@@ -154,11 +154,11 @@ enum SQLValue {
 }
 
 /// A prepared statement; finalized when released.
-final class Statement {
+package final class Statement {
     unowned let connection: Connection
-    let handle: OpaquePointer
+    package let handle: OpaquePointer
 
-    init(connection: Connection, handle: OpaquePointer) {
+    package init(connection: Connection, handle: OpaquePointer) {
         self.connection = connection
         self.handle = handle
     }
@@ -166,7 +166,7 @@ final class Statement {
     deinit { sqlite3_finalize(handle) }
 
     /// Binds every parameter in order: user data never becomes SQL text.
-    func bind(_ values: [SQLValue]) throws(SQLiteError) {
+    package func bind(_ values: [SQLValue]) throws(SQLiteError) {
         sqlite3_reset(handle)
         // Every parameter is bound again below; only those past the values given keep an old binding to clear.
         if values.count < sqlite3_bind_parameter_count(handle) { sqlite3_clear_bindings(handle) }
@@ -199,7 +199,7 @@ final class Statement {
     }
 
     /// Advances to the next row; false when done.
-    func step() throws(SQLiteError) -> Bool {
+    package func step() throws(SQLiteError) -> Bool {
         let rc = sqlite3_step(handle)
         switch rc {
         case SQLITE_ROW: return true
@@ -209,26 +209,26 @@ final class Statement {
     }
 
     /// Binds, runs to completion and discards rows.
-    func run(_ values: SQLValue...) throws(SQLiteError) {
+    package func run(_ values: SQLValue...) throws(SQLiteError) {
         try bind(values)
         while try step() {}
     }
 
-    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
-    func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
-    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
-    func blob(_ column: Int32) -> [UInt8] {
+    package func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    package func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+    package func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    package func blob(_ column: Int32) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(handle, column))
         guard count > 0, let p = sqlite3_column_blob(handle, column) else { return [] }
         return Array(UnsafeRawBufferPointer(start: p, count: count))
     }
-    func text(_ column: Int32) -> String {
+    package func text(_ column: Int32) -> String {
         guard let p = sqlite3_column_text(handle, column) else { return "" }
         return String(cString: p)
     }
 
     /// The column's text as SQLite holds it, valid until the next step: no String made (hashing it needs none).
-    func bytes(_ column: Int32) -> UnsafeBufferPointer<UInt8> {
+    package func bytes(_ column: Int32) -> UnsafeBufferPointer<UInt8> {
         guard let p = sqlite3_column_text(handle, column) else { return UnsafeBufferPointer(start: nil, count: 0) }
         return UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(handle, column)))
     }

@@ -11,7 +11,7 @@ extension PlannerDatabase {
     // are computed from migrations/ at build time (the EmbedMigrations plugin runs planner-schema-data).
 
     /// `SchemaFingerprint` of the planner's objects present in the connection's file (or of `objects`).
-    static func schemaFingerprint(of connection: Connection, objects: [String]? = nil) throws(SQLiteError) -> UInt64 {
+    package static func schemaFingerprint(of connection: Connection, objects: [String]? = nil) throws(SQLiteError) -> UInt64 {
         let stmt = try connection.prepare(SchemaFingerprint.query(quotedNames: objects.map(SchemaFingerprint.quoted) ?? plannerObjectsQuoted))
         var hash = SchemaFingerprint.empty
         while try stmt.step() {
@@ -20,10 +20,10 @@ extension PlannerDatabase {
         return hash
     }
 
-    static let plannerObjectsQuoted = SchemaFingerprint.quoted(plannerObjects)
+    package static let plannerObjectsQuoted = SchemaFingerprint.quoted(plannerObjects)
 
     /// Throws when the planner's objects differ from what `userVersion`'s migrations leave.
-    func checkSchema(userVersion: Int32) throws {
+    package func checkSchema(userVersion: Int32) throws {
         guard Self.schemaFingerprints.indices.contains(Int(userVersion)),
             try Self.schemaFingerprint(of: connection) == Self.schemaFingerprints[Int(userVersion)]
         else {

@@ -27,7 +27,7 @@ extension PlannerDatabase {
     }
 
     /// Rows for the declared keys the database does not hold yet, at their declared defaults.
-    func addMissingSettingRows() throws {
+    package func addMissingSettingRows() throws {
         guard !missingSettingKeys.isEmpty else { return }
         let insert = try connection.prepare("INSERT OR IGNORE INTO setting (key, value, default_value) VALUES (?, ?, ?)")
         for key in missingSettingKeys { try insert.run(.text(key.rawValue), .text(key.defaultValue), .text(key.defaultValue)) }
@@ -94,5 +94,5 @@ extension PlannerDatabase {
 
 extension PlannerDatabase {
     /// Rows the last statement changed.
-    func sqlite3Changes() -> Int { Int(sqlite3_changes(connection.handle)) }
+    package func sqlite3Changes() -> Int { Int(sqlite3_changes(connection.handle)) }
 }

@@ -8,7 +8,7 @@ import PlannerSystem
 extension PlannerDatabase {
     /// An event as the `event` table holds it (columns id, at_ms, origin, kind, payload, stamp_ms,
     /// stamp_counter, device from `first`); nil for a row no planner could have written.
-    func storedEvent(_ stmt: Statement, from first: Int32 = 0) -> PlanEvent? {
+    package func storedEvent(_ stmt: Statement, from first: Int32 = 0) -> PlanEvent? {
         let payload = stmt.text(first + 4)
         let line =
             PlanEventText.header + " "
@@ -22,12 +22,12 @@ extension PlannerDatabase {
         return event
     }
 
-    static let eventColumns = "id, at_ms, origin, kind, payload, coalesce(stamp_ms, at_ms), stamp_counter, device"
+    package static let eventColumns = "id, at_ms, origin, kind, payload, coalesce(stamp_ms, at_ms), stamp_counter, device"
 
     // MARK: The study day of an open
 
     /// The settings changes of the day rule, oldest stamp first, with what each key was before them.
-    func dayRuleHistory(values: [String: String], defaults: [String: String]) throws -> DayRuleHistory {
+    package func dayRuleHistory(values: [String: String], defaults: [String: String]) throws -> DayRuleHistory {
         // Only the changes that touch the day rule are read and parsed (a year of title changes is not).
         let stmt = try connection.prepare(
             """
@@ -69,7 +69,7 @@ extension PlannerDatabase {
 
     /// Each open's study day, by the settings in force at its stamp. The common case (no settings change
     /// stamped at or after the open: a login's `open`) reads one index entry and uses the plan as it is.
-    func openDays(
+    package func openDays(
         _ opens: [PlanEvent], values: [String: String], defaults: [String: String],
         zone override: Zone?, rule: inout DayRuleHistory.StudyDays?
     ) throws -> [String: (date: LocalDate, zone: Zone)] {
@@ -94,7 +94,7 @@ extension PlannerDatabase {
     /// True when an open moved.
     /// `rule`: the history as this transaction already loaded it, if it did (it is loaded once).
     /// `decided`: opens of this same batch, whose day was just derived from the same history.
-    func rederiveOpens(
+    package func rederiveOpens(
         after stamp: Stamp?, now: Instant, rule known: DayRuleHistory.StudyDays? = nil,
         decided: Set<String> = []
     ) throws -> Bool {
@@ -166,7 +166,7 @@ extension PlannerDatabase {
     /// A day an open no longer holds (it moved, or the version of it every device keeps is another): when no
     /// other open holds it, the future reminders its open cancelled are retired, so the plan made next puts
     /// them back. Past ones stay cancelled (nobody was reminded then).
-    func release(_ day: LocalDate, now: Instant, reason: String) throws {
+    package func release(_ day: LocalDate, now: Instant, reason: String) throws {
         try connection.prepare(
             """
             UPDATE request SET state = 'retired', reason = ?, changed_at_ms = ?
@@ -180,7 +180,7 @@ extension PlannerDatabase {
 
     /// Rebuilds the pause rows events made from every pause and resume event, in stamp order
     /// (`pauseHistory`). Rows made before events existed stay; one still running ends at the first event.
-    func rebuildPauses() throws {
+    package func rebuildPauses() throws {
         let stmt = try connection.prepare(
             """
             SELECT id, at_ms, kind, payload, coalesce(stamp_ms, at_ms), stamp_counter, device FROM event
@@ -221,7 +221,7 @@ extension PlannerDatabase {
     /// first device's zone is every device's until someone sets one. The winner becomes the zone's default
     /// (what `config reset zone` returns to) and the zone itself when nobody set it or its last change was
     /// a reset. True when the plan's zone default changed (every open's day is then derived again).
-    func settleZoneClaims(_ claims: [PlanEvent]) throws -> Bool {
+    package func settleZoneClaims(_ claims: [PlanEvent]) throws -> Bool {
         guard !claims.isEmpty else { return false }
         let held = try readStamps([.planZone])[.planZone]
         guard let winner = claims.filter({ $0.stamp != nil }).min(by: { $0.stamp! < $1.stamp! }),
@@ -264,7 +264,7 @@ extension PlannerDatabase {
     /// zone as it is, whatever its clock says (a clock hours behind made its plan look the oldest). `system`
     /// is claimed as the zone it names here (on another device `system` would be that device's own).
     /// Published with this device's other events.
-    func claimPlanZone(device: String, now: Instant) throws {
+    package func claimPlanZone(device: String, now: Instant) throws {
         guard try connection.integer("SELECT EXISTS (SELECT 1 FROM event WHERE origin = 'plan-zone')") == 0,
             var zone = try connection.text("SELECT default_value FROM setting WHERE key = 'zone'")
         else { return }
@@ -291,7 +291,7 @@ extension PlannerDatabase {
     /// forged line), the version whose published line has the greater SHA-256 is kept, the same choice on
     /// every device whatever the order. Said once, and counted in `event_conflict` for `status`. Returns the
     /// version held before when `event` replaced it (the caller derives again what it changed).
-    func settleTwoPayloads(_ event: PlanEvent) throws -> PlanEvent? {
+    package func settleTwoPayloads(_ event: PlanEvent) throws -> PlanEvent? {
         let stmt = try connection.prepare(
             """
             SELECT id, at_ms, origin, kind, payload, coalesce(stamp_ms, at_ms), stamp_counter, device FROM event WHERE id = ?
@@ -333,7 +333,7 @@ extension PlannerDatabase {
     }
 
     /// Derives again, from every event, the registers the replaced versions touched. True when any.
-    func refold(_ replaced: [(old: PlanEvent, new: PlanEvent)]) throws -> Bool {
+    package func refold(_ replaced: [(old: PlanEvent, new: PlanEvent)]) throws -> Bool {
         guard !replaced.isEmpty else { return false }
         var registers: Set<Register> = []
         for pair in replaced { registers.formUnion(Self.registers(of: [pair.old, pair.new])) }

@@ -59,8 +59,8 @@ extension LoginSessionFacts {
 }
 
 /// Small files of /proc, read whole.
-enum ProcFile {
-    static func read(_ path: String) -> String? {
+public enum ProcFile {
+    public static func read(_ path: String) -> String? {
         bytes(path).map { String(decoding: $0, as: UTF8.self) }
     }
 
@@ -93,7 +93,7 @@ enum ProcFile {
     /// The first number on the line starting with `key` ("Uid:", "Threads:") in a /proc status file: after
     /// the key and tabs or spaces, up to the next tab, space or line end. Nil when there is no such line or
     /// it does not start with a number.
-    static func firstNumber(of key: String, in status: ArraySlice<UInt8>) -> UInt64? {
+    public static func firstNumber(of key: String, in status: ArraySlice<UInt8>) -> UInt64? {
         let key = Array(key.utf8)
         var lineStart = status.startIndex
         while lineStart < status.endIndex {

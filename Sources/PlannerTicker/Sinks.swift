@@ -1,5 +1,6 @@
 import Glibc
 import PlannerCore
+import PlannerFolders
 import PlannerStore
 import PlannerSystem
 

@@ -1,6 +1,7 @@
 import CLinux
 import Glibc
 import PlannerCore
+import PlannerFolders
 import PlannerStore
 import PlannerSystem
 

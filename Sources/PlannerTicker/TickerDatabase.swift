@@ -1,4 +1,5 @@
 import PlannerCore
+import PlannerFolders
 import PlannerStore
 
 /// The ticker's connection, kept for days, and kept honest: before each use it checks that the database is

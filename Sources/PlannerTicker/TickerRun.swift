@@ -1,5 +1,6 @@
 import Glibc
 import PlannerCore
+import PlannerFolders
 import PlannerStore
 
 /// The two ways a ticker runs, put together from the loop and its edges; `planner tick` parses its

@@ -1,6 +1,7 @@
 import CLinux
 import Glibc
 import PlannerCore
+import PlannerFolders
 import PlannerSystem
 
 /// What the loop waits on: `Wakeups` (file descriptors), or in a test a fake that moves a fixed clock.

@@ -3,6 +3,7 @@ import CLinux
 import Glibc
 import PlannerCommands
 import PlannerCore
+import PlannerFolders
 import PlannerStore
 import PlannerSystem
 

@@ -1,5 +1,6 @@
 import PlannerCommands
 import PlannerCore
+import PlannerFolders
 import PlannerStore
 import PlannerTestSupport
 import Testing

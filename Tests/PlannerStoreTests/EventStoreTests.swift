@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import PlannerCore
+import PlannerFolders
 import PlannerSystem
 import PlannerTestSupport
 import Testing

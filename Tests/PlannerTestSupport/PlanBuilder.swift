@@ -1,4 +1,5 @@
 import PlannerCore
+import PlannerFolders
 import PlannerStore
 
 /// A plan in a new temporary database, filled as `planner refill` would at `at`.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import PlannerCommands
 import PlannerCore
+import PlannerFolders
 import PlannerStore
 
 /// `planner config`: the plan's settings, stored in the database. A change re-plans in the same

@@ -1,6 +1,7 @@
 import ArgumentParser
 import PlannerCommands
 import PlannerCore
+import PlannerFolders
 import PlannerStore
 
 struct Status: ContextCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import PlannerCommands
 import PlannerCore
+import PlannerFolders
 import PlannerStore
 
 /// `planner sync`: what every command that writes does first, on demand, with what it did said.

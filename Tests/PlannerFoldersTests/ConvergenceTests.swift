@@ -5,6 +5,7 @@ import PlannerSystem
 import PlannerTestSupport
 import Testing
 
+@testable import PlannerFolders
 @testable import PlannerStore
 
 /// "Any arrival order ends in the same state on every device", as a property: N devices made in different

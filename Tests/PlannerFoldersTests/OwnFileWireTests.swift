@@ -2,6 +2,7 @@ import Glibc
 import PlannerTestSupport
 import Testing
 
+@testable import PlannerFolders
 @testable import PlannerStore
 
 /// The sync folder's child says what it did to this device's own file as bytes; the parent reads them back.
@@ -34,20 +35,24 @@ struct OwnFileWireTests {
         mkdir(folder + "/dir", 0o700)
         close(creat(folder + "/linked", 0o600))
         link(folder + "/linked", folder + "/other-name")
-        func opened(_ name: String) -> String {
+        func opened(_ name: String) -> OwnFile.Opened {
             var dir: Int32 = -1
             var fd: Int32 = -1
             defer {
                 if fd >= 0 { close(fd) }
                 if dir >= 0 { close(dir) }
             }
-            return "\(OwnFile.open(folder: folder, name: name, dir: &dir, fd: &fd))"
+            return OwnFile.open(folder: folder, name: name, dir: &dir, fd: &fd)
         }
-        #expect(opened("fifo") == "refused(PlannerStore.OwnFile.Refusal.fifo, number: 0)")
-        #expect(opened("link") == "refused(PlannerStore.OwnFile.Refusal.link, number: 0)")
-        #expect(opened("dir") == "refused(PlannerStore.OwnFile.Refusal.folder, number: 0)")
-        #expect(opened("linked") == "refused(PlannerStore.OwnFile.Refusal.hardLinks, number: 2)")
-        #expect(opened("missing/x").hasPrefix("failed("))
+        func refusal(_ name: String) -> String? {
+            guard case .refused(let why, let number) = opened(name) else { return nil }
+            return "\(why) \(number)"
+        }
+        #expect(refusal("fifo") == "fifo 0")
+        #expect(refusal("link") == "link 0")
+        #expect(refusal("dir") == "folder 0")
+        #expect(refusal("linked") == "hardLinks 2")
+        if case .failed = opened("missing/x") {} else { Issue.record("a name in a missing folder: \(opened("missing/x"))") }
         var dir: Int32 = -1
         var fd: Int32 = -1
         #expect("\(OwnFile.open(folder: folder + "/none", name: "x", dir: &dir, fd: &fd))" == "folderMissing(\(ENOENT))")

@@ -1,5 +1,6 @@
 import Glibc
 import PlannerCore
+import PlannerStore
 import PlannerSystem
 
 /// Publishing: this device's new events appended to its own file in the sync folder, after the commit,

@@ -1,6 +1,7 @@
 import CLinux
 import Glibc
 import PlannerCore
+import PlannerStore
 import PlannerSystem
 
 /// The calendar folder, write side: after a committed write, outside the database's lock, the folder is

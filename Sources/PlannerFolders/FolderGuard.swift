@@ -1,5 +1,6 @@
 import Glibc
 import PlannerCore
+import PlannerSystem
 
 /// At most one stuck folder child per folder on the whole machine, whichever planner process made it.
 ///

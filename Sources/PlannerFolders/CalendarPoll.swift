@@ -1,4 +1,5 @@
 import PlannerCore
+import PlannerStore
 
 extension PlannerDatabase {
     /// When the window of the study day under way at `now` opens (its first reading, planned or not: a

@@ -1,6 +1,7 @@
 import CFolderDigest
 import Glibc
 import PlannerCore
+import PlannerStore
 import PlannerSystem
 
 /// The calendar folder as a folder child lists it, in buckets (`CalendarBucket`): per bucket a digest of its
@@ -420,15 +421,6 @@ extension PlannerDatabase {
 
     /// A listing no folder has: a bucket recorded with it is looked into by the next pass, whatever it lists.
     static let lookAgain = "-"
-
-    /// Forgets what passes recorded for `folder` (nil: every folder).
-    func forgetCalendarPass(_ folder: String?) throws {
-        guard let folder else {
-            try connection.execute("DELETE FROM calendar_pass")
-            return
-        }
-        try connection.prepare("DELETE FROM calendar_pass WHERE folder = ?").run(.text(folder))
-    }
 
     /// Marks `buckets` of `folder` to be looked into by the next pass (`lookAgain`), and the whole folder's
     /// total with them: their rows were changed by something other than a pass. Marked, not deleted, so

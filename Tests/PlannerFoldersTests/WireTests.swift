@@ -1,3 +1,4 @@
+import PlannerFolders
 import PlannerSystem
 import PlannerTestSupport
 import Testing

@@ -1,40 +1,8 @@
 import CSQLite
 import Glibc
 import PlannerCore
+import PlannerStore
 import PlannerSystem
-
-/// What one pass over the sync folder did, for `planner sync` and `status`.
-public struct SyncReport: Sendable {
-    public var folder: String
-    /// This device's id (nil before it has one): the ticker's watch ignores its own appends to its own file.
-    public var selfDevice: String?
-    /// Other devices' events applied now for the first time.
-    public var applied = 0
-    /// Of those, changes older than one already in force (last writer wins), left out.
-    public var superseded = 0
-    /// Days another device opened, newly closed here.
-    public var openedElsewhere: [LocalDate] = []
-    /// This device's events written to the folder.
-    public var published = 0
-    /// Events of another device whose file was put back, to be written again by this one (`relay`).
-    public var relayed = 0
-    /// This device's own events that came back from the folder (it was restored from a backup).
-    public var cameBack = 0
-    /// One line per file or folder the planner could not use.
-    public var problems: [String] = []
-    /// The read stopped at `SourceLimits.syncReadBytes`: more is waiting in the folder.
-    public var more = false
-    /// Another process held this device's file's lock past the wait: this device's changes wait in the
-    /// database, and that process letting go wakes no live ticker (`Wakeups.watchSyncFolder`).
-    public var lockBusy = false
-    /// The folder was listed and every file in it read to its end (a plan-zone claim may be made: any other
-    /// device's there was seen).
-    var readWhole = false
-    /// The file each event read now came from, in the order of the events: recorded as its `carrier` when
-    /// it applies, so a file put back later has its events relayed. (An array: a dictionary's hashing cost
-    /// more than the rest of recording a carrier.)
-    var carriers: [String] = []
-}
 
 /// One row of `planner devices`.
 public struct DeviceRow: Sendable, Equatable {
@@ -341,13 +309,6 @@ extension PlannerDatabase {
         }
     }
 
-    /// A new sync folder: this device's events are all written there again, its files read from scratch.
-    func forgetSyncFolder() throws {
-        try forgetPublished()
-        try connection.execute("DELETE FROM sync_file")
-        try connection.execute("UPDATE device SET out_seq = out_seq + 1, out_size = 0 WHERE is_self = 1")
-    }
-
     /// Inside a write transaction: whether this device has events to write to its sync folder.
     /// (Or has no id yet: its first publish makes one, says its name and claims the plan's zone.)
     func hasEventsToPublish() throws -> Bool {
@@ -358,13 +319,6 @@ extension PlannerDatabase {
                     OR EXISTS (SELECT 1 FROM relay WHERE published_ms IS NULL)
                     OR NOT EXISTS (SELECT 1 FROM device WHERE is_self = 1))
             """) == 1
-    }
-
-    /// Everything this device wrote to its file is to be written again (the file is gone, cut or replaced, or
-    /// the folder is another): its own events and those it relays.
-    func forgetPublished() throws {
-        try connection.execute("UPDATE event SET published_ms = NULL WHERE received_ms IS NULL AND published_ms IS NOT NULL")
-        try connection.execute("UPDATE relay SET published_ms = NULL WHERE published_ms IS NOT NULL")
     }
 
     /// This device's events not yet written to the folder, in stamp order.
@@ -481,13 +435,6 @@ extension PlannerDatabase {
 
     // MARK: files
 
-    /// An instant as UTC text for messages: `2026-11-24T09:00:00Z`.
-    static func utcText(_ instant: Instant) -> String {
-        let t = LocalDateTime(epochMillisecondsAsIfUTC: instant.milliseconds)
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(t.date)T\(two(t.hour)):\(two(t.minute)):\(two(t.second))Z"
-    }
-
     static func hostName() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
@@ -590,9 +537,9 @@ final class SyncFolderSource: EventSource {
         self.budget = budget
     }
 
-    var leftUnread: Bool { found?.more == true }
+    package var leftUnread: Bool { found?.more == true }
 
-    func collect(_ db: PlannerDatabase, now: Instant) throws -> [SourcedEvent] {
+    package func collect(_ db: PlannerDatabase, now: Instant) throws -> [SourcedEvent] {
         guard reading, let (report, events) = try db.readSyncFolder(now: now, budget: budget) else { return [] }
         found = report
         return events.indices.map {
@@ -600,7 +547,7 @@ final class SyncFolderSource: EventSource {
         }
     }
 
-    func applied(_ outcome: SourcedOutcome, _ db: PlannerDatabase, now: Instant) throws {
+    package func applied(_ outcome: SourcedOutcome, _ db: PlannerDatabase, now: Instant) throws {
         let selfID = found?.selfDevice
         for applied in outcome.outcomes {
             found?.applied += applied.fresh.count
@@ -626,7 +573,7 @@ final class SyncFolderSource: EventSource {
         }
     }
 
-    func seal(_ db: PlannerDatabase, now: Instant) throws {
+    package func seal(_ db: PlannerDatabase, now: Instant) throws {
         // Once the folder was read: this device claims the plan's zone unless a claim is there already (its
         // own, or another device's it now takes).
         if reading, found?.readWhole == true, found?.more == false, let selfID = try db.selfDeviceID() {
@@ -635,13 +582,13 @@ final class SyncFolderSource: EventSource {
         publishes = try db.hasEventsToPublish()
     }
 
-    func finish(_ db: PlannerDatabase, now: Instant) {
+    package func finish(_ db: PlannerDatabase, now: Instant) {
         if publishes {
             (published, lockBusy) = db.publishToSyncFolder(now: now)
         }
     }
 
-    func report(into report: inout SourcesReport) {
+    package func report(into report: inout SourcesReport) {
         report.sync = found
         report.sync?.published = published
         report.sync?.lockBusy = lockBusy

@@ -1,5 +1,6 @@
 import CLinux
 import Glibc
+import PlannerSystem
 
 /// Folder work done by a child process, so that a folder can never hold up the planner itself.
 ///

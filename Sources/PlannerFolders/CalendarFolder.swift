@@ -1,18 +1,7 @@
 import Glibc
 import PlannerCore
+import PlannerStore
 import PlannerSystem
-
-/// What one pass over the calendar folder did, for `planner sync`, `status` and the ticker's log.
-public struct CalendarReport: Sendable {
-    public var folder: String
-    /// Days ticked off in the folder (a phone's task app), opened now.
-    public var ticks: [LocalDate] = []
-    /// Planner items written and removed after the commit.
-    public var written = 0
-    public var removed = 0
-    /// One line per file or folder the planner could not use.
-    public var problems: [String] = []
-}
 
 /// The calendar folder, read side: inside the write transaction (like the sync folder), the planner's
 /// day tasks changed since it wrote them are read, and one ticked COMPLETED opens its day with the origin
@@ -274,7 +263,7 @@ final class CalendarFolderSource: EventSource {
 
     init(whole: Bool) { self.whole = whole }
 
-    func collect(_ db: PlannerDatabase, now: Instant) throws -> [SourcedEvent] {
+    package func collect(_ db: PlannerDatabase, now: Instant) throws -> [SourcedEvent] {
         guard whole, let (report, found, unchanged) = try db.readCalendarFolder(now: now) else { return [] }
         self.found = report
         self.unchanged = unchanged
@@ -282,18 +271,18 @@ final class CalendarFolderSource: EventSource {
         return found.map { SourcedEvent(event: $0.event, fromAnotherDevice: false) }
     }
 
-    func applied(_ outcome: SourcedOutcome, _ db: PlannerDatabase, now: Instant) throws {
+    package func applied(_ outcome: SourcedOutcome, _ db: PlannerDatabase, now: Instant) throws {
         for applied in outcome.outcomes {
             for event in applied.fresh { if let date = ticks[event.id] { found?.ticks.append(date) } }
         }
     }
 
-    func seal(_ db: PlannerDatabase, now: Instant) throws {
+    package func seal(_ db: PlannerDatabase, now: Instant) throws {
         folder = try db.calendarFolderSetting()
         if !whole, let folder { today = try db.planTodaysCalendar(folder, now: now) }
     }
 
-    func finish(_ db: PlannerDatabase, now: Instant) {
+    package func finish(_ db: PlannerDatabase, now: Instant) {
         if let today {
             db.applyTodaysCalendar(today)
         } else if whole, let folder {
@@ -303,12 +292,12 @@ final class CalendarFolderSource: EventSource {
         }
     }
 
-    func abandon() {
+    package func abandon() {
         today?.child?.hangUp()
         today = nil
     }
 
-    func report(into report: inout SourcesReport) {
+    package func report(into report: inout SourcesReport) {
         report.calendar = found
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import PlannerStore
 import PlannerSystem
 
 /// Whether a folder another program keeps (the sync folder, the calendar folder) is there, asked of a

@@ -1,5 +1,6 @@
 import Glibc
 import PlannerCore
+import PlannerStore
 import PlannerSystem
 
 /// The sync folder's (and the calendar folder's) read side as the folder child (`FolderChild`) does it: the system calls only (no

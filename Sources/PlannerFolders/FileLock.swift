@@ -1,4 +1,5 @@
 import Glibc
+import PlannerSystem
 
 /// A folder's lock (`flock`), taken by a folder child: two planner processes of this device take turns, and
 /// a lock another program holds longer than the wait is a busy folder, not a wait.

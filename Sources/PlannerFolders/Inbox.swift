@@ -1,6 +1,7 @@
 import CSQLite
 import Glibc
 import PlannerCore
+import PlannerStore
 import PlannerSystem
 
 /// Events from outside this process, applied by the next write transaction of any planner process, each
@@ -307,7 +308,7 @@ public enum Inbox {
 final class InboxSource: EventSource {
     private var batch: Inbox.Batch?
 
-    func collect(_ db: PlannerDatabase, now: Instant) throws -> [SourcedEvent] {
+    package func collect(_ db: PlannerDatabase, now: Instant) throws -> [SourcedEvent] {
         guard let batch = Inbox.pending(resolvedPath: db.resolvedPath) else { return [] }
         self.batch = batch
         var events: [SourcedEvent] = []
@@ -325,7 +326,7 @@ final class InboxSource: EventSource {
         return events
     }
 
-    func applied(_ outcome: SourcedOutcome, _ db: PlannerDatabase, now: Instant) throws {
+    package func applied(_ outcome: SourcedOutcome, _ db: PlannerDatabase, now: Instant) throws {
         guard let batch else { return }
         for (event, why) in outcome.refused {
             guard let item = batch.items.first(where: { $0.event.id == event.id }) else { continue }
@@ -335,7 +336,7 @@ final class InboxSource: EventSource {
     }
 
     /// A crash before this leaves files already applied: applying one again is a no-op.
-    func finish(_ db: PlannerDatabase, now: Instant) {
+    package func finish(_ db: PlannerDatabase, now: Instant) {
         batch?.removeApplied(warnings: db.warnings)
     }
 }

@@ -1,6 +1,7 @@
 import CLinux
 import Glibc
 import PlannerCore
+import PlannerStore
 import PlannerSystem
 
 /// `open`'s way with the calendar folder: today's files only, decided inside the open's own transaction

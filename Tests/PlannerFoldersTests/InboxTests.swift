@@ -5,6 +5,7 @@ import PlannerSystem
 import PlannerTestSupport
 import Testing
 
+@testable import PlannerFolders
 @testable import PlannerStore
 
 /// The inbox of events saved by other processes (opens saved while another program held the database).

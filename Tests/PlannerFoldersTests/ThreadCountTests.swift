@@ -1,6 +1,7 @@
+import PlannerSystem
 import Testing
 
-@testable import PlannerSystem
+@testable import PlannerFolders
 
 /// `FolderChild` forks only in a single-threaded process: the "Threads:" line read as bytes.
 @Suite struct ThreadCountTests {

@@ -5,6 +5,7 @@ import PlannerSystem
 import PlannerTestSupport
 import Testing
 
+@testable import PlannerFolders
 @testable import PlannerStore
 
 /// Devices sharing one plan through a folder: here the folder is one local folder both databases use, as if

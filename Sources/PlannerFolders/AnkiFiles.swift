@@ -1,4 +1,5 @@
 import Glibc
+import PlannerStore
 import PlannerSystem
 
 /// Anki's collection as the folder child (`FolderChild`) touches it: system calls only (no database, no

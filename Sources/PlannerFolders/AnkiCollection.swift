@@ -1,23 +1,8 @@
 import CSQLite
 import Glibc
 import PlannerCore
+import PlannerStore
 import PlannerSystem
-
-/// What reading Anki's collection found during one change.
-public struct AnkiReport: Sendable {
-    /// The `anki-collection` setting.
-    public var collection: String
-    /// Whether this change read it (false: unchanged since the last read, or the ticker did not ask).
-    public var read = false
-    /// The study days newly recorded as opened by a review (past days fill the record).
-    public var opened: [LocalDate] = []
-    /// Days left for the next change (`SourceLimits.ankiOpens`): the ticker comes back at once.
-    public var more = false
-    /// Why it could not be read, one line (nil: it was, or was not needed).
-    public var problem: String?
-    /// The problem may pass by itself (a stall, Anki writing through every try): the ticker tries again soon.
-    public var retry = false
-}
 
 /// Anki's collection, read side: before the write transaction, its files are looked at and, when they
 /// changed, copied into a private folder (`prepareAnkiRead`, `AnkiFiles`); inside it, the copy is read and
@@ -390,15 +375,15 @@ final class AnkiSource: EventSource {
         self.opens = opens
     }
 
-    var leftUnread: Bool { found?.more == true }
+    package var leftUnread: Bool { found?.more == true }
 
-    func prepare(_ db: PlannerDatabase, now: Instant) throws {
+    package func prepare(_ db: PlannerDatabase, now: Instant) throws {
         (found, prepared, days) = (nil, nil, [:])
         guard reads else { return }
         prepared = try db.prepareAnkiRead()
     }
 
-    func collect(_ db: PlannerDatabase, now: Instant) throws -> [SourcedEvent] {
+    package func collect(_ db: PlannerDatabase, now: Instant) throws -> [SourcedEvent] {
         guard reads else {
             found = try db.ankiCollectionSetting().map { AnkiReport(collection: $0) }
             return []
@@ -409,13 +394,13 @@ final class AnkiSource: EventSource {
         return opens.map { SourcedEvent(event: $0.event, fromAnotherDevice: false, together: true) }
     }
 
-    func applied(_ outcome: SourcedOutcome, _ db: PlannerDatabase, now: Instant) throws {
+    package func applied(_ outcome: SourcedOutcome, _ db: PlannerDatabase, now: Instant) throws {
         for applied in outcome.outcomes {
             for event in applied.fresh { if let day = days[event.id] { found?.opened.append(day) } }
         }
     }
 
-    func report(into report: inout SourcesReport) {
+    package func report(into report: inout SourcesReport) {
         report.anki = found
     }
 }

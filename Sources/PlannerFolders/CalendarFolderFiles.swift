@@ -1,6 +1,7 @@
 import CLinux
 import Glibc
 import PlannerCore
+import PlannerStore
 import PlannerSystem
 
 /// The calendar folder's system calls, made by the folder child (`FolderChild`): no database, no output.
