@@ -24,11 +24,7 @@ struct Sync: ContextCommand {
             """)
 
     @OptionGroup var common: CommonOptions
-    @Flag(
-        name: .long,
-        help:
-            "Print one JSON object: folder, applied, superseded, published, opened_elsewhere, problems, calendar_folder, calendar_ticks, calendar_written, calendar_removed, calendar_problems, anki_collection, anki_opened, anki_problem."
-    ) var json = false
+    @Flag(name: .long, help: ArgumentHelp("Print one JSON object: \(SourcesReport.fields.map(\.key).joined(separator: ", ")).")) var json = false
 
     func run(_ ctx: RunContext) throws {
         try SyncCommand.sync(ctx, db: common.db, now: common.now).print(json: json, to: ctx.output)
@@ -41,25 +37,26 @@ extension SourcesReport: Report {
     private var openedElsewhere: [String] { Array(Set(sync?.openedElsewhere ?? [])).sorted().map(\.description) }
     private var ticks: [String] { Array(Set(calendar?.ticks ?? [])).sorted().map(\.description) }
 
-    var json: JSON {
-        func list(_ items: [String]) -> JSON { .array(items.map(JSON.string)) }
-        return .object([
-            ("folder", .text(sync?.folder)),
-            ("applied", .int(sync?.applied ?? 0)),
-            ("superseded", .int(sync?.superseded ?? 0)),
-            ("published", .int(sync?.published ?? 0)),
-            ("opened_elsewhere", list(openedElsewhere)),
-            ("problems", list(sync?.problems ?? [])),
-            ("calendar_folder", .text(calendar?.folder)),
-            ("calendar_ticks", list(ticks)),
-            ("calendar_written", .int(calendar?.written ?? 0)),
-            ("calendar_removed", .int(calendar?.removed ?? 0)),
-            ("calendar_problems", list(calendar?.problems ?? [])),
-            ("anki_collection", .text(anki?.collection)),
-            ("anki_opened", list(studied)),
-            ("anki_problem", .text(anki?.problem)),
-        ])
-    }
+    /// The JSON object's fields, in order: `json` and `--json`'s help are both made from this list.
+    static let fields: [(key: String, value: @Sendable (SourcesReport) -> JSON)] = [
+        ("folder", { .text($0.sync?.folder) }),
+        ("applied", { .int($0.sync?.applied ?? 0) }),
+        ("superseded", { .int($0.sync?.superseded ?? 0) }),
+        ("published", { .int($0.sync?.published ?? 0) }),
+        ("opened_elsewhere", { list($0.openedElsewhere) }),
+        ("problems", { list($0.sync?.problems ?? []) }),
+        ("calendar_folder", { .text($0.calendar?.folder) }),
+        ("calendar_ticks", { list($0.ticks) }),
+        ("calendar_written", { .int($0.calendar?.written ?? 0) }),
+        ("calendar_removed", { .int($0.calendar?.removed ?? 0) }),
+        ("calendar_problems", { list($0.calendar?.problems ?? []) }),
+        ("anki_collection", { .text($0.anki?.collection) }),
+        ("anki_opened", { list($0.studied) }),
+        ("anki_problem", { .text($0.anki?.problem) }),
+    ]
+    private static func list(_ items: [String]) -> JSON { .array(items.map(JSON.string)) }
+
+    var json: JSON { .object(Self.fields.map { ($0.key, $0.value(self)) }) }
 
     var text: String {
         let (report, calendar, anki) = (sync, calendar, anki)
