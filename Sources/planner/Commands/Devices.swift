@@ -17,8 +17,12 @@ struct Devices: ContextCommand {
             """)
 
     @OptionGroup var common: CommonOptions
-    @Flag(name: .long, help: "Print a JSON array with the devices view's names: id, name, is_self, last_event (UTC), offset_ms, events.") var json =
-        false
+    @Flag(
+        name: .long,
+        help: ArgumentHelp(
+            "Print a JSON array with the devices view's names: "
+                + DevicesReport.fields.filter { !$0.deprecated }.map { $0.key + ($0.note.map { " (\($0))" } ?? "") }.joined(separator: ", ")
+                + ".")) var json = false
 
     func run(_ ctx: RunContext) throws {
         let (rows, zone) = try SyncCommand.devices(ctx, db: common.db, now: common.now)
@@ -45,23 +49,21 @@ struct DevicesReport: Report {
     let rows: [DeviceRow]
     let zone: Zone
 
-    var json: JSON {
-        .array(
-            rows.map { d in
-                // The devices view's names and values; `this_device` and `last_event_at` (local time) are
-                // the names this printed before (deprecated: docs/guide.md).
-                .object([
-                    ("id", .string(d.id)),
-                    ("name", .string(d.name)),
-                    ("is_self", .bool(d.isSelf)),
-                    ("last_event", .utc(d.lastEvent.map { Instant(milliseconds: $0.milliseconds / 1000 * 1000) })),
-                    ("offset_ms", d.offsetMilliseconds.map(JSON.int) ?? .null),
-                    ("events", .int(d.events)),
-                    ("this_device", .bool(d.isSelf)),
-                    ("last_event_at", .time(d.lastEvent, in: zone)),
-                ])
-            })
-    }
+    /// Each row's fields, in order: `json` and `--json`'s help are both made from this list. The devices
+    /// view's names and values; `this_device` and `last_event_at` (local time) are the names this printed
+    /// before (deprecated: docs/guide.md), printed but not offered in the help.
+    static let fields: [(key: String, note: String?, deprecated: Bool, value: @Sendable (DeviceRow, Zone) -> JSON)] = [
+        ("id", nil, false, { d, _ in .string(d.id) }),
+        ("name", nil, false, { d, _ in .string(d.name) }),
+        ("is_self", nil, false, { d, _ in .bool(d.isSelf) }),
+        ("last_event", "UTC", false, { d, _ in .utc(d.lastEvent.map { Instant(milliseconds: $0.milliseconds / 1000 * 1000) }) }),
+        ("offset_ms", nil, false, { d, _ in d.offsetMilliseconds.map(JSON.int) ?? .null }),
+        ("events", nil, false, { d, _ in .int(d.events) }),
+        ("this_device", nil, true, { d, _ in .bool(d.isSelf) }),
+        ("last_event_at", nil, true, { d, zone in .time(d.lastEvent, in: zone) }),
+    ]
+
+    var json: JSON { .array(rows.map { d in .object(Self.fields.map { ($0.key, $0.value(d, zone)) }) }) }
 
     var text: String {
         guard !rows.isEmpty else { return "no devices yet: set a sync folder (planner config set sync-folder DIR) on each device" }
