@@ -12,7 +12,7 @@ struct Add: ContextCommand {
             refill brings it back); one later than 64 sooner requests waits until a refill lets it in. \
             `planner open` never cancels one-offs. With a sync folder, the one-off is added on your other \
             devices too (the latest add of an --id wins everywhere); without --id, the identifier is made \
-            unique here (Noti_Reminder_…_2) and kept as it is there.
+            unique here (a suffix such as _2) and kept as it is there.
             """)
 
     @OptionGroup var common: CommonOptions
