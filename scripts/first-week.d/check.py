@@ -427,6 +427,20 @@ def main(planner):
     r = desktop.planner("setup", "--uninstall")
     left = [i["uid"] for i in items() if i["uid"].startswith("planner-")]
     if left:
+        import glob as _g
+        for c in (desktop, laptop):
+            try:
+                print("first-week: state at the failure:", c.name, c.sql("SELECT id, name, is_self, calendar, last_event_ms, first_seen_ms FROM device"), file=sys.stderr)
+                print("first-week: state at the failure:", c.name, c.sql("SELECT name, size, consumed, problem FROM sync_file"), file=sys.stderr)
+            except Exception as e:
+                print("first-week: state at the failure: sql failed", c.name, e, file=sys.stderr)
+        for f in _g.glob("/home/**/*.events", recursive=True) + _g.glob(os.environ.get("FW_WORK", "/tmp") + "/**/*.events", recursive=True):
+            try:
+                lines = open(f, encoding="utf-8", errors="replace").read().splitlines()
+                print("first-week: state at the failure: file", f, [l[:160] for l in lines if l.startswith("planner-device")][-3:], len(lines), "lines", os.path.getsize(f), "bytes", file=sys.stderr)
+            except Exception as e:
+                print("first-week: state at the failure: file unreadable", f, e, file=sys.stderr)
+        print("first-week: state at the failure: the uninstall said", r.stdout, r.stderr, file=sys.stderr)
         fail(f"the last computer's setup --uninstall left {len(left)} planner items on the server: {r.stdout[-400:]} {r.stderr[-400:]}")
     ok("the desktop's setup --uninstall, the last, took every planner item off the server")
 
