@@ -109,8 +109,9 @@ def slot_of(uid):
 
 
 def events(items):
-    """The planner's VEVENTs as the server holds them (items: an event of its own or a series)."""
-    return {i["uid"]: i for i in items if i["kind"] == "VEVENT" and i["uid"].startswith("planner-")}
+    """The planner's VEVENTs as the server holds them (items: an event of its own or a series), by UID: an
+    override of one occurrence (RECURRENCE-ID, a phone's "this event only" edit) is among its series' occurrences."""
+    return {i["uid"]: i for i in items if i["kind"] == "VEVENT" and i["uid"].startswith("planner-") and not i.get("override")}
 
 
 def reminders(items, once=False):
@@ -408,6 +409,40 @@ def main(planner):
             fail(f"{e['uid']} put back: {'; '.join(problems) or sorted(shown)}")
         ok(f"an event moved on the phone ({holder}, by 45 minutes) is put back by the next planner sync: 27 Oct 10:00 "
            f"at the planned time, and all {len(shown)} reminders of {e['uid']} as the planner's file has them: the plan wins")
+
+        # 5b. The phone edits one occurrence of a series alone ("this event only"): 2 Nov's 11:00 moved by 30
+        #     minutes (an override, RECURRENCE-ID, in the series' item) and 3 Nov's deleted (an EXDATE). The
+        #     plan wins here too: the next planner sync puts the series back as its file has it.
+        series = "planner-series-1100"
+        one_moved, one_deleted = "planner-Noti_AppOpenPromotion_2026_11_02_11_00", "planner-Noti_AppOpenPromotion_2026_11_03_11_00"
+        rem = reminders(w.items())
+        if rem.get(one_moved, {}).get("uid") != series or rem.get(one_deleted, {}).get("uid") != series:
+            fail(f"2 and 3 Nov's 11:00 are not occurrences of {series} on the server: {rem.get(one_moved)}, {rem.get(one_deleted)}")
+        w.phone("move-one", series, "2026-11-02", "30")
+        w.phone("delete-one", series, "2026-11-03")
+        rem = reminders(w.items(), once=True)
+        if one_deleted in rem or rem.get(one_moved, {}).get("start") != utc_text(slot_of(one_moved) + datetime.timedelta(minutes=30)):
+            fail(f"the phone's edits of single occurrences did not show on the server: {rem.get(one_moved)}, {rem.get(one_deleted)}")
+        w.vdirsyncer("sync")
+        with open(os.path.join(w.folder, series + ".ics")) as f:
+            edited = f.read()
+        if "RECURRENCE-ID" not in edited or "20261103T110000" not in edited:
+            fail(f"vdirsyncer did not bring the phone's edits of {series} into the folder")
+        w.planner(T2, "sync")
+        w.vdirsyncer("sync")
+        rem = reminders(w.items(), once=True)
+        for key in (one_moved, one_deleted):
+            if rem.get(key, {}).get("start") != utc_text(slot_of(key)):
+                fail(f"{key}, edited alone on the phone, is at {rem.get(key, {}).get('start')} UTC on the server, the plan says {utc_text(slot_of(key))}")
+        with open(os.path.join(w.folder, series + ".ics"), "rb") as f:
+            text = f.read()
+        written = {o["key"]: seen(o) for o in occurrences.expand_text(text)}
+        shown = {k: seen(o) for k, o in rem.items() if o["uid"] == series}
+        problems = occurrences.series_problems(text, ZONE)
+        if shown != written or problems or "RECURRENCE-ID" in w.phone("raw", series):
+            fail(f"{series} put back: the server shows {len(shown)}, the file {len(written)}; {'; '.join(problems)}")
+        ok(f"one occurrence moved and one deleted on the phone ({series}, 2 and 3 Nov) are put back by the next planner "
+           f"sync: the server's {len(shown)} occurrences are the planner's file's, no override left")
 
         # 6. A tick that arrives while the planner rewrites the folder (issue 29): vdirsyncer renames the ticked
         #    task in while `config set window` rewrites every task of the folder. Whichever lands first, the

@@ -4,7 +4,7 @@
 real iCalendar parser (Debian's python3-icalendar). Run with /usr/bin/python3 (Debian's modules).
 
   phone.py URL USER items              JSON list: uid, kind, dtstart (UTC ISO), tzid, alarms, status, ...;
-                                       a VEVENT's `occurrences`: what a calendar app shows of it, expanded
+                                       a VEVENT's `override` (it has a RECURRENCE-ID) and `occurrences`: what a calendar app shows of it, expanded
                                        by occurrences.py (beside this file: RRULE, EXDATE; the oracle the
                                        checks assert on), or `occurrences_error` when it cannot be
                                        expanded
@@ -14,6 +14,11 @@ real iCalendar parser (Debian's python3-icalendar). Run with /usr/bin/python3 (D
   phone.py URL USER move UID MINUTES   moves an event's DTSTART (and keeps its duration); a recurring
                                        one's (a planner-series-HHMM) moves the whole series, as a phone's
                                        "all events" edit does (its EXDATEs and UNTIL left as they were)
+  phone.py URL USER move-one UID DATE MINUTES
+                                       moves one occurrence of a recurring event, as a phone's "this event
+                                       only" edit does: an override (RECURRENCE-ID) of DATE's occurrence
+  phone.py URL USER delete-one UID DATE
+                                       deletes one occurrence, as "delete this event only" does: an EXDATE
   phone.py URL USER add UID            the user's own event, made on the phone
   phone.py URL USER raw UID            the item's text as the server holds it
 """
@@ -74,8 +79,8 @@ def describe(obj):
                           for a in component.walk("VALARM")]
         if component.name == "VEVENT":
             # On the main VEVENT only: an override (RECURRENCE-ID) of one occurrence is among them already.
-            item["occurrences"] = [] if component.get("RECURRENCE-ID") is not None \
-                else [o for o in expanded if o["uid"] == item["uid"]]
+            item["override"] = component.get("RECURRENCE-ID") is not None
+            item["occurrences"] = [] if item["override"] else [o for o in expanded if o["uid"] == item["uid"]]
             if error is not None:
                 item["occurrences_error"] = error
             item["rrule"] = component.get("RRULE").to_ical().decode() if component.get("RRULE") is not None else ""
@@ -126,6 +131,35 @@ def main():
             event.add("DTSTART", start.dt + datetime.timedelta(minutes=minutes))
             if tzid:
                 event["DTSTART"].params["TZID"] = tzid
+        obj.data = parsed.to_ical().decode()
+        obj.save()
+    elif command in ("move-one", "delete-one"):
+        uid, day = rest[0], datetime.date.fromisoformat(rest[1])
+        obj = find(cal, uid)
+        parsed = icalendar.Calendar.from_ical(obj.data)
+        master = next(e for e in parsed.walk("VEVENT") if e.get("RECURRENCE-ID") is None)
+        start = master["DTSTART"]
+        tzid = start.params.get("TZID")
+        # The occurrence on DAY: the series' local time of day on that date, in its zone.
+        occurrence = start.dt.replace(year=day.year, month=day.month, day=day.day)
+        if command == "delete-one":
+            master.add("EXDATE", occurrence)
+            if tzid:
+                exdates = master["EXDATE"] if isinstance(master["EXDATE"], list) else [master["EXDATE"]]
+                exdates[-1].params["TZID"] = tzid
+        else:
+            override = icalendar.Event()
+            for name in ("UID", "DTSTAMP", "SUMMARY", "DESCRIPTION", "DURATION", "TRANSP"):
+                if master.get(name) is not None:
+                    override.add(name, master.get(name))
+            override.add("RECURRENCE-ID", occurrence)
+            override.add("DTSTART", occurrence + datetime.timedelta(minutes=int(rest[2])))
+            if tzid:
+                override["RECURRENCE-ID"].params["TZID"] = tzid
+                override["DTSTART"].params["TZID"] = tzid
+            for alarm in master.walk("VALARM"):
+                override.add_component(alarm)
+            parsed.add_component(override)
         obj.data = parsed.to_ical().decode()
         obj.save()
     elif command == "empty":
