@@ -2,8 +2,8 @@ import Foundation
 import PlannerHarness
 import Testing
 
-/// The calendar folder as other programs meet it: khal reading it as its own vdir across a DST change, a
-/// running ticker noticing a tick, and kills in the middle of a rewrite.
+/// The calendar folder as other programs meet it: khal reading it as its own vdir and calcurse importing it,
+/// across a DST change; a running ticker noticing a tick; kills in the middle of a rewrite.
 @Suite struct CalendarClientTests {
     /// khal, with its own configuration naming the folder, lists every event at its local time across
     /// Berlin's change of 25 October 2026, shown in Berlin and in New York (whose change is a week later).
@@ -36,6 +36,53 @@ import Testing
             #expect(expected.count == 18)
             #expect(listed == expected, "\(shown): \(r.out)")
         }
+    }
+
+    /// calcurse (another real client, which keeps a recurring event as one rule with exception dates)
+    /// imports every file of the folder and lists each reminder at its Berlin time across the change of 25
+    /// October 2026: the series, one per time of day and per offset, and a skipped day's exceptions.
+    @Test func calcurseListsTheFolderAtTheRightLocalTimesAcrossADSTChange() throws {
+        var h = try Harness()
+        h.env["TZ"] = "Europe/Berlin"
+        let folder = h.dir + "/calendar"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        try h.configOK(
+            ["set", "calendar-folder", folder, "calendar-days", "14", "days", "daily", "window", "09:00-11:00", "interval", "1h"],
+            now: "2026-10-22T12:00")
+        _ = try h.plannerOK(["skip", "2026-10-28"], now: "2026-10-22T12:00")
+        _ = try h.plannerOK(["refill"], now: "2026-10-22T12:00")
+        // calcurse stores local times: it imports and lists in the plan's zone.
+        let data = h.dir + "/calcurse"
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".ics") && !$0.hasPrefix("planner-day-") }
+        #expect(files.contains { $0.hasPrefix("planner-series-") })
+        for file in files {
+            let r = try h.run("/usr/bin/calcurse", ["-D", data, "-q", "-i", folder + "/" + file], env: h.env)
+            #expect(r.status == 0, "\(file): \(r.err)")
+        }
+        let format = "%(start:%Y-%m-%d %H:%M) %m\\n"
+        let r = try h.run(
+            "/usr/bin/calcurse",
+            [
+                "-D", data, "--input-datefmt", "4", "-Q", "--from", "2026-10-22", "--days", "15", "--filter-type", "recur-apt,apt",
+                "--format-recur-apt", format, "--format-apt", format,
+            ], env: h.env)
+        #expect(r.status == 0, "\(r.err)")
+        let listed = r.out.split(separator: "\n").map(String.init).filter { $0.contains("Time to study?") }.sorted()
+        let expected = try h.python(
+            """
+            import datetime as dt, zoneinfo
+            berlin = zoneinfo.ZoneInfo("Europe/Berlin")
+            now = dt.datetime(2026, 10, 22, 12, 0, tzinfo=berlin)
+            for i in range(14):
+                d = now.date() + dt.timedelta(days=i)
+                for hour in (9, 10, 11):
+                    t = dt.datetime(d.year, d.month, d.day, hour, tzinfo=berlin)
+                    if t > now and d != dt.date(2026, 10, 28):
+                        print(t.strftime("%Y-%m-%d %H:%M") + " Time to study?")
+            """, []
+        ).split(separator: "\n").map(String.init).sorted()
+        #expect(expected.count == 36)
+        #expect(listed == expected, "\(Set(listed).symmetricDifference(expected).sorted())")
     }
 
     @Test func aRunningTickerOpensADayTickedInTheFolder() throws {
