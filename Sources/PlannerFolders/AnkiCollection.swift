@@ -23,14 +23,17 @@ extension PlannerDatabase {
     /// A collection of hundreds of MiB takes a second to copy: inside the transaction, a login's `open`
     /// would wait for it, and a due reminder too.
     func prepareAnkiRead() throws -> AnkiPrepared? {
-        // No read left open outside a transaction while the child copies (the ticker keeps its statements).
-        defer { connection.resetKeptStatements() }
-        guard let collection = try ankiCollectionSetting() else { return nil }
+        // What the last read left, in a read transaction of its own: none is held while the child copies.
+        typealias Known = (db: String, wal: String, more: Bool, problem: String?)
+        let found = try read { () throws -> (String, Known)? in
+            guard let collection = try ankiCollectionSetting() else { return nil }
+            let row = try connection.prepare("SELECT db_file, wal_file, more, problem FROM anki_read WHERE collection = ?")
+            try row.bind([.text(collection)])
+            guard try row.step() else { return (collection, ("", "", false, nil)) }
+            return (collection, (row.text(0), row.text(1), row.int64(2) != 0, row.isNull(3) ? nil : row.text(3)))
+        }
+        guard let (collection, known) = found else { return nil }
         var prepared = AnkiPrepared(collection: collection)
-        let row = try connection.prepare("SELECT db_file, wal_file, more, problem FROM anki_read WHERE collection = ?")
-        try row.bind([.text(collection)])
-        var known = (db: "", wal: "", more: false, problem: String?.none)
-        if try row.step() { known = (row.text(0), row.text(1), row.int64(2) != 0, row.isNull(3) ? nil : row.text(3)) }
         prepared.knownProblem = known.problem
         let folder = ankiCopyFolder
         let copy = folder + "/collection.anki2"

@@ -87,7 +87,7 @@ extension PlannerDatabase {
     /// tables (nil: none are, and it stays SQLite's): `.ownTrigger`, so that a login's open is saved for
     /// later rather than lost (`LoginOpen`). Read after the transaction was undone.
     package func ownTriggerError(_ error: SQLiteError) -> PlannerError? {
-        guard error.primaryCode == SQLITE_CONSTRAINT, let names = try? foreignTriggerNames(), !names.isEmpty else { return nil }
+        guard error.primaryCode == SQLITE_CONSTRAINT, let names = try? read({ try foreignTriggerNames() }), !names.isEmpty else { return nil }
         return PlannerError(
             .ownTrigger,
             "\(path): the planner's change failed in the database (\(error.message)) while its tables have triggers of your own (\(names.joined(separator: ", "))): if one of them failed, fix or drop it and run again; nothing was changed"

@@ -78,6 +78,7 @@ public final class PlannerDatabase {
             } catch {
                 throw Self.plannerError(error, path: path)
             }
+            connection.transactionsOnly = true
             return
         }
         if case .sqlite(let header) = existing {
@@ -114,6 +115,7 @@ public final class PlannerDatabase {
         } catch {
             throw Self.plannerError(error, path: path)
         }
+        connection.transactionsOnly = true
     }
 
     /// Cheap refusal from the raw header (someone else's or a newer planner's file).

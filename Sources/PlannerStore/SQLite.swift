@@ -70,6 +70,23 @@ package final class Connection {
     /// its time: preparing is three quarters of a claim's instructions, bench/TICK_RESULTS.md).
     private var kept: [String: Statement]?
 
+    /// Set once the database is open (its migrations, PRAGMAs and checks done): from then on the planner's
+    /// code prepares every statement inside a transaction (`PlannerDatabase.write`, `read`, `snapshot`), so that
+    /// what one step reads is of the same moment as the next, and no read holds a snapshot between
+    /// transactions. A debug build (the tests) stops on one prepared outside; a test's own inspection of the
+    /// database between commands (a caller outside the planner's modules) is not the planner's and may.
+    package var transactionsOnly = false
+
+    /// Whether `caller` (a `#fileID`) may prepare `sql` now: see `transactionsOnly`. A PRAGMA acts on the
+    /// connection or the file, not on a snapshot (a checkpoint cannot even run inside a transaction).
+    package func mayPrepare(_ sql: String, _ caller: StaticString) -> Bool {
+        guard transactionsOnly, sqlite3_get_autocommit(handle) != 0, !sql.hasPrefix("PRAGMA ") else { return true }
+        let file = caller.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
+        return
+            !(file.hasPrefix("PlannerStore/") || file.hasPrefix("PlannerFolders/") || file.hasPrefix("PlannerCommands/")
+            || file.hasPrefix("PlannerTicker/") || file.hasPrefix("planner/"))
+    }
+
     /// Starts keeping prepared statements, or stops and finalizes the kept ones (an idle ticker holds none).
     package func keepStatements(_ keep: Bool) {
         if !keep { kept = nil } else if kept == nil { kept = [:] }
@@ -91,12 +108,14 @@ package final class Connection {
     }
 
     /// Runs one or more statements that return no rows we need.
-    package func execute(_ sql: String) throws(SQLiteError) {
+    package func execute(_ sql: String, caller: StaticString = #fileID) throws(SQLiteError) {
+        assert(sql.hasPrefix("BEGIN") || mayPrepare(sql, caller), "\(caller) ran a statement outside a transaction: \(sql)")
         let rc = sqlite3_exec(handle, sql, nil, nil, nil)
         guard rc == SQLITE_OK else { throw lastError(rc) }
     }
 
-    package func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+    package func prepare(_ sql: String, caller: StaticString = #fileID) throws(SQLiteError) -> Statement {
+        assert(mayPrepare(sql, caller), "\(caller) prepared a statement outside a transaction: \(sql)")
         if kept != nil, var statement = kept!.removeValue(forKey: sql) {
             // Reused only when nobody holds it (the same SQL may be stepping in an outer loop).
             let free = isKnownUniquelyReferenced(&statement)
@@ -116,14 +135,14 @@ package final class Connection {
     }
 
     /// The first column of the first row of `sql` as an integer (for PRAGMAs and counts).
-    package func integer(_ sql: String, _ bindings: SQLValue...) throws(SQLiteError) -> Int64? {
-        let stmt = try prepare(sql)
+    package func integer(_ sql: String, _ bindings: SQLValue..., caller: StaticString = #fileID) throws(SQLiteError) -> Int64? {
+        let stmt = try prepare(sql, caller: caller)
         try stmt.bind(bindings)
         return try stmt.step() ? stmt.int64(0) : nil
     }
 
-    package func text(_ sql: String, _ bindings: SQLValue...) throws(SQLiteError) -> String? {
-        let stmt = try prepare(sql)
+    package func text(_ sql: String, _ bindings: SQLValue..., caller: StaticString = #fileID) throws(SQLiteError) -> String? {
+        let stmt = try prepare(sql, caller: caller)
         if !bindings.isEmpty { try stmt.bind(bindings) }
         return try stmt.step() ? stmt.text(0) : nil
     }

@@ -125,12 +125,12 @@ import Testing
                 _ = try devices[to].sync(now: now(to))
                 return
             }
-            try carry(from: folders[from], to: folders[to], own: try devices[to].selfDeviceID(), random: &random)
+            try carry(from: folders[from], to: folders[to], own: try devices[to].read({ try devices[to].selfDeviceID() }), random: &random)
             _ = try devices[to].sync(now: now(to))
         }
         /// Device `i`'s own files in its folder.
         func ownFiles(_ i: Int) throws -> [String] {
-            guard let id = try devices[i].selfDeviceID() else { return [] }
+            guard let id = try devices[i].read({ try devices[i].selfDeviceID() }) else { return [] }
             return try FileManager.default.contentsOfDirectory(atPath: folders[i]).filter { $0.hasPrefix("planner-\(id)-") }
         }
         func backUp(_ i: Int) throws {
@@ -141,7 +141,7 @@ import Testing
             backups[i] = (copy, files)
         }
         func restore(_ i: Int) throws {
-            guard let backup = backups.removeValue(forKey: i), let id = try devices[i].selfDeviceID() else { return }
+            guard let backup = backups.removeValue(forKey: i), let id = try devices[i].read({ try devices[i].selfDeviceID() }) else { return }
             devices[i].connection.close()
             for suffix in ["", "-wal", "-shm"] { unlink(paths[i] + suffix) }
             try FileManager.default.copyItem(atPath: backup.db, toPath: paths[i])
@@ -196,7 +196,7 @@ import Testing
                 try review(
                     anki, at: now(Int.random(in: 0..<2, using: &random)).milliseconds - late - Int64.random(in: 0...600_000, using: &random),
                     type: manual ? 4 : Int64.random(in: 0...3, using: &random), ease: manual ? 0 : Int64.random(in: 1...4, using: &random))
-            case 3: if backups[i] == nil, try db.selfDeviceID() != nil { try backUp(i) }
+            case 3: if backups[i] == nil, try db.read({ try db.selfDeviceID() }) != nil { try backUp(i) }
             case 4: if backups[i] != nil { try restore(i) }
             default: break
             }
@@ -207,7 +207,9 @@ import Testing
         for _ in 0..<2 {
             for to in (0..<count).shuffled(using: &random) {
                 for from in (0..<count).shuffled(using: &random) where from != to {
-                    try carry(from: folders[from], to: folders[to], own: try devices[to].selfDeviceID(), whole: true, random: &random)
+                    try carry(
+                        from: folders[from], to: folders[to], own: try devices[to].read({ try devices[to].selfDeviceID() }), whole: true,
+                        random: &random)
                 }
                 try carry(from: newer, to: folders[to], own: nil, whole: true, random: &random)
                 let report = try devices[to].sync(now: Instant(milliseconds: clock))
@@ -217,7 +219,7 @@ import Testing
         let views = try devices.map { try shared($0, now: Instant(milliseconds: clock)) }
         if ProcessInfo.processInfo.environment["PLANNER_PROPERTY_DEBUG"] != nil {
             for (i, db) in devices.enumerated() {
-                print("d\(i) self", try db.selfDeviceID() ?? "-", "folder", folders[i])
+                print("d\(i) self", try db.read({ try db.selfDeviceID() }) ?? "-", "folder", folders[i])
                 let stmt = try db.connection.prepare("SELECT name, size, consumed, coalesce(problem, ''), coalesce(waiting_ms, 0) FROM sync_file")
                 while try stmt.step() { print("  ", (0..<5).map { stmt.text($0) }.joined(separator: " ")) }
                 for name in try FileManager.default.contentsOfDirectory(atPath: folders[i]).sorted() {

@@ -351,14 +351,14 @@ import Testing
         let copyPath = temporaryDatabasePath()
         try a.connection.execute("VACUUM INTO '\(copyPath)'")
         let copy = try PlannerDatabase(path: copyPath)
-        let id = try #require(try a.selfDeviceID())
-        #expect(try copy.selfDeviceID() == id)
+        let id = try #require(try a.read({ try a.selfDeviceID() }))
+        #expect(try copy.read({ try copy.selfDeviceID() }) == id)
         try a.skip([date("2026-11-26")], reason: nil, now: at("2026-11-25T09:10"))
         try copy.skip([date("2026-11-27")], reason: nil, now: at("2026-11-25T09:20"))
         _ = try a.sync(now: at("2026-11-25T09:30"))
         _ = try copy.sync(now: at("2026-11-25T09:31"))
         _ = try a.sync(now: at("2026-11-25T09:32"))
-        let ids = [try a.selfDeviceID(), try copy.selfDeviceID()]
+        let ids = [try a.read({ try a.selfDeviceID() }), try copy.read({ try copy.selfDeviceID() })]
         #expect(ids[0] != ids[1], "one of them took a new id")
         // The one that moved keeps the old id as another device's (its events stay theirs).
         #expect(try a.devices().contains { $0.id == id && !$0.isSelf } || copy.devices().contains { $0.id == id && !$0.isSelf })
@@ -401,7 +401,9 @@ import Testing
             if Int.random(in: 0..<3, using: &random) == 0 {
                 let from = Int.random(in: 0..<count, using: &random)
                 let to = Int.random(in: 0..<count, using: &random)
-                try carry(from: folders[from], to: folders[to], conflictCopy: Bool.random(using: &random), own: try devices[to].selfDeviceID())
+                try carry(
+                    from: folders[from], to: folders[to], conflictCopy: Bool.random(using: &random),
+                    own: try devices[to].read({ try devices[to].selfDeviceID() }))
                 _ = try devices[to].sync(now: Instant(milliseconds: clock + skew[to]))
             }
         }
@@ -409,7 +411,8 @@ import Testing
         for _ in 0..<2 {
             for to in (0..<count).shuffled(using: &random) {
                 for from in (0..<count).shuffled(using: &random) where from != to {
-                    try carry(from: folders[from], to: folders[to], conflictCopy: false, own: try devices[to].selfDeviceID())
+                    try carry(
+                        from: folders[from], to: folders[to], conflictCopy: false, own: try devices[to].read({ try devices[to].selfDeviceID() }))
                 }
                 _ = try devices[to].sync(now: Instant(milliseconds: clock + 60_000 + skew[to]))
             }

@@ -114,7 +114,9 @@ import Testing
         let fresh = try PlannerDatabase(path: temporaryDatabasePath())
         let schema = "SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name"
         #expect(try tableText(upgraded.connection, schema) == tableText(fresh.connection, schema))
-        #expect(try PlannerDatabase.schemaFingerprint(of: upgraded.connection) == PlannerDatabase.schemaFingerprints[Int(Migrations.latestVersion)])
+        #expect(
+            try upgraded.read { try PlannerDatabase.schemaFingerprint(of: upgraded.connection) }
+                == PlannerDatabase.schemaFingerprints[Int(Migrations.latestVersion)])
     }
 
     func tableText(_ connection: Connection, _ sql: String) throws -> String {
