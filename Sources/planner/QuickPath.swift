@@ -6,7 +6,9 @@ import PlannerCore
 /// database work (bench/RESULTS.md). `open` runs at every login, `refill` and `tick --once` from cron. Anything
 /// else (help, a typo, `--x=y`, a repeated option, a value starting with '-', a value `validate()` would
 /// refuse) falls back to ArgumentParser, and FastPathTests checks both parsers read every accepted form alike.
-/// One loop (`options`) reads them all.
+/// The options themselves are declared once, in ArgumentParser's commands: `declared` is generated from them
+/// (scripts/quick-path-options; QuickPathOptionsTests fails when it is stale), and an option this file does not
+/// read falls back too. One loop (`options`) reads them all.
 enum QuickPath {
     struct Reading: Equatable {
         var db: String?
@@ -50,83 +52,78 @@ enum QuickPath {
 
     static func parse(_ args: [String]) -> Parsed? {
         guard let command = args.first else { return nil }
-        if command == "open" || command == "refill" {
-            // --login: once per login session, for the login hook's line (`open` only).
-            guard
-                let values = options(
-                    args.dropFirst(), flags: command == "open" ? ["--verbose", "--login"] : ["--verbose"],
-                    valued: ["--db", "--now", "--grace"])
-            else { return nil }
-            let options = PlanCommandOptions(
-                db: values["--db"], now: values["--now"], grace: values["--grace"],
-                verbose: values["--verbose"] != nil, login: values["--login"] != nil)
-            return command == "open" ? .open(options) : .refill(options)
-        }
         if args == ["--version"] { return .version }
-        if command == "study" {
-            // Everything after the first `--` is the program, as ArgumentParser's `.postTerminator` reads it.
-            let terminator = args.firstIndex(of: "--") ?? args.endIndex
-            guard let values = options(args[1..<terminator], flags: [], valued: ["--db", "--now"]) else { return nil }
-            return .study(StudyOptions(db: values["--db"], now: values["--now"], command: Array(args[min(terminator + 1, args.endIndex)...])))
-        }
-        if command == "tick" {
-            guard
-                let values = options(
-                    args.dropFirst(), flags: ["--once", "--verbose", "--unless-running"],
-                    valued: ["--db", "--now", "--sink", "--calendar-job"]),
-                values["--sink"].map({ $0 == "notify" || $0 == "stdout" }) ?? true
-            else { return nil }
-            let tick = Tick(
-                once: values["--once"] != nil, db: values["--db"], now: values["--now"], sink: values["--sink"],
-                verbose: values["--verbose"] != nil, unlessRunning: values["--unless-running"] != nil,
-                calendarJob: values["--calendar-job"])
-            // What `Tick.validate()` refuses is ArgumentParser's to say.
-            if tick.once ? (tick.unlessRunning || tick.calendarJob != nil) : tick.now != nil { return nil }
-            return .tick(tick)
-        }
-        let flags = command == "add" ? [] : ["--json"]
-        let valued = command == "add" ? ["--db", "--now", "--at", "--in", "--title", "--body", "--id"] : ["--db", "--now"]
-        guard command == "status" || command == "list" || command == "add",
-            let values = options(args.dropFirst(), flags: flags, valued: valued)
-        else {
-            return nil
-        }
+        // Everything after study's first `--` is the program, as ArgumentParser's `.postTerminator` reads it.
+        let end = command == "study" ? (args.firstIndex(of: "--") ?? args.endIndex) : args.endIndex
+        guard var values = options(args[1..<end], of: command) else { return nil }
+        let parsed: Parsed
         switch command {
-        case "status": return .status(Reading(db: values["--db"], now: values["--now"], json: values["--json"] != nil))
-        case "list": return .list(Reading(db: values["--db"], now: values["--now"], json: values["--json"] != nil))
-        default:
-            guard let title = values["--title"], (values["--at"] == nil) != (values["--in"] == nil),
-                RequestText.titleProblem(title) == nil, values["--id"].map({ RequestText.identifierProblem($0) == nil }) ?? true,
-                values["--body"].map({ RequestText.bodyProblem($0) == nil }) ?? true
+        case "open", "refill":
+            let options = PlanCommandOptions(
+                db: values.take("--db"), now: values.take("--now"), grace: values.take("--grace"),
+                verbose: values.take("--verbose") != nil, login: values.take("--login") != nil)
+            parsed = command == "open" ? .open(options) : .refill(options)
+        case "status", "list":
+            let reading = Reading(db: values.take("--db"), now: values.take("--now"), json: values.take("--json") != nil)
+            parsed = command == "status" ? .status(reading) : .list(reading)
+        case "study":
+            parsed = .study(StudyOptions(db: values.take("--db"), now: values.take("--now"), command: Array(args[min(end + 1, args.endIndex)...])))
+        case "tick":
+            let tick = Tick(
+                once: values.take("--once") != nil, db: values.take("--db"), now: values.take("--now"), sink: values.take("--sink"),
+                verbose: values.take("--verbose") != nil, unlessRunning: values.take("--unless-running") != nil,
+                calendarJob: values.take("--calendar-job"))
+            // What `Tick.validate()` refuses is ArgumentParser's to say.
+            guard tick.sink.map({ $0 == "notify" || $0 == "stdout" }) ?? true,
+                tick.once ? !tick.unlessRunning && tick.calendarJob == nil : tick.now == nil
             else { return nil }
-            return .add(
-                AddOptions(
-                    db: values["--db"], now: values["--now"], at: values["--at"], delay: values["--in"],
-                    title: title, body: values["--body"] ?? "", id: values["--id"]))
+            parsed = .tick(tick)
+        default:
+            let (at, delay, title, body, id) = (
+                values.take("--at"), values.take("--in"), values.take("--title"), values.take("--body"), values.take("--id")
+            )
+            // What `Add.validate()` refuses is ArgumentParser's to say.
+            guard let title, (at == nil) != (delay == nil), RequestText.titleProblem(title) == nil,
+                id.map({ RequestText.identifierProblem($0) == nil }) ?? true, body.map({ RequestText.bodyProblem($0) == nil }) ?? true
+            else { return nil }
+            parsed = .add(
+                AddOptions(db: values.take("--db"), now: values.take("--now"), at: at, delay: delay, title: title, body: body ?? "", id: id))
         }
+        // An option declared but not handled here (tick's --exec, --grace…) is ArgumentParser's to read.
+        return values.allTaken ? parsed : nil
     }
 
     /// The options given, by name: a handful, so a list (a first `Set` or `Dictionary` of strings in a process
-    /// costs run-time type lookups, more than this whole parse).
+    /// costs run-time type lookups, more than this whole parse). Each is taken once by the command that reads it.
     struct Values {
-        var pairs: [(name: String, value: String)] = []
+        var pairs: [(name: String, value: String, taken: Bool)] = []
         subscript(name: String) -> String? { pairs.first { $0.name == name }?.value }
+
+        mutating func take(_ name: String) -> String? {
+            guard let i = pairs.firstIndex(where: { $0.name == name }) else { return nil }
+            pairs[i].taken = true
+            return pairs[i].value
+        }
+
+        var allTaken: Bool { pairs.allSatisfy(\.taken) }
     }
 
-    /// `--name value` pairs and bare flags, each at most once; nil for anything else.
-    static func options(_ args: ArraySlice<String>, flags: [String], valued: [String]) -> Values? {
+    /// `--name value` pairs and bare flags of `command`'s declared options (`declared`, generated from
+    /// ArgumentParser's), each at most once; nil for anything else, or a command not quick.
+    static func options(_ args: ArraySlice<String>, of command: String) -> Values? {
+        guard let (_, flags, valued) = declared.first(where: { $0.command == command }) else { return nil }
         var values = Values()
         var i = args.startIndex
         while i < args.endIndex {
             let name = args[i]
             guard values[name] == nil else { return nil }
             if flags.contains(name) {
-                values.pairs.append((name, ""))
+                values.pairs.append((name, "", false))
                 i += 1
                 continue
             }
             guard valued.contains(name), i + 1 < args.endIndex, !args[i + 1].hasPrefix("-") else { return nil }
-            values.pairs.append((name, args[i + 1]))
+            values.pairs.append((name, args[i + 1], false))
             i += 2
         }
         return values
