@@ -260,65 +260,75 @@ extension PlannerDatabase {
     ) throws(PlannerError)
         -> (decision: DueDecision, claimed: [ClaimedRequest], zone: Zone, sources: SourcesReport)
     {
+        // Two steps in one transaction: what the sources hold is applied (`change`), then what is due is claimed,
+        // so that a reminder is never shown for a day another device or the phone already opened.
         let (claim, sources) = try change(at: now, from: .limited(limits)) { (leftUnread: Bool) throws -> (DueDecision, [ClaimedRequest], Zone) in
-            let (plan, zone) = try readPlan(at: now)
-            let policy = policy ?? PlanPolicy(graceMilliseconds: plan.graceMilliseconds)
-            try connection.prepare(
-                """
-                UPDATE request SET state = 'failed', changed_at_ms = ?,
-                       error = 'the ticker stopped during delivery; not retried (deliveries are at most once)'
-                WHERE state = 'delivering' AND claimed_at_ms < ?
-                """
-            ).run(.integer(now.milliseconds), .integer(now.milliseconds - policy.graceMilliseconds - Self.orphanAfterGrace))
-
-            // Measurement mode: a slot the draw withholds is recorded at its time instead of shown, before what
-            // to show is chosen (`decideDue` shows the latest of several due slots: a withheld one must not be
-            // that latest and leave the others superseded, the day without a reminder).
-            if plan.experiment { try withholdDue(now: now, policy: policy, plan: plan) }
-            var decision = try decideDue(now: now, policy: policy)
-            for (request, reason) in decision.missed {
-                try transition([request], to: .missed, reason: reason, now: now)
-            }
-            // Places freed by retired requests go to waiting one-offs; one may be due right now.
-            if !decision.missed.isEmpty, try readmitWaitingOneOffs(now: now, policy: policy) {
-                let missed = decision.missed
-                decision = try decideDue(now: now, policy: policy)
-                decision.missed = missed + decision.missed
-            }
-            let claim = try connection.prepare(
-                """
-                UPDATE request SET state = 'delivering', claimed_at_ms = ?, changed_at_ms = ?, attempts = 0
-                WHERE id = ? AND state = 'pending'
-                RETURNING id, identifier, fire_at_ms, title, body, kind
-                """)
-            var claimed: [ClaimedRequest] = []
-            // A reminder already late is shown only once what the folders hold has been read: a ticker
-            // starting at login after days away reads another computer's file in slices, and that day may
-            // have been studied there. It waits for the next pass (at once: more is waiting), within its grace.
-            if holdLate, leftUnread { decision.deliver.removeAll { now.milliseconds - $0.fireAt.milliseconds > Self.lateAfterMilliseconds } }
-            // Every slot shown in measurement mode keeps the chance it had of being withheld (`MeasurementMode`).
-            if plan.experiment {
-                let chance = try connection.prepare("UPDATE request SET withhold_probability = ? WHERE id = ? AND state = 'pending'")
-                for chosen in decision.deliver {
-                    guard let p = MeasurementMode.withholdProbability(identifier: chosen.identifier, kind: chosen.kind, plan: plan) else { continue }
-                    try chance.run(.double(p), .integer(chosen.rowID))
-                }
-            }
-            for chosen in decision.deliver {
-                try claim.bind([.integer(now.milliseconds), .integer(now.milliseconds), .integer(chosen.rowID)])
-                guard try claim.step() else { continue }
-                claimed.append(
-                    ClaimedRequest(
-                        rowID: claim.int64(0), identifier: claim.text(1), fireAt: Instant(milliseconds: claim.int64(2)),
-                        title: claim.text(3), body: claim.text(4), kind: RequestKind(rawValue: claim.text(5)) ?? .oneoff,
-                        graceMilliseconds: policy.graceMilliseconds, icon: plan.icon, urgency: plan.urgency,
-                        snoozeMilliseconds: plan.snoozeMilliseconds, sound: plan.sound,
-                        localFireAt: zone.rfc3339(Instant(milliseconds: claim.int64(2)))))
-                while try claim.step() {}
-            }
-            return (decision, claimed, zone)
+            try claimDueRequests(now: now, policy: policy, holdLate: holdLate, leftUnread: leftUnread)
         }
         return (claim.0, claim.1, claim.2, sources)
+    }
+
+    /// Inside the change's transaction, after its sources: orphaned deliveries failed, withheld slots recorded,
+    /// missed ones retired, and the due ones claimed (`delivering`).
+    private func claimDueRequests(
+        now: Instant, policy: PlanPolicy?, holdLate: Bool, leftUnread: Bool
+    ) throws -> (DueDecision, [ClaimedRequest], Zone) {
+        let (plan, zone) = try readPlan(at: now)
+        let policy = policy ?? PlanPolicy(graceMilliseconds: plan.graceMilliseconds)
+        try connection.prepare(
+            """
+            UPDATE request SET state = 'failed', changed_at_ms = ?,
+                   error = 'the ticker stopped during delivery; not retried (deliveries are at most once)'
+            WHERE state = 'delivering' AND claimed_at_ms < ?
+            """
+        ).run(.integer(now.milliseconds), .integer(now.milliseconds - policy.graceMilliseconds - Self.orphanAfterGrace))
+
+        // Measurement mode: a slot the draw withholds is recorded at its time instead of shown, before what
+        // to show is chosen (`decideDue` shows the latest of several due slots: a withheld one must not be
+        // that latest and leave the others superseded, the day without a reminder).
+        if plan.experiment { try withholdDue(now: now, policy: policy, plan: plan) }
+        var decision = try decideDue(now: now, policy: policy)
+        for (request, reason) in decision.missed {
+            try transition([request], to: .missed, reason: reason, now: now)
+        }
+        // Places freed by retired requests go to waiting one-offs; one may be due right now.
+        if !decision.missed.isEmpty, try readmitWaitingOneOffs(now: now, policy: policy) {
+            let missed = decision.missed
+            decision = try decideDue(now: now, policy: policy)
+            decision.missed = missed + decision.missed
+        }
+        let claim = try connection.prepare(
+            """
+            UPDATE request SET state = 'delivering', claimed_at_ms = ?, changed_at_ms = ?, attempts = 0
+            WHERE id = ? AND state = 'pending'
+            RETURNING id, identifier, fire_at_ms, title, body, kind
+            """)
+        var claimed: [ClaimedRequest] = []
+        // A reminder already late is shown only once what the folders hold has been read: a ticker
+        // starting at login after days away reads another computer's file in slices, and that day may
+        // have been studied there. It waits for the next pass (at once: more is waiting), within its grace.
+        if holdLate, leftUnread { decision.deliver.removeAll { now.milliseconds - $0.fireAt.milliseconds > Self.lateAfterMilliseconds } }
+        // Every slot shown in measurement mode keeps the chance it had of being withheld (`MeasurementMode`).
+        if plan.experiment {
+            let chance = try connection.prepare("UPDATE request SET withhold_probability = ? WHERE id = ? AND state = 'pending'")
+            for chosen in decision.deliver {
+                guard let p = MeasurementMode.withholdProbability(identifier: chosen.identifier, kind: chosen.kind, plan: plan) else { continue }
+                try chance.run(.double(p), .integer(chosen.rowID))
+            }
+        }
+        for chosen in decision.deliver {
+            try claim.bind([.integer(now.milliseconds), .integer(now.milliseconds), .integer(chosen.rowID)])
+            guard try claim.step() else { continue }
+            claimed.append(
+                ClaimedRequest(
+                    rowID: claim.int64(0), identifier: claim.text(1), fireAt: Instant(milliseconds: claim.int64(2)),
+                    title: claim.text(3), body: claim.text(4), kind: RequestKind(rawValue: claim.text(5)) ?? .oneoff,
+                    graceMilliseconds: policy.graceMilliseconds, icon: plan.icon, urgency: plan.urgency,
+                    snoozeMilliseconds: plan.snoozeMilliseconds, sound: plan.sound,
+                    localFireAt: zone.rfc3339(Instant(milliseconds: claim.int64(2)))))
+            while try claim.step() {}
+        }
+        return (decision, claimed, zone)
     }
 
     /// Waiting one-offs (pushed out of the 64 earlier) that are still ahead come back, soonest first,
