@@ -245,14 +245,14 @@ extension PlannerDatabase {
         }
     }
 
+    /// A reminder claimed this long after its time is late (a pass on time claims within milliseconds).
+    package static let lateAfterMilliseconds: Int64 = 2_000
+
     /// In one transaction: fail orphaned claims, mark due requests that will not be delivered as
     /// missed, let waiting one-offs into the places that freed, and claim every request to deliver now.
     /// A claim is `UPDATE … WHERE state = 'pending'`, so a request cancelled by `open` a moment earlier
     /// is never claimed.
     /// `sources`: what the outside sources found meanwhile (the ticker logs it and watches their folders).
-    /// A reminder claimed this long after its time is late (a pass on time claims within milliseconds).
-    package static let lateAfterMilliseconds: Int64 = 2_000
-
     /// `holdLate`: a live ticker whose next pass comes at once when a source left something unread, and
     /// that has not been holding for long (`Ticker`); never `tick --once`, whose next pass is a minute away.
     public func claimDue(

@@ -80,7 +80,7 @@ package final class Connection {
     /// Whether `caller` (a `#fileID`) may prepare `sql` now: see `transactionsOnly`. A PRAGMA acts on the
     /// connection or the file, not on a snapshot (a checkpoint cannot even run inside a transaction).
     package func mayPrepare(_ sql: String, _ caller: StaticString) -> Bool {
-        guard transactionsOnly, sqlite3_get_autocommit(handle) != 0, !sql.hasPrefix("PRAGMA ") else { return true }
+        guard transactionsOnly, sqlite3_get_autocommit(handle) != 0, !(sql.hasPrefix("PRAGMA ") && !sql.contains(";")) else { return true }
         let file = caller.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
         return
             !(file.hasPrefix("PlannerStore/") || file.hasPrefix("PlannerFolders/") || file.hasPrefix("PlannerCommands/")

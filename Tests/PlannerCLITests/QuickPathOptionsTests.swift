@@ -14,6 +14,7 @@ import Testing
         #expect(dump.status == 0, "\(dump.err)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(dump.out.utf8)) as? [String: Any])
         let subcommands = try #require((json["command"] as? [String: Any])?["subcommands"] as? [[String: Any]])
+        #expect(QuickPath.declared.map(\.command) == ["open", "refill", "status", "list", "add", "study", "tick"])
         for row in QuickPath.declared {
             let command = try #require(subcommands.first { $0["commandName"] as? String == row.command }, "\(row.command)")
             var flags: [String] = []
@@ -32,8 +33,16 @@ import Testing
     @Test func anOptionTheQuickPathDoesNotReadIsArgumentParsers() throws {
         for row in QuickPath.declared {
             for option in row.flags.map({ [$0] }) + row.valued.map({ [$0, "x"] }) {
-                let args = [row.command] + option
-                guard let quick = QuickPath.parse(args) else { continue }
+                // add is taken only with a title and one time: what the option leaves out of those is added.
+                var args = [row.command] + option
+                if row.command == "add" {
+                    if option[0] != "--title" { args += ["--title", "t"] }
+                    if !["--in", "--at"].contains(option[0]) { args += ["--in", "1m"] }
+                }
+                guard let quick = QuickPath.parse(args) else {
+                    #expect(row.command != "add", "\(args) left to ArgumentParser")
+                    continue
+                }
                 let given = option[0]
                 let read: Bool
                 switch quick {
@@ -49,7 +58,13 @@ import Testing
                             "--db": t.db != nil, "--now": t.now != nil, "--sink": t.sink != nil, "--once": t.once, "--verbose": t.verbose,
                             "--unless-running": t.unlessRunning, "--calendar-job": t.calendarJob != nil,
                         ][given] ?? false
-                case .add, .version: read = true
+                case .add(let a):
+                    read =
+                        [
+                            "--db": a.db != nil, "--now": a.now != nil, "--at": a.at != nil, "--in": a.delay != nil, "--title": a.title == "x",
+                            "--body": a.body == "x", "--id": a.id != nil,
+                        ][given] ?? false
+                case .version: read = true
                 }
                 #expect(read, "the quick path took \(args) and dropped \(given)")
             }
