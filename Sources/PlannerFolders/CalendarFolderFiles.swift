@@ -174,7 +174,7 @@ enum CalendarFiles {
         var done = place(placements, dir: dir, leaveAside: leaveAside)
         if done.failure == nil { remove(removals, dir: dir, leaveAside: leaveAside, into: &done) }
         // Durable before the answer, also for `open`: a power cut that brought a removed event back could let
-        // vdirsyncer carry it to the phone again before the planner's next run removes it (found in review).
+        // vdirsyncer carry it to the phone again before the planner's next run removes it.
         if !done.placed.isEmpty || !done.removed.isEmpty { fsync(dir) }
         var w = Wire.Writer()
         w.int(Int64(done.placed.count))

@@ -211,7 +211,7 @@ public enum FolderChild {
         /// open)` waited for it) held this device's file's lock for as long as it stayed stopped, and a child
         /// in a killable wait on a stalled network mount lingered for the whole outage, one more per cron
         /// minute. One stuck in a frozen file system dies once it thaws. Whatever it was doing is the next
-        /// run's to do again: a cut append starts a new file, a temporary file is removed (found in review).
+        /// run's to do again: a cut append starts a new file, a temporary file is removed.
         private func giveUp() {
             stuck = true
             stalled()

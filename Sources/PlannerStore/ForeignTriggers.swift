@@ -13,7 +13,7 @@ extension PlannerDatabase {
     /// table since dropped, say), since every planner change to that table would fail with SQLite's text.
     package func checkForeignTriggers(quotedPlannerObjects: String) throws {
         // A UNIQUE index of the user's own on a planner table refuses the planner's own rows the same way
-        // (a second open of a day), and another device's change refused is left out for good (found in review).
+        // (a second open of a day), and another device's change refused is left out for good.
         let unique = try connection.prepare(SchemaFingerprint.foreignUniqueIndexQuery(quotedNames: quotedPlannerObjects))
         if try unique.step() {
             let name = unique.text(0)

@@ -28,7 +28,7 @@ extension PlannerDatabase {
             try Self.schemaFingerprint(of: connection) == Self.schemaFingerprints[Int(userVersion)]
         else {
             // Not the planner's schema changed, but an object of the user's with one of its names: say so,
-            // rather than send them to a backup (found in review).
+            // rather than send them to a backup.
             let shared = try connection.prepare(SchemaFingerprint.sharedNameQuery(quotedNames: Self.plannerObjectsQuoted))
             if try shared.step() {
                 throw PlannerError.data(

@@ -16,7 +16,7 @@ public enum SchemaFingerprint {
     /// Triggers on the objects named in `quotedNames` that are not among them (a user's own on a planner
     /// table): name, table and SQL, in name order. SQLite keeps `tbl_name` as the trigger's author wrote it
     /// (`ON APP_OPEN`), so the table is compared without case; the trigger's own name exactly, as `query`
-    /// compares it (a trigger named `Setting` is the user's, not the planner's `setting`: found in review).
+    /// compares it (a trigger named `Setting` is the user's, not the planner's `setting`).
     public static func foreignTriggersQuery(quotedNames: String) -> String {
         "SELECT name, tbl_name, sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name COLLATE NOCASE IN (\(quotedNames)) AND name NOT IN (\(quotedNames)) ORDER BY name"
     }
