@@ -8,13 +8,6 @@ import PlannerSystem
 /// changed, copied into a private folder (`prepareAnkiRead`, `AnkiFiles`); inside it, the copy is read and
 /// each study day's first review becomes an open of that day, origin `anki` (`AnkiReviews`).
 extension PlannerDatabase {
-    /// The collection set with `config set anki-collection` (when it is a valid value), or nil.
-    func ankiCollectionSetting() throws -> String? {
-        let path = try connection.text("SELECT value FROM setting WHERE key = 'anki-collection'") ?? ""
-        // A value put there by hand past `config set` is the default (none), as every other command reads it.
-        return path.isEmpty || SettingKey.ankiCollection.problem(path) != nil ? nil : path
-    }
-
     /// Where the private copy of the collection is kept: a folder beside the database, only this user's.
     var ankiCopyFolder: String { resolvedPath + ".anki-copy" }
 
@@ -25,9 +18,9 @@ extension PlannerDatabase {
     func prepareAnkiRead() throws -> AnkiPrepared? {
         // What the last read left, in a read transaction of its own: none is held while the child copies.
         typealias Known = (db: String, wal: String, more: Bool, problem: String?)
-        let found = try read { () throws -> (String, Known)? in
-            guard let collection = try ankiCollectionSetting() else { return nil }
-            let row = try connection.prepare("SELECT db_file, wal_file, more, problem FROM anki_read WHERE collection = ?")
+        let found = try read { t throws -> (String, Known)? in
+            guard let collection = try t.ankiCollectionSetting() else { return nil }
+            let row = try t.connection.prepare("SELECT db_file, wal_file, more, problem FROM anki_read WHERE collection = ?")
             try row.bind([.text(collection)])
             guard try row.step() else { return (collection, ("", "", false, nil)) }
             return (collection, (row.text(0), row.text(1), row.int64(2) != 0, row.isNull(3) ? nil : row.text(3)))
@@ -90,126 +83,6 @@ extension PlannerDatabase {
             break
         }
         return prepared
-    }
-
-    /// Inside the caller's write transaction: the opens the collection's reviews make (applied by the
-    /// caller, `AnkiSource`), and what was found, from what `prepareAnkiRead` copied. nil when no
-    /// collection is set.
-    ///
-    /// Whenever the collection changed, every study day's first review is found again (one indexed lookup
-    /// per day: ~1,800 for five years of daily study), so no review is missed whatever Anki did meanwhile: a
-    /// review synced from the phone with an earlier time, an undo, a collection replaced by a full sync.
-    /// At most `limit` opens are taken (nil: `ankiOpensPerSlice`) (`AnkiReport.more`: the rest is a later slice's).
-    func readAnkiCollection(
-        now: Instant, prepared: AnkiPrepared?, walk: inout AnkiWalk?, limit: Int? = nil
-    ) throws -> (report: AnkiReport, opens: [(day: LocalDate, event: PlanEvent)])? {
-        guard let collection = try ankiCollectionSetting() else { return nil }
-        var report = AnkiReport(collection: collection)
-        // The setting changed since the look (a `config set` in between): the next change reads the new one.
-        guard let prepared, prepared.collection == collection else {
-            report.retry = true
-            return (report, [])
-        }
-        let folder = ankiCopyFolder
-        let copy = folder + "/collection.anki2"
-        let copied = prepared.copied
-        var problem = prepared.problem
-        report.retry = prepared.retry
-        // Read under the copy folder's shared lock: another process's child may be copying a newer state into
-        // it (under the exclusive one) and would otherwise swap the files mid-read. A copy being made is not
-        // waited for beyond a child's end (100 ms); nor is a copy read that is not of the files this process
-        // looked at (`copied-from`: one cut short, another collection's, or a newer one another process
-        // copied and reads).
-        var lock: Int32 = -1
-        defer { if lock >= 0 { close(lock) } }
-        if problem == nil, let copied {
-            lock = Glibc.open(folder + "/lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            var failure: Int32 = lock >= 0 ? EWOULDBLOCK : errno
-            for _ in 0..<100 where failure == EWOULDBLOCK || failure == EINTR {
-                if flock(lock, LOCK_SH | LOCK_NB) == 0 {
-                    failure = 0
-                } else {
-                    failure = errno
-                    usleep(1_000)
-                }
-            }
-            if failure != 0, failure != EWOULDBLOCK, failure != EINTR {
-                problem = "cannot be read: its private copy's folder \(folder) cannot be locked (\(DatabaseFile.describe(failure)))"
-            } else if failure != 0
-                || AnkiFiles.readMarker(folder + "/" + AnkiFiles.markerName) != AnkiFiles.copiedFrom(db: copied.db, wal: copied.wal)
-            {
-                // The next change looks again, and copies whole what no read describes.
-                try connection.prepare("UPDATE anki_read SET db_file = '' WHERE collection = ?").run(.text(collection))
-                report.retry = true
-                return (report, [])
-            }
-        }
-        var opens: [(day: LocalDate, event: PlanEvent)] = []
-        var more = false
-        var counts = (reviews: Int64(0), last: Int64(0), synced: Int64(0))
-        if problem == nil, let copied {
-            report.read = true
-            // The copy folder holds this collection now: another's row must copy whole next time.
-            try connection.prepare("UPDATE anki_read SET db_file = '' WHERE collection <> ?").run(.text(collection))
-            do {
-                // Each review by the day rule in force when it was made (a review synced late from the phone, made
-                // before the zone or the window changed, belongs to the day those settings gave it).
-                let rows = try readSettingRows()
-                var rules = DayRuleHistory.StudyDays(
-                    try dayRuleHistory(values: rows.values, defaults: rows.defaults), resolve: Self.usableZone(named:))
-                let periods = rules.periods()
-                let key = AnkiWalk.Key(copied: copied.db + " " + copied.wal, now: now, periods: periods)
-                let found = try walk.flatMap { $0.key == key ? $0.found : nil } ?? Self.readReviews(copy, now: now, periods: periods)
-                walk = AnkiWalk(key: key, found: found)
-                counts = (found.reviews, found.last, found.synced)
-                var recorded: [LocalDate: Instant] = [:]
-                if !found.firsts.isEmpty {
-                    let stmt = try connection.prepare("SELECT local_date, min(opened_at_ms) FROM app_open WHERE origin = ? GROUP BY local_date")
-                    try stmt.bind([.text(AnkiReviews.origin)])
-                    while try stmt.step() {
-                        if let day = LocalDate(iso: stmt.text(0)) { recorded[day] = Instant(milliseconds: stmt.int64(1)) }
-                    }
-                }
-                let current = periods[periods.count - 1]
-                let today = current.schedule.studyDay(at: now, in: current.zone)
-                let known = try connection.prepare("SELECT 1 FROM event WHERE id = ?")
-                (opens, more) = try AnkiReviews.slice(
-                    found.firsts, recorded: recorded, today: today, limit: limit ?? Self.ankiOpensPerSlice
-                ) { (id: String) throws(SQLiteError) -> Bool in
-                    try known.bind([.text(id)])
-                    defer { sqlite3_reset(known.handle) }
-                    return try known.step()
-                }
-                report.more = more
-            } catch let why as AnkiUnreadable {
-                problem = why.message
-            }
-            // What was copied is what was read; a copy that could not be used is taken whole next time.
-            try connection.prepare(
-                """
-                INSERT INTO anki_read (collection, db_file, wal_file, reviews, last_review, more, problem, read_at_ms, synced_ms)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (collection) DO UPDATE SET db_file = excluded.db_file, wal_file = excluded.wal_file,
-                    reviews = excluded.reviews, last_review = excluded.last_review, more = excluded.more,
-                    problem = excluded.problem, read_at_ms = excluded.read_at_ms, synced_ms = excluded.synced_ms
-                """
-            ).run(
-                .text(collection), .text(problem == nil ? copied.db : ""), .text(problem == nil ? copied.wal : ""),
-                .integer(counts.reviews), .integer(counts.last), .integer(more ? 1 : 0), problem.map { .text($0) } ?? .null,
-                .integer(now.milliseconds), problem == nil ? .integer(counts.synced) : .null)
-        } else if let problem {
-            try connection.prepare(
-                """
-                INSERT INTO anki_read (collection, problem, read_at_ms) VALUES (?, ?, ?)
-                ON CONFLICT (collection) DO UPDATE SET problem = excluded.problem, read_at_ms = excluded.read_at_ms
-                """
-            ).run(.text(collection), .text(problem), .integer(now.milliseconds))
-        }
-        if let problem {
-            report.problem = "the Anki collection \(collection) \(problem): reviews are read once it can be"
-            if problem != prepared.knownProblem { warnOnce(report.problem!) }
-        }
-        return (report, opens)
     }
 
     struct AnkiUnreadable: Error { var message: String }
@@ -323,8 +196,8 @@ extension PlannerDatabase {
     /// its latest review, as the last read found them.
     public func ankiFreshness(collection: String) throws(PlannerError) -> (synced: Instant?, lastReview: Instant?) {
         guard !collection.isEmpty else { return (nil, nil) }
-        return try read {
-            let stmt = try connection.prepare("SELECT synced_ms, last_review FROM anki_read WHERE collection = ?")
+        return try read { t in
+            let stmt = try t.connection.prepare("SELECT synced_ms, last_review FROM anki_read WHERE collection = ?")
             try stmt.bind([.text(collection)])
             guard try stmt.step() else { return (nil, nil) }
             func instant(_ column: Int32) -> Instant? {
@@ -338,8 +211,8 @@ extension PlannerDatabase {
     /// problem, `synced_ms` known: one read before migration 0017 knows nothing of it until Anki writes).
     public func ankiWasRead(collection: String) throws(PlannerError) -> Bool {
         guard !collection.isEmpty else { return false }
-        return try read {
-            let stmt = try connection.prepare(
+        return try read { t in
+            let stmt = try t.connection.prepare(
                 "SELECT count(*) FROM anki_read WHERE collection = ? AND db_file <> '' AND problem IS NULL AND synced_ms IS NOT NULL")
             try stmt.bind([.text(collection)])
             return try stmt.step() && stmt.int64(0) > 0
@@ -350,12 +223,141 @@ extension PlannerDatabase {
     /// setting as the command read it; nothing is read when it is empty).
     public func ankiProblem(collection: String) throws(PlannerError) -> String? {
         guard !collection.isEmpty else { return nil }
-        return try read {
-            let stmt = try connection.prepare("SELECT problem FROM anki_read WHERE collection = ?")
+        return try read { t in
+            let stmt = try t.connection.prepare("SELECT problem FROM anki_read WHERE collection = ?")
             try stmt.bind([.text(collection)])
             guard try stmt.step(), !stmt.isNull(0) else { return nil }
             return "the Anki collection \(collection) \(stmt.text(0))"
         }
+    }
+}
+
+extension Transaction {
+    /// The collection set with `config set anki-collection` (when it is a valid value), or nil.
+    func ankiCollectionSetting() throws -> String? {
+        let path = try connection.text("SELECT value FROM setting WHERE key = 'anki-collection'") ?? ""
+        // A value put there by hand past `config set` is the default (none), as every other command reads it.
+        return path.isEmpty || SettingKey.ankiCollection.problem(path) != nil ? nil : path
+    }
+
+    /// Inside the caller's write transaction: the opens the collection's reviews make (applied by the
+    /// caller, `AnkiSource`), and what was found, from what `prepareAnkiRead` copied. nil when no
+    /// collection is set.
+    ///
+    /// Whenever the collection changed, every study day's first review is found again (one indexed lookup
+    /// per day: ~1,800 for five years of daily study), so no review is missed whatever Anki did meanwhile: a
+    /// review synced from the phone with an earlier time, an undo, a collection replaced by a full sync.
+    /// At most `limit` opens are taken (nil: `ankiOpensPerSlice`) (`AnkiReport.more`: the rest is a later slice's).
+    func readAnkiCollection(
+        now: Instant, prepared: PlannerDatabase.AnkiPrepared?, walk: inout PlannerDatabase.AnkiWalk?, limit: Int? = nil
+    ) throws -> (report: AnkiReport, opens: [(day: LocalDate, event: PlanEvent)])? {
+        guard let collection = try ankiCollectionSetting() else { return nil }
+        var report = AnkiReport(collection: collection)
+        // The setting changed since the look (a `config set` in between): the next change reads the new one.
+        guard let prepared, prepared.collection == collection else {
+            report.retry = true
+            return (report, [])
+        }
+        let folder = database.ankiCopyFolder
+        let copy = folder + "/collection.anki2"
+        let copied = prepared.copied
+        var problem = prepared.problem
+        report.retry = prepared.retry
+        // Read under the copy folder's shared lock: another process's child may be copying a newer state into
+        // it (under the exclusive one) and would otherwise swap the files mid-read. A copy being made is not
+        // waited for beyond a child's end (100 ms); nor is a copy read that is not of the files this process
+        // looked at (`copied-from`: one cut short, another collection's, or a newer one another process
+        // copied and reads).
+        var lock: Int32 = -1
+        defer { if lock >= 0 { close(lock) } }
+        if problem == nil, let copied {
+            lock = Glibc.open(folder + "/lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            var failure: Int32 = lock >= 0 ? EWOULDBLOCK : errno
+            for _ in 0..<100 where failure == EWOULDBLOCK || failure == EINTR {
+                if flock(lock, LOCK_SH | LOCK_NB) == 0 {
+                    failure = 0
+                } else {
+                    failure = errno
+                    usleep(1_000)
+                }
+            }
+            if failure != 0, failure != EWOULDBLOCK, failure != EINTR {
+                problem = "cannot be read: its private copy's folder \(folder) cannot be locked (\(DatabaseFile.describe(failure)))"
+            } else if failure != 0
+                || AnkiFiles.readMarker(folder + "/" + AnkiFiles.markerName) != AnkiFiles.copiedFrom(db: copied.db, wal: copied.wal)
+            {
+                // The next change looks again, and copies whole what no read describes.
+                try connection.prepare("UPDATE anki_read SET db_file = '' WHERE collection = ?").run(.text(collection))
+                report.retry = true
+                return (report, [])
+            }
+        }
+        var opens: [(day: LocalDate, event: PlanEvent)] = []
+        var more = false
+        var counts = (reviews: Int64(0), last: Int64(0), synced: Int64(0))
+        if problem == nil, let copied {
+            report.read = true
+            // The copy folder holds this collection now: another's row must copy whole next time.
+            try connection.prepare("UPDATE anki_read SET db_file = '' WHERE collection <> ?").run(.text(collection))
+            do {
+                // Each review by the day rule in force when it was made (a review synced late from the phone, made
+                // before the zone or the window changed, belongs to the day those settings gave it).
+                let rows = try readSettingRows()
+                var rules = DayRuleHistory.StudyDays(
+                    try dayRuleHistory(values: rows.values, defaults: rows.defaults), resolve: PlannerDatabase.usableZone(named:))
+                let periods = rules.periods()
+                let key = PlannerDatabase.AnkiWalk.Key(copied: copied.db + " " + copied.wal, now: now, periods: periods)
+                let found = try walk.flatMap { $0.key == key ? $0.found : nil } ?? PlannerDatabase.readReviews(copy, now: now, periods: periods)
+                walk = PlannerDatabase.AnkiWalk(key: key, found: found)
+                counts = (found.reviews, found.last, found.synced)
+                var recorded: [LocalDate: Instant] = [:]
+                if !found.firsts.isEmpty {
+                    let stmt = try connection.prepare("SELECT local_date, min(opened_at_ms) FROM app_open WHERE origin = ? GROUP BY local_date")
+                    try stmt.bind([.text(AnkiReviews.origin)])
+                    while try stmt.step() {
+                        if let day = LocalDate(iso: stmt.text(0)) { recorded[day] = Instant(milliseconds: stmt.int64(1)) }
+                    }
+                }
+                let current = periods[periods.count - 1]
+                let today = current.schedule.studyDay(at: now, in: current.zone)
+                let known = try connection.prepare("SELECT 1 FROM event WHERE id = ?")
+                (opens, more) = try AnkiReviews.slice(
+                    found.firsts, recorded: recorded, today: today, limit: limit ?? PlannerDatabase.ankiOpensPerSlice
+                ) { (id: String) throws(SQLiteError) -> Bool in
+                    try known.bind([.text(id)])
+                    defer { sqlite3_reset(known.handle) }
+                    return try known.step()
+                }
+                report.more = more
+            } catch let why as PlannerDatabase.AnkiUnreadable {
+                problem = why.message
+            }
+            // What was copied is what was read; a copy that could not be used is taken whole next time.
+            try connection.prepare(
+                """
+                INSERT INTO anki_read (collection, db_file, wal_file, reviews, last_review, more, problem, read_at_ms, synced_ms)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (collection) DO UPDATE SET db_file = excluded.db_file, wal_file = excluded.wal_file,
+                    reviews = excluded.reviews, last_review = excluded.last_review, more = excluded.more,
+                    problem = excluded.problem, read_at_ms = excluded.read_at_ms, synced_ms = excluded.synced_ms
+                """
+            ).run(
+                .text(collection), .text(problem == nil ? copied.db : ""), .text(problem == nil ? copied.wal : ""),
+                .integer(counts.reviews), .integer(counts.last), .integer(more ? 1 : 0), problem.map { .text($0) } ?? .null,
+                .integer(now.milliseconds), problem == nil ? .integer(counts.synced) : .null)
+        } else if let problem {
+            try connection.prepare(
+                """
+                INSERT INTO anki_read (collection, problem, read_at_ms) VALUES (?, ?, ?)
+                ON CONFLICT (collection) DO UPDATE SET problem = excluded.problem, read_at_ms = excluded.read_at_ms
+                """
+            ).run(.text(collection), .text(problem), .integer(now.milliseconds))
+        }
+        if let problem {
+            report.problem = "the Anki collection \(collection) \(problem): reviews are read once it can be"
+            if problem != prepared.knownProblem { warnOnce(report.problem!) }
+        }
+        return (report, opens)
     }
 }
 
@@ -386,18 +388,18 @@ final class AnkiSource: EventSource {
         prepared = try db.prepareAnkiRead()
     }
 
-    package func collect(_ db: PlannerDatabase, now: Instant) throws -> [SourcedEvent] {
+    package func collect(_ t: Transaction, now: Instant) throws -> [SourcedEvent] {
         guard reads else {
-            found = try db.ankiCollectionSetting().map { AnkiReport(collection: $0) }
+            found = try t.ankiCollectionSetting().map { AnkiReport(collection: $0) }
             return []
         }
-        guard let (report, opens) = try db.readAnkiCollection(now: now, prepared: prepared, walk: &walk, limit: opens) else { return [] }
+        guard let (report, opens) = try t.readAnkiCollection(now: now, prepared: prepared, walk: &walk, limit: opens) else { return [] }
         found = report
         for open in opens { days[open.event.id] = open.day }
         return opens.map { SourcedEvent(event: $0.event, fromAnotherDevice: false, together: true) }
     }
 
-    package func applied(_ outcome: SourcedOutcome, _ db: PlannerDatabase, now: Instant) throws {
+    package func applied(_ outcome: SourcedOutcome, _ t: Transaction, now: Instant) throws {
         for applied in outcome.outcomes {
             for event in applied.fresh { if let day = days[event.id] { found?.opened.append(day) } }
         }

@@ -6,7 +6,27 @@ import PlannerSystem
 /// The calendar folder, read side: inside the write transaction (like the sync folder), the planner's
 /// day tasks changed since it wrote them are read, and one ticked COMPLETED opens its day with the origin
 /// `calendar`. Files that are not the planner's are never read past their UID, and never changed.
+extension Transaction {
+    /// A file ignored: remembered with why (as it is now, so it is read again only once it changes), and
+    /// said once, when it first appears; `status` and `sync` show it every time.
+    private func note(
+        _ name: String, _ why: String, _ previous: String?, folder: String, _ remember: Statement, size: Int64 = -1, mtime: Int64 = -1
+    ) throws {
+        try remember.run(.text(name), .null, .null, .integer(size), .integer(mtime), .text(why))
+        if why != previous { warnOnce("the calendar folder's file \(folder)/\(name): \(why)") }
+    }
+}
+
 extension PlannerDatabase {
+    enum Tick {
+        case open(PlanEvent)
+        /// nil: nothing to do and nothing wrong (a past day, a day already opened).
+        case ignored(String?)
+    }
+
+}
+
+extension Transaction {
     /// The folder set with `config set calendar-folder`, or nil.
     func calendarFolderSetting() throws -> String? {
         let folder = try connection.text("SELECT value FROM setting WHERE key = 'calendar-folder'") ?? ""
@@ -34,7 +54,7 @@ extension PlannerDatabase {
         var dir: Int32 = -1  // the child's
         var listing: CalendarListing?
         var cannotOpen: Int32?
-        var rows: [String: CalendarRow] = [:]
+        var rows: [String: PlannerDatabase.CalendarRow] = [:]
         var files: [String: CalendarFiles.Seen] = [:]
         var looked: Set<String> = []
         // The folder's system calls are the folder child's: a stalled mount costs a warning and the phone's
@@ -184,24 +204,9 @@ extension PlannerDatabase {
         return problems
     }
 
-    /// A file ignored: remembered with why (as it is now, so it is read again only once it changes), and
-    /// said once, when it first appears; `status` and `sync` show it every time.
-    private func note(
-        _ name: String, _ why: String, _ previous: String?, folder: String, _ remember: Statement, size: Int64 = -1, mtime: Int64 = -1
-    ) throws {
-        try remember.run(.text(name), .null, .null, .integer(size), .integer(mtime), .text(why))
-        if why != previous { warnOnce("the calendar folder's file \(folder)/\(name): \(why)") }
-    }
-
-    enum Tick {
-        case open(PlanEvent)
-        /// nil: nothing to do and nothing wrong (a past day, a day already opened).
-        case ignored(String?)
-    }
-
     /// A day's task ticked off: an open of that day at its COMPLETED time (never later than now), applied
     /// through the same event path as any open; or why it is not one, when that is a problem.
-    private func tick(date: LocalDate, uid: String, completedAt: Instant?, now: Instant, zone: Zone) throws -> Tick {
+    private func tick(date: LocalDate, uid: String, completedAt: Instant?, now: Instant, zone: Zone) throws -> PlannerDatabase.Tick {
         // The study day, not the local date: with a window across midnight a tick at 00:45 is yesterday's.
         let schedule = try readPlan().0.schedule
         let today = schedule.studyDay(at: now, in: zone)
@@ -235,8 +240,8 @@ extension PlannerDatabase {
 extension PlannerDatabase {
     /// The calendar folder's state without changing anything: its problems, for `status`.
     public func calendarProblems() throws(PlannerError) -> (folder: String?, problems: [String]) {
-        try read {
-            guard let folder = try calendarFolderSetting() else { return (nil, []) }
+        try read { t in
+            guard let folder = try t.calendarFolderSetting() else { return (nil, []) }
             var problems: [String] = []
             switch FolderLook.look(folder) {
             case .folder: break
@@ -244,7 +249,7 @@ extension PlannerDatabase {
             case .notAnswering(let why):
                 problems.append("the calendar folder \(folder) is not answering (\(why)): shown as the database last knew it")
             }
-            return (folder, problems + (try calendarFileProblems(folder)))
+            return (folder, problems + (try t.calendarFileProblems(folder)))
         }
     }
 }
@@ -263,23 +268,23 @@ final class CalendarFolderSource: EventSource {
 
     init(whole: Bool) { self.whole = whole }
 
-    package func collect(_ db: PlannerDatabase, now: Instant) throws -> [SourcedEvent] {
-        guard whole, let (report, found, unchanged) = try db.readCalendarFolder(now: now) else { return [] }
+    package func collect(_ t: Transaction, now: Instant) throws -> [SourcedEvent] {
+        guard whole, let (report, found, unchanged) = try t.readCalendarFolder(now: now) else { return [] }
         self.found = report
         self.unchanged = unchanged
         for tick in found { ticks[tick.event.id] = tick.date }
         return found.map { SourcedEvent(event: $0.event, fromAnotherDevice: false) }
     }
 
-    package func applied(_ outcome: SourcedOutcome, _ db: PlannerDatabase, now: Instant) throws {
+    package func applied(_ outcome: SourcedOutcome, _ t: Transaction, now: Instant) throws {
         for applied in outcome.outcomes {
             for event in applied.fresh { if let date = ticks[event.id] { found?.ticks.append(date) } }
         }
     }
 
-    package func seal(_ db: PlannerDatabase, now: Instant) throws {
-        folder = try db.calendarFolderSetting()
-        if !whole, let folder { today = try db.planTodaysCalendar(folder, now: now) }
+    package func seal(_ t: Transaction, now: Instant) throws {
+        folder = try t.calendarFolderSetting()
+        if !whole, let folder { today = try t.planTodaysCalendar(folder, now: now) }
     }
 
     package func finish(_ db: PlannerDatabase, now: Instant) {

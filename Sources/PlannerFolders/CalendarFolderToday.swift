@@ -24,8 +24,40 @@ extension PlannerDatabase {
         var child: FolderChild.Held?
     }
 
+    /// After the commit: the files as the rows now say, by the folder child (a frozen folder costs the
+    /// login at most the child's deadline). Never throws (a warning; the next run repairs).
+    func applyTodaysCalendar(_ plan: TodaysCalendar) {
+        guard let child = plan.child else { return }
+        defer { child.end() }
+        // What is removed or replaced is left aside for the next full run to unlink (`CalendarFiles.act`,
+        // `leaveAside`): the login does not wait on the file system freeing blocks.
+        // The lock's wait as this process sees it now: the child was made before the sync folder's step,
+        // which may have stalled since (its copy of that memory would wait 290 ms against this one's 100).
+        var job = Wire.Writer()
+        job.int(FolderChild.lockWaitMilliseconds)
+        job.data(CalendarFiles.job(plan.writes, removals: plan.removals, cleanTemporaries: false, leaveAside: true))
+        let outcome = child.finish(job.bytes)
+        switch outcome {
+        case .done(_, let acted?):
+            guard let done = CalendarFiles.lockedAndDone(acted) else {
+                warnOnce(
+                    "the calendar folder \(plan.folder) cannot be written now (busy or missing): \(CalendarFolderText.writtenAgain)")
+                return
+            }
+            if let failure = done.failure {
+                warnOnce(
+                    "cannot write \(plan.folder)/\(failure.name) (\(DatabaseFile.describe(failure.code))): \(CalendarFolderText.writtenAgain)"
+                )
+            }
+        case .timedOut, .failed, .done(_, nil):
+            warnOnce(CalendarFolderText.cannotWrite(plan.folder, outcome.unfinished ?? "unreadable"))
+        }
+    }
+}
+
+extension Transaction {
     /// Inside the write transaction: what today's files must become, with the rows already saying so.
-    func planTodaysCalendar(_ folder: String, now: Instant) throws -> TodaysCalendar? {
+    func planTodaysCalendar(_ folder: String, now: Instant) throws -> PlannerDatabase.TodaysCalendar? {
         let (settings, zone) = try readPlan(at: now)
         let today = settings.schedule.studyDay(at: now, in: zone)
         var exclusions = Exclusions()
@@ -47,11 +79,11 @@ extension PlannerDatabase {
         let days = planAhead(now: now, zone: zone, schedule: settings.schedule, exclusions: exclusions, days: 1, withholding: settings)
         var items = CalendarFolderText.items(days: days, opens: firstOpen.map { [today: $0] } ?? [:], oneOffs: [], zone: zone, settings: settings)
 
-        var rows: [String: CalendarRow] = [:]
+        var rows: [String: PlannerDatabase.CalendarRow] = [:]
         let stmt = try connection.prepare("SELECT name, day, digest, size, mtime_ns, recipe FROM calendar_file WHERE day = ?")
         try stmt.bind([.text(today.description)])
         while try stmt.step() {
-            rows[stmt.text(0)] = CalendarRow(
+            rows[stmt.text(0)] = PlannerDatabase.CalendarRow(
                 day: stmt.text(1), digest: stmt.isNull(2) ? nil : stmt.text(2), size: stmt.int64(3), mtime: stmt.int64(4),
                 recipe: stmt.isNull(5) ? nil : stmt.text(5))
         }
@@ -66,7 +98,7 @@ extension PlannerDatabase {
             items += try calendarPlanFacts(now: now).items(of: [CalendarBucket.series])
             for (name, row) in try calendarRows(in: [CalendarBucket.series]) { rows[name] = row }
         }
-        var plan = TodaysCalendar(folder: folder)
+        var plan = PlannerDatabase.TodaysCalendar(folder: folder)
         let mtime = SystemClock.nowNanoseconds()
         let upsert = try connection.prepare(
             """
@@ -103,14 +135,14 @@ extension PlannerDatabase {
             warnOnce(CalendarFolderText.vanishedWarning(folder))
             return nil
         }
-        func look(_ name: String, _ row: CalendarRow) -> FileState {
+        func look(_ name: String, _ row: PlannerDatabase.CalendarRow) -> PlannerDatabase.FileState {
             guard let file = seen[name] else { return .gone }
             return file.regular && file.size == row.size && file.mtime == row.mtime ? .same : .changed
         }
         var wanted: Set<String> = []
         for item in items {
             wanted.insert(item.fileName)
-            let state: FileState
+            let state: PlannerDatabase.FileState
             var made: (bytes: [UInt8], digest: String)?
             if let row = rows[item.fileName] {
                 guard let digest = row.digest, !CalendarFolderText.recipeHolds(row.recipe, recipe: item.recipe, digest: digest) else { continue }
@@ -157,35 +189,5 @@ extension PlannerDatabase {
             kept = true
         }
         return plan
-    }
-
-    /// After the commit: the files as the rows now say, by the folder child (a frozen folder costs the
-    /// login at most the child's deadline). Never throws (a warning; the next run repairs).
-    func applyTodaysCalendar(_ plan: TodaysCalendar) {
-        guard let child = plan.child else { return }
-        defer { child.end() }
-        // What is removed or replaced is left aside for the next full run to unlink (`CalendarFiles.act`,
-        // `leaveAside`): the login does not wait on the file system freeing blocks.
-        // The lock's wait as this process sees it now: the child was made before the sync folder's step,
-        // which may have stalled since (its copy of that memory would wait 290 ms against this one's 100).
-        var job = Wire.Writer()
-        job.int(FolderChild.lockWaitMilliseconds)
-        job.data(CalendarFiles.job(plan.writes, removals: plan.removals, cleanTemporaries: false, leaveAside: true))
-        let outcome = child.finish(job.bytes)
-        switch outcome {
-        case .done(_, let acted?):
-            guard let done = CalendarFiles.lockedAndDone(acted) else {
-                warnOnce(
-                    "the calendar folder \(plan.folder) cannot be written now (busy or missing): \(CalendarFolderText.writtenAgain)")
-                return
-            }
-            if let failure = done.failure {
-                warnOnce(
-                    "cannot write \(plan.folder)/\(failure.name) (\(DatabaseFile.describe(failure.code))): \(CalendarFolderText.writtenAgain)"
-                )
-            }
-        case .timedOut, .failed, .done(_, nil):
-            warnOnce(CalendarFolderText.cannotWrite(plan.folder, outcome.unfinished ?? "unreadable"))
-        }
     }
 }

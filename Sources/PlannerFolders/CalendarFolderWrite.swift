@@ -22,7 +22,7 @@ extension PlannerDatabase {
         var recipe: String?
         /// Why the file is ignored (a file the planner read and will not touch), nil when it is not.
         var problem: String? = nil
-        /// Its `CalendarBucket`, when read by bucket (`calendarRows(in:)`).
+        /// Its `CalendarBucket`, when read by bucket (`Transaction.calendarRows(in:)`).
         var bucket: String? = nil
     }
 
@@ -61,8 +61,8 @@ extension PlannerDatabase {
         _ folder: String, now: Instant, wantNothing: Bool = false, unchanged: String? = nil
     ) throws -> (written: Int, removed: Int, icsFiles: Int) {
         if !wantNothing, let unchanged {
-            let holds: Bool = try read {
-                let (head, fingerprint) = try calendarPlanFingerprint(folder: folder, now: now)
+            let holds: Bool = try read { t in
+                let (head, fingerprint) = try t.calendarPlanFingerprint(folder: folder, now: now)
                 return head?.holds(quick: unchanged, plan: fingerprint, now: now) ?? false
             }
             if holds { return (0, 0, 0) }
@@ -121,16 +121,16 @@ extension PlannerDatabase {
                 }
                 icsFiles = listing.icsCount
                 // One read: the plan, what the last pass recorded and the rows of what to look into, as of one commit.
-                let (facts, vanished): (CalendarPlanFacts, Bool) = try read {
-                    let facts = try calendarPlanFacts(now: now)
-                    records = try calendarPassRecords(folder)
-                    (recordedHead, fingerprint) = try calendarPlanFingerprint(folder: folder, now: now)
+                let (facts, vanished): (CalendarPlanFacts, Bool) = try read { t in
+                    let facts = try t.calendarPlanFacts(now: now)
+                    records = try t.calendarPassRecords(folder)
+                    (recordedHead, fingerprint) = try t.calendarPlanFingerprint(folder: folder, now: now)
                     until = facts.unchangedUntil
                     // No .ics left at all where the planner wrote some: not mounted (an empty mount point)?
                     // Filled again, it would make vdirsyncer delete the user's items from the server (it refuses
                     // to sync a folder found empty). Left alone until the setting is set again.
                     if !wantNothing, listing.icsCount == 0,
-                        try connection.integer("SELECT EXISTS (SELECT 1 FROM calendar_file WHERE digest IS NOT NULL)") == 1
+                        try t.connection.integer("SELECT EXISTS (SELECT 1 FROM calendar_file WHERE digest IS NOT NULL)") == 1
                     {
                         return (facts, true)
                     }
@@ -144,7 +144,7 @@ extension PlannerDatabase {
                         let plan = wantNothing ? "" : facts.key(bucket: bucket)
                         if everything || records[bucket]?.listing != listing.digest(bucket) || records[bucket]?.plan != plan { looked[bucket] = plan }
                     }
-                    rows = try calendarRows(in: everything ? nil : Set(looked.keys))
+                    rows = try t.calendarRows(in: everything ? nil : Set(looked.keys))
                     if everything {
                         for row in rows.values {
                             if let bucket = row.bucket, looked[bucket] == nil { looked[bucket] = wantNothing ? "" : facts.key(bucket: bucket) }
@@ -160,7 +160,9 @@ extension PlannerDatabase {
                     // Nothing to do, yet the record may be behind (what changed moved no bucket's key: a new UTC
                     // date, a pause's start, the first pass after an upgrade): recorded, under the folder's lock,
                     // so that the next pass ends at its first look.
-                    if !wantNothing, let head = recordable(listing), head != recordedHead { try write { try recordCalendarPassHead(folder, head) } }
+                    if !wantNothing, let head = recordable(listing), head != recordedHead {
+                        try write { t in try t.recordCalendarPassHead(folder, head) }
+                    }
                     return nil
                 }
                 let items = wantNothing ? [] : facts.items(of: Set(looked.keys))
@@ -260,8 +262,8 @@ extension PlannerDatabase {
                     !done.placed.isEmpty || !done.removed.isEmpty || !forgotten.isEmpty || !learned.isEmpty || !record.isEmpty || !again.isEmpty
                         || !drop.isEmpty || forgetAll || head != recordedHead
                 else { return }
-                try write {
-                    let upsert = try connection.prepare(
+                try write { t in
+                    let upsert = try t.connection.prepare(
                         """
                         INSERT INTO calendar_file (name, day, digest, size, mtime_ns, problem, recipe) VALUES (?, ?, ?, ?, ?, NULL, ?)
                         ON CONFLICT (name) DO UPDATE SET day = excluded.day, digest = excluded.digest, size = excluded.size,
@@ -274,19 +276,19 @@ extension PlannerDatabase {
                             .integer(file.size), .integer(file.mtime), .text(CalendarFolderText.boundRecipe(item.recipe, digest: digest)))
                     }
                     // Only while the row still says what was compared (another process may have read the file since).
-                    let learn = try connection.prepare("UPDATE calendar_file SET recipe = ? WHERE name = ? AND digest = ?")
+                    let learn = try t.connection.prepare("UPDATE calendar_file SET recipe = ? WHERE name = ? AND digest = ?")
                     for row in learned {
                         try learn.run(.text(CalendarFolderText.boundRecipe(row.recipe, digest: row.digest)), .text(row.name), .text(row.digest))
                     }
-                    let delete = try connection.prepare("DELETE FROM calendar_file WHERE name = ?")
+                    let delete = try t.connection.prepare("DELETE FROM calendar_file WHERE name = ?")
                     for name in done.removed + forgotten { try delete.run(.text(name)) }
-                    if forgetAll { try forgetCalendarPass(folder) }
-                    if !again.isEmpty { try lookAgain(folder, buckets: again) }
-                    let dropping = try connection.prepare("DELETE FROM calendar_pass WHERE folder = ? AND bucket = ?")
+                    if forgetAll { try t.forgetCalendarPass(folder) }
+                    if !again.isEmpty { try t.lookAgain(folder, buckets: again) }
+                    let dropping = try t.connection.prepare("DELETE FROM calendar_pass WHERE folder = ? AND bucket = ?")
                     for bucket in drop { try dropping.run(.text(folder), .text(bucket)) }
-                    if head != recordedHead { try recordCalendarPassHead(folder, head) }
+                    if head != recordedHead { try t.recordCalendarPassHead(folder, head) }
                     if !record.isEmpty {
-                        let remember = try connection.prepare(
+                        let remember = try t.connection.prepare(
                             """
                             INSERT INTO calendar_pass (folder, bucket, listing, plan) VALUES (?, ?, ?, ?)
                             ON CONFLICT (folder, bucket) DO UPDATE SET listing = excluded.listing, plan = excluded.plan

@@ -328,9 +328,25 @@ struct CalendarPassHead: Equatable {
 extension PlannerDatabase {
     typealias PassRecords = [String: (listing: String, plan: String)]
 
+    /// A listing no folder has: a bucket recorded with it is looked into by the next pass, whatever it lists.
+    static let lookAgain = "-"
+
+    /// Whether a bucket's files after a pass are exactly its rows: each file as its row says (size, mtime),
+    /// and a row for each file. Only then may the pass be recorded: a file the pass did not account for (a
+    /// phone's tick renamed in meanwhile) keeps the bucket looked into until it has been read.
+    static func bucketMatches(_ files: [String: CalendarFiles.Seen], rows: [String: CalendarRow]) -> Bool {
+        guard files.count == rows.count else { return false }
+        for (name, file) in files {
+            guard let row = rows[name], row.size == file.size, row.mtime == file.mtime else { return false }
+        }
+        return true
+    }
+}
+
+extension Transaction {
     /// What the last passes recorded for each bucket of `folder` (the whole folder's row '' left out).
-    func calendarPassRecords(_ folder: String) throws -> PassRecords {
-        var records: PassRecords = [:]
+    func calendarPassRecords(_ folder: String) throws -> PlannerDatabase.PassRecords {
+        var records: PlannerDatabase.PassRecords = [:]
         let stmt = try connection.prepare("SELECT bucket, listing, plan FROM calendar_pass WHERE folder = ? AND bucket != ''")
         try stmt.bind([.text(folder)])
         while try stmt.step() { records[stmt.text(0)] = (stmt.text(1), stmt.text(2)) }
@@ -419,25 +435,22 @@ extension PlannerDatabase {
         return (head, CalendarListing.hex(lanes.0) + CalendarListing.hex(lanes.1))
     }
 
-    /// A listing no folder has: a bucket recorded with it is looked into by the next pass, whatever it lists.
-    static let lookAgain = "-"
-
     /// Marks `buckets` of `folder` to be looked into by the next pass (`lookAgain`), and the whole folder's
     /// total with them: their rows were changed by something other than a pass. Marked, not deleted, so
     /// that a bucket whose files then all go is still known, and its rows forgotten. One short statement:
     /// `open` runs it.
     func lookAgain(_ folder: String, buckets: Set<String>) throws {
         let mark = try connection.prepare("INSERT OR REPLACE INTO calendar_pass (folder, bucket, listing, plan) VALUES (?, ?, ?, '')")
-        for bucket in [""] + buckets.sorted() { try mark.run(.text(folder), .text(bucket), .text(Self.lookAgain)) }
+        for bucket in [""] + buckets.sorted() { try mark.run(.text(folder), .text(bucket), .text(PlannerDatabase.lookAgain)) }
     }
 
     /// The rows of the files of `buckets` (nil: every row), by name: two ranges of the primary key per bucket.
-    func calendarRows(in buckets: Set<String>?) throws -> [String: CalendarRow] {
-        var rows: [String: CalendarRow] = [:]
+    func calendarRows(in buckets: Set<String>?) throws -> [String: PlannerDatabase.CalendarRow] {
+        var rows: [String: PlannerDatabase.CalendarRow] = [:]
         func add(_ stmt: Statement, bucket: String?) throws {
             while try stmt.step() {
                 let name = stmt.text(0)
-                rows[name] = CalendarRow(
+                rows[name] = PlannerDatabase.CalendarRow(
                     day: stmt.isNull(1) ? nil : stmt.text(1), digest: stmt.isNull(2) ? nil : stmt.text(2),
                     size: stmt.int64(3), mtime: stmt.int64(4), recipe: stmt.isNull(5) ? nil : stmt.text(5),
                     problem: stmt.isNull(6) ? nil : stmt.text(6), bucket: bucket ?? CalendarBucket.of(fileName: name))
@@ -495,16 +508,5 @@ extension PlannerDatabase {
         return CalendarPlanFacts(
             settingsText: settingsText, settings: settings, zone: zone, now: now, pause: pause, opens: opens, skipped: skipped,
             oneOffs: oneOffs)
-    }
-
-    /// Whether a bucket's files after a pass are exactly its rows: each file as its row says (size, mtime),
-    /// and a row for each file. Only then may the pass be recorded: a file the pass did not account for (a
-    /// phone's tick renamed in meanwhile) keeps the bucket looked into until it has been read.
-    static func bucketMatches(_ files: [String: CalendarFiles.Seen], rows: [String: CalendarRow]) -> Bool {
-        guard files.count == rows.count else { return false }
-        for (name, file) in files {
-            guard let row = rows[name], row.size == file.size, row.mtime == file.mtime else { return false }
-        }
-        return true
     }
 }

@@ -6,10 +6,10 @@ extension PlannerDatabase {
     /// plan made mid-window starts later), when one of that day's study reminders is still pending; nil
     /// otherwise (opened, skipped, paused, over, or not a study day). What `CalendarCarry.nextPoll` asks.
     public func studyDayStillOpen(now: Instant) throws(PlannerError) -> Instant? {
-        try read {
-            let (settings, zone) = try readPlan()
+        try read { t in
+            let (settings, zone) = try t.readPlan()
             let day = settings.schedule.studyDay(at: now, in: zone)
-            let stmt = try connection.prepare(
+            let stmt = try t.connection.prepare(
                 """
                 SELECT min(fire_at_ms) FROM request WHERE kind = 'slot' AND local_date = ? AND state = 'pending'
                 """)

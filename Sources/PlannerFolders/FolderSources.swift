@@ -54,7 +54,7 @@ extension PlannerDatabase {
             usleep(Self.ankiSlicePauseMicroseconds)
             let slice: SourcesReport
             do {
-                (_, slice) = try change(at: now, active: [source, SyncFolderSource(reading: false)]) { (_: Bool) in }
+                (_, slice) = try change(at: now, active: [source, SyncFolderSource(reading: false)]) { (_: Transaction, _: Bool) in }
             } catch {
                 warnOnce("the rest of Anki's history in \(anki.collection) is read by the next change: \(error.message)")
                 break

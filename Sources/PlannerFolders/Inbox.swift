@@ -308,15 +308,15 @@ public enum Inbox {
 final class InboxSource: EventSource {
     private var batch: Inbox.Batch?
 
-    package func collect(_ db: PlannerDatabase, now: Instant) throws -> [SourcedEvent] {
-        guard let batch = Inbox.pending(resolvedPath: db.resolvedPath) else { return [] }
+    package func collect(_ t: Transaction, now: Instant) throws -> [SourcedEvent] {
+        guard let batch = Inbox.pending(resolvedPath: t.database.resolvedPath) else { return [] }
         self.batch = batch
         var events: [SourcedEvent] = []
         for item in batch.items {
             // Saved by a planner before events: recorded already if an open at its instant is (its file
             // is removed with the others).
             if item.legacy,
-                try db.connection.integer(
+                try t.connection.integer(
                     "SELECT count(*) FROM app_open WHERE opened_at_ms = ?", .integer(item.event.at.milliseconds)) ?? 0 > 0
             {
                 continue
@@ -326,7 +326,7 @@ final class InboxSource: EventSource {
         return events
     }
 
-    package func applied(_ outcome: SourcedOutcome, _ db: PlannerDatabase, now: Instant) throws {
+    package func applied(_ outcome: SourcedOutcome, _ t: Transaction, now: Instant) throws {
         guard let batch else { return }
         for (event, why) in outcome.refused {
             guard let item = batch.items.first(where: { $0.event.id == event.id }) else { continue }

@@ -18,6 +18,164 @@ public struct DeviceRow: Sendable, Equatable {
 /// command: a folder that is gone, a file that is junk is a warning), this device's events appended to its
 /// own file after the commit, outside the database's lock.
 extension PlannerDatabase {
+    /// `planner sync`: applies the other devices' new events and the calendar's ticks now, writes this
+    /// device's events and the calendar folder, and says what it found.
+    public func sync(now: Instant) throws(PlannerError) -> SourcesReport {
+        try change(at: now, from: .all) { _ in }.1
+    }
+
+    /// The sync folder's state without changing anything: its problems, for `status`.
+    public func syncProblems() throws(PlannerError) -> (folder: String?, problems: [String]) {
+        try read { t in
+            guard let folder = try t.syncFolderSetting() else { return (nil, []) }
+            var problems: [String] = []
+            switch FolderLook.look(folder) {
+            case .folder: break
+            case .missing: problems.append("the sync folder \(folder) is missing or not a folder: other devices' changes wait")
+            case .notAnswering(let why):
+                problems.append("the sync folder \(folder) is not answering (\(why)): shown as the database last knew it")
+            }
+            let stmt = try t.connection.prepare("SELECT name, problem FROM sync_file WHERE problem IS NOT NULL ORDER BY name")
+            while try stmt.step() { problems.append("\(folder)/\(stmt.text(0)): \(stmt.text(1))") }
+            let conflicts = try t.connection.integer("SELECT count(*) FROM event_conflict") ?? 0
+            if conflicts > 0 {
+                problems.append(
+                    "\(conflicts) event\(conflicts == 1 ? "" : "s") arrived with two different contents (a conflict copy edited by hand?): every device keeps the same version, the one with the greater hash"
+                )
+            }
+            if let waiting = try t.connection.integer("SELECT count(*) FROM event WHERE received_ms IS NULL AND published_ms IS NULL"), waiting > 0 {
+                problems.append("\(waiting) change\(waiting == 1 ? "" : "s") of this device not yet written to the sync folder")
+            }
+            return (folder, problems)
+        }
+    }
+
+    /// How recent another device's last change must be for its word that it carries a calendar to count: a
+    /// computer retired without `setup --uninstall` must not keep the phone's alarms on the server for ever.
+    public static let calendarCarrierRecentMilliseconds: Int64 = 30 * 86_400_000
+
+    /// The other devices that said they write a calendar folder (their device line's `calendar=1`) and changed
+    /// something within `calendarCarrierRecentMilliseconds`, by name; none when this device does not sync.
+    public func otherCalendarCarriers(now: Instant) throws(PlannerError) -> [String] {
+        try read { t in
+            guard try t.syncFolderSetting() != nil else { return [] }
+            let stmt = try t.connection.prepare(
+                """
+                SELECT CASE name WHEN '' THEN id ELSE name END FROM device
+                WHERE is_self = 0 AND calendar = 1 AND max(coalesce(last_event_ms, 0), first_seen_ms) >= ?
+                ORDER BY name, id
+                """)
+            try stmt.bind([.integer(now.milliseconds - Self.calendarCarrierRecentMilliseconds)])
+            var names: [String] = []
+            while try stmt.step() { names.append(stmt.text(0)) }
+            return names
+        }
+    }
+
+    /// The devices seen in the sync folder, this one first.
+    public func devices() throws(PlannerError) -> [DeviceRow] {
+        try read { t in
+            let stmt = try t.connection.prepare(
+                """
+                SELECT id, name, is_self, last_event_ms, offset_ms, events FROM device ORDER BY is_self DESC, name, id
+                """)
+            var rows: [DeviceRow] = []
+            while try stmt.step() {
+                rows.append(
+                    DeviceRow(
+                        id: stmt.text(0), name: stmt.text(1), isSelf: stmt.int64(2) == 1,
+                        lastEvent: stmt.isNull(3) ? nil : Instant(milliseconds: stmt.int64(3)),
+                        offsetMilliseconds: stmt.isNull(4) ? nil : stmt.int64(4), events: stmt.int64(5)))
+            }
+            return rows
+        }
+    }
+
+    // MARK: files
+
+    static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
+        let name = String(cString: buffer)
+        return SettingKey.deviceName.problem(name) == nil ? name : ""
+    }
+
+    static func folderNames(_ dir: Int32) -> [String] {
+        let copy = dup(dir)
+        guard copy >= 0, let stream = fdopendir(copy) else {
+            if copy >= 0 { close(copy) }
+            return []
+        }
+        defer { closedir(stream) }
+        // A dup shares the offset: a second listing of the same descriptor starts from the top.
+        rewinddir(stream)
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    enum OpenedFile {
+        case opened(Int32, size: Int64, mtime: Int64)
+        case refused(String)
+        /// Listed, then gone when opened.
+        case gone
+    }
+
+    /// Opens a file of the folder to read, without following a link, without blocking on a FIFO; refuses
+    /// what is not a regular file of ours of a sane size.
+    static func openFile(_ dir: Int32, _ name: String, maximumBytes: Int64 = SyncFileText.maximumFileBytes) -> OpenedFile {
+        let fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { return .gone }
+            return .refused(errno == ELOOP ? "a symbolic link (ignored)" : "cannot be opened (\(DatabaseFile.describe(errno)))")
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            close(fd)
+            return .refused("cannot be read")
+        }
+        let why: String?
+        if info.st_mode & S_IFMT != S_IFREG {
+            why = "not a regular file (ignored)"
+        } else if info.st_uid != geteuid() {
+            why = "belongs to another user (uid \(info.st_uid); ignored)"
+        } else if Int64(info.st_size) > maximumBytes {
+            why = "larger than \(maximumBytes >> 20) MiB (ignored)"
+        } else {
+            why = nil
+        }
+        if let why {
+            close(fd)
+            return .refused(why)
+        }
+        return .opened(fd, size: Int64(info.st_size), mtime: mtimeNanoseconds(info))
+    }
+
+    static func mtimeNanoseconds(_ info: stat) -> Int64 {
+        Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+    }
+
+    static func readBytes(_ fd: Int32, from: Int64, to size: Int64) -> [UInt8]? {
+        guard size > from else { return [] }
+        var bytes = [UInt8](repeating: 0, count: Int(size - from))
+        var done = 0
+        while done < bytes.count {
+            let n = bytes[done...].withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(from) + off_t(done)) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { return nil }
+            if n == 0 { break }
+            done += n
+        }
+        return Array(bytes[..<done])
+    }
+}
+
+extension Transaction {
     /// The folder set with `config set sync-folder`, or nil.
     func syncFolderSetting() throws -> String? {
         let folder = try connection.text("SELECT value FROM setting WHERE key = 'sync-folder'") ?? ""
@@ -191,7 +349,7 @@ extension PlannerDatabase {
             }
             if let until = text.waitingUntil {
                 let waits =
-                    "\(text.waiting) line\(text.waiting == 1 ? "" : "s") dated more than a day ahead of this device's clock, read again from \(Self.utcText(until)) (a clock ahead delays a change, never loses it)"
+                    "\(text.waiting) line\(text.waiting == 1 ? "" : "s") dated more than a day ahead of this device's clock, read again from \(PlannerDatabase.utcText(until)) (a clock ahead delays a change, never loses it)"
                 problem = problem.map { $0 + "; " + waits } ?? waits
             }
             if text.newer > 0 {
@@ -359,162 +517,6 @@ extension PlannerDatabase {
         }
         return (events, relays)
     }
-
-    /// `planner sync`: applies the other devices' new events and the calendar's ticks now, writes this
-    /// device's events and the calendar folder, and says what it found.
-    public func sync(now: Instant) throws(PlannerError) -> SourcesReport {
-        try change(at: now, from: .all) {}.1
-    }
-
-    /// The sync folder's state without changing anything: its problems, for `status`.
-    public func syncProblems() throws(PlannerError) -> (folder: String?, problems: [String]) {
-        try read {
-            guard let folder = try syncFolderSetting() else { return (nil, []) }
-            var problems: [String] = []
-            switch FolderLook.look(folder) {
-            case .folder: break
-            case .missing: problems.append("the sync folder \(folder) is missing or not a folder: other devices' changes wait")
-            case .notAnswering(let why):
-                problems.append("the sync folder \(folder) is not answering (\(why)): shown as the database last knew it")
-            }
-            let stmt = try connection.prepare("SELECT name, problem FROM sync_file WHERE problem IS NOT NULL ORDER BY name")
-            while try stmt.step() { problems.append("\(folder)/\(stmt.text(0)): \(stmt.text(1))") }
-            let conflicts = try connection.integer("SELECT count(*) FROM event_conflict") ?? 0
-            if conflicts > 0 {
-                problems.append(
-                    "\(conflicts) event\(conflicts == 1 ? "" : "s") arrived with two different contents (a conflict copy edited by hand?): every device keeps the same version, the one with the greater hash"
-                )
-            }
-            if let waiting = try connection.integer("SELECT count(*) FROM event WHERE received_ms IS NULL AND published_ms IS NULL"), waiting > 0 {
-                problems.append("\(waiting) change\(waiting == 1 ? "" : "s") of this device not yet written to the sync folder")
-            }
-            return (folder, problems)
-        }
-    }
-
-    /// How recent another device's last change must be for its word that it carries a calendar to count: a
-    /// computer retired without `setup --uninstall` must not keep the phone's alarms on the server for ever.
-    public static let calendarCarrierRecentMilliseconds: Int64 = 30 * 86_400_000
-
-    /// The other devices that said they write a calendar folder (their device line's `calendar=1`) and changed
-    /// something within `calendarCarrierRecentMilliseconds`, by name; none when this device does not sync.
-    public func otherCalendarCarriers(now: Instant) throws(PlannerError) -> [String] {
-        try read {
-            guard try syncFolderSetting() != nil else { return [] }
-            let stmt = try connection.prepare(
-                """
-                SELECT CASE name WHEN '' THEN id ELSE name END FROM device
-                WHERE is_self = 0 AND calendar = 1 AND max(coalesce(last_event_ms, 0), first_seen_ms) >= ?
-                ORDER BY name, id
-                """)
-            try stmt.bind([.integer(now.milliseconds - Self.calendarCarrierRecentMilliseconds)])
-            var names: [String] = []
-            while try stmt.step() { names.append(stmt.text(0)) }
-            return names
-        }
-    }
-
-    /// The devices seen in the sync folder, this one first.
-    public func devices() throws(PlannerError) -> [DeviceRow] {
-        try read {
-            let stmt = try connection.prepare(
-                """
-                SELECT id, name, is_self, last_event_ms, offset_ms, events FROM device ORDER BY is_self DESC, name, id
-                """)
-            var rows: [DeviceRow] = []
-            while try stmt.step() {
-                rows.append(
-                    DeviceRow(
-                        id: stmt.text(0), name: stmt.text(1), isSelf: stmt.int64(2) == 1,
-                        lastEvent: stmt.isNull(3) ? nil : Instant(milliseconds: stmt.int64(3)),
-                        offsetMilliseconds: stmt.isNull(4) ? nil : stmt.int64(4), events: stmt.int64(5)))
-            }
-            return rows
-        }
-    }
-
-    // MARK: files
-
-    static func hostName() -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
-        let name = String(cString: buffer)
-        return SettingKey.deviceName.problem(name) == nil ? name : ""
-    }
-
-    static func folderNames(_ dir: Int32) -> [String] {
-        let copy = dup(dir)
-        guard copy >= 0, let stream = fdopendir(copy) else {
-            if copy >= 0 { close(copy) }
-            return []
-        }
-        defer { closedir(stream) }
-        // A dup shares the offset: a second listing of the same descriptor starts from the top.
-        rewinddir(stream)
-        var names: [String] = []
-        while let entry = readdir(stream) {
-            let name = withUnsafePointer(to: &entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names.sorted()
-    }
-
-    enum OpenedFile {
-        case opened(Int32, size: Int64, mtime: Int64)
-        case refused(String)
-        /// Listed, then gone when opened.
-        case gone
-    }
-
-    /// Opens a file of the folder to read, without following a link, without blocking on a FIFO; refuses
-    /// what is not a regular file of ours of a sane size.
-    static func openFile(_ dir: Int32, _ name: String, maximumBytes: Int64 = SyncFileText.maximumFileBytes) -> OpenedFile {
-        let fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else {
-            if errno == ENOENT { return .gone }
-            return .refused(errno == ELOOP ? "a symbolic link (ignored)" : "cannot be opened (\(DatabaseFile.describe(errno)))")
-        }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            close(fd)
-            return .refused("cannot be read")
-        }
-        let why: String?
-        if info.st_mode & S_IFMT != S_IFREG {
-            why = "not a regular file (ignored)"
-        } else if info.st_uid != geteuid() {
-            why = "belongs to another user (uid \(info.st_uid); ignored)"
-        } else if Int64(info.st_size) > maximumBytes {
-            why = "larger than \(maximumBytes >> 20) MiB (ignored)"
-        } else {
-            why = nil
-        }
-        if let why {
-            close(fd)
-            return .refused(why)
-        }
-        return .opened(fd, size: Int64(info.st_size), mtime: mtimeNanoseconds(info))
-    }
-
-    static func mtimeNanoseconds(_ info: stat) -> Int64 {
-        Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-    }
-
-    static func readBytes(_ fd: Int32, from: Int64, to size: Int64) -> [UInt8]? {
-        guard size > from else { return [] }
-        var bytes = [UInt8](repeating: 0, count: Int(size - from))
-        var done = 0
-        while done < bytes.count {
-            let n = bytes[done...].withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(from) + off_t(done)) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { return nil }
-            if n == 0 { break }
-            done += n
-        }
-        return Array(bytes[..<done])
-    }
 }
 
 /// The sync folder as an event source: other devices' files read and applied inside the change's
@@ -539,15 +541,15 @@ final class SyncFolderSource: EventSource {
 
     package var leftUnread: Bool { found?.more == true }
 
-    package func collect(_ db: PlannerDatabase, now: Instant) throws -> [SourcedEvent] {
-        guard reading, let (report, events) = try db.readSyncFolder(now: now, budget: budget) else { return [] }
+    package func collect(_ t: Transaction, now: Instant) throws -> [SourcedEvent] {
+        guard reading, let (report, events) = try t.readSyncFolder(now: now, budget: budget) else { return [] }
         found = report
         return events.indices.map {
             SourcedEvent(event: events[$0], fromAnotherDevice: true, carrier: $0 < report.carriers.count ? report.carriers[$0] : nil)
         }
     }
 
-    package func applied(_ outcome: SourcedOutcome, _ db: PlannerDatabase, now: Instant) throws {
+    package func applied(_ outcome: SourcedOutcome, _ t: Transaction, now: Instant) throws {
         let selfID = found?.selfDevice
         for applied in outcome.outcomes {
             found?.applied += applied.fresh.count
@@ -558,7 +560,7 @@ final class SyncFolderSource: EventSource {
             let own = selfID.map { selfID in applied.fresh.count { $0.stamp?.device == selfID } } ?? 0
             if own > 0 {
                 found?.cameBack += own
-                db.warnOnce(
+                t.warnOnce(
                     "\(own) change\(own == 1 ? "" : "s") this device made came back from another device (this database was restored from a backup?): applied again here"
                 )
             }
@@ -566,20 +568,20 @@ final class SyncFolderSource: EventSource {
             // (a refill behind a long Anki read, seconds): a change another device made meanwhile would look
             // made ahead of this clock. The wait counts, in whole seconds (what is under 2 s is "in step").
             let waited = (SystemClock.monotonicMilliseconds() - begun) / 1000 * 1000
-            try db.noteDevices(applied.fresh, except: selfID, now: now + waited)
+            try t.noteDevices(applied.fresh, except: selfID, now: now + waited)
         }
         for (event, why) in outcome.refused {
             found?.problems.append("an event \(event.id) from device \(event.stamp?.device ?? "?") was refused by the database (\(why))")
         }
     }
 
-    package func seal(_ db: PlannerDatabase, now: Instant) throws {
+    package func seal(_ t: Transaction, now: Instant) throws {
         // Once the folder was read: this device claims the plan's zone unless a claim is there already (its
         // own, or another device's it now takes).
-        if reading, found?.readWhole == true, found?.more == false, let selfID = try db.selfDeviceID() {
-            try db.claimPlanZone(device: selfID, now: now)
+        if reading, found?.readWhole == true, found?.more == false, let selfID = try t.selfDeviceID() {
+            try t.claimPlanZone(device: selfID, now: now)
         }
-        publishes = try db.hasEventsToPublish()
+        publishes = try t.hasEventsToPublish()
     }
 
     package func finish(_ db: PlannerDatabase, now: Instant) {

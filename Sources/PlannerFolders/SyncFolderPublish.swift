@@ -33,8 +33,8 @@ extension PlannerDatabase {
             var relays = false
             var calendar = false
         }
-        let start = try read { () throws -> Start in
-            let stmt = try connection.prepare(
+        let start = try read { t throws -> Start in
+            let stmt = try t.connection.prepare(
                 """
                 SELECT (SELECT value FROM setting WHERE key = 'sync-folder'), (SELECT value FROM setting WHERE key = 'device-name'),
                        d.id, d.out_seq, EXISTS (SELECT 1 FROM relay WHERE published_ms IS NULL),
@@ -54,14 +54,14 @@ extension PlannerDatabase {
         let name = start.wanted.isEmpty ? Self.hostName() : start.wanted
         let selfID =
             try start.selfID
-            ?? write { () throws -> String in
-                if let id = try selfDeviceID() { return id }
+            ?? write { t throws -> String in
+                if let id = try t.selfDeviceID() { return id }
                 let id = Self.newEventID()
-                try connection.prepare("INSERT INTO device (id, name, is_self, first_seen_ms) VALUES (?, ?, 1, ?)")
+                try t.connection.prepare("INSERT INTO device (id, name, is_self, first_seen_ms) VALUES (?, ?, 1, ?)")
                     .run(.text(id), .text(name), .integer(now.milliseconds))
                 // Changes made before this device had an id are its own. Its claim of the plan's zone waits for
                 // the first change that reads the folder (`SyncFolderSource.seal`): another device's may be there.
-                try connection.prepare("UPDATE event SET device = ? WHERE device = '' AND received_ms IS NULL").run(.text(id))
+                try t.connection.prepare("UPDATE event SET device = ? WHERE device = '' AND received_ms IS NULL").run(.text(id))
                 return id
             }
         var sequence = start.sequence
@@ -99,11 +99,11 @@ extension PlannerDatabase {
                         // written; this device moves on to a new file and writes everything there.
                         let why = reason.words(number)
                         refusals.append(fileName)
-                        next = try write { () throws -> Int64 in
-                            try forgetPublished()
-                            try connection.execute("UPDATE device SET out_seq = out_seq + 1, out_size = 0 WHERE is_self = 1")
-                            let moved = try connection.integer("SELECT out_seq FROM device WHERE is_self = 1") ?? sequence + 1
-                            try connection.prepare(
+                        next = try write { t throws -> Int64 in
+                            try t.forgetPublished()
+                            try t.connection.execute("UPDATE device SET out_seq = out_seq + 1, out_size = 0 WHERE is_self = 1")
+                            let moved = try t.connection.integer("SELECT out_seq FROM device WHERE is_self = 1") ?? sequence + 1
+                            try t.connection.prepare(
                                 """
                                 INSERT INTO sync_file (name, size, mtime_ns, consumed, problem) VALUES (?1, -1, -1, 0, ?2)
                                 ON CONFLICT (name) DO UPDATE SET size = -1, mtime_ns = -1, problem = ?2
@@ -120,10 +120,10 @@ extension PlannerDatabase {
                         )
                     case .opened(let size):
                         // Re-read under the lock: another process may have appended meanwhile.
-                        let (seq, expected, publishedName, publishedCalendar) = try read { () throws -> (Int64, Int64, String, Bool?) in
-                            let stmt = try connection.prepare("SELECT out_seq, out_size, name, calendar FROM device WHERE is_self = 1")
+                        let (seq, expected, publishedName, publishedCalendar) = try read { t throws -> (Int64, Int64, String, Bool?) in
+                            let stmt = try t.connection.prepare("SELECT out_seq, out_size, name, calendar FROM device WHERE is_self = 1")
                             _ = try stmt.step()
-                            (events, relays) = try unpublishedEvents(relays: start.relays)
+                            (events, relays) = try t.unpublishedEvents(relays: start.relays)
                             return (stmt.int64(0), stmt.int64(1), stmt.text(2), stmt.isNull(3) ? nil : stmt.int64(3) == 1)
                         }
                         if SyncFileText.fileName(device: selfID, sequence: seq) != fileName {
@@ -133,9 +133,9 @@ extension PlannerDatabase {
                         if size != expected || size >= SyncFileText.rotateBytes {
                             // Not as this device left it (deleted, cut, replaced, written by another): a new file, and
                             // everything again (readers skip what they have). Or simply full: a new file.
-                            next = try write { () throws -> Int64 in
-                                if size != expected { try forgetPublished() }
-                                try connection.execute("UPDATE device SET out_seq = out_seq + 1, out_size = 0 WHERE is_self = 1")
+                            next = try write { t throws -> Int64 in
+                                if size != expected { try t.forgetPublished() }
+                                try t.connection.execute("UPDATE device SET out_seq = out_seq + 1, out_size = 0 WHERE is_self = 1")
                                 return seq + 1
                             }
                             return nil
@@ -164,18 +164,18 @@ extension PlannerDatabase {
                 settle: { acted in
                     // Recorded while the child still holds the file's lock: the next process finds it as recorded.
                     guard case .appended(let size, let mtime) = OwnFile.Appended(acted) else { return }
-                    try write {
-                        let mark = try connection.prepare("UPDATE event SET published_ms = ? WHERE id = ?")
+                    try write { t in
+                        let mark = try t.connection.prepare("UPDATE event SET published_ms = ? WHERE id = ?")
                         for event in events { try mark.run(.integer(now.milliseconds), .text(event.id)) }
                         if !relays.isEmpty {
-                            let relayed = try connection.prepare("UPDATE relay SET published_ms = ? WHERE event_id = ?")
+                            let relayed = try t.connection.prepare("UPDATE relay SET published_ms = ? WHERE event_id = ?")
                             for event in relays { try relayed.run(.integer(now.milliseconds), .text(event.id)) }
                         }
                         // Only for the file written: a rotation since (another process) keeps its own size.
-                        try connection.prepare("UPDATE device SET out_size = ?, name = ?, calendar = ? WHERE is_self = 1 AND out_seq = ?")
+                        try t.connection.prepare("UPDATE device SET out_size = ?, name = ?, calendar = ? WHERE is_self = 1 AND out_seq = ?")
                             .run(.integer(size), .text(name), .integer(calendar ? 1 : 0), .integer(sequence))
                         // Our own file as we left it: the next read of the folder need not read it.
-                        try connection.prepare(
+                        try t.connection.prepare(
                             """
                             INSERT INTO sync_file (name, size, mtime_ns, consumed) VALUES (?1, ?2, ?3, ?2)
                             ON CONFLICT (name) DO UPDATE SET size = ?2, mtime_ns = ?3, consumed = ?2, problem = NULL, tail = NULL

@@ -86,72 +86,22 @@ extension PlannerDatabase {
     public func add(
         _ request: NewRequest, makeUnique: Bool = false, now: Instant, zone: Zone
     ) throws(PlannerError) -> (identifier: String, decision: AddDecision) {
-        try change(at: now, from: .all) { () throws -> (identifier: String, decision: AddDecision) in
-            let identifier = makeUnique ? try freeIdentifier(request.identifier) : request.identifier
+        try change(at: now, from: .all) { t throws -> (identifier: String, decision: AddDecision) in
+            let identifier = makeUnique ? try t.freeIdentifier(request.identifier) : request.identifier
             let event = PlanEvent(
                 id: Self.newEventID(), at: now, origin: "add",
                 change: .add(identifier: identifier, fireAt: request.fireAt, title: request.title, body: request.body))
-            guard let added = try applyEvent(event, zone: zone)?.added.first else {
+            guard let added = try t.applyEvent(event, zone: zone)?.added.first else {
                 throw PlannerError.usage("the one-off \(identifier) for \(zone.rfc3339(request.fireAt)) is already past its grace period")
             }
             return added
         }.0
     }
 
-    /// `base`, or `base_2`, `base_3`… : the first that no waiting request has.
-    private func freeIdentifier(_ base: String) throws -> String {
-        var identifier = base
-        var n = 1
-        while try connection.integer(
-            "SELECT count(*) FROM request WHERE identifier = ? AND state IN \(RequestState.waitingSQL)", .text(identifier)) ?? 0 > 0
-        {
-            n += 1
-            identifier = "\(base)_\(n)"
-        }
-        return identifier
-    }
-
-    /// The work of `add` inside the caller's transaction (a snooze adds its one-off with its action's row).
-    /// `day`: the study day it belongs to (a snooze keeps its reminder's); nil: its local date.
-    package func insertOneOff(
-        _ request: NewRequest, now: Instant, zone: Zone, policy: PlanPolicy, day: LocalDate? = nil
-    ) throws -> (identifier: String, decision: AddDecision) {
-        do {
-            var pending: [PendingRequest] = []
-            let rows = try connection.prepare(HotQueries.pending)
-            while try rows.step() { pending.append(pendingRequest(rows)) }
-            let decision = decideAdd(now: now, policy: policy, request: request, pending: pending)
-            // A waiting request with the same identifier is replaced too: an identifier names one request.
-            try connection.prepare(
-                """
-                UPDATE request SET state = 'replaced', reason = 'replaced by a request with the same identifier',
-                                   changed_at_ms = ?
-                WHERE identifier = ? AND state IN \(RequestState.waitingSQL)
-                """
-            ).run(.integer(now.milliseconds), .text(request.identifier))
-            try transition(decision.missed, to: .missed, reason: MissReason.pastGrace, now: now)
-            try transition(decision.displaced, to: .displaced, reason: Reason.displaced, now: now)
-            let local = zone.local(request.fireAt)
-            try connection.prepare(
-                """
-                INSERT INTO request (identifier, kind, fire_at_ms, local_date, local_time, zone, title, body,
-                                     state, reason, created_at_ms, changed_at_ms)
-                VALUES (?, 'oneoff', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """
-            ).run(
-                .text(request.identifier), .integer(request.fireAt.milliseconds), .text((day ?? local.date).description),
-                .text(zone.rfc3339(request.fireAt)), .text(zone.name), .text(request.title), .text(request.body),
-                .text(decision.pending ? "pending" : "displaced"),
-                decision.pending ? .null : .text("64 sooner requests are pending; waits for a refill"),
-                .integer(now.milliseconds), .integer(now.milliseconds))
-            return (request.identifier, decision)
-        }
-    }
-
     /// True when the app was opened on the local date of `claimed` (a snoozed reminder is not shown then).
     public func dayOpened(_ claimed: ClaimedRequest) throws(PlannerError) -> Bool {
-        try read {
-            try connection.integer(
+        try read { t in
+            try t.connection.integer(
                 """
                 SELECT count(*) FROM request r JOIN app_open a ON a.local_date = r.local_date WHERE r.id = ?
                 """, .integer(claimed.rowID)) ?? 0 > 0
@@ -165,19 +115,19 @@ extension PlannerDatabase {
     public func recordAnswer(
         to request: ClaimedRequest, action: AnswerAction, now: Instant, limits: SourceLimits = .whole
     ) throws(PlannerError) -> Answer {
-        try change(at: now, from: .limited(limits)) { () throws -> Answer in
-            let (plan, zone) = try readPlan()
+        try change(at: now, from: .limited(limits)) { t throws -> Answer in
+            let (plan, zone) = try t.readPlan()
             var answer = Answer(outcome: "", studyCommand: [])
             switch action {
             case .default, .start:
                 let event = Self.openEvent(now: now, takenIn: zone, policy: nil, origin: "answer")
-                let decision = try applyEvent(event)!.effect.open!
+                let decision = try t.applyEvent(event)!.effect.open!
                 answer.outcome = "opened \(decision.date): cancelled \(decision.cancelled.count) of its reminders"
                 answer.studyCommand = plan.studyCommand
             case .snooze:
                 // Its study day stays the reminder's: a 23:50 reminder snoozed past midnight is still that
                 // evening's, closed by that day's open.
-                let day = try connection.prepare("SELECT local_date FROM request WHERE id = ?")
+                let day = try t.connection.prepare("SELECT local_date FROM request WHERE id = ?")
                 try day.bind([.integer(request.rowID)])
                 let studyDay = try day.step() ? LocalDate(iso: day.text(0)) : nil
                 let fireAt = now + plan.snoozeMilliseconds
@@ -185,7 +135,7 @@ extension PlannerDatabase {
                 let event = PlanEvent(
                     id: Self.newEventID(), at: now, origin: "answer",
                     change: .snooze(identifier: request.identifier, day: studyDay ?? zone.local(now).date, until: fireAt))
-                if let (identifier, decision) = try applyEvent(event)?.snoozed.first {
+                if let (identifier, decision) = try t.applyEvent(event)?.snoozed.first {
                     answer.outcome =
                         "snoozed as \(identifier) for \(zone.rfc3339(fireAt))" + (decision.pending ? "" : " (waits: 64 sooner are pending)")
                     answer.snoozedAs = identifier
@@ -193,7 +143,7 @@ extension PlannerDatabase {
                     answer.outcome = "ignored: that day was already opened"
                 }
             }
-            try connection.prepare(
+            try t.connection.prepare(
                 """
                 INSERT INTO notification_action (request_id, identifier, action, at_ms, outcome) VALUES (?, ?, ?, ?, ?)
                 """
@@ -206,38 +156,10 @@ extension PlannerDatabase {
 
     public static let snoozedSuffix = PlannerCore.snoozedSuffix
 
-    /// A snooze, made here or on another device, inside the caller's transaction: unless its study day is
-    /// opened, `<identifier>_snoozed` at `until` with the reminder's text. The same reminder still waiting
-    /// here when another device snoozed it is cancelled (it was answered). nil: the day is opened.
-    package func applySnooze(
-        _ identifier: String, day: LocalDate, until: Instant, now: Instant, zone: Zone, plan: PlanSettings,
-        elsewhere: Bool
-    ) throws -> (identifier: String, decision: AddDecision)? {
-        if try connection.integer("SELECT EXISTS (SELECT 1 FROM app_open WHERE local_date = ?)", .text(day.description)) == 1 { return nil }
-        if elsewhere {
-            try connection.prepare(
-                """
-                UPDATE request SET state = 'cancelled', reason = 'snoozed on another device', changed_at_ms = ?
-                WHERE identifier = ? AND state IN \(RequestState.waitingSQL)
-                """
-            ).run(.integer(now.milliseconds), .text(identifier))
-        }
-        // Over before it arrived (a snooze read late, a new device reading the whole history): the reminder
-        // was answered, and nothing comes back.
-        if until.milliseconds + plan.graceMilliseconds <= now.milliseconds { return nil }
-        let text = try connection.prepare("SELECT title, body FROM request WHERE identifier = ? ORDER BY id DESC LIMIT 1")
-        try text.bind([.text(identifier)])
-        let (title, body) = try text.step() ? (text.text(0), text.text(1)) : (plan.title, plan.body)
-        let base = identifier.hasSuffix(Self.snoozedSuffix) ? identifier : identifier + Self.snoozedSuffix
-        return try insertOneOff(
-            NewRequest(identifier: base, fireAt: until, title: title, body: body),
-            now: now, zone: zone, policy: PlanPolicy(graceMilliseconds: plan.graceMilliseconds), day: day)
-    }
-
     /// Whether `claimed` (shown here) was snoozed on another device since it was due: its bubble is closed.
     public func snoozedElsewhere(_ claimed: ClaimedRequest) throws(PlannerError) -> Bool {
-        try read {
-            try connection.integer(
+        try read { t in
+            try t.connection.integer(
                 """
                 SELECT EXISTS (SELECT 1 FROM event WHERE kind = 'snooze' AND received_ms IS NOT NULL AND at_ms >= ?1
                                                    AND substr(payload, 1, length(?2)) = ?2)
@@ -262,124 +184,11 @@ extension PlannerDatabase {
     {
         // Two steps in one transaction: what the sources hold is applied (`change`), then what is due is claimed,
         // so that a reminder is never shown for a day another device or the phone already opened.
-        let (claim, sources) = try change(at: now, from: .limited(limits)) { (leftUnread: Bool) throws -> (DueDecision, [ClaimedRequest], Zone) in
-            try claimDueRequests(now: now, policy: policy, holdLate: holdLate, leftUnread: leftUnread)
+        let (claim, sources) = try change(at: now, from: .limited(limits)) {
+            (t: Transaction, leftUnread: Bool) throws -> (DueDecision, [ClaimedRequest], Zone) in
+            try t.claimDueRequests(now: now, policy: policy, holdLate: holdLate, leftUnread: leftUnread)
         }
         return (claim.0, claim.1, claim.2, sources)
-    }
-
-    /// Inside the change's transaction, after its sources: orphaned deliveries failed, withheld slots recorded,
-    /// missed ones retired, and the due ones claimed (`delivering`).
-    private func claimDueRequests(
-        now: Instant, policy: PlanPolicy?, holdLate: Bool, leftUnread: Bool
-    ) throws -> (DueDecision, [ClaimedRequest], Zone) {
-        let (plan, zone) = try readPlan(at: now)
-        let policy = policy ?? PlanPolicy(graceMilliseconds: plan.graceMilliseconds)
-        try connection.prepare(
-            """
-            UPDATE request SET state = 'failed', changed_at_ms = ?,
-                   error = 'the ticker stopped during delivery; not retried (deliveries are at most once)'
-            WHERE state = 'delivering' AND claimed_at_ms < ?
-            """
-        ).run(.integer(now.milliseconds), .integer(now.milliseconds - policy.graceMilliseconds - Self.orphanAfterGrace))
-
-        // Measurement mode: a slot the draw withholds is recorded at its time instead of shown, before what
-        // to show is chosen (`decideDue` shows the latest of several due slots: a withheld one must not be
-        // that latest and leave the others superseded, the day without a reminder).
-        if plan.experiment { try withholdDue(now: now, policy: policy, plan: plan) }
-        var decision = try decideDue(now: now, policy: policy)
-        for (request, reason) in decision.missed {
-            try transition([request], to: .missed, reason: reason, now: now)
-        }
-        // Places freed by retired requests go to waiting one-offs; one may be due right now.
-        if !decision.missed.isEmpty, try readmitWaitingOneOffs(now: now, policy: policy) {
-            let missed = decision.missed
-            decision = try decideDue(now: now, policy: policy)
-            decision.missed = missed + decision.missed
-        }
-        let claim = try connection.prepare(
-            """
-            UPDATE request SET state = 'delivering', claimed_at_ms = ?, changed_at_ms = ?, attempts = 0
-            WHERE id = ? AND state = 'pending'
-            RETURNING id, identifier, fire_at_ms, title, body, kind
-            """)
-        var claimed: [ClaimedRequest] = []
-        // A reminder already late is shown only once what the folders hold has been read: a ticker
-        // starting at login after days away reads another computer's file in slices, and that day may
-        // have been studied there. It waits for the next pass (at once: more is waiting), within its grace.
-        if holdLate, leftUnread { decision.deliver.removeAll { now.milliseconds - $0.fireAt.milliseconds > Self.lateAfterMilliseconds } }
-        // Every slot shown in measurement mode keeps the chance it had of being withheld (`MeasurementMode`).
-        if plan.experiment {
-            let chance = try connection.prepare("UPDATE request SET withhold_probability = ? WHERE id = ? AND state = 'pending'")
-            for chosen in decision.deliver {
-                guard let p = MeasurementMode.withholdProbability(identifier: chosen.identifier, kind: chosen.kind, plan: plan) else { continue }
-                try chance.run(.double(p), .integer(chosen.rowID))
-            }
-        }
-        for chosen in decision.deliver {
-            try claim.bind([.integer(now.milliseconds), .integer(now.milliseconds), .integer(chosen.rowID)])
-            guard try claim.step() else { continue }
-            claimed.append(
-                ClaimedRequest(
-                    rowID: claim.int64(0), identifier: claim.text(1), fireAt: Instant(milliseconds: claim.int64(2)),
-                    title: claim.text(3), body: claim.text(4), kind: RequestKind(rawValue: claim.text(5)) ?? .oneoff,
-                    graceMilliseconds: policy.graceMilliseconds, icon: plan.icon, urgency: plan.urgency,
-                    snoozeMilliseconds: plan.snoozeMilliseconds, sound: plan.sound,
-                    localFireAt: zone.rfc3339(Instant(milliseconds: claim.int64(2)))))
-            while try claim.step() {}
-        }
-        return (decision, claimed, zone)
-    }
-
-    /// Waiting one-offs (pushed out of the 64 earlier) that are still ahead come back, soonest first,
-    /// into the places that retired requests freed: a ticker running alone (no refill for days)
-    /// still delivers a one-off added while the plan was full of stale slots.
-    private func decideDue(now: Instant, policy: PlanPolicy) throws -> DueDecision {
-        var due: [PendingRequest] = []
-        let rows = try connection.prepare(HotQueries.due)
-        try rows.bind([.integer(now.milliseconds)])
-        while try rows.step() { due.append(pendingRequest(rows)) }
-        return PlannerCore.decideDue(now: now, policy: policy, due: due)
-    }
-
-    /// Measurement mode: the due slots within their grace period that the draw withholds become `withheld`,
-    /// with their chance (those past it are missed, as any: a reminder nobody was there to show is no decision).
-    private func withholdDue(now: Instant, policy: PlanPolicy, plan: PlanSettings) throws {
-        let rows = try connection.prepare(HotQueries.due)
-        try rows.bind([.integer(now.milliseconds)])
-        var withheld: [PendingRequest] = []
-        while try rows.step() {
-            let request = pendingRequest(rows)
-            if request.fireAt >= now - policy.graceMilliseconds,
-                MeasurementMode.withholds(identifier: request.identifier, kind: request.kind, plan: plan)
-            {
-                withheld.append(request)
-            }
-        }
-        guard !withheld.isEmpty else { return }
-        let record = try connection.prepare(
-            """
-            UPDATE request SET state = 'withheld', withhold_probability = ?, changed_at_ms = ?, reason = ?
-            WHERE id = ? AND state = 'pending'
-            """)
-        for request in withheld {
-            try record.run(
-                .double(MeasurementMode.withholdProbability), .integer(now.milliseconds),
-                .text("withheld at random (measurement mode, chance \(Int(MeasurementMode.withholdProbability * 100)) %)"),
-                .integer(request.rowID))
-        }
-    }
-
-    /// True when one came back.
-    private func readmitWaitingOneOffs(now: Instant, policy: PlanPolicy) throws -> Bool {
-        let free = policy.cap - Int(try connection.integer(HotQueries.pendingCount) ?? 0)
-        guard free > 0 else { return false }
-        let waiting = try connection.prepare(HotQueries.waitingOneOffs + " ORDER BY fire_at_ms, identifier LIMIT ?")
-        try waiting.bind([.integer(now.milliseconds - policy.graceMilliseconds), .integer(Int64(free))])
-        var back: [PendingRequest] = []
-        while try waiting.step() { back.append(pendingRequest(waiting)) }
-        try transition(back, to: .pending, reason: "back among the soonest 64", now: now)
-        return !back.isEmpty
     }
 
     /// Records the outcome of a claimed delivery; `error` nil means delivered. False when the claim was
@@ -390,9 +199,9 @@ extension PlannerDatabase {
     public func finishDelivery(
         _ claimed: ClaimedRequest, at: Instant, deliveredAt: Instant? = nil, attempts: Int, sink: String, error: String?
     ) throws(PlannerError) -> Bool {
-        try write {
+        try write { t in
             if let error {
-                try connection.prepare(
+                try t.connection.prepare(
                     """
                     UPDATE request SET state = 'failed', changed_at_ms = ?, attempts = ?, error = ?, reason = ?
                     WHERE id = ? AND state = 'delivering'
@@ -401,7 +210,7 @@ extension PlannerDatabase {
                     .integer(at.milliseconds), .integer(Int64(attempts)), .text(error),
                     .text("every attempt through \(sink) failed"), .integer(claimed.rowID))
             } else {
-                try connection.prepare(
+                try t.connection.prepare(
                     """
                     UPDATE request SET state = 'delivered', changed_at_ms = ?, delivered_at_ms = ?, attempts = ?, reason = ?
                     WHERE id = ? AND state = 'delivering'
@@ -410,15 +219,15 @@ extension PlannerDatabase {
                     .integer(at.milliseconds), .integer((deliveredAt ?? at).milliseconds), .integer(Int64(attempts)),
                     .text("delivered through \(sink)"), .integer(claimed.rowID))
             }
-            return sqlite3_changes(connection.handle) == 1
+            return sqlite3_changes(t.connection.handle) == 1
         }
     }
 
     /// Whether the app was opened on a claimed study slot's date after the claim: `open` cancels only
     /// pending requests, so a slot in retry backoff must check before each new attempt.
     public func appOpenedSinceClaim(_ claimed: ClaimedRequest) throws(PlannerError) -> Bool {
-        try read {
-            try connection.integer(
+        try read { t in
+            try t.connection.integer(
                 """
                 SELECT count(*) FROM request r JOIN app_open a ON a.local_date = r.local_date
                 WHERE r.id = ? AND r.kind = 'slot' AND a.opened_at_ms >= r.claimed_at_ms
@@ -428,8 +237,8 @@ extension PlannerDatabase {
 
     /// A claimed slot that must not be shown any more (the app was opened during its retries).
     public func abandonDelivery(_ claimed: ClaimedRequest, at: Instant, reason: String) throws(PlannerError) {
-        try write {
-            try connection.prepare(
+        try write { t in
+            try t.connection.prepare(
                 """
                 UPDATE request SET state = 'missed', changed_at_ms = ?, reason = ?
                 WHERE id = ? AND state = 'delivering'
@@ -440,8 +249,8 @@ extension PlannerDatabase {
 
     /// When the next pending request falls due, if any.
     public func nextFireAt() throws(PlannerError) -> Instant? {
-        try read {
-            let stmt = try connection.prepare(HotQueries.nextFireAt)
+        try read { t in
+            let stmt = try t.connection.prepare(HotQueries.nextFireAt)
             return try stmt.step() && !stmt.isNull(0) ? Instant(milliseconds: stmt.int64(0)) : nil
         }
     }
@@ -450,14 +259,14 @@ extension PlannerDatabase {
     /// first; without `all`, only what happened to the user (`HistoryEntry.happenedToTheUser`). Also how many
     /// bookkeeping rows that leaves out.
     public func history(limit: Int, all: Bool = false) throws(PlannerError) -> (entries: [HistoryEntry], bookkeeping: Int) {
-        try read {
+        try read { t in
             // Answers to reminders are entries too (state `answered`, the action and what it did as reason),
             // after the delivery they answer when both have the same time; an open after the answer it came from.
             // An answer or an open made on another device names it (as the events and app_open_events views do):
             // its opens are app_open rows of its events; its snoozes are only events here (notification_action
             // holds this device's answers), shown at the time of the same reminder here if it was due within
             // the day before (a snooze answers a reminder on screen), else at the answer's.
-            let stmt = try connection.prepare(
+            let stmt = try t.connection.prepare(
                 """
                 SELECT identifier, kind, fire_at_ms, state, changed_at_ms, delivered_at_ms, reason, error, id, 0, NULL
                 FROM request WHERE state <> 'pending' AND (?2 OR state IN \(RequestState.happenedSQL))
@@ -514,9 +323,203 @@ extension PlannerDatabase {
             let bookkeeping =
                 all
                 ? 0
-                : try connection.integer(
+                : try t.connection.integer(
                     "SELECT count(*) FROM request WHERE state <> 'pending' AND state NOT IN \(RequestState.happenedSQL)") ?? 0
             return (entries, Int(bookkeeping))
         }
+    }
+}
+
+extension Transaction {
+    /// `base`, or `base_2`, `base_3`… : the first that no waiting request has.
+    fileprivate func freeIdentifier(_ base: String) throws -> String {
+        var identifier = base
+        var n = 1
+        while try connection.integer(
+            "SELECT count(*) FROM request WHERE identifier = ? AND state IN \(RequestState.waitingSQL)", .text(identifier)) ?? 0 > 0
+        {
+            n += 1
+            identifier = "\(base)_\(n)"
+        }
+        return identifier
+    }
+
+    /// The work of `add` inside the caller's transaction (a snooze adds its one-off with its action's row).
+    /// `day`: the study day it belongs to (a snooze keeps its reminder's); nil: its local date.
+    package func insertOneOff(
+        _ request: NewRequest, now: Instant, zone: Zone, policy: PlanPolicy, day: LocalDate? = nil
+    ) throws -> (identifier: String, decision: AddDecision) {
+        do {
+            var pending: [PendingRequest] = []
+            let rows = try connection.prepare(HotQueries.pending)
+            while try rows.step() { pending.append(PlannerDatabase.pendingRequest(rows)) }
+            let decision = decideAdd(now: now, policy: policy, request: request, pending: pending)
+            // A waiting request with the same identifier is replaced too: an identifier names one request.
+            try connection.prepare(
+                """
+                UPDATE request SET state = 'replaced', reason = 'replaced by a request with the same identifier',
+                                   changed_at_ms = ?
+                WHERE identifier = ? AND state IN \(RequestState.waitingSQL)
+                """
+            ).run(.integer(now.milliseconds), .text(request.identifier))
+            try transition(decision.missed, to: .missed, reason: MissReason.pastGrace, now: now)
+            try transition(decision.displaced, to: .displaced, reason: Reason.displaced, now: now)
+            let local = zone.local(request.fireAt)
+            try connection.prepare(
+                """
+                INSERT INTO request (identifier, kind, fire_at_ms, local_date, local_time, zone, title, body,
+                                     state, reason, created_at_ms, changed_at_ms)
+                VALUES (?, 'oneoff', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+            ).run(
+                .text(request.identifier), .integer(request.fireAt.milliseconds), .text((day ?? local.date).description),
+                .text(zone.rfc3339(request.fireAt)), .text(zone.name), .text(request.title), .text(request.body),
+                .text(decision.pending ? "pending" : "displaced"),
+                decision.pending ? .null : .text("64 sooner requests are pending; waits for a refill"),
+                .integer(now.milliseconds), .integer(now.milliseconds))
+            return (request.identifier, decision)
+        }
+    }
+
+    /// A snooze, made here or on another device, inside the caller's transaction: unless its study day is
+    /// opened, `<identifier>_snoozed` at `until` with the reminder's text. The same reminder still waiting
+    /// here when another device snoozed it is cancelled (it was answered). nil: the day is opened.
+    package func applySnooze(
+        _ identifier: String, day: LocalDate, until: Instant, now: Instant, zone: Zone, plan: PlanSettings,
+        elsewhere: Bool
+    ) throws -> (identifier: String, decision: AddDecision)? {
+        if try connection.integer("SELECT EXISTS (SELECT 1 FROM app_open WHERE local_date = ?)", .text(day.description)) == 1 { return nil }
+        if elsewhere {
+            try connection.prepare(
+                """
+                UPDATE request SET state = 'cancelled', reason = 'snoozed on another device', changed_at_ms = ?
+                WHERE identifier = ? AND state IN \(RequestState.waitingSQL)
+                """
+            ).run(.integer(now.milliseconds), .text(identifier))
+        }
+        // Over before it arrived (a snooze read late, a new device reading the whole history): the reminder
+        // was answered, and nothing comes back.
+        if until.milliseconds + plan.graceMilliseconds <= now.milliseconds { return nil }
+        let text = try connection.prepare("SELECT title, body FROM request WHERE identifier = ? ORDER BY id DESC LIMIT 1")
+        try text.bind([.text(identifier)])
+        let (title, body) = try text.step() ? (text.text(0), text.text(1)) : (plan.title, plan.body)
+        let base = identifier.hasSuffix(PlannerDatabase.snoozedSuffix) ? identifier : identifier + PlannerDatabase.snoozedSuffix
+        return try insertOneOff(
+            NewRequest(identifier: base, fireAt: until, title: title, body: body),
+            now: now, zone: zone, policy: PlanPolicy(graceMilliseconds: plan.graceMilliseconds), day: day)
+    }
+
+    /// Inside the change's transaction, after its sources: orphaned deliveries failed, withheld slots recorded,
+    /// missed ones retired, and the due ones claimed (`delivering`).
+    fileprivate func claimDueRequests(
+        now: Instant, policy: PlanPolicy?, holdLate: Bool, leftUnread: Bool
+    ) throws -> (DueDecision, [ClaimedRequest], Zone) {
+        let (plan, zone) = try readPlan(at: now)
+        let policy = policy ?? PlanPolicy(graceMilliseconds: plan.graceMilliseconds)
+        try connection.prepare(
+            """
+            UPDATE request SET state = 'failed', changed_at_ms = ?,
+                   error = 'the ticker stopped during delivery; not retried (deliveries are at most once)'
+            WHERE state = 'delivering' AND claimed_at_ms < ?
+            """
+        ).run(.integer(now.milliseconds), .integer(now.milliseconds - policy.graceMilliseconds - PlannerDatabase.orphanAfterGrace))
+
+        // Measurement mode: a slot the draw withholds is recorded at its time instead of shown, before what
+        // to show is chosen (`decideDue` shows the latest of several due slots: a withheld one must not be
+        // that latest and leave the others superseded, the day without a reminder).
+        if plan.experiment { try withholdDue(now: now, policy: policy, plan: plan) }
+        var decision = try decideDue(now: now, policy: policy)
+        for (request, reason) in decision.missed {
+            try transition([request], to: .missed, reason: reason, now: now)
+        }
+        // Places freed by retired requests go to waiting one-offs; one may be due right now.
+        if !decision.missed.isEmpty, try readmitWaitingOneOffs(now: now, policy: policy) {
+            let missed = decision.missed
+            decision = try decideDue(now: now, policy: policy)
+            decision.missed = missed + decision.missed
+        }
+        let claim = try connection.prepare(
+            """
+            UPDATE request SET state = 'delivering', claimed_at_ms = ?, changed_at_ms = ?, attempts = 0
+            WHERE id = ? AND state = 'pending'
+            RETURNING id, identifier, fire_at_ms, title, body, kind
+            """)
+        var claimed: [ClaimedRequest] = []
+        // A reminder already late is shown only once what the folders hold has been read: a ticker
+        // starting at login after days away reads another computer's file in slices, and that day may
+        // have been studied there. It waits for the next pass (at once: more is waiting), within its grace.
+        if holdLate, leftUnread { decision.deliver.removeAll { now.milliseconds - $0.fireAt.milliseconds > PlannerDatabase.lateAfterMilliseconds } }
+        // Every slot shown in measurement mode keeps the chance it had of being withheld (`MeasurementMode`).
+        if plan.experiment {
+            let chance = try connection.prepare("UPDATE request SET withhold_probability = ? WHERE id = ? AND state = 'pending'")
+            for chosen in decision.deliver {
+                guard let p = MeasurementMode.withholdProbability(identifier: chosen.identifier, kind: chosen.kind, plan: plan) else { continue }
+                try chance.run(.double(p), .integer(chosen.rowID))
+            }
+        }
+        for chosen in decision.deliver {
+            try claim.bind([.integer(now.milliseconds), .integer(now.milliseconds), .integer(chosen.rowID)])
+            guard try claim.step() else { continue }
+            claimed.append(
+                ClaimedRequest(
+                    rowID: claim.int64(0), identifier: claim.text(1), fireAt: Instant(milliseconds: claim.int64(2)),
+                    title: claim.text(3), body: claim.text(4), kind: RequestKind(rawValue: claim.text(5)) ?? .oneoff,
+                    graceMilliseconds: policy.graceMilliseconds, icon: plan.icon, urgency: plan.urgency,
+                    snoozeMilliseconds: plan.snoozeMilliseconds, sound: plan.sound,
+                    localFireAt: zone.rfc3339(Instant(milliseconds: claim.int64(2)))))
+            while try claim.step() {}
+        }
+        return (decision, claimed, zone)
+    }
+
+    /// Waiting one-offs (pushed out of the 64 earlier) that are still ahead come back, soonest first,
+    /// into the places that retired requests freed: a ticker running alone (no refill for days)
+    /// still delivers a one-off added while the plan was full of stale slots.
+    private func decideDue(now: Instant, policy: PlanPolicy) throws -> DueDecision {
+        var due: [PendingRequest] = []
+        let rows = try connection.prepare(HotQueries.due)
+        try rows.bind([.integer(now.milliseconds)])
+        while try rows.step() { due.append(PlannerDatabase.pendingRequest(rows)) }
+        return PlannerCore.decideDue(now: now, policy: policy, due: due)
+    }
+
+    /// Measurement mode: the due slots within their grace period that the draw withholds become `withheld`,
+    /// with their chance (those past it are missed, as any: a reminder nobody was there to show is no decision).
+    private func withholdDue(now: Instant, policy: PlanPolicy, plan: PlanSettings) throws {
+        let rows = try connection.prepare(HotQueries.due)
+        try rows.bind([.integer(now.milliseconds)])
+        var withheld: [PendingRequest] = []
+        while try rows.step() {
+            let request = PlannerDatabase.pendingRequest(rows)
+            if request.fireAt >= now - policy.graceMilliseconds,
+                MeasurementMode.withholds(identifier: request.identifier, kind: request.kind, plan: plan)
+            {
+                withheld.append(request)
+            }
+        }
+        guard !withheld.isEmpty else { return }
+        let record = try connection.prepare(
+            """
+            UPDATE request SET state = 'withheld', withhold_probability = ?, changed_at_ms = ?, reason = ?
+            WHERE id = ? AND state = 'pending'
+            """)
+        for request in withheld {
+            try record.run(
+                .double(MeasurementMode.withholdProbability), .integer(now.milliseconds),
+                .text("withheld at random (measurement mode, chance \(Int(MeasurementMode.withholdProbability * 100)) %)"),
+                .integer(request.rowID))
+        }
+    }
+
+    /// True when one came back.
+    private func readmitWaitingOneOffs(now: Instant, policy: PlanPolicy) throws -> Bool {
+        let free = policy.cap - Int(try connection.integer(HotQueries.pendingCount) ?? 0)
+        guard free > 0 else { return false }
+        let waiting = try connection.prepare(HotQueries.waitingOneOffs + " ORDER BY fire_at_ms, identifier LIMIT ?")
+        try waiting.bind([.integer(now.milliseconds - policy.graceMilliseconds), .integer(Int64(free))])
+        var back: [PendingRequest] = []
+        while try waiting.step() { back.append(PlannerDatabase.pendingRequest(waiting)) }
+        try transition(back, to: .pending, reason: "back among the soonest 64", now: now)
+        return !back.isEmpty
     }
 }

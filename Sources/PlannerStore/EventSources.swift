@@ -55,11 +55,11 @@ package protocol EventSource: AnyObject {
     func prepare(_ db: PlannerDatabase, now: Instant) throws
     /// Inside the write transaction, before the command's own change: the events it holds now (its own
     /// bookkeeping rows, such as what was read of each file, are written here too).
-    func collect(_ db: PlannerDatabase, now: Instant) throws -> [SourcedEvent]
+    func collect(_ t: Transaction, now: Instant) throws -> [SourcedEvent]
     /// Inside the transaction: what applying them did.
-    func applied(_ outcome: SourcedOutcome, _ db: PlannerDatabase, now: Instant) throws
+    func applied(_ outcome: SourcedOutcome, _ t: Transaction, now: Instant) throws
     /// Inside the transaction, after the command's change: what the step after the commit will need.
-    func seal(_ db: PlannerDatabase, now: Instant) throws
+    func seal(_ t: Transaction, now: Instant) throws
     /// After the commit, outside the database's lock. Never throws: a folder that cannot be written is a
     /// warning, and the next change tries again.
     func finish(_ db: PlannerDatabase, now: Instant)
@@ -75,8 +75,8 @@ package protocol EventSource: AnyObject {
 
 extension EventSource {
     package func prepare(_ db: PlannerDatabase, now: Instant) throws {}
-    package func applied(_ outcome: SourcedOutcome, _ db: PlannerDatabase, now: Instant) throws {}
-    package func seal(_ db: PlannerDatabase, now: Instant) throws {}
+    package func applied(_ outcome: SourcedOutcome, _ t: Transaction, now: Instant) throws {}
+    package func seal(_ t: Transaction, now: Instant) throws {}
     package func finish(_ db: PlannerDatabase, now: Instant) {}
     package func abandon() {}
     package func report(into report: inout SourcesReport) {}
@@ -142,13 +142,14 @@ extension PlannerDatabase {
     /// (each source in turn, through `applySourced`), then `body` (the command's own change, itself an
     /// event through `applyEvent`, or the store's bookkeeping); after the commit each source brings its
     /// folder in line. Returns `body`'s value and what the sources found.
-    package func change<T>(at now: Instant, from sources: EventSources, _ body: () throws -> T) throws(PlannerError) -> (T, SourcesReport) {
-        try change(at: now, from: sources) { (_: Bool) throws -> T in try body() }
+    package func change<T>(at now: Instant, from sources: EventSources, _ body: (Transaction) throws -> T) throws(PlannerError) -> (T, SourcesReport)
+    {
+        try change(at: now, from: sources) { (t: Transaction, _: Bool) throws -> T in try body(t) }
     }
 
     /// The same, telling `body` whether a source left something unread for a later pass (`leftUnread`).
     package func change<T>(
-        at now: Instant, from sources: EventSources, _ body: (_ leftUnread: Bool) throws -> T
+        at now: Instant, from sources: EventSources, _ body: (Transaction, _ leftUnread: Bool) throws -> T
     ) throws(PlannerError) -> (T, SourcesReport) {
         let active = sourceMaker.make(sources)
         var (result, report) = try change(at: now, active: active, body)
@@ -158,7 +159,7 @@ extension PlannerDatabase {
 
     /// One change with these sources.
     package func change<T>(
-        at now: Instant, active: [EventSource], _ body: (_ leftUnread: Bool) throws -> T
+        at now: Instant, active: [EventSource], _ body: (Transaction, _ leftUnread: Bool) throws -> T
     ) throws(PlannerError) -> (T, SourcesReport) {
         do {
             for source in active { try source.prepare(self, now: now) }
@@ -181,26 +182,28 @@ extension PlannerDatabase {
     }
 
     /// The transaction of one change: every source's events, then `body`, then each source's seal.
-    private func change<T>(active: [EventSource], now: Instant, _ body: (_ leftUnread: Bool) throws -> T) throws(PlannerError) -> T {
-        try write { () throws -> T in
+    private func change<T>(active: [EventSource], now: Instant, _ body: (Transaction, _ leftUnread: Bool) throws -> T) throws(PlannerError) -> T {
+        try write { t throws -> T in
             var applied = false
             for source in active {
-                let events = try source.collect(self, now: now)
-                let outcome = try applySourced(events, now: now)
+                let events = try source.collect(t, now: now)
+                let outcome = try t.applySourced(events, now: now)
                 applied = applied || !outcome.outcomes.isEmpty
-                try source.applied(outcome, self, now: now)
+                try source.applied(outcome, t, now: now)
             }
             // The usual-time schedule decides today from the record before it: events dated at their own
             // instant (an open saved in the inbox before midnight) planned at that instant, with the record as
             // it was before them, and Anki's opens planned once at now. Planned again at now, with them all.
-            if applied, try readPlan().0.usualTime { _ = try replan(now: now) }
-            let result = try body(active.contains { $0.leftUnread })
-            try addMissingSettingRows()
-            for source in active { try source.seal(self, now: now) }
+            if applied, try t.readPlan().0.usualTime { _ = try t.replan(now: now) }
+            let result = try body(t, active.contains { $0.leftUnread })
+            try t.addMissingSettingRows()
+            for source in active { try source.seal(t, now: now) }
             return result
         }
     }
+}
 
+extension Transaction {
     /// Applies what a source found, inside the caller's transaction: this device's own events one by one
     /// (each at its own instant, stamped here) but those that come `together` (Anki's opens: one batch,
     /// planned once at now), another device's as one batch (decided together, planned once). An event the schema refuses is undone alone and reported; the others still apply (unless

@@ -21,9 +21,47 @@ extension PlannerDatabase {
     /// Applies `event` in one IMMEDIATE transaction; nil when it was applied before (its id is recorded).
     @discardableResult
     public func apply(_ event: PlanEvent) throws(PlannerError) -> EventOutcome? {
-        try change(at: event.at, from: .all) { try applyEvent(event) }.0
+        try change(at: event.at, from: .all) { t in try t.applyEvent(event) }.0
     }
 
+    /// The registers `events` may change.
+    /// The earliest stamp of the events that change the day rule (`SettingsStep`), if any.
+    package static func earliestDayRuleStamp(_ events: [PlanEvent]) -> Stamp? {
+        var earliest: Stamp?
+        for event in events {
+            guard let stamp = event.stamp, earliest.map({ stamp < $0 }) ?? true,
+                SettingsStep(stamp: stamp, change: event.change) != nil
+            else { continue }
+            earliest = stamp
+        }
+        return earliest
+    }
+
+    package static func registers(of events: [PlanEvent]) -> Set<Register> {
+        var registers: Set<Register> = []
+        for event in events {
+            switch event.change {
+            case .open, .snooze: break
+            case .add(let identifier, _, _, _): registers.insert(.oneOff(identifier))
+            case .skip(let dates, _), .unskip(let dates): for date in dates { registers.insert(.skip(date)) }
+            case .pause, .resume: registers.insert(.pause)
+            case .settings where event.isPlanZoneClaim: registers.insert(.planZone)
+            case .settings(let set, let reset):
+                for change in set { registers.insert(.setting(change.key)) }
+                for key in reset { registers.insert(.setting(key)) }
+            }
+        }
+        return registers
+    }
+
+    /// A new event id from the system's randomness.
+    public static func newEventID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return PlanEvent.newID(using: &generator)
+    }
+}
+
+extension Transaction {
     /// Inside the caller's transaction: records the event (stamped as this device's latest change), lets
     /// `decideEvent` decide from the plan as it is, writes what it decided, at the event's own instant.
     /// A change that would change nothing (a resume with nothing paused, removing a skip that is not there,
@@ -114,7 +152,7 @@ extension PlannerDatabase {
             state: try readPlanState(now: now, zone: override ?? planZone))
         facts.experimentSeed = rows.values[SettingKey.experiment.rawValue] == "on" ? try experimentSeed() : nil
         try readUsualTimeRecord(into: &facts, values: rows.values, deciding: [], now: now, zone: override ?? planZone)
-        let effect = decideEvents([], facts: facts, now: now) { name in override ?? Self.usableZone(named: name) }
+        let effect = decideEvents([], facts: facts, now: now) { name in override ?? PlannerDatabase.usableZone(named: name) }
         try apply(effect.refill, now: now, zone: override ?? planZone, plan: effect.plan)
         return EventOutcome(effect: effect, fresh: [])
     }
@@ -164,14 +202,14 @@ extension PlannerDatabase {
         var facts = PlanFacts(
             settingValues: rows.values, settingDefaults: rows.defaults,
             state: changeThePlan(deciding) ? try readPlanState(now: now, zone: override ?? planZone) : PlanState(pending: []),
-            stamps: try readStamps(Self.registers(of: deciding)))
+            stamps: try readStamps(PlannerDatabase.registers(of: deciding)))
         facts.experimentSeed = rows.values[SettingKey.experiment.rawValue] == "on" ? try experimentSeed() : nil
         try readUsualTimeRecord(into: &facts, values: rows.values, deciding: deciding, now: now, zone: override ?? planZone)
         let opens = deciding.filter { if case .open = $0.change { true } else { false } }
         var rule: DayRuleHistory.StudyDays?
         facts.openDays = try openDays(opens, values: rows.values, defaults: rows.defaults, zone: override, rule: &rule)
-        let effect = decideEvents(deciding, facts: facts, now: now) { name in override ?? Self.usableZone(named: name) }
-        let zone = override ?? Self.usableZone(named: effect.plan.zone)
+        let effect = decideEvents(deciding, facts: facts, now: now) { name in override ?? PlannerDatabase.usableZone(named: name) }
+        let zone = override ?? PlannerDatabase.usableZone(named: effect.plan.zone)
 
         var outcome = EventOutcome(effect: effect, fresh: fresh)
         // Each statement prepared only when there is something for it (an open has none of the next three).
@@ -247,7 +285,7 @@ extension PlannerDatabase {
         var moved = !left.isEmpty
         if zoneSettled {
             moved = try rederiveOpens(after: nil, now: now) || moved
-        } else if let earliest = Self.earliestDayRuleStamp(deciding) {
+        } else if let earliest = PlannerDatabase.earliestDayRuleStamp(deciding) {
             moved = try rederiveOpens(after: earliest, now: now, rule: rule, decided: Set(facts.openDays.keys)) || moved
         }
         if try refold(replaced) { moved = true }
@@ -305,36 +343,6 @@ extension PlannerDatabase {
         try connection.text("SELECT local_date FROM app_open WHERE event_id = ?", .text(id)).flatMap { LocalDate(iso: $0) }
     }
 
-    /// The registers `events` may change.
-    /// The earliest stamp of the events that change the day rule (`SettingsStep`), if any.
-    package static func earliestDayRuleStamp(_ events: [PlanEvent]) -> Stamp? {
-        var earliest: Stamp?
-        for event in events {
-            guard let stamp = event.stamp, earliest.map({ stamp < $0 }) ?? true,
-                SettingsStep(stamp: stamp, change: event.change) != nil
-            else { continue }
-            earliest = stamp
-        }
-        return earliest
-    }
-
-    package static func registers(of events: [PlanEvent]) -> Set<Register> {
-        var registers: Set<Register> = []
-        for event in events {
-            switch event.change {
-            case .open, .snooze: break
-            case .add(let identifier, _, _, _): registers.insert(.oneOff(identifier))
-            case .skip(let dates, _), .unskip(let dates): for date in dates { registers.insert(.skip(date)) }
-            case .pause, .resume: registers.insert(.pause)
-            case .settings where event.isPlanZoneClaim: registers.insert(.planZone)
-            case .settings(let set, let reset):
-                for change in set { registers.insert(.setting(change.key)) }
-                for key in reset { registers.insert(.setting(key)) }
-            }
-        }
-        return registers
-    }
-
     package func readStamps(_ registers: Set<Register>) throws -> [Register: Stamp] {
         guard !registers.isEmpty else { return [:] }
         let stmt = try connection.prepare("SELECT stamp_ms, stamp_counter, stamp_device FROM register WHERE name = ?")
@@ -375,11 +383,5 @@ extension PlannerDatabase {
     /// This device's id, once it has synced.
     package func selfDeviceID() throws -> String? {
         try connection.text("SELECT id FROM device WHERE is_self = 1")
-    }
-
-    /// A new event id from the system's randomness.
-    public static func newEventID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return PlanEvent.newID(using: &generator)
     }
 }

@@ -2,7 +2,7 @@ import PlannerCore
 
 /// The folders' bookkeeping rows a settings change forgets: another sync folder or calendar folder starts
 /// afresh (`applyEvents`). The folders themselves are PlannerFolders'.
-extension PlannerDatabase {
+extension Transaction {
     /// A new sync folder: this device's events are all written there again, its files read from scratch.
     package func forgetSyncFolder() throws {
         try forgetPublished()

@@ -7,7 +7,7 @@ import SchemaFingerprint
 /// interface; but a BEFORE trigger can skip the planner's row (`RAISE(IGNORE)`: an open silently not
 /// recorded), and one that writes the planner's tables, itself or through a trigger of its own, can undo
 /// the change it follows (an open deleted as it is recorded). Those are refused before anything is written.
-extension PlannerDatabase {
+extension Transaction {
     /// Throws for the first (in name order) trigger of the user's own on a planner table or view that runs
     /// other than AFTER, or that writes a planner table; and when SQLite cannot compile one (it names a
     /// table since dropped, say), since every planner change to that table would fail with SQLite's text.
@@ -66,7 +66,7 @@ extension PlannerDatabase {
         }
     }
 
-    private static let plannerObjectSet = Set(plannerObjects)
+    private static let plannerObjectSet = Set(PlannerDatabase.plannerObjects)
 
     /// A change from another device or a folder that the database refuses is left out and reported, the
     /// others still applied (`applySourced`). With triggers of the user's own on the planner's tables the
@@ -83,20 +83,9 @@ extension PlannerDatabase {
         )
     }
 
-    /// What a change's constraint error becomes while triggers of the user's own are on the planner's
-    /// tables (nil: none are, and it stays SQLite's): `.ownTrigger`, so that a login's open is saved for
-    /// later rather than lost (`LoginOpen`). Read after the transaction was undone.
-    package func ownTriggerError(_ error: SQLiteError) -> PlannerError? {
-        guard error.primaryCode == SQLITE_CONSTRAINT, let names = try? read({ try foreignTriggerNames() }), !names.isEmpty else { return nil }
-        return PlannerError(
-            .ownTrigger,
-            "\(path): the planner's change failed in the database (\(error.message)) while its tables have triggers of your own (\(names.joined(separator: ", "))): if one of them failed, fix or drop it and run again; nothing was changed"
-        )
-    }
-
-    private func foreignTriggerNames() throws -> [String] {
+    fileprivate func foreignTriggerNames() throws -> [String] {
         var names: [String] = []
-        let stmt = try connection.prepare(SchemaFingerprint.foreignTriggersQuery(quotedNames: Self.plannerObjectsQuoted))
+        let stmt = try connection.prepare(SchemaFingerprint.foreignTriggersQuery(quotedNames: PlannerDatabase.plannerObjectsQuoted))
         while try stmt.step() { names.append(stmt.text(0)) }
         return names
     }
@@ -108,6 +97,19 @@ extension PlannerDatabase {
         throw PlannerError(
             .ownTrigger,
             "\(path): a trigger of your own rolled the planner's change back (\(message)): fix or drop it and run again; nothing was changed"
+        )
+    }
+}
+
+extension PlannerDatabase {
+    /// What a change's constraint error becomes while triggers of the user's own are on the planner's
+    /// tables (nil: none are, and it stays SQLite's): `.ownTrigger`, so that a login's open is saved for
+    /// later rather than lost (`LoginOpen`). Read after the transaction was undone.
+    package func ownTriggerError(_ error: SQLiteError) -> PlannerError? {
+        guard error.primaryCode == SQLITE_CONSTRAINT, let names = try? read({ try $0.foreignTriggerNames() }), !names.isEmpty else { return nil }
+        return PlannerError(
+            .ownTrigger,
+            "\(path): the planner's change failed in the database (\(error.message)) while its tables have triggers of your own (\(names.joined(separator: ", "))): if one of them failed, fix or drop it and run again; nothing was changed"
         )
     }
 }

@@ -3,7 +3,7 @@ import PlannerCore
 /// The reads every `open`, `refill` and ticker wake-up runs. Kept in one place so the test that checks
 /// their query plans stay on indexes (however long the history) checks exactly what the store runs.
 package enum HotQueries {
-    /// Columns read by `pendingRequest(_:)`.
+    /// Columns read by `PlannerDatabase.pendingRequest(_:)`.
     package static let pending =
         "SELECT id, identifier, kind, fire_at_ms, local_date, zone, title, body FROM request WHERE state = 'pending'"
     /// The same without title and body (`status`: only the one shown needs them).

@@ -35,25 +35,14 @@ extension PlannerDatabase {
     /// applies it. `zone` and `policy` override the settings' (tests; `--grace`).
     @discardableResult
     public func refill(now: Instant, zone: Zone? = nil, policy: PlanPolicy? = nil) throws(PlannerError) -> RefillDecision {
-        try change(at: now, from: .all) { try replan(now: now, zone: zone, policy: policy) }.0
-    }
-
-    /// Refill inside the caller's transaction, with the settings as they are now in it.
-    package func replan(now: Instant, zone: Zone? = nil, policy: PlanPolicy? = nil) throws -> RefillDecision {
-        let (plan, planZone) = try readPlan(at: now)
-        let zone = zone ?? planZone
-        let policy = policy ?? PlanPolicy(graceMilliseconds: plan.graceMilliseconds)
-        let state = try readPlanState(now: now, zone: zone)
-        let decision = decideRefill(now: now, zone: zone, policy: policy, state: state, plan: plan)
-        try apply(decision, now: now, zone: zone, plan: plan)
-        return decision
+        try change(at: now, from: .all) { t in try t.replan(now: now, zone: zone, policy: policy) }.0
     }
 
     /// What a login's `open` does to the folders after its commit (publishes this device's events, rewrites
     /// today's calendar files), for an open that left them to a live ticker which then began to stop
     /// before its next pass (`LoginOpen`).
     public func bringFoldersInLine(now: Instant) throws(PlannerError) {
-        _ = try change(at: now, from: .login) { () }
+        _ = try change(at: now, from: .login) { _ in () }
     }
 
     /// `planner open`: records the open as an event, cancels today's remaining slots and refills, in one
@@ -90,22 +79,22 @@ extension PlannerDatabase {
         _ event: PlanEvent, zone: Zone? = nil, unlessRecorded: [String] = [], leavingFolders: Bool = false, reporting: Bool
     ) throws(PlannerError) -> RecordedOpen {
         let now = event.at
-        return try change(at: now, from: leavingFolders ? .loginLeavingFolders : .login) { () throws -> RecordedOpen in
+        return try change(at: now, from: leavingFolders ? .loginLeavingFolders : .login) { t throws -> RecordedOpen in
             // budget-guard: bench/budget_guard_check.sh puts a needless query after this line, to see the guard fail.
             // A login inside one already recorded (`LoginSession`), or an open recorded before (a saved open
             // applied by another process first: what it decided then is gone): nothing new.
             func nothingNew() throws -> RecordedOpen {
-                let (plan, planZone) = try readPlan()
+                let (plan, planZone) = try t.readPlan()
                 let decision = OpenDecision(date: plan.schedule.studyDay(at: now, in: zone ?? planZone), cancelled: [], refill: RefillDecision())
                 return RecordedOpen(decision: decision, plan: reporting ? (plan, planZone) : nil)
             }
-            let recorded = unlessRecorded.isEmpty ? nil : try connection.prepare("SELECT 1 FROM event WHERE id = ?")
+            let recorded = unlessRecorded.isEmpty ? nil : try t.connection.prepare("SELECT 1 FROM event WHERE id = ?")
             for known in unlessRecorded {
                 try recorded!.bind([.text(known)])
                 if try recorded!.step() { return try nothingNew() }
             }
-            guard let outcome = try applyEvent(event, zone: zone) else { return try nothingNew() }
-            return RecordedOpen(decision: outcome.effect.open!, plan: reporting ? try readPlan() : nil)
+            guard let outcome = try t.applyEvent(event, zone: zone) else { return try nothingNew() }
+            return RecordedOpen(decision: outcome.effect.open!, plan: reporting ? try t.readPlan() : nil)
         }.0
     }
 
@@ -119,14 +108,14 @@ extension PlannerDatabase {
 
     /// Pending requests, soonest first.
     public func pendingRequests() throws(PlannerError) -> [StoredRequest] {
-        try read {
-            let stmt = try connection.prepare(
+        try read { t in
+            let stmt = try t.connection.prepare(
                 """
                 SELECT identifier, kind, fire_at_ms, title, body, state FROM request
                 WHERE state = 'pending' ORDER BY fire_at_ms, identifier
                 """)
             var rows: [StoredRequest] = []
-            while try stmt.step() { rows.append(storedRequest(stmt)) }
+            while try stmt.step() { rows.append(PlannerDatabase.storedRequest(stmt)) }
             return rows
         }
     }
@@ -134,16 +123,16 @@ extension PlannerDatabase {
     /// `plan`: the settings when the caller has them already (read just before: reading them again cost 0.16 M
     /// of `status`'s instructions), else read here.
     public func status(now: Instant, zone: Zone, plan given: PlanSettings? = nil) throws(PlannerError) -> PlanStatus {
-        try read {
+        try read { t in
             // "next" is what the ticker will really show, by its own decisions (`nextShown`).
-            let plan = try given ?? readPlan().0
+            let plan = try given ?? t.readPlan().0
             let today = plan.schedule.studyDay(at: now, in: zone)
             // Without their text (64 rows of title and body to copy): only the one shown needs it, read below.
             var pending: [PendingRequest] = []
-            let rows = try connection.prepare(HotQueries.pendingWithoutText)
-            while try rows.step() { pending.append(pendingRequest(rows)) }
+            let rows = try t.connection.prepare(HotQueries.pendingWithoutText)
+            while try rows.step() { pending.append(PlannerDatabase.pendingRequest(rows)) }
             var opened: Set<LocalDate> = []
-            let openedRows = try connection.prepare(HotQueries.openedDates)
+            let openedRows = try t.connection.prepare(HotQueries.openedDates)
             try openedRows.bind([.text(today.adding(days: -2).description)])
             while try openedRows.step() { if let date = LocalDate(iso: openedRows.text(0)) { opened.insert(date) } }
             // Their number is the pending count (same statement, same snapshot).
@@ -152,7 +141,7 @@ extension PlannerDatabase {
                 now: now, policy: PlanPolicy(graceMilliseconds: plan.graceMilliseconds), pending: pending, openedDays: opened,
                 withholding: plan.experiment ? plan : nil)
             {
-                let text = try connection.prepare("SELECT title, body FROM request WHERE id = ?")
+                let text = try t.connection.prepare("SELECT title, body FROM request WHERE id = ?")
                 try text.bind([.integer(shown.rowID)])
                 _ = try text.step()
                 nextRequest = StoredRequest(
@@ -161,7 +150,7 @@ extension PlannerDatabase {
             }
             let count = pending.count
             // Today's opens, the last refill and the pause in force (HotQueries.pause), in one statement.
-            let rest = try connection.prepare(
+            let rest = try t.connection.prepare(
                 """
                 SELECT (SELECT count(*) FROM app_open WHERE local_date = ?1), (SELECT min(opened_at_ms) FROM app_open WHERE local_date = ?1),
                        (SELECT last_refill_at_ms FROM plan WHERE id = 1), p.since_ms, p.until_ms, p.since_ms IS NOT NULL
@@ -184,10 +173,74 @@ extension PlannerDatabase {
         }
     }
 
-    private func storedRequest(_ stmt: Statement) -> StoredRequest {
+    private static func storedRequest(_ stmt: Statement) -> StoredRequest {
         StoredRequest(
             identifier: stmt.text(0), kind: RequestKind(rawValue: stmt.text(1)) ?? .oneoff,
             fireAt: Instant(milliseconds: stmt.int64(2)), title: stmt.text(3), body: stmt.text(4), state: stmt.text(5))
+    }
+
+    /// The zone a plan's `zone` setting makes, never failing (as `Transaction.plan(from:)` reads it).
+    /// A zone this process could not read again (out of descriptors) is the one it read before.
+    package static func usableZone(named name: String) -> Zone {
+        do { return try zone(named: name) } catch {
+            if error.kind == .io, let known = ZonesRead.shared.zone(named: name) { return known }
+            return SystemZone.systemDefault()
+        }
+    }
+
+    /// The zone a `zone` setting names: `system` follows /etc/localtime at every run.
+    public static func zone(named name: String) throws(PlannerError) -> Zone {
+        if name == "system" { return SystemZone.systemDefault() }
+        do {
+            let zone = try SystemZone.named(name)
+            ZonesRead.shared.remember(zone, named: name)
+            return zone
+        } catch  where error.kind == .io {
+            throw error
+        } catch {
+            throw .data(
+                "the zone setting \(TerminalText.quoted(name)) is not in this system's tz database: planner config set zone NAME (e.g. Europe/Berlin), or system"
+            )
+        }
+    }
+
+    /// The settings and their zone, for commands that show them.
+    public func planSettings() throws(PlannerError) -> (settings: PlanSettings, zone: Zone) {
+        try read { t in try t.readPlan() }
+    }
+
+    /// The settings with the `usual-time` schedule's decision for the study day `now` is in, when they ask for it.
+    public func planSettings(at now: Instant) throws(PlannerError) -> (settings: PlanSettings, zone: Zone) {
+        try read { t in try t.readPlan(at: now) }
+    }
+
+    /// How far back slots that ran their course are read. A candidate slot is after now; the same
+    /// identifier in another zone fell at an instant earlier by the difference of the two zones' UTC
+    /// offsets, which can exceed a day (Kiritimati +14 to Pago Pago -11 is 25 h) but never two days.
+    package static let finishedLookBack: Int64 = 2 * 86_400_000
+
+    /// Reads `id, identifier, kind, fire_at_ms, local_date, zone[, title, body]`.
+    package static func pendingRequest(_ row: Statement) -> PendingRequest {
+        let withText = sqlite3_column_count(row.handle) >= 8
+        return PendingRequest(
+            rowID: row.int64(0), identifier: row.text(1), kind: RequestKind(rawValue: row.text(2)) ?? .oneoff,
+            fireAt: Instant(milliseconds: row.int64(3)),
+            localDate: LocalDate(iso: row.text(4)) ?? LocalDate(year: 1970, month: 1, day: 1), zone: row.text(5),
+            title: withText ? row.text(6) : nil, body: withText ? row.text(7) : nil)
+    }
+
+}
+
+extension Transaction {
+    /// Refill inside the caller's transaction, with the settings as they are now in it.
+    package func replan(now: Instant, zone: Zone? = nil, policy: PlanPolicy? = nil) throws -> RefillDecision {
+        let (plan, planZone) = try readPlan(at: now)
+        let zone = zone ?? planZone
+        let policy = policy ?? PlanPolicy(graceMilliseconds: plan.graceMilliseconds)
+        let state = try readPlanState(now: now, zone: zone)
+        let decision = decideRefill(now: now, zone: zone, policy: policy, state: state, plan: plan)
+        try apply(decision, now: now, zone: zone, plan: plan)
+        return decision
     }
 
     /// The settings and the zone they name, read inside the caller's transaction. A stored value the
@@ -220,7 +273,7 @@ extension PlannerDatabase {
         var (plan, unusable) = PlanSettings.reading(values)
         let zone: Zone
         do {
-            zone = try Self.zone(named: plan.zone)
+            zone = try PlannerDatabase.zone(named: plan.zone)
         } catch  where error.kind == .io {
             throw error
         } catch {
@@ -228,10 +281,9 @@ extension PlannerDatabase {
             plan.zone = SettingKey.zone.defaultValue
             zone = SystemZone.systemDefault()
         }
-        settingProblems = unusable
         // A key this binary declares that the database does not hold yet (a setting newer than the file's
         // schema needs no migration): read as its default here, added as a row by the next write.
-        missingSettingKeys = SettingKey.allCases.filter { values[$0.rawValue] == nil }
+        database.missingSettingKeys = SettingKey.allCases.filter { values[$0.rawValue] == nil }
         for problem in unusable { warnOnce(problem.warning) }
         if plan.experiment { plan.experimentSeed = try experimentSeed() }
         return (plan, zone)
@@ -281,60 +333,20 @@ extension PlannerDatabase {
         return try stmt.step() && !stmt.isNull(0) ? stmt.text(0) : nil
     }
 
-    /// The zone a plan's `zone` setting makes, never failing (as `plan(from:)` reads it).
-    /// A zone this process could not read again (out of descriptors) is the one it read before.
-    package static func usableZone(named name: String) -> Zone {
-        do { return try zone(named: name) } catch {
-            if error.kind == .io, let known = ZonesRead.shared.zone(named: name) { return known }
-            return SystemZone.systemDefault()
-        }
-    }
-
-    /// The zone a `zone` setting names: `system` follows /etc/localtime at every run.
-    public static func zone(named name: String) throws(PlannerError) -> Zone {
-        if name == "system" { return SystemZone.systemDefault() }
-        do {
-            let zone = try SystemZone.named(name)
-            ZonesRead.shared.remember(zone, named: name)
-            return zone
-        } catch  where error.kind == .io {
-            throw error
-        } catch {
-            throw .data(
-                "the zone setting \(TerminalText.quoted(name)) is not in this system's tz database: planner config set zone NAME (e.g. Europe/Berlin), or system"
-            )
-        }
-    }
-
-    /// The settings and their zone, for commands that show them.
-    public func planSettings() throws(PlannerError) -> (settings: PlanSettings, zone: Zone) {
-        try read { try readPlan() }
-    }
-
-    /// The settings with the `usual-time` schedule's decision for the study day `now` is in, when they ask for it.
-    public func planSettings(at now: Instant) throws(PlannerError) -> (settings: PlanSettings, zone: Zone) {
-        try read { try readPlan(at: now) }
-    }
-
-    /// How far back slots that ran their course are read. A candidate slot is after now; the same
-    /// identifier in another zone fell at an instant earlier by the difference of the two zones' UTC
-    /// offsets, which can exceed a day (Kiritimati +14 to Pago Pago -11 is 25 h) but never two days.
-    package static let finishedLookBack: Int64 = 2 * 86_400_000
-
     /// Everything the core needs, read through indexes that stay small however long the history:
     /// the pending set, and only the requests and opens from yesterday on.
     package func readPlanState(now: Instant, zone: Zone) throws -> PlanState {
         var state = PlanState(pending: [])
         let pending = try connection.prepare(HotQueries.pending)
-        while try pending.step() { state.pending.append(pendingRequest(pending)) }
+        while try pending.step() { state.pending.append(PlannerDatabase.pendingRequest(pending)) }
         let finished = try connection.prepare(HotQueries.finishedSlots)
-        try finished.bind([.integer(now.milliseconds - Self.finishedLookBack)])
+        try finished.bind([.integer(now.milliseconds - PlannerDatabase.finishedLookBack)])
         while try finished.step() { state.finishedSlotIdentifiers.insert(finished.text(0)) }
 
         // One-offs waiting outside the cap; those stale for more than a day are left as they are.
         let waiting = try connection.prepare(HotQueries.waitingOneOffs)
         try waiting.bind([.integer(now.milliseconds - 86_400_000)])
-        while try waiting.step() { state.waitingOneOffs.append(pendingRequest(waiting)) }
+        while try waiting.step() { state.waitingOneOffs.append(PlannerDatabase.pendingRequest(waiting)) }
 
         // From three days back: an event that moves the plan's zone is decided with what was read in the old
         // one, two zones' dates differ by at most a day, and a study day crossing midnight began the day before.
@@ -356,16 +368,6 @@ extension PlannerDatabase {
                 since: Instant(milliseconds: pause.int64(0)), until: pause.isNull(1) ? nil : Instant(milliseconds: pause.int64(1)))
         }
         return state
-    }
-
-    /// Reads `id, identifier, kind, fire_at_ms, local_date, zone[, title, body]`.
-    package func pendingRequest(_ row: Statement) -> PendingRequest {
-        let withText = sqlite3_column_count(row.handle) >= 8
-        return PendingRequest(
-            rowID: row.int64(0), identifier: row.text(1), kind: RequestKind(rawValue: row.text(2)) ?? .oneoff,
-            fireAt: Instant(milliseconds: row.int64(3)),
-            localDate: LocalDate(iso: row.text(4)) ?? LocalDate(year: 1970, month: 1, day: 1), zone: row.text(5),
-            title: withText ? row.text(6) : nil, body: withText ? row.text(7) : nil)
     }
 
     /// Applies a refill decision. Transitions come before inserts so the cap trigger sees room.

@@ -19,9 +19,9 @@ public final class PlannerDatabase {
     /// The file itself, symbolic links resolved: SQLite keeps the WAL beside it, so the ticker watches
     /// and locks this one (a ticker started through a link and one through the real path are the same).
     public let resolvedPath: String
-    package let connection: Connection
-    /// Stored settings the last read of the plan could not use (each runs as its default).
-    public internal(set) var settingProblems: [UnusableSetting] = []
+    /// Reached through a `Transaction` (`write`, `read`, `change`), the only way the store's methods get
+    /// a statement, and here (opening, PRAGMAs, checkpoints: `outsideTransactions`).
+    private let connection: Connection
     /// Declared settings the last read of the plan found no row for.
     package var missingSettingKeys: [SettingKey] = []
 
@@ -144,7 +144,7 @@ public final class PlannerDatabase {
             // or `writable_schema`, both documented as ways to corrupt a file, could hide one): the
             // fingerprint (dear, and every command would pay it) is read only when the cookie differs.
             guard Self.schemaCookies.indices.contains(Int(userVersion)), Self.schemaCookies[Int(userVersion)] == cookie else {
-                return try checkSchema(userVersion: userVersion)
+                return try Transaction(self, connection).checkSchema(userVersion: userVersion)
             }
         } else if applicationID != 0 || objects > 0 {
             throw Self.foreign(path)
@@ -253,9 +253,9 @@ public final class PlannerDatabase {
 
     /// Runs `body` in one IMMEDIATE transaction, turning SQLite failures into user-facing errors. Nothing
     /// else: a change that reads the outside sources first goes through `change(at:from:)`.
-    package func write<T>(_ body: () throws -> T) throws(PlannerError) -> T {
+    package func write<T>(_ body: (Transaction) throws -> T) throws(PlannerError) -> T {
         do {
-            return try connection.immediateTransaction(body)
+            return try connection.immediateTransaction { try body(Transaction(self, connection)) }
         } catch let error as SQLiteError where error.primaryCode == SQLITE_CONSTRAINT {
             throw ownTriggerError(error) ?? Self.translate(error, path: path)
         } catch {
@@ -267,23 +267,30 @@ public final class PlannerDatabase {
     /// as it was at its first, whatever other processes commit meanwhile (`planner status`: the plan, the
     /// folders' problems and Anki's freshness from one moment).
     public func snapshot<T>(_ body: () throws(PlannerError) -> T) throws(PlannerError) -> T {
-        try read { () throws -> T in try body() }
+        try read { (_: Transaction) throws -> T in try body() }
     }
 
-    package func read<T>(_ body: () throws -> T) throws(PlannerError) -> T {
+    package func read<T>(_ body: (Transaction) throws -> T) throws(PlannerError) -> T {
         // Inside `snapshot` (or a write): the transaction already open is the one read.
         if sqlite3_get_autocommit(connection.handle) == 0 {
-            do { return try body() } catch { throw Self.plannerError(error, path: path) }
+            do { return try body(Transaction(self, connection)) } catch { throw Self.plannerError(error, path: path) }
         }
         connection.resetKeptStatements()
         defer { connection.resetKeptStatements() }
         do {
             try connection.execute("BEGIN")
             defer { _ = sqlite3_exec(connection.handle, "ROLLBACK", nil, nil, nil) }
-            return try body()
+            return try body(Transaction(self, connection))
         } catch {
             throw Self.plannerError(error, path: path)
         }
+    }
+
+    /// The connection with no transaction open: for what acts on the file or the connection rather than on
+    /// a snapshot (a checkpoint, which cannot run inside a transaction; closing). Anything else prepared here
+    /// stops a debug build (`Connection.transactionsOnly`).
+    package func outsideTransactions<T>(_ body: (Connection) throws -> T) rethrows -> T {
+        try body(connection)
     }
 
     /// SQLite's result codes, said in terms of what the user can do.
@@ -332,4 +339,21 @@ public final class PlannerDatabase {
             return .failure("database error on \(path): \(error.message)")
         }
     }
+}
+
+/// The database inside one open transaction: what `PlannerDatabase.write`, `read` and `change` hand their
+/// body, and the only way the store's methods reach its statements. What one method reads is therefore of the
+/// same moment as the next (GRDB hands its closures a transaction-scoped `Database` for the same reason).
+/// Not to be kept past the closure it was given to.
+package struct Transaction {
+    package let database: PlannerDatabase
+    package let connection: Connection
+
+    fileprivate init(_ database: PlannerDatabase, _ connection: Connection) {
+        (self.database, self.connection) = (database, connection)
+    }
+
+    /// The database's path, for messages.
+    package var path: String { database.path }
+    package func warnOnce(_ message: String) { database.warnOnce(message) }
 }

@@ -7,14 +7,14 @@ extension PlannerDatabase {
     /// Everything `studyRecord` needs for the dates `from` through `through`; opens over the whole history
     /// (the longest streak needs them), per-day counts only for those dates.
     public func studyRecordInput(from: LocalDate, through: LocalDate) throws(PlannerError) -> (input: RecordInput, settings: PlanSettings) {
-        try read {
-            let (settings, zone) = try readPlan()
+        try read { t in
+            let (settings, zone) = try t.readPlan()
             var input = RecordInput(schedule: settings.schedule, zone: zone, firstDate: nil)
 
             // The record starts with the first study slot the planner planned, or the first open.
-            let firstSlot = try connection.prepare(
+            let firstSlot = try t.connection.prepare(
                 "SELECT local_date FROM request WHERE kind = 'slot' ORDER BY fire_at_ms LIMIT 1")
-            let firstOpen = try connection.prepare("SELECT min(local_date) FROM app_open")
+            let firstOpen = try t.connection.prepare("SELECT min(local_date) FROM app_open")
             let starts = [
                 try firstSlot.step() ? LocalDate(iso: firstSlot.text(0)) : nil,
                 try firstOpen.step() && !firstOpen.isNull(0) ? LocalDate(iso: firstOpen.text(0)) : nil,
@@ -22,7 +22,7 @@ extension PlannerDatabase {
             input.firstDate = starts.compactMap { $0 }.min()
 
             // With min(), SQLite takes `origin` from the row holding the minimum: the first open's.
-            let opens = try connection.prepare("SELECT local_date, min(opened_at_ms), origin FROM app_open GROUP BY local_date")
+            let opens = try t.connection.prepare("SELECT local_date, min(opened_at_ms), origin FROM app_open GROUP BY local_date")
             while try opens.step() {
                 guard let date = LocalDate(iso: opens.text(0)) else { continue }
                 input.days[date] = RecordedDay(
@@ -31,7 +31,7 @@ extension PlannerDatabase {
 
             // Each day's delivered and missed study slots, through the covering index request_record (its WHERE
             // is repeated in the queries so that SQLite may use it).
-            let counts = try connection.prepare(
+            let counts = try t.connection.prepare(
                 """
                 SELECT local_date, state = 'delivered', count(*) FROM request
                 WHERE kind = 'slot' AND state IN ('delivered', 'missed') AND local_date BETWEEN ?1 AND ?2
@@ -45,7 +45,7 @@ extension PlannerDatabase {
                 input.days[date] = day
             }
             // Reminders shown after the day's first open (rare: the open cancels the rest) are not "before".
-            let afterOpen = try connection.prepare(
+            let afterOpen = try t.connection.prepare(
                 """
                 SELECT f.local_date,
                        (SELECT count(*) FROM request AS r
@@ -61,7 +61,7 @@ extension PlannerDatabase {
             }
 
             // Snoozes that took effect ("Snooze" on a day not yet opened), by the date of the reminder answered.
-            let snoozes = try connection.prepare(
+            let snoozes = try t.connection.prepare(
                 """
                 SELECT r.local_date, count(*) FROM notification_action AS a JOIN request AS r ON r.id = a.request_id
                 WHERE a.action = 'snooze' AND a.outcome LIKE 'snoozed as %' AND r.local_date BETWEEN ?1 AND ?2
@@ -73,12 +73,12 @@ extension PlannerDatabase {
                 input.days[date, default: RecordedDay()].snoozed = Int(snoozes.int64(1))
             }
 
-            let skipped = try connection.prepare("SELECT local_date FROM skipped_date WHERE removed_at_ms IS NULL")
+            let skipped = try t.connection.prepare("SELECT local_date FROM skipped_date WHERE removed_at_ms IS NULL")
             while try skipped.step() {
                 if let date = LocalDate(iso: skipped.text(0)) { input.skippedDates.insert(date) }
             }
             // A pause ended by `resume` (or by a new pause) covered only up to then.
-            let pauses = try connection.prepare(
+            let pauses = try t.connection.prepare(
                 """
                 SELECT since_ms, CASE WHEN until_ms IS NULL THEN ended_at_ms
                                       WHEN ended_at_ms IS NULL THEN until_ms
@@ -97,9 +97,9 @@ extension PlannerDatabase {
 
     /// The settings, their zone and what excludes dates from now on: the inputs of `planAhead`.
     public func planAheadInput(now: Instant) throws(PlannerError) -> (settings: PlanSettings, zone: Zone, exclusions: Exclusions) {
-        try read {
-            let (settings, zone) = try readPlan(at: now)
-            return (settings, zone, try readPlanState(now: now, zone: zone).exclusions)
+        try read { t in
+            let (settings, zone) = try t.readPlan(at: now)
+            return (settings, zone, try t.readPlanState(now: now, zone: zone).exclusions)
         }
     }
 }
@@ -110,10 +110,10 @@ extension PlannerDatabase {
     /// and when the day's next slot came (the decay's outcome: started before it; after the day's last, the
     /// interval in force now); and the settings, in one read transaction.
     public func nudgeDecisions() throws(PlannerError) -> (points: [NudgeEffects.Point], settings: PlanSettings) {
-        try read {
-            let (settings, _) = try readPlan()
+        try read { t in
+            let (settings, _) = try t.readPlan()
             let interval = Int64(settings.schedule.intervalMinutes) * 60_000
-            let stmt = try connection.prepare(
+            let stmt = try t.connection.prepare(
                 """
                 SELECT m.local_date, m.identifier,
                        (SELECT count(*) FROM request d WHERE d.local_date = m.local_date AND d.kind = 'slot' AND d.state = 'delivered'

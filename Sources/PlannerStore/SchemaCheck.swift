@@ -21,15 +21,18 @@ extension PlannerDatabase {
     }
 
     package static let plannerObjectsQuoted = SchemaFingerprint.quoted(plannerObjects)
+}
+
+extension Transaction {
 
     /// Throws when the planner's objects differ from what `userVersion`'s migrations leave.
     package func checkSchema(userVersion: Int32) throws {
-        guard Self.schemaFingerprints.indices.contains(Int(userVersion)),
-            try Self.schemaFingerprint(of: connection) == Self.schemaFingerprints[Int(userVersion)]
+        guard PlannerDatabase.schemaFingerprints.indices.contains(Int(userVersion)),
+            try PlannerDatabase.schemaFingerprint(of: connection) == PlannerDatabase.schemaFingerprints[Int(userVersion)]
         else {
             // Not the planner's schema changed, but an object of the user's with one of its names: say so,
             // rather than send them to a backup.
-            let shared = try connection.prepare(SchemaFingerprint.sharedNameQuery(quotedNames: Self.plannerObjectsQuoted))
+            let shared = try connection.prepare(SchemaFingerprint.sharedNameQuery(quotedNames: PlannerDatabase.plannerObjectsQuoted))
             if try shared.step() {
                 throw PlannerError.data(
                     "\(path) has an object of your own (a trigger, say) named \(shared.text(0)) like one of the planner's: rename or drop yours; nothing was changed"
@@ -41,6 +44,6 @@ extension PlannerDatabase {
         }
         // Objects of the user's own are fine, but not every trigger on a planner table (ForeignTriggers).
         // Only read when the cookie says the schema changed.
-        try checkForeignTriggers(quotedPlannerObjects: Self.plannerObjectsQuoted)
+        try checkForeignTriggers(quotedPlannerObjects: PlannerDatabase.plannerObjectsQuoted)
     }
 }

@@ -12,8 +12,8 @@ public struct SettingRow: Sendable, Equatable {
 /// and `sqlite3` show its effect at once.
 extension PlannerDatabase {
     public func settingRows() throws(PlannerError) -> [SettingRow] {
-        try read {
-            let stmt = try connection.prepare("SELECT key, value, value = default_value FROM setting")
+        try read { t in
+            let stmt = try t.connection.prepare("SELECT key, value, value = default_value FROM setting")
             var rows: [SettingRow] = []
             while try stmt.step() {
                 guard let key = SettingKey(rawValue: stmt.text(0)) else { continue }
@@ -24,14 +24,6 @@ extension PlannerDatabase {
                 rows.first { $0.key == key } ?? SettingRow(key: key, value: key.defaultValue, isDefault: true)
             }
         }
-    }
-
-    /// Rows for the declared keys the database does not hold yet, at their declared defaults.
-    package func addMissingSettingRows() throws {
-        guard !missingSettingKeys.isEmpty else { return }
-        let insert = try connection.prepare("INSERT OR IGNORE INTO setting (key, value, default_value) VALUES (?, ?, ?)")
-        for key in missingSettingKeys { try insert.run(.text(key.rawValue), .text(key.defaultValue), .text(key.defaultValue)) }
-        missingSettingKeys = []
     }
 
     /// Sets (canonical values, checked by the caller) and resets keys, then re-plans: all or nothing.
@@ -60,8 +52,8 @@ extension PlannerDatabase {
 
     /// The pause in force or to come at `now`.
     public func currentPause(now: Instant) throws(PlannerError) -> Pause? {
-        try read {
-            let stmt = try connection.prepare(HotQueries.pause)
+        try read { t in
+            let stmt = try t.connection.prepare(HotQueries.pause)
             try stmt.bind([.integer(now.milliseconds)])
             guard try stmt.step() else { return nil }
             return Pause(since: Instant(milliseconds: stmt.int64(0)), until: stmt.isNull(1) ? nil : Instant(milliseconds: stmt.int64(1)))
@@ -83,8 +75,8 @@ extension PlannerDatabase {
 
     /// Dates skipped now, oldest first.
     public func skippedDates() throws(PlannerError) -> [(date: String, reason: String?)] {
-        try read {
-            let stmt = try connection.prepare("SELECT local_date, reason FROM skipped_dates")
+        try read { t in
+            let stmt = try t.connection.prepare("SELECT local_date, reason FROM skipped_dates")
             var rows: [(String, String?)] = []
             while try stmt.step() { rows.append((stmt.text(0), stmt.isNull(1) ? nil : stmt.text(1))) }
             return rows
@@ -92,7 +84,15 @@ extension PlannerDatabase {
     }
 }
 
-extension PlannerDatabase {
+extension Transaction {
+    /// Rows for the declared keys the database does not hold yet, at their declared defaults.
+    package func addMissingSettingRows() throws {
+        guard !database.missingSettingKeys.isEmpty else { return }
+        let insert = try connection.prepare("INSERT OR IGNORE INTO setting (key, value, default_value) VALUES (?, ?, ?)")
+        for key in database.missingSettingKeys { try insert.run(.text(key.rawValue), .text(key.defaultValue), .text(key.defaultValue)) }
+        database.missingSettingKeys = []
+    }
+
     /// Rows the last statement changed.
     package func sqlite3Changes() -> Int { Int(sqlite3_changes(connection.handle)) }
 }

@@ -8,7 +8,7 @@ import PlannerSystem
 extension PlannerDatabase {
     /// An event as the `event` table holds it (columns id, at_ms, origin, kind, payload, stamp_ms,
     /// stamp_counter, device from `first`); nil for a row no planner could have written.
-    package func storedEvent(_ stmt: Statement, from first: Int32 = 0) -> PlanEvent? {
+    package static func storedEvent(_ stmt: Statement, from first: Int32 = 0) -> PlanEvent? {
         let payload = stmt.text(first + 4)
         let line =
             PlanEventText.header + " "
@@ -26,6 +26,15 @@ extension PlannerDatabase {
 
     // MARK: The study day of an open
 
+    // MARK: The pause history
+
+    // MARK: The plan's shared zone
+
+    // MARK: One id, two payloads
+
+}
+
+extension Transaction {
     /// The settings changes of the day rule, oldest stamp first, with what each key was before them.
     package func dayRuleHistory(values: [String: String], defaults: [String: String]) throws -> DayRuleHistory {
         // Only the changes that touch the day rule are read and parsed (a year of title changes is not).
@@ -82,7 +91,8 @@ extension PlannerDatabase {
                 """, .integer(earliest.milliseconds)) == 1
         guard later, override == nil else { return [:] }
         var days: [String: (date: LocalDate, zone: Zone)] = [:]
-        var loaded = try rule ?? DayRuleHistory.StudyDays(dayRuleHistory(values: values, defaults: defaults), resolve: Self.usableZone(named:))
+        var loaded =
+            try rule ?? DayRuleHistory.StudyDays(dayRuleHistory(values: values, defaults: defaults), resolve: PlannerDatabase.usableZone(named:))
         for open in stamped { days[open.id] = loaded.of(at: open.at, stamp: RecordOpens.decidingStamp(open.stamp!, origin: open.origin)) }
         rule = loaded
         return days
@@ -110,7 +120,8 @@ extension PlannerDatabase {
             try known
             ?? {
                 let rows = try readSettingRows()
-                return DayRuleHistory.StudyDays(try dayRuleHistory(values: rows.values, defaults: rows.defaults), resolve: Self.usableZone(named:))
+                return DayRuleHistory.StudyDays(
+                    try dayRuleHistory(values: rows.values, defaults: rows.defaults), resolve: PlannerDatabase.usableZone(named:))
             }()
         let stmt = try connection.prepare(
             """
@@ -176,8 +187,6 @@ extension PlannerDatabase {
         ).run(.text(reason), .integer(now.milliseconds), .text(day.description), .integer(now.milliseconds), .text(day.description))
     }
 
-    // MARK: The pause history
-
     /// Rebuilds the pause rows events made from every pause and resume event, in stamp order
     /// (`pauseHistory`). Rows made before events existed stay; one still running ends at the first event.
     package func rebuildPauses() throws {
@@ -215,8 +224,6 @@ extension PlannerDatabase {
         }
     }
 
-    // MARK: The plan's shared zone
-
     /// Settles claims of the plan's zone (`PlanEvent.planZoneOrigin`): the earliest stamp wins, so the
     /// first device's zone is every device's until someone sets one. The winner becomes the zone's default
     /// (what `config reset zone` returns to) and the zone itself when nobody set it or its last change was
@@ -252,7 +259,7 @@ extension PlannerDatabase {
             """)
         guard try stmt.step() else { return false }
         // A change made before events had stamps: set by hand, kept.
-        guard !stmt.isNull(0), !stmt.isNull(1), let event = storedEvent(stmt, from: 1) else { return true }
+        guard !stmt.isNull(0), !stmt.isNull(1), let event = PlannerDatabase.storedEvent(stmt, from: 1) else { return true }
         if case .settings(_, let reset) = event.change, reset.contains(.zone) { return false }
         return true
     }
@@ -279,13 +286,11 @@ extension PlannerDatabase {
             ]
             .compactMap { $0 }.min() ?? now.milliseconds
         let claim = PlanEvent(
-            id: Self.newEventID(), at: Instant(milliseconds: made), origin: PlanEvent.planZoneOrigin,
+            id: PlannerDatabase.newEventID(), at: Instant(milliseconds: made), origin: PlanEvent.planZoneOrigin,
             change: .settings(set: [SettingChange(.zone, zone)], reset: []),
             stamp: Stamp(milliseconds: made, counter: 0, device: device))
         _ = try applyEvents([claim], now: now, receivedAt: nil)
     }
-
-    // MARK: One id, two payloads
 
     /// `event` arrived with an id already recorded: when its content differs (a conflict copy edited, a
     /// forged line), the version whose published line has the greater SHA-256 is kept, the same choice on
@@ -297,7 +302,7 @@ extension PlannerDatabase {
             SELECT id, at_ms, origin, kind, payload, coalesce(stamp_ms, at_ms), stamp_counter, device FROM event WHERE id = ?
             """)
         try stmt.bind([.text(event.id)])
-        guard try stmt.step(), var stored = storedEvent(stmt) else { return nil }
+        guard try stmt.step(), var stored = PlannerDatabase.storedEvent(stmt) else { return nil }
         // Compared as published (a device's own settings never travel), each version with the device a
         // database records for it, so the choice is a function of the two versions, whatever their order:
         // one event read from the same outside record by two computers (an Anki review, the phone's tick) is
@@ -336,7 +341,7 @@ extension PlannerDatabase {
     package func refold(_ replaced: [(old: PlanEvent, new: PlanEvent)]) throws -> Bool {
         guard !replaced.isEmpty else { return false }
         var registers: Set<Register> = []
-        for pair in replaced { registers.formUnion(Self.registers(of: [pair.old, pair.new])) }
+        for pair in replaced { registers.formUnion(PlannerDatabase.registers(of: [pair.old, pair.new])) }
         for register in registers {
             switch register {
             case .setting(let key): try refoldSetting(key)
@@ -365,7 +370,7 @@ extension PlannerDatabase {
             """)
         try stmt.bind([.text(kinds[0]), .text(kinds.count > 1 ? kinds[1] : kinds[0])])
         var events: [PlanEvent] = []
-        while try stmt.step() { if let event = storedEvent(stmt) { events.append(event) } }
+        while try stmt.step() { if let event = PlannerDatabase.storedEvent(stmt) { events.append(event) } }
         return events.sorted { ($0.stamp ?? Stamp(milliseconds: 0)) > ($1.stamp ?? Stamp(milliseconds: 0)) }
     }
 

@@ -40,9 +40,11 @@ extension PlannerDatabase {
     /// (TRUNCATE also resets the shared WAL index). Best effort: false when another connection was busy.
     @discardableResult
     public func checkpointWAL() -> Bool {
-        let stmt = try? connection.prepare("PRAGMA wal_checkpoint(TRUNCATE)")
-        guard let stmt, (try? stmt.step()) == true else { return false }
-        return stmt.int64(0) == 0
+        outsideTransactions { connection in
+            let stmt = try? connection.prepare("PRAGMA wal_checkpoint(TRUNCATE)")
+            guard let stmt, (try? stmt.step()) == true else { return false }
+            return stmt.int64(0) == 0
+        }
     }
 
     /// Copies every committed frame into the database file without waiting for anyone (PASSIVE: a reader of an
@@ -57,7 +59,7 @@ extension PlannerDatabase {
     public func checkpointKeepingWAL() -> Bool {
         var log: Int32 = 0
         var copied: Int32 = 0
-        let rc = sqlite3_wal_checkpoint_v2(connection.handle, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &copied)
+        let rc = outsideTransactions { sqlite3_wal_checkpoint_v2($0.handle, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &copied) }
         return rc == SQLITE_OK && log == copied
     }
 
@@ -65,8 +67,10 @@ extension PlannerDatabase {
     /// before opening the file again: POSIX locks belong to the process, and opening and closing the file
     /// anew while this connection lives would drop the shared lock that tells others it is still in use.
     public func closeWithoutCheckpoint() {
-        csqlite_set_checkpoint_on_close(connection.handle, 0)
-        connection.close()
+        outsideTransactions { connection in
+            csqlite_set_checkpoint_on_close(connection.handle, 0)
+            connection.close()
+        }
     }
 
     /// Whether the disk holding the database has no space left: a write failed for that, not for a fault.

@@ -125,24 +125,24 @@ import Testing
                 _ = try devices[to].sync(now: now(to))
                 return
             }
-            try carry(from: folders[from], to: folders[to], own: try devices[to].read({ try devices[to].selfDeviceID() }), random: &random)
+            try carry(from: folders[from], to: folders[to], own: try devices[to].read({ try $0.selfDeviceID() }), random: &random)
             _ = try devices[to].sync(now: now(to))
         }
         /// Device `i`'s own files in its folder.
         func ownFiles(_ i: Int) throws -> [String] {
-            guard let id = try devices[i].read({ try devices[i].selfDeviceID() }) else { return [] }
+            guard let id = try devices[i].read({ try $0.selfDeviceID() }) else { return [] }
             return try FileManager.default.contentsOfDirectory(atPath: folders[i]).filter { $0.hasPrefix("planner-\(id)-") }
         }
         func backUp(_ i: Int) throws {
             let copy = temporaryDatabasePath()
-            try devices[i].connection.execute("VACUUM INTO '\(copy)'")
+            try devices[i].inspection.execute("VACUUM INTO '\(copy)'")
             var files: [String: Data] = [:]
             for name in try ownFiles(i) { files[name] = try Data(contentsOf: URL(fileURLWithPath: folders[i] + "/" + name)) }
             backups[i] = (copy, files)
         }
         func restore(_ i: Int) throws {
-            guard let backup = backups.removeValue(forKey: i), let id = try devices[i].read({ try devices[i].selfDeviceID() }) else { return }
-            devices[i].connection.close()
+            guard let backup = backups.removeValue(forKey: i), let id = try devices[i].read({ try $0.selfDeviceID() }) else { return }
+            devices[i].inspection.close()
             for suffix in ["", "-wal", "-shm"] { unlink(paths[i] + suffix) }
             try FileManager.default.copyItem(atPath: backup.db, toPath: paths[i])
             devices[i] = try PlannerDatabase(path: paths[i])
@@ -196,7 +196,7 @@ import Testing
                 try review(
                     anki, at: now(Int.random(in: 0..<2, using: &random)).milliseconds - late - Int64.random(in: 0...600_000, using: &random),
                     type: manual ? 4 : Int64.random(in: 0...3, using: &random), ease: manual ? 0 : Int64.random(in: 1...4, using: &random))
-            case 3: if backups[i] == nil, try db.read({ try db.selfDeviceID() }) != nil { try backUp(i) }
+            case 3: if backups[i] == nil, try db.read({ try $0.selfDeviceID() }) != nil { try backUp(i) }
             case 4: if backups[i] != nil { try restore(i) }
             default: break
             }
@@ -208,7 +208,7 @@ import Testing
             for to in (0..<count).shuffled(using: &random) {
                 for from in (0..<count).shuffled(using: &random) where from != to {
                     try carry(
-                        from: folders[from], to: folders[to], own: try devices[to].read({ try devices[to].selfDeviceID() }), whole: true,
+                        from: folders[from], to: folders[to], own: try devices[to].read({ try $0.selfDeviceID() }), whole: true,
                         random: &random)
                 }
                 try carry(from: newer, to: folders[to], own: nil, whole: true, random: &random)
@@ -219,8 +219,8 @@ import Testing
         let views = try devices.map { try shared($0, now: Instant(milliseconds: clock)) }
         if ProcessInfo.processInfo.environment["PLANNER_PROPERTY_DEBUG"] != nil {
             for (i, db) in devices.enumerated() {
-                print("d\(i) self", try db.read({ try db.selfDeviceID() }) ?? "-", "folder", folders[i])
-                let stmt = try db.connection.prepare("SELECT name, size, consumed, coalesce(problem, ''), coalesce(waiting_ms, 0) FROM sync_file")
+                print("d\(i) self", try db.read({ try $0.selfDeviceID() }) ?? "-", "folder", folders[i])
+                let stmt = try db.inspection.prepare("SELECT name, size, consumed, coalesce(problem, ''), coalesce(waiting_ms, 0) FROM sync_file")
                 while try stmt.step() { print("  ", (0..<5).map { stmt.text($0) }.joined(separator: " ")) }
                 for name in try FileManager.default.contentsOfDirectory(atPath: folders[i]).sorted() {
                     let size = (try? FileManager.default.attributesOfItem(atPath: folders[i] + "/" + name)[.size] as? Int) ?? -1
@@ -238,17 +238,17 @@ import Testing
         }
         for (i, db) in devices.enumerated() {
             // The newer planner's lines: those this planner understands applied, the others kept for an upgrade.
-            let applied = try db.connection.integer("SELECT count(*) FROM event WHERE device = ?", .text(newerID)) ?? -1
+            let applied = try db.inspection.integer("SELECT count(*) FROM event WHERE device = ?", .text(newerID)) ?? -1
             #expect(
                 applied == Int64(newerUnderstood), "seed \(seed), d\(i): \(applied) of the newer planner's \(newerUnderstood) known lines applied")
             if newerKept > 0 {
-                let kept = try db.connection.integer(
+                let kept = try db.inspection.integer(
                     "SELECT count(*) FROM sync_file WHERE name = ? AND newer_reader IS NOT NULL AND problem LIKE '%from a newer planner%'",
                     .text(SyncFileText.fileName(device: newerID, sequence: 1)))
                 #expect(kept == 1, "seed \(seed), d\(i): the newer planner's unknown lines are not kept for an upgrade")
             }
             for problem in try studyDaysAgainstTheHistory(db) { Issue.record("seed \(seed), d\(i): \(problem)") }
-            let opened = try db.connection.integer(
+            let opened = try db.inspection.integer(
                 """
                 SELECT count(*) FROM request r WHERE r.state = 'pending' AND r.kind = 'slot'
                   AND r.local_date IN (SELECT local_date FROM app_open)
@@ -281,7 +281,7 @@ import Testing
                 "SELECT id || ' ' || kind || ' ' || payload || ' ' || stamp || ' ' || device_id FROM events WHERE payload NOT LIKE '%days=%' ORDER BY id"
             ),
         ] {
-            let stmt = try db.connection.prepare(sql)
+            let stmt = try db.inspection.prepare(sql)
             var rows: [String] = []
             while try stmt.step() { rows.append(stmt.text(0)) }
             views[name] = rows
@@ -300,22 +300,22 @@ import Testing
             var stamp: Stamp
             var event: PlanEvent
         }
-        let stmt = try db.connection.prepare(
+        let stmt = try db.inspection.prepare(
             """
             SELECT id, at_ms, origin, kind, payload, coalesce(stamp_ms, at_ms), stamp_counter, device FROM event
             """)
         var rows: [Row] = []
         while try stmt.step() {
-            guard let event = db.storedEvent(stmt), let stamp = event.stamp else { continue }
+            guard let event = PlannerDatabase.storedEvent(stmt), let stamp = event.stamp else { continue }
             rows.append(Row(stamp: stamp, event: event))
         }
         rows.sort { $0.stamp < $1.stamp }
         let claims = rows.filter { $0.event.isPlanZoneClaim }
-        var baseZone = try db.connection.text("SELECT default_value FROM setting WHERE key = 'zone'") ?? "UTC"
+        var baseZone = try db.inspection.text("SELECT default_value FROM setting WHERE key = 'zone'") ?? "UTC"
         if let first = claims.first, case .settings(let set, _) = first.event.change { baseZone = set[0].value }
         var values: [SettingKey: String] = [.zone: baseZone, .window: SettingKey.window.defaultValue, .interval: SettingKey.interval.defaultValue]
         var problems: [String] = []
-        let recorded = try db.connection.prepare("SELECT local_date FROM app_open WHERE event_id = ?")
+        let recorded = try db.inspection.prepare("SELECT local_date FROM app_open WHERE event_id = ?")
         for row in rows {
             switch row.event.change {
             case .settings(let set, let reset) where !row.event.isPlanZoneClaim:

@@ -52,16 +52,16 @@ import Testing
             NewRequest(identifier: "x", fireAt: at("2026-11-24T07:00"), title: "t", body: "b"),
             now: at("2026-11-23T11:00"), zone: seoul)
         #expect(
-            try db.connection.text("SELECT group_concat(local_time || '=' || cancelled, ' ') FROM (SELECT * FROM app_open ORDER BY id)")
+            try db.inspection.text("SELECT group_concat(local_time || '=' || cancelled, ' ') FROM (SELECT * FROM app_open ORDER BY id)")
                 == "2026-11-23T09:40:00+09:00=25 2026-11-23T10:10:00+09:00=0")
-        #expect(try db.connection.integer("SELECT count(*) FROM request WHERE local_date = '2026-11-23' AND state = 'pending'") == 0)
+        #expect(try db.inspection.integer("SELECT count(*) FROM request WHERE local_date = '2026-11-23' AND state = 'pending'") == 0)
         // Emptied, not removed: a ticker watches it.
         #expect(try FileManager.default.contentsOfDirectory(atPath: path + ".opens").isEmpty)
         // Applied once: a write after changes nothing.
         try db.refill(now: at("2026-11-23T11:30"), zone: seoul)
-        #expect(try db.connection.integer("SELECT count(*) FROM app_open") == 2)
+        #expect(try db.inspection.integer("SELECT count(*) FROM app_open") == 2)
         #expect(
-            try db.connection.text("SELECT group_concat(origin || ':' || (event_id IN (SELECT id FROM event)), ' ') FROM app_open") == "open:1 open:1"
+            try db.inspection.text("SELECT group_concat(origin || ':' || (event_id IN (SELECT id FROM event)), ' ') FROM app_open") == "open:1 open:1"
         )
     }
 
@@ -78,7 +78,7 @@ import Testing
         #expect(chown(path + ".opens", 65534, 65534) == 0)
         #expect(throws: PlannerError.self) { try Inbox.save(entry("2026-11-23T10:20"), databasePath: path) }
         try db.refill(now: at("2026-11-23T10:30"), zone: seoul)
-        #expect(try db.connection.integer("SELECT count(*) FROM app_open") == 0)
+        #expect(try db.inspection.integer("SELECT count(*) FROM app_open") == 0)
         #expect(FileManager.default.fileExists(atPath: planted))
     }
 
@@ -92,7 +92,7 @@ import Testing
         #expect(FileManager.default.createFile(atPath: folder + "/junk.open", contents: Data("not an open\n".utf8)))
         #expect(symlink(folder + "/junk.open", folder + "/link.open") == 0)
         try db.refill(now: at("2026-11-23T10:30"), zone: seoul)
-        #expect(try db.connection.integer("SELECT count(*) FROM app_open") == 1)
+        #expect(try db.inspection.integer("SELECT count(*) FROM app_open") == 1)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["junk.open.rejected", "link.open"])
     }
 
@@ -104,6 +104,6 @@ import Testing
         let folder = try Inbox.save(entry("2026-11-23T10:10"), databasePath: link)
         #expect(folder == DatabaseFile.resolve(path) + ".opens")
         try db.refill(now: at("2026-11-23T10:30"), zone: seoul)
-        #expect(try db.connection.integer("SELECT count(*) FROM app_open") == 1)
+        #expect(try db.inspection.integer("SELECT count(*) FROM app_open") == 1)
     }
 }

@@ -30,7 +30,7 @@ import Testing
 
     /// Every row's first column.
     func texts(_ db: PlannerDatabase, _ sql: String) throws -> [String] {
-        let stmt = try db.connection.prepare(sql)
+        let stmt = try db.inspection.prepare(sql)
         var rows: [String] = []
         while try stmt.step() { rows.append(stmt.text(0)) }
         return rows
@@ -50,7 +50,7 @@ import Testing
                 """, "one-off"
             ),
         ] {
-            let stmt = try db.connection.prepare(sql)
+            let stmt = try db.inspection.prepare(sql)
             while try stmt.step() { rows.append(label + ":" + stmt.text(0)) }
         }
         let pause = try db.currentPause(now: at("2026-11-25T12:00"))
@@ -70,13 +70,13 @@ import Testing
         #expect(report.applied >= 1)
         #expect(report.openedElsewhere == [date("2026-11-25")])
         #expect(try !b.pendingRequests().contains { $0.identifier.contains("2026_11_25") }, "the day opened on the laptop is quiet on the desktop")
-        let cancelled = try b.connection.integer(
+        let cancelled = try b.inspection.integer(
             "SELECT count(*) FROM request WHERE local_date = '2026-11-25' AND state = 'cancelled' AND reason = 'app opened on another device'")
         #expect(cancelled == 25, "09:30 to 21:30 every 30 minutes: the two past ones were never delivered (no ticker)")
         let devices = try b.devices()
         #expect(devices.map(\.name) == ["desktop", "laptop"] && devices[0].isSelf && !devices[1].isSelf)
         // The laptop's open is the desktop's record too: once.
-        #expect(try b.connection.integer("SELECT count(*) FROM app_open_events WHERE device = 'laptop'") == 1)
+        #expect(try b.inspection.integer("SELECT count(*) FROM app_open_events WHERE device = 'laptop'") == 1)
         let again = try #require(try b.sync(now: at("2026-11-25T10:04")).sync)
         #expect(again.applied == 0)
     }
@@ -102,7 +102,7 @@ import Testing
         }
         #expect(passes > 2, "the folder was read in one pass")
         #expect(shown.isEmpty, "shown before the laptop's open was read: \(shown)")
-        #expect(try b.connection.integer("SELECT count(*) FROM app_open WHERE local_date = '2026-11-25'") == 1)
+        #expect(try b.inspection.integer("SELECT count(*) FROM app_open WHERE local_date = '2026-11-25'") == 1)
     }
 
     /// `tick --once` (cron) has no next pass in milliseconds: it never holds a late reminder back (it would
@@ -213,10 +213,10 @@ import Testing
         #expect(outcome.snoozed.map(\.identifier) == [slot + "_snoozed"])
         _ = try b.sync(now: at("2026-11-25T09:30:06"))
         #expect(
-            try b.connection.text("SELECT state || ' ' || reason FROM request WHERE identifier = '\(slot)' ORDER BY id DESC LIMIT 1")
+            try b.inspection.text("SELECT state || ' ' || reason FROM request WHERE identifier = '\(slot)' ORDER BY id DESC LIMIT 1")
                 == "cancelled snoozed on another device")
         #expect(
-            try b.connection.integer("SELECT fire_at_ms FROM request WHERE identifier = '\(slot)_snoozed' AND state = 'pending'")
+            try b.inspection.integer("SELECT fire_at_ms FROM request WHERE identifier = '\(slot)_snoozed' AND state = 'pending'")
                 == until.milliseconds)
         // A snooze of a day opened by then adds nothing.
         try a.recordAppOpen(now: at("2026-11-25T09:40"))
@@ -251,7 +251,7 @@ import Testing
         let c = try device(shared, name: "tablet", at: "2026-11-26T08:00")
         _ = try c.sync(now: at("2026-11-26T08:01"))
         #expect(try texts(c, waiting).isEmpty)
-        #expect(try c.connection.integer("SELECT count(*) FROM event WHERE kind = 'add'") == 2, "recorded, as every change is")
+        #expect(try c.inspection.integer("SELECT count(*) FROM event WHERE kind = 'add'") == 2, "recorded, as every change is")
     }
 
     /// Two devices add the same identifier, each before seeing the other's: the later add is the one waiting
@@ -349,16 +349,16 @@ import Testing
         let a = try device(shared, name: "a", at: "2026-11-25T08:00")
         try a.configure(set: [(.title, "Before the copy")], reset: [], now: at("2026-11-25T09:00"))
         let copyPath = temporaryDatabasePath()
-        try a.connection.execute("VACUUM INTO '\(copyPath)'")
+        try a.inspection.execute("VACUUM INTO '\(copyPath)'")
         let copy = try PlannerDatabase(path: copyPath)
-        let id = try #require(try a.read({ try a.selfDeviceID() }))
-        #expect(try copy.read({ try copy.selfDeviceID() }) == id)
+        let id = try #require(try a.read({ try $0.selfDeviceID() }))
+        #expect(try copy.read({ try $0.selfDeviceID() }) == id)
         try a.skip([date("2026-11-26")], reason: nil, now: at("2026-11-25T09:10"))
         try copy.skip([date("2026-11-27")], reason: nil, now: at("2026-11-25T09:20"))
         _ = try a.sync(now: at("2026-11-25T09:30"))
         _ = try copy.sync(now: at("2026-11-25T09:31"))
         _ = try a.sync(now: at("2026-11-25T09:32"))
-        let ids = [try a.read({ try a.selfDeviceID() }), try copy.read({ try copy.selfDeviceID() })]
+        let ids = [try a.read({ try $0.selfDeviceID() }), try copy.read({ try $0.selfDeviceID() })]
         #expect(ids[0] != ids[1], "one of them took a new id")
         // The one that moved keeps the old id as another device's (its events stay theirs).
         #expect(try a.devices().contains { $0.id == id && !$0.isSelf } || copy.devices().contains { $0.id == id && !$0.isSelf })
@@ -403,7 +403,7 @@ import Testing
                 let to = Int.random(in: 0..<count, using: &random)
                 try carry(
                     from: folders[from], to: folders[to], conflictCopy: Bool.random(using: &random),
-                    own: try devices[to].read({ try devices[to].selfDeviceID() }))
+                    own: try devices[to].read({ try $0.selfDeviceID() }))
                 _ = try devices[to].sync(now: Instant(milliseconds: clock + skew[to]))
             }
         }
@@ -412,7 +412,7 @@ import Testing
             for to in (0..<count).shuffled(using: &random) {
                 for from in (0..<count).shuffled(using: &random) where from != to {
                     try carry(
-                        from: folders[from], to: folders[to], conflictCopy: false, own: try devices[to].read({ try devices[to].selfDeviceID() }))
+                        from: folders[from], to: folders[to], conflictCopy: false, own: try devices[to].read({ try $0.selfDeviceID() }))
                 }
                 _ = try devices[to].sync(now: Instant(milliseconds: clock + 60_000 + skew[to]))
             }

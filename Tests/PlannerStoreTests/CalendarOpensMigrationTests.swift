@@ -26,12 +26,12 @@ import Testing
             """)
         old.close()
         let upgraded = try PlannerDatabase(path: path)
-        #expect(try upgraded.connection.integer("PRAGMA user_version") == Int64(Migrations.latestVersion))
+        #expect(try upgraded.inspection.integer("PRAGMA user_version") == Int64(Migrations.latestVersion))
         #expect(
-            try rows(upgraded.connection, "SELECT id || '|' || device FROM event ORDER BY id") == [
+            try rows(upgraded.inspection, "SELECT id || '|' || device FROM event ORDER BY id") == [
                 "conf-0001|desktop-id", "open-0001|laptop-id", "tick-0001|calendar",
             ])
-        #expect(try rows(upgraded.connection, "SELECT id FROM event_conflict") == ["conf-0001"])
+        #expect(try rows(upgraded.inspection, "SELECT id FROM event_conflict") == ["conf-0001"])
     }
 
     func rows(_ connection: Connection, _ sql: String) throws -> [String] {

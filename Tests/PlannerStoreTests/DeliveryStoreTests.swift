@@ -29,7 +29,7 @@ import Testing
         #expect(first?.identifier == "Noti_AppOpenPromotion_2026_11_23_12_30")
         #expect(second == nil)
         try a.finishDelivery(first!, at: at("2026-11-23T12:30:00.004"), attempts: 1, sink: "test", error: nil)
-        #expect(try a.connection.text("SELECT lateness_ms FROM delivered_notifications") == "4")
+        #expect(try a.inspection.text("SELECT lateness_ms FROM delivered_notifications") == "4")
     }
 
     @Test func anOrphanedClaimBecomesFailedNotDeliveredTwice() throws {
@@ -38,14 +38,14 @@ import Testing
         _ = try db.claimDue(now: at("2026-11-23T12:30"))  // the ticker "dies" here
         // While the claim could still be in progress it is left alone …
         _ = try db.claimDue(now: at("2026-11-23T12:50"))
-        #expect(try db.connection.text("SELECT state FROM request WHERE identifier LIKE '%12_30'") == "delivering")
+        #expect(try db.inspection.text("SELECT state FROM request WHERE identifier LIKE '%12_30'") == "delivering")
         // … once it cannot be, it is recorded as failed, and never claimed again.
         let later = try db.claimDue(now: at("2026-11-23T12:50:00.001"))
         #expect(later.claimed.first?.identifier != "Noti_AppOpenPromotion_2026_11_23_12_30")
         #expect(
-            try db.connection.text("SELECT state || ': ' || error FROM request WHERE identifier LIKE '%12_30'")
+            try db.inspection.text("SELECT state || ': ' || error FROM request WHERE identifier LIKE '%12_30'")
                 == "failed: the ticker stopped during delivery; not retried (deliveries are at most once)")
-        #expect(try db.connection.integer("SELECT count(*) FROM delivered_notifications") == 0)
+        #expect(try db.inspection.integer("SELECT count(*) FROM delivered_notifications") == 0)
     }
 
     @Test func addReplacesDisplacesAndWaitsThenRefillReadmits() throws {
@@ -57,19 +57,19 @@ import Testing
         let second = try db.add(NewRequest(identifier: "snooze", fireAt: at("2026-11-23T12:20"), title: "b", body: ""), now: now, zone: seoul)
         #expect(second.decision.replaced != nil)
         #expect(
-            try db.connection.text("SELECT group_concat(state) FROM (SELECT state FROM request WHERE identifier = 'snooze' ORDER BY id)")
+            try db.inspection.text("SELECT group_concat(state) FROM (SELECT state FROM request WHERE identifier = 'snooze' ORDER BY id)")
                 == "replaced,pending")
         let waiting = try db.add(NewRequest(identifier: "xmas", fireAt: at("2026-12-25T09:00"), title: "c", body: ""), now: now, zone: seoul)
         #expect(!waiting.decision.pending)
-        #expect(try db.connection.integer("SELECT count(*) FROM pending_requests") == 64)
+        #expect(try db.inspection.integer("SELECT count(*) FROM pending_requests") == 64)
         // Default identifiers are made unique instead of replacing.
         let unique = try db.add(
             NewRequest(identifier: "snooze", fireAt: at("2026-11-23T13:20"), title: "d", body: ""), makeUnique: true, now: now, zone: seoul)
         #expect(unique.identifier == "snooze_2")
         // On Christmas Eve evening the one-off is among the soonest 64 again.
         try db.refill(now: at("2026-12-24T20:00"), zone: seoul)
-        #expect(try db.connection.text("SELECT state FROM request WHERE identifier = 'xmas'") == "pending")
-        #expect(try db.connection.integer("SELECT count(*) FROM pending_requests") == 64)
+        #expect(try db.inspection.text("SELECT state FROM request WHERE identifier = 'xmas'") == "pending")
+        #expect(try db.inspection.integer("SELECT count(*) FROM pending_requests") == 64)
     }
 }
 
@@ -86,7 +86,7 @@ import Testing
         #expect(try db.appOpenedSinceClaim(claimed))
         try db.abandonDelivery(claimed, at: at("2026-11-23T12:31:02"), reason: "the app was opened before a retry succeeded")
         #expect(
-            try db.connection.text("SELECT state || '/' || reason FROM request WHERE id = \(claimed.rowID)")
+            try db.inspection.text("SELECT state || '/' || reason FROM request WHERE id = \(claimed.rowID)")
                 == "missed/the app was opened before a retry succeeded")
     }
 }
@@ -111,12 +111,12 @@ import Testing
         let answer = try db.recordAnswer(to: slot, action: .snooze, now: at("2026-11-23T12:31"))
         #expect(answer.snoozedAs == "Noti_AppOpenPromotion_2026_11_23_12_30_snoozed")
         #expect(answer.studyCommand.isEmpty)
-        let row = try db.connection.text(
+        let row = try db.inspection.text(
             """
             SELECT kind || ' ' || local_time || ' ' || state FROM request WHERE identifier = 'Noti_AppOpenPromotion_2026_11_23_12_30_snoozed'
             """)
         #expect(row == "oneoff 2026-11-23T12:46:00+09:00 pending", "\(String(describing: row))")
-        #expect(try db.connection.integer("SELECT count(*) FROM pending_requests") == 64)
+        #expect(try db.inspection.integer("SELECT count(*) FROM pending_requests") == 64)
         // Snoozing the snoozed one again replaces it (one identifier, one waiting request).
         let snoozed = try #require(try db.claimDue(now: at("2026-11-23T12:46")).claimed.first)
         #expect(snoozed.isStudyReminder && snoozed.kind == .oneoff)
@@ -125,7 +125,7 @@ import Testing
         // The record counts both snoozes on the day of the reminders answered.
         let monday = try #require(LocalDate(iso: "2026-11-23"))
         #expect(try db.studyRecordInput(from: monday, through: monday).input.days[monday]?.snoozed == 2)
-        let actions = try db.connection.text("SELECT group_concat(action || ':' || outcome, ' / ') FROM notification_actions")
+        let actions = try db.inspection.text("SELECT group_concat(action || ':' || outcome, ' / ') FROM notification_actions")
         #expect(
             actions
                 == "snooze:snoozed as Noti_AppOpenPromotion_2026_11_23_12_30_snoozed for 2026-11-23T12:46:00+09:00 / snooze:snoozed as Noti_AppOpenPromotion_2026_11_23_12_30_snoozed for 2026-11-23T13:02:00+09:00",
@@ -134,28 +134,28 @@ import Testing
 
     @Test func startIsAnOpenAndHandsBackTheStudyCommand() throws {
         let (db, slot) = try shownSlot()
-        try db.connection.execute("UPDATE setting SET value = 'anki --profile ''Main deck''' WHERE key = 'study-command'")
+        try db.inspection.execute("UPDATE setting SET value = 'anki --profile ''Main deck''' WHERE key = 'study-command'")
         let answer = try db.recordAnswer(to: slot, action: .start, now: at("2026-11-23T12:31"))
         #expect(answer.studyCommand == ["anki", "--profile", "Main deck"])
         #expect(answer.outcome == "opened 2026-11-23: cancelled 18 of its reminders")
-        #expect(try db.connection.integer("SELECT count(*) FROM app_open WHERE local_date = '2026-11-23'") == 1)
-        #expect(try db.connection.integer("SELECT count(*) FROM request WHERE state = 'pending' AND local_date = '2026-11-23'") == 0)
+        #expect(try db.inspection.integer("SELECT count(*) FROM app_open WHERE local_date = '2026-11-23'") == 1)
+        #expect(try db.inspection.integer("SELECT count(*) FROM request WHERE state = 'pending' AND local_date = '2026-11-23'") == 0)
         // A snooze after the day was opened would nag again: recorded, not obeyed.
         let late = try db.recordAnswer(to: slot, action: .snooze, now: at("2026-11-23T12:32"))
         #expect(late.snoozedAs == nil && late.outcome == "ignored: that day was already opened")
         let monday = try #require(LocalDate(iso: "2026-11-23"))
         #expect(try db.studyRecordInput(from: monday, through: monday).input.days[monday]?.snoozed ?? 0 == 0)
-        #expect(try db.connection.integer("SELECT count(*) FROM request WHERE identifier LIKE '%_snoozed'") == 0)
+        #expect(try db.inspection.integer("SELECT count(*) FROM request WHERE identifier LIKE '%_snoozed'") == 0)
     }
 
     @Test func aFailedAnswerLeavesNothing() throws {
         let (db, slot) = try shownSlot()
         // The answer's row cannot be written (a trigger of the connection's own refuses it): the answer
         // fails whole, the open made before it in the same transaction included.
-        try db.connection.execute("CREATE TEMP TRIGGER refuse BEFORE INSERT ON notification_action BEGIN SELECT RAISE(ABORT, 'refused'); END")
+        try db.inspection.execute("CREATE TEMP TRIGGER refuse BEFORE INSERT ON notification_action BEGIN SELECT RAISE(ABORT, 'refused'); END")
         #expect(throws: PlannerError.self) { try db.recordAnswer(to: slot, action: .start, now: at("2026-11-23T12:31")) }
-        #expect(try db.connection.integer("SELECT count(*) FROM app_open") == 0)
-        #expect(try db.connection.integer("SELECT count(*) FROM notification_action") == 0)
+        #expect(try db.inspection.integer("SELECT count(*) FROM app_open") == 0)
+        #expect(try db.inspection.integer("SELECT count(*) FROM notification_action") == 0)
     }
 }
 
@@ -174,7 +174,7 @@ import Testing
         try db.finishDelivery(slot, at: at("2026-11-23T23:30"), attempts: 1, sink: "test", error: nil)
         let answer = try db.recordAnswer(to: slot, action: .snooze, now: at("2026-11-23T23:55"))
         let snoozedAs = try #require(answer.snoozedAs)
-        #expect(try db.connection.text("SELECT local_date FROM request WHERE identifier = '\(snoozedAs)'") == "2026-11-23")
+        #expect(try db.inspection.text("SELECT local_date FROM request WHERE identifier = '\(snoozedAs)'") == "2026-11-23")
         try db.recordAppOpen(now: at("2026-11-24T00:05"), zone: seoul)
         let snoozed = try #require(try db.claimDue(now: at("2026-11-24T00:10")).claimed.first { $0.identifier == snoozedAs })
         #expect(try db.dayOpened(snoozed))
@@ -194,7 +194,7 @@ import Testing
         try db.finishDelivery(slot, at: at("2026-11-23T12:30"), attempts: 1, sink: "test", error: nil)
         _ = try db.recordAnswer(to: slot, action: .snooze, now: at("2026-11-23T12:31"))
         try db.recordAppOpen(now: at("2026-11-23T12:40"), zone: seoul)
-        #expect(try db.connection.integer("SELECT count(*) FROM request WHERE state = 'pending' AND identifier LIKE '%_snoozed'") == 1)
+        #expect(try db.inspection.integer("SELECT count(*) FROM request WHERE state = 'pending' AND identifier LIKE '%_snoozed'") == 1)
         let next = try db.status(now: at("2026-11-23T12:41"), zone: seoul).next
         #expect(next?.identifier == "Noti_AppOpenPromotion_2026_11_24_09_30")
         // And the ticker does not show it: recorded missed at its time.

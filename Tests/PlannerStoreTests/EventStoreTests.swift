@@ -17,7 +17,7 @@ import Testing
     func everything(_ db: PlannerDatabase) throws -> [String] {
         var rows: [String] = []
         for table in ["request", "app_open", "skipped_date", "pause", "setting", "event", "plan", "notification_action"] {
-            let stmt = try db.connection.prepare("SELECT * FROM \(table)")
+            let stmt = try db.inspection.prepare("SELECT * FROM \(table)")
             while try stmt.step() {
                 rows.append(
                     table + ":" + (0..<sqlite3_column_count(stmt.handle)).map { stmt.isNull($0) ? "NULL" : stmt.text($0) }.joined(separator: "|"))
@@ -46,7 +46,7 @@ import Testing
         #expect(try db.apply(event) == nil)
         // A later write (a refill at the same instant) finds nothing to redo either.
         #expect(try everything(db) == after)
-        #expect(try db.connection.integer("SELECT count(*) FROM event WHERE id = ?", .text(event.id)) == 1)
+        #expect(try db.inspection.integer("SELECT count(*) FROM event WHERE id = ?", .text(event.id)) == 1)
     }
 
     /// Each command's change is a row of `event`, with its own id, instant, origin and what it changed.
@@ -58,7 +58,7 @@ import Testing
         try db.pause(now: at("2026-11-23T10:13"), until: nil)
         try db.resume(now: at("2026-11-23T10:14"))
         try db.configure(set: [(.interval, "45m")], reset: [.zone], now: at("2026-11-23T10:15"))
-        let stmt = try db.connection.prepare("SELECT origin, kind, payload, at_ms, length(id) FROM event ORDER BY at_ms")
+        let stmt = try db.inspection.prepare("SELECT origin, kind, payload, at_ms, length(id) FROM event ORDER BY at_ms")
         var rows: [String] = []
         while try stmt.step() { rows.append((0..<5).map { stmt.text($0) }.joined(separator: " | ")) }
         let ms = { (t: String) in String(at(t).milliseconds) }
@@ -72,7 +72,7 @@ import Testing
                 // Resetting the zone is recorded even at its default (the default may be this device's claim alone).
                 "config | settings | set.interval=45m reset=zone | \(ms("2026-11-23T10:15")) | 32",
             ])
-        #expect(try db.connection.text("SELECT origin || ' ' || (event_id = (SELECT id FROM event WHERE kind = 'open')) FROM app_open") == "study 1")
+        #expect(try db.inspection.text("SELECT origin || ' ' || (event_id = (SELECT id FROM event WHERE kind = 'open')) FROM app_open") == "study 1")
     }
 
     /// An event from outside is applied at its own instant, before the write that finds it.
@@ -86,9 +86,9 @@ import Testing
         try Inbox.save(skip, databasePath: path)
         try db.refill(now: at("2026-11-23T12:00"))
         #expect(
-            try db.connection.text("SELECT reason || ' ' || count(*) || ' ' || min(changed_at_ms) FROM request WHERE state = 'skipped'")
+            try db.inspection.text("SELECT reason || ' ' || count(*) || ' ' || min(changed_at_ms) FROM request WHERE state = 'skipped'")
                 == "date skipped 25 \(at("2026-11-23T09:00").milliseconds)")
-        #expect(try db.connection.integer("SELECT skipped_at_ms FROM skipped_date") == at("2026-11-23T09:00").milliseconds)
+        #expect(try db.inspection.integer("SELECT skipped_at_ms FROM skipped_date") == at("2026-11-23T09:00").milliseconds)
         // The same event saved again (a copy arriving twice) is not applied again.
         try Inbox.save(skip, databasePath: path)
         let before = try everything(db)

@@ -63,7 +63,7 @@ import Testing
         let writer = try PlannerDatabase(path: path)
         let collection = "/nowhere/collection.anki2"
         func problem(_ text: String) throws {
-            try writer.connection.execute(
+            try writer.inspection.execute(
                 "INSERT INTO anki_read (collection, problem, read_at_ms) VALUES ('\(collection)', '\(text)', 1) "
                     + "ON CONFLICT (collection) DO UPDATE SET problem = excluded.problem")
         }

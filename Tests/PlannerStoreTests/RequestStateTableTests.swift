@@ -10,7 +10,7 @@ import Testing
 /// enum must say the same, and every change of state the store makes must be one the table allows.
 @Suite struct RequestStateTableTests {
     func rows(_ db: PlannerDatabase, _ sql: String) throws -> [[String]] {
-        let stmt = try db.connection.prepare(sql)
+        let stmt = try db.inspection.prepare(sql)
         var rows: [[String]] = []
         while try stmt.step() { rows.append((0..<sqlite3_column_count(stmt.handle)).map { stmt.text($0) }) }
         return rows
@@ -108,14 +108,14 @@ import Testing
         old.close()
 
         let upgraded = try PlannerDatabase(path: path)
-        #expect(try upgraded.connection.integer("PRAGMA user_version") == Int64(Migrations.latestVersion))
-        #expect(try tableText(upgraded.connection, dump) == before)
-        #expect(try tableText(upgraded.connection, "PRAGMA foreign_key_check") == "")
+        #expect(try upgraded.inspection.integer("PRAGMA user_version") == Int64(Migrations.latestVersion))
+        #expect(try tableText(upgraded.inspection, dump) == before)
+        #expect(try tableText(upgraded.inspection, "PRAGMA foreign_key_check") == "")
         let fresh = try PlannerDatabase(path: temporaryDatabasePath())
         let schema = "SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name"
-        #expect(try tableText(upgraded.connection, schema) == tableText(fresh.connection, schema))
+        #expect(try tableText(upgraded.inspection, schema) == tableText(fresh.inspection, schema))
         #expect(
-            try upgraded.read { try PlannerDatabase.schemaFingerprint(of: upgraded.connection) }
+            try upgraded.read { try PlannerDatabase.schemaFingerprint(of: $0.connection) }
                 == PlannerDatabase.schemaFingerprints[Int(Migrations.latestVersion)])
     }
 

@@ -55,11 +55,11 @@ import Testing
                 == #"SELECT i.name, t.name FROM sqlite_schema AS t, pragma_index_list(t.name) AS i WHERE t.type = 'table' AND t.name COLLATE NOCASE IN ('a') AND i."unique" = 1 AND i.origin = 'c' AND i.name NOT IN ('a') ORDER BY i.name LIMIT 1"#
         )
         let triggers = try String(contentsOfFile: folder + "/ForeignTriggers.swift", encoding: .utf8)
-        #expect(source.contains("try checkForeignTriggers(quotedPlannerObjects: Self.plannerObjectsQuoted)"))
+        #expect(source.contains("try checkForeignTriggers(quotedPlannerObjects: PlannerDatabase.plannerObjectsQuoted)"))
         #expect(triggers.contains("SchemaFingerprint.foreignTriggersQuery(quotedNames: quotedPlannerObjects)"))
-        #expect(triggers.contains("SchemaFingerprint.foreignTriggersQuery(quotedNames: Self.plannerObjectsQuoted)"))
+        #expect(triggers.contains("SchemaFingerprint.foreignTriggersQuery(quotedNames: PlannerDatabase.plannerObjectsQuoted)"))
         #expect(triggers.contains("SchemaFingerprint.foreignUniqueIndexQuery(quotedNames: quotedPlannerObjects)"))
-        #expect(source.contains("SchemaFingerprint.sharedNameQuery(quotedNames: Self.plannerObjectsQuoted)"))
+        #expect(source.contains("SchemaFingerprint.sharedNameQuery(quotedNames: PlannerDatabase.plannerObjectsQuoted)"))
         #expect(
             SchemaFingerprint.sharedNameQuery(quotedNames: SchemaFingerprint.quoted(["a"]))
                 == "SELECT name FROM sqlite_schema WHERE name IN ('a') GROUP BY name HAVING count(*) > 1 ORDER BY name LIMIT 1")

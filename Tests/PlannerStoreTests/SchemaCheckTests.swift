@@ -86,7 +86,7 @@ import Testing
         let (connection, path) = try migrated(to: 1)
         connection.close()
         let db = try PlannerDatabase(path: path)
-        #expect(try db.connection.integer("PRAGMA user_version") == Int64(Migrations.latestVersion))
+        #expect(try db.inspection.integer("PRAGMA user_version") == Int64(Migrations.latestVersion))
     }
 
     /// A plan made before settings existed keeps the zone its slots were planned in, whatever TZ the

@@ -33,7 +33,7 @@ import Testing
     }
 
     func value(_ db: PlannerDatabase, _ key: String) throws -> String? {
-        let stmt = try db.connection.prepare("SELECT value FROM setting WHERE key = ?")
+        let stmt = try db.inspection.prepare("SELECT value FROM setting WHERE key = ?")
         try stmt.bind([.text(key)])
         return try stmt.step() ? stmt.text(0) : nil
     }
@@ -44,9 +44,9 @@ import Testing
         let a = try device(f, "a", zone: "Europe/Berlin", at: "2026-11-20T08:00")
         _ = try a.sync(now: at("2026-11-20T08:01"))
         // As a planner of the previous version left it: an id, no claim.
-        try a.connection.execute("DELETE FROM event WHERE origin = 'plan-zone'; DELETE FROM register WHERE name = 'plan-zone'")
+        try a.inspection.execute("DELETE FROM event WHERE origin = 'plan-zone'; DELETE FROM register WHERE name = 'plan-zone'")
         try a.configure(set: [(.title, "Next")], reset: [], now: at("2026-11-20T09:00"))
-        #expect(try a.connection.integer("SELECT count(*) FROM event WHERE origin = 'plan-zone'") == 1)
+        #expect(try a.inspection.integer("SELECT count(*) FROM event WHERE origin = 'plan-zone'") == 1)
     }
 
     /// A plan made without TZ has the zone `system`: it is claimed as the zone it names here, never as
@@ -56,7 +56,7 @@ import Testing
         let a = try device(f, "a", zone: nil, at: "2026-11-20T08:00")
         // Claimed at its first read of the folder (`config set sync-folder` makes one at once).
         _ = try a.sync(now: at("2026-11-20T08:01"))
-        let claim = try a.connection.text("SELECT payload FROM event WHERE origin = 'plan-zone'")
+        let claim = try a.inspection.text("SELECT payload FROM event WHERE origin = 'plan-zone'")
         #expect(claim == "set.zone=" + SystemZone.systemDefault().name, "\(claim ?? "none")")
         #expect(try value(a, "zone") == SystemZone.systemDefault().name)
     }
@@ -69,8 +69,8 @@ import Testing
         let a = try device(fa, "a", zone: "Europe/Berlin", at: "2026-11-20T08:00")
         let b = try device(fb, "b", zone: "America/New_York", at: "2026-11-23T08:00")
         try b.configure(set: [(.zone, "America/New_York")], reset: [], now: at("2026-11-23T09:00"))
-        try carry(fa, fb, own: try b.read({ try b.selfDeviceID() }))
-        try carry(fb, fa, own: try a.read({ try a.selfDeviceID() }))
+        try carry(fa, fb, own: try b.read({ try $0.selfDeviceID() }))
+        try carry(fb, fa, own: try a.read({ try $0.selfDeviceID() }))
         _ = try a.sync(now: at("2026-11-23T09:05"))
         _ = try b.sync(now: at("2026-11-23T09:05"))
         #expect(try value(a, "zone") == "America/New_York")
@@ -103,7 +103,7 @@ import Testing
         let onD = try d.skippedDates().map(\.date)
         #expect(onC == onD && onC.count == 1, "\(onC) \(onD)")
         let registers = { (db: PlannerDatabase) in
-            try db.connection.text("SELECT group_concat(name) FROM (SELECT name FROM register WHERE name LIKE 'skip:%' ORDER BY name)")
+            try db.inspection.text("SELECT group_concat(name) FROM (SELECT name FROM register WHERE name LIKE 'skip:%' ORDER BY name)")
         }
         #expect(try registers(c) == registers(d))
     }
@@ -120,7 +120,7 @@ import Testing
             .write(toFile: f + "/planner-\(forged)-000001.events", atomically: true, encoding: .utf8)
         let report = try a.sync(now: at("2026-11-22T10:00"))
         #expect(report.sync?.applied == 1)
-        #expect(try a.connection.integer("SELECT count(*) FROM request WHERE identifier LIKE '%_snoozed'") == 0)
+        #expect(try a.inspection.integer("SELECT count(*) FROM request WHERE identifier LIKE '%_snoozed'") == 0)
     }
 
     /// A claim of the plan's zone must be one: any other change under that origin is refused.

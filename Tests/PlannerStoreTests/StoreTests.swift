@@ -13,13 +13,13 @@ import Testing
     @Test func freshDatabaseIsMigratedOnceAndStamped() throws {
         let path = temporaryDatabasePath()
         let db = try PlannerDatabase(path: path)
-        #expect(try db.connection.integer("PRAGMA user_version") == Int64(Migrations.latestVersion))
-        #expect(try db.connection.integer("PRAGMA application_id") == Int64(PlannerDatabase.applicationID))
-        #expect(try db.connection.text("PRAGMA journal_mode") == "wal")
-        #expect(try db.connection.integer("PRAGMA busy_timeout") ?? 0 >= 5000)
+        #expect(try db.inspection.integer("PRAGMA user_version") == Int64(Migrations.latestVersion))
+        #expect(try db.inspection.integer("PRAGMA application_id") == Int64(PlannerDatabase.applicationID))
+        #expect(try db.inspection.text("PRAGMA journal_mode") == "wal")
+        #expect(try db.inspection.integer("PRAGMA busy_timeout") ?? 0 >= 5000)
         // Opening again applies nothing twice (the migration would fail on CREATE TABLE if it ran again).
         let again = try PlannerDatabase(path: path)
-        #expect(try again.connection.integer("SELECT count(*) FROM plan") == 1)
+        #expect(try again.inspection.integer("SELECT count(*) FROM plan") == 1)
     }
 
     @Test func everyMigrationFileIsEmbedded() throws {
@@ -40,7 +40,7 @@ import Testing
         let pending = try db.pendingRequests()
         #expect(pending.count == 64)
         #expect(pending.first?.identifier == "Noti_AppOpenPromotion_2026_11_23_12_30")
-        #expect(try db.connection.integer("SELECT count(*) FROM request") == 64)
+        #expect(try db.inspection.integer("SELECT count(*) FROM request") == 64)
     }
 
     @Test func openThenRefillSameDay() throws {
@@ -52,8 +52,8 @@ import Testing
             try db.refill(now: at(now), zone: seoul)
             #expect(try db.pendingRequests().allSatisfy { !$0.identifier.contains("2026_11_23") })
         }
-        #expect(try db.connection.integer("SELECT count(*) FROM request WHERE state = 'cancelled'") == 25)
-        #expect(try db.connection.text("SELECT reason FROM request WHERE state = 'cancelled' LIMIT 1") == "app opened")
+        #expect(try db.inspection.integer("SELECT count(*) FROM request WHERE state = 'cancelled'") == 25)
+        #expect(try db.inspection.text("SELECT reason FROM request WHERE state = 'cancelled' LIMIT 1") == "app opened")
         let status = try db.status(now: at("2026-11-23T20:00"), zone: seoul)
         #expect(status.firstOpenToday == at("2026-11-23T12:10"))
         #expect(status.pendingCount == 64)
@@ -63,7 +63,7 @@ import Testing
     @Test func schemaRefusesDuplicatesOverflowAndBackwardTransitions() throws {
         let db = try PlannerDatabase(path: temporaryDatabasePath())
         try db.refill(now: at("2026-11-23T12:00"), zone: seoul)
-        let c = db.connection
+        let c = db.inspection
         // Make room, then try to add an identifier that is already pending.
         try c.execute("UPDATE request SET state = 'missed' WHERE identifier = 'Noti_AppOpenPromotion_2026_11_23_12_30'")
         #expect(throws: SQLiteError.self) {
@@ -99,12 +99,12 @@ import Testing
         let db = try PlannerDatabase(path: temporaryDatabasePath())
         struct Boom: Error {}
         #expect(throws: PlannerError.self) {
-            try db.write {
-                try db.connection.execute("INSERT INTO app_open (opened_at_ms, local_date, local_time, zone) VALUES (0, '2026-11-23', 'x', 'UTC')")
+            try db.write { t in
+                try t.connection.execute("INSERT INTO app_open (opened_at_ms, local_date, local_time, zone) VALUES (0, '2026-11-23', 'x', 'UTC')")
                 throw PlannerError.failure("boom")
             }
         }
-        #expect(try db.connection.integer("SELECT count(*) FROM app_open") == 0)
+        #expect(try db.inspection.integer("SELECT count(*) FROM app_open") == 0)
         #expect(sqlite3AutocommitIsOn(db))
     }
 
@@ -112,11 +112,11 @@ import Testing
         let path = temporaryDatabasePath()
         let holder = try PlannerDatabase(path: path)
         let waiter = try PlannerDatabase(path: path)
-        try holder.connection.execute("BEGIN IMMEDIATE")
+        try holder.inspection.execute("BEGIN IMMEDIATE")
         nonisolated(unsafe) let held = holder
         let release = Thread {
             usleep(400_000)
-            try? held.connection.execute("COMMIT")
+            try? held.inspection.execute("COMMIT")
         }
         release.start()
         let started = SystemClock.now()
@@ -134,7 +134,7 @@ import Testing
             ("공부 시간", "공부 시간"), (String(repeating: "x", count: 5_000) + "\0y", String(repeating: "x", count: 5_000)),
         ]
         for (bound, stored) in cases {
-            let stmt = try db.connection.prepare("SELECT ?, typeof(?), length(CAST(? AS BLOB))")
+            let stmt = try db.inspection.prepare("SELECT ?, typeof(?), length(CAST(? AS BLOB))")
             try stmt.bind([.text(bound), .text(bound), .text(bound)])
             #expect(try stmt.step())
             #expect(
@@ -147,7 +147,7 @@ import Testing
     @Test func anOpensReportIsThePlanItWasDecidedIn() throws {
         let db = try PlannerDatabase(path: temporaryDatabasePath())
         _ = try db.refill(now: at("2026-11-23T08:00"), zone: seoul)
-        try db.connection.execute("UPDATE setting SET value = 'Before' WHERE key = 'title'")
+        try db.inspection.execute("UPDATE setting SET value = 'Before' WHERE key = 'title'")
         let event = PlannerDatabase.openEvent(now: at("2026-11-23T12:00"), takenIn: seoul, policy: nil, origin: "open")
         let recorded = try db.recordAppOpen(event, reporting: true)
         let planZone = try db.planSettings().zone.name
@@ -161,7 +161,7 @@ import Testing
     /// A statement bound again with fewer values than it has parameters leaves none of the earlier binding.
     @Test func aShorterBindingLeavesNoEarlierValue() throws {
         let db = try PlannerDatabase(path: temporaryDatabasePath())
-        let stmt = try db.connection.prepare("SELECT ?1, ?2")
+        let stmt = try db.inspection.prepare("SELECT ?1, ?2")
         try stmt.bind([.text("a"), .integer(2)])
         #expect(try stmt.step() && stmt.text(0) == "a" && stmt.int64(1) == 2)
         try stmt.bind([.text("c")])
@@ -171,11 +171,11 @@ import Testing
     @Test func hotQueriesUseIndexesSoHistoryDoesNotSlowThemDown() throws {
         let db = try PlannerDatabase(path: temporaryDatabasePath())
         var tables: Set<String> = []
-        let names = try db.connection.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'")
+        let names = try db.inspection.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'")
         while try names.step() { tables.insert(names.text(0)) }
         // The store's own SQL; with the parameters unbound the planner still picks its plan.
         for sql in HotQueries.all {
-            let plan = try db.connection.prepare("EXPLAIN QUERY PLAN " + sql)
+            let plan = try db.inspection.prepare("EXPLAIN QUERY PLAN " + sql)
             var details: [String] = []
             while try plan.step() { details.append(plan.text(3)) }
             // `setting` holds one row per key and `request_state` one per state, whatever the history:
@@ -193,5 +193,5 @@ import Testing
 }
 
 func sqlite3AutocommitIsOn(_ db: PlannerDatabase) -> Bool {
-    (try? db.connection.execute("BEGIN; ROLLBACK")) != nil
+    (try? db.inspection.execute("BEGIN; ROLLBACK")) != nil
 }

@@ -27,7 +27,7 @@ import Testing
         _ = try db.sync(now: now)
         try Data(second.utf8).write(to: URL(fileURLWithPath: folder + "/" + SyncFileText.fileName(device: secondDevice, sequence: 1)))
         _ = try db.sync(now: Instant(milliseconds: now.milliseconds + 60_000))
-        let stmt = try db.connection.prepare(
+        let stmt = try db.inspection.prepare(
             "SELECT stamp_ms || '.' || stamp_counter || ' ' || payload || ' ' || device FROM event WHERE origin = 'anki'")
         return try stmt.step() ? stmt.text(0) : "none"
     }

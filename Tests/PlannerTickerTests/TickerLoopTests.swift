@@ -19,9 +19,9 @@ import Testing
         // The two slots of that hour (every 30 min from 09:30), each once, each at its time.
         #expect(sink.identifiers == ["Noti_AppOpenPromotion_2026_11_23_12_30", "Noti_AppOpenPromotion_2026_11_23_13_00"])
         #expect(sink.attempts.map(\.at) == [time.at("2026-11-23T12:30"), time.at("2026-11-23T13:00")])
-        #expect(try db.connection.integer("SELECT count(*) FROM delivered_notifications") == 2)
+        #expect(try db.inspection.integer("SELECT count(*) FROM delivered_notifications") == 2)
         #expect(
-            try db.connection.text(
+            try db.inspection.text(
                 """
                 SELECT group_concat(state) FROM (SELECT state FROM request WHERE fire_at_ms BETWEEN \(time.at("2026-11-23T12:30").milliseconds)
                 AND \(time.at("2026-11-23T13:30").milliseconds) ORDER BY fire_at_ms)
@@ -41,7 +41,7 @@ import Testing
         _ = try runLive(db, sink: sink, clock: clock, until: time.at("2026-11-24T09:45"))
         // Nothing for the rest of the opened day; the next morning's first slot is delivered.
         #expect(sink.identifiers == ["Noti_AppOpenPromotion_2026_11_24_09_30"])
-        #expect(try db.connection.integer("SELECT count(*) FROM delivered_notifications WHERE identifier LIKE '%2026_11_23%'") == 0)
+        #expect(try db.inspection.integer("SELECT count(*) FROM delivered_notifications WHERE identifier LIKE '%2026_11_23%'") == 0)
     }
 
     @Test func aFailingSinkIsRetriedWithBackOffThenRecordedFailed() throws {
@@ -58,7 +58,7 @@ import Testing
         let start = time.at("2026-11-23T12:05")
         #expect(sink.attempts.filter { $0.identifier == "x" }.map(\.at) == [start, start + 1_000, start + 3_000])
         #expect(
-            try db.connection.text("SELECT state || '|' || attempts || '|' || error FROM request WHERE identifier = 'x'")
+            try db.inspection.text("SELECT state || '|' || attempts || '|' || error FROM request WHERE identifier = 'x'")
                 == "failed|3|the test sink refused it")
         #expect(run.logLines.contains { $0.hasPrefix("gave up on x: its grace period is over") })
     }
@@ -70,7 +70,7 @@ import Testing
         _ = try runLive(db, sink: sink, clock: clock, until: time.at("2026-11-23T12:31"))
         let slot = time.at("2026-11-23T12:30")
         #expect(sink.attempts.map(\.at) == [slot, slot + 1_000])
-        #expect(try db.connection.text("SELECT state || '|' || attempts FROM request WHERE identifier LIKE '%2026_11_23_12_30'") == "delivered|2")
+        #expect(try db.inspection.text("SELECT state || '|' || attempts FROM request WHERE identifier LIKE '%2026_11_23_12_30'") == "delivered|2")
     }
 
     /// `tick --once --sink stdout` as the command runs it, its line captured instead of written to fd 1.
@@ -92,7 +92,7 @@ import Testing
         // identifier, fire_at in the plan's zone, title (the default): tab-separated, one line.
         #expect(due.outputLines == ["Noti_AppOpenPromotion_2026_11_23_12_30\t2026-11-23T12:30:00+09:00\tTime to study?\n"])
         // Late by the 250 ms of --now, plus the few this run took.
-        #expect(try db.connection.integer("SELECT lateness_ms BETWEEN 250 AND 2000 FROM delivered_notifications") == 1)
+        #expect(try db.inspection.integer("SELECT lateness_ms BETWEEN 250 AND 2000 FROM delivered_notifications") == 1)
     }
 
     @Test func aOnceRunWhoseOutputFailsReportsTheFailure() throws {
@@ -102,6 +102,6 @@ import Testing
             database: db, policy: PlanPolicy(graceMilliseconds: 2_000), sink: StdoutSink(output: closed.context.output),
             verbose: false, context: closed.context)
         #expect(failures == ["Noti_AppOpenPromotion_2026_11_23_12_30: the test output is closed"])
-        #expect(try db.connection.text("SELECT state FROM request WHERE identifier LIKE '%2026_11_23_12_30'") == "failed")
+        #expect(try db.inspection.text("SELECT state FROM request WHERE identifier LIKE '%2026_11_23_12_30'") == "failed")
     }
 }
