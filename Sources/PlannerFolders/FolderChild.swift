@@ -14,7 +14,9 @@ import PlannerSystem
 ///
 /// The child never touches SQLite (a connection must not cross a fork) and never prints: it does system
 /// calls on the folder and says what happened as bytes (`Wire`). It is forked from a single-threaded
-/// process, so what it runs is ordinary Swift.
+/// process, so what it runs is ordinary Swift. In a process of several threads (the tests), where a fork
+/// is unsafe, the same steps run on a thread of their own, across the same socket pair and the same frames
+/// (`serve`): only the fork and the deadline differ.
 public enum FolderChild {
     public enum Outcome {
         /// What `act` returned; or nil when `decide` chose to do nothing (after `observe`'s bytes).
@@ -126,8 +128,9 @@ public enum FolderChild {
         public private(set) var looked: Outcome
         private var pid: pid_t = -1
         private var socket: Int32 = -1
-        /// Inline (a process of several threads): the steps run here, and `release` closes what they opened.
-        private let act: ([UInt8]) -> [UInt8]
+        /// A process of several threads: the child's side is this thread (`serve`), which `hangUp` joins, and
+        /// `release` then closes what the steps opened (a forked child's exit closes them).
+        private var thread: pthread_t?
         private var release: (() -> Void)?
         /// The child missed a deadline: it is not waited for again.
         private var stuck = false
@@ -142,24 +145,39 @@ public enum FolderChild {
         init(
             folder: String? = nil, observe: () -> [UInt8], act: @escaping ([UInt8]) -> [UInt8], release: @escaping () -> Void
         ) {
-            self.act = act
             self.folder = folder
             // fork() is safe only in a single-threaded process (the planner and its ticker are): a process with
             // other threads (the test runner, in-process tests in parallel) could fork while one of them holds a
-            // runtime lock the child then waits on forever. There the steps run here, unprotected.
-            guard singleThreaded() else {
-                self.release = release
-                looked = .done(observed: observe(), acted: nil)
-                return
-            }
-            reapAbandoned()
-            if let folder, let why = FolderGuard.stuck(folder) {
-                looked = .failed(why)
-                return
+            // runtime lock the child then waits on forever.
+            let forks = singleThreaded()
+            if forks {
+                reapAbandoned()
+                if let folder, let why = FolderGuard.stuck(folder) {
+                    looked = .failed(why)
+                    return
+                }
             }
             var pair: [Int32] = [-1, -1]
             guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
                 looked = .failed("socketpair: \(String(cString: strerror(errno)))")
+                return
+            }
+            guard forks else {
+                // The steps on a thread, unprotected: observe here (it may not outlive this call), its bytes
+                // sent by the thread like a child's. No deadline: a thread cannot be killed when it is missed.
+                self.release = release
+                let serving = Serving(fd: pair[1], observed: observe(), act: act)
+                var thread = pthread_t()
+                guard pthread_create(&thread, nil, Serving.main, Unmanaged.passRetained(serving).toOpaque()) == 0 else {
+                    Unmanaged.passUnretained(serving).release()
+                    close(pair[0])
+                    close(pair[1])
+                    looked = .failed("pthread_create failed")
+                    return
+                }
+                self.thread = thread
+                socket = pair[0]
+                looked = receive(socket, within: nil).map { .done(observed: $0, acted: nil) } ?? .failed("the folder thread said nothing")
                 return
             }
             let pid = fork()
@@ -186,7 +204,7 @@ public enum FolderChild {
         /// How long to wait now. Once a folder stalled, the next few seconds' folder work gets a short deadline:
         /// a login with two frozen folders, a ticker pass, pay the full deadline once, not once per folder and
         /// per pass. Asked at each wait: a held child's job may come after another folder stalled.
-        private var limit: Int64 { Held.limit(FolderChild.deadlineMilliseconds) }
+        private var limit: Int64? { thread == nil ? Held.limit(FolderChild.deadlineMilliseconds) : nil }
         fileprivate static func limit(_ deadline: Int64) -> Int64 {
             SystemClock.monotonicMilliseconds() < FolderChild.stalledUntil ? min(deadline, stalledDeadlineMilliseconds) : deadline
         }
@@ -195,13 +213,12 @@ public enum FolderChild {
         /// (or until this object goes), so what the parent records of the answer is recorded under it.
         public func finish(_ job: [UInt8]) -> Outcome {
             guard case .done(let observed, _) = looked else { return looked }
-            if release != nil { return .done(observed: observed, acted: act(job)) }
             let wait = limit
             // The job within the wait too: a child stopped by another program (SIGSTOP) reads nothing, and a
             // job larger than the socket's buffer (a 60-day calendar's files) would block the send for as long.
             guard socket >= 0, FolderChild.send(socket, job, within: wait), let acted = receive(socket, within: wait) else {
                 giveUp()
-                return .timedOut(milliseconds: wait)
+                return wait.map { .timedOut(milliseconds: $0) } ?? .failed("the folder thread did not answer")
             }
             return .done(observed: observed, acted: acted)
         }
@@ -232,10 +249,13 @@ public enum FolderChild {
         /// end wakes the loop, whose pass made the next child, which was left behind in turn (a ticker with a
         /// sync folder ran dozens of passes after each change).
         public func hangUp() {
-            release?()
-            release = nil
             if socket >= 0 { close(socket) }
             socket = -1
+            // The thread's side sees the socket close and returns; what its steps opened is closed after.
+            if let thread { pthread_join(thread, nil) }
+            thread = nil
+            release?()
+            release = nil
             guard pid > 0 else { return }
             var tries = stuck ? 50 : 0
             var reaped = waitpid(pid, nil, WNOHANG) != 0
@@ -252,7 +272,8 @@ public enum FolderChild {
         /// a debug build (the tests). A release build still lets go here, so that a long-lived ticker never
         /// keeps a folder locked for days.
         deinit {
-            assert(pid <= 0 && socket < 0 && release == nil, "a folder child was dropped without hangUp: its folder's lock stays held")
+            assert(
+                pid <= 0 && socket < 0 && release == nil && thread == nil, "a folder child was dropped without hangUp: its folder's lock stays held")
             hangUp()
         }
     }
@@ -282,11 +303,32 @@ public enum FolderChild {
         sigemptyset(&none)
         sigprocmask(SIG_SETMASK, &none, nil)
         signal(SIGPIPE, SIG_DFL)
-        guard send(3, observe()), let job = receive(3, within: nil) else { _exit(0) }
-        // The answer, then the folder's lock held until the parent has recorded it (its end of the socket
-        // closes): another planner process then finds the file as the database says.
-        if send(3, act(job)) { _ = receive(3, within: nil) }
+        serve(3, observed: observe(), act: act)
         _exit(0)
+    }
+
+    /// The child's side of the socket, forked or on a thread: sends what it observed, runs its job, sends the
+    /// answer, then holds the folder's lock until the parent has recorded it (its end of the socket closes):
+    /// another planner process then finds the file as the database says.
+    private static func serve(_ fd: Int32, observed: [UInt8], act: ([UInt8]) -> [UInt8]) {
+        guard send(fd, observed), let job = receive(fd, within: nil) else { return }
+        if send(fd, act(job)) { _ = receive(fd, within: nil) }
+    }
+
+    /// What the thread that stands in for a child runs with (a process of several threads: the tests).
+    private final class Serving: @unchecked Sendable {  // handed from the making thread to the serving one
+        let fd: Int32
+        let observed: [UInt8]
+        let act: ([UInt8]) -> [UInt8]
+
+        init(fd: Int32, observed: [UInt8], act: @escaping ([UInt8]) -> [UInt8]) { (self.fd, self.observed, self.act) = (fd, observed, act) }
+
+        static let main: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { context in
+            let serving = Unmanaged<Serving>.fromOpaque(context!).takeRetainedValue()
+            FolderChild.serve(serving.fd, observed: serving.observed, act: serving.act)
+            close(serving.fd)
+            return nil
+        }
     }
 
     /// One thread in this process (/proc/self/status "Threads:").

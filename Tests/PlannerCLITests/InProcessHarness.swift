@@ -22,7 +22,8 @@ extension Harness {
 /// `study`'s program is named on stderr instead; `tick --exec` and `calendar-sync` would still start theirs:
 /// leave them end-to-end), signals, and the live ticker. Also not the binary's: `TZDIR` is read from this
 /// process's environment; a relative path resolves against this process's folder, not the harness's; the
-/// folder child works in the calling thread (`FolderChild` forks only in a process of one thread); an
+/// folder child is a thread across the same socket pair, with no deadline (`FolderChild` forks only in a
+/// process of one thread); an
 /// in-process `tick` ignores SIGPIPE for the whole test process.
 enum InProcess {
     static func run(_ args: [String], env: [String: String], in dir: String) -> Harness.Result {
