@@ -18,7 +18,7 @@ extension RunContext {
             instant = clock()
         }
         let path = try DatabaseLocation.resolve(option: db, environment: environment)
-        return CommandSetting(now: instant, zone: zone, path: path, environmentTZ: tz, warnings: warnings)
+        return CommandSetting(now: instant, zone: zone, path: path, environmentTZ: tz, warnings: warnings, folderTiming: folderTiming)
     }
 
     /// Resolves zone, clock and path, then opens the database for writing: the context of a command.
@@ -50,11 +50,14 @@ public struct CommandSetting {
     var environmentTZ: String?
     /// Where the database's warnings go (`RunContext.warnings`).
     public var warnings: Warnings
+    /// How long its folder children are waited for (`RunContext.folderTiming`).
+    public var folderTiming: FolderTiming
 
     /// Opens (creating or migrating when needed) the database: the last step, after all validation.
     /// The context's zone is the plan's (the `zone` setting), not the environment's.
     public func open(forWriting: Bool = true) throws(PlannerError) -> CommandContext {
-        let database = try PlannerDatabase(path: path, forWriting: forWriting, zoneForNewPlan: zoneForNewPlan, warnings: warnings)
+        let database = try PlannerDatabase(
+            path: path, forWriting: forWriting, zoneForNewPlan: zoneForNewPlan, warnings: warnings, folderTiming: folderTiming)
         return try context(database)
     }
 

@@ -42,7 +42,7 @@ public enum ConfigCommand {
         let context = try setting.open()
         if let folder = values.last(where: { $0.0 == .calendarFolder })?.1 {
             // The new one first: when it cannot be made, the old one is left as it is.
-            try makeCalendarFolder(folder)
+            try makeCalendarFolder(folder, timing: context.database.folderTiming)
             try leaveCalendarFolder(ctx, context, for: folder)
         }
         let decision = try context.database.configure(set: values, reset: [], now: context.now)
@@ -76,7 +76,7 @@ public enum ConfigCommand {
     /// that syncs it stops ringing once the calendar job carries that out; the user's own stay.
     static func leaveCalendarFolder(_ ctx: RunContext, _ context: CommandContext, for next: String) throws(PlannerError) {
         guard let old = try context.database.settingRows().first(where: { $0.key == .calendarFolder })?.value,
-            !old.isEmpty, old != next, !sameFolder(old, next)
+            !old.isEmpty, old != next, !sameFolder(old, next, timing: context.database.folderTiming)
         else { return }
         do {
             // The job's lock first: a calendar-sync under way would write the folder again in between.
@@ -114,11 +114,11 @@ public enum ConfigCommand {
     /// The same folder by another name (a trailing slash, a link): the same device and inode. Asked of a
     /// folder child, as every folder is: a folder on a mount that stopped answering is not the same one
     /// (the old folder's emptying, a child too, then says it did not answer).
-    static func sameFolder(_ a: String, _ b: String) -> Bool {
+    static func sameFolder(_ a: String, _ b: String, timing: FolderTiming) -> Bool {
         guard !b.isEmpty else { return false }
         guard
             let answer = inChild(
-                folder: a,
+                folder: a, timing: timing,
                 { () -> [UInt8] in
                     var x = stat()
                     var y = stat()
@@ -136,9 +136,9 @@ public enum ConfigCommand {
     /// the planner need it, and `vdirsyncer discover` asks to create only the server's side. By a folder
     /// child: a folder on a mount that stopped answering costs the command the folder deadline and one
     /// line, never a wait as long as the mount's.
-    static func makeCalendarFolder(_ folder: String) throws(PlannerError) {
+    static func makeCalendarFolder(_ folder: String, timing: FolderTiming) throws(PlannerError) {
         guard !folder.isEmpty else { return }
-        let (answer, why) = inChild(folder: folder) { () -> [UInt8] in
+        let (answer, why) = inChild(folder: folder, timing: timing) { () -> [UInt8] in
             var out = Wire.Writer()
             var path = ""
             for part in folder.split(separator: "/") {
@@ -165,10 +165,10 @@ public enum ConfigCommand {
     }
 
     /// `work` done by a folder child touching `folder`: what it said, or why it said nothing.
-    private static func inChild(folder: String, _ work: () -> [UInt8]) -> (answer: [UInt8]?, why: String?) {
+    private static func inChild(folder: String, timing: FolderTiming, _ work: () -> [UInt8]) -> (answer: [UInt8]?, why: String?) {
         let outcome: FolderChild.Outcome
         do {
-            outcome = try FolderChild.run(folder: folder, observe: work, decide: { _ in nil }, act: { _ in [] })
+            outcome = try FolderChild.run(folder: folder, timing: timing, observe: work, decide: { _ in nil }, act: { _ in [] })
         } catch {
             return (nil, "\(error)")
         }

@@ -36,7 +36,7 @@ enum LoginOpen {
         do {
             let database = try PlannerDatabase(
                 path: path, busyTimeoutMilliseconds: Int32(waitMilliseconds),
-                zoneForNewPlan: setting.zoneForNewPlan, warnings: setting.warnings)
+                zoneForNewPlan: setting.zoneForNewPlan, warnings: setting.warnings, folderTiming: setting.folderTiming)
             // Opening may have waited already (a pending migration, an exclusive lock): one budget in all.
             let left = max(50, waitMilliseconds - (SystemClock.monotonicMilliseconds() - start))
             database.setBusyTimeout(milliseconds: Int32(left))

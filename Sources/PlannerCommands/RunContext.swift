@@ -1,5 +1,6 @@
 import Glibc
 import PlannerCore
+import PlannerFolders
 import PlannerSystem
 
 /// What a command reads from the process it runs in, passed in rather than read from globals (swiftly's
@@ -27,6 +28,9 @@ public struct RunContext {
     /// Where the databases it opens say what is wrong but not fatal, each once: `warning: …` lines on
     /// `output`'s notices (a live ticker gives its database its log instead).
     public var warnings: Warnings
+    /// How long the databases it opens wait for their folder children (`PLANNER_FOLDER_DEADLINE_MS`, checked
+    /// by `Main.run` before anything runs), and what they remember of a folder that stalled: this run's.
+    public var folderTiming: FolderTiming
 
     public init(
         environment: @escaping (String) -> String?, clock: @escaping () -> Instant, output: CommandOutput,
@@ -47,6 +51,7 @@ public struct RunContext {
         self.becomeProgram = becomeProgram
         self.startDetached = startDetached
         warnings = Warnings { message in output.notice(RunContext.warning(message)) }
+        folderTiming = (try? FolderTiming.reading(environment(FolderTiming.variable)).get()) ?? FolderTiming()
     }
 
     /// A warning's line: the command goes on.

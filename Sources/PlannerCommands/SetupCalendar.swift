@@ -105,7 +105,7 @@ extension SetupCommand {
         do {
             let lock = try CalendarSyncCommand.lockJob(database: facts.database)
             defer { close(lock) }
-            let db = try PlannerDatabase(path: facts.database, zoneForNewPlan: nil, warnings: ctx.warnings)
+            let db = try PlannerDatabase(path: facts.database, zoneForNewPlan: nil, warnings: ctx.warnings, folderTiming: ctx.folderTiming)
             // Another computer still carries this calendar (its sync file says so): the phone keeps hearing
             // from it, so the server's items stay, and so do this folder's (a vdirsyncer run here would
             // otherwise carry their removal out). This computer stops writing the folder, and its device line

@@ -76,7 +76,7 @@ public enum SetupCommand {
         // A database path that is not a usable planner database (a text file, someone else's) is refused
         // before any file is written: the refill at the end would fail after the install (all or nothing).
         if access(facts.database, F_OK) == 0 {
-            _ = try PlannerDatabase(path: facts.database, zoneForNewPlan: nil, warnings: ctx.warnings)
+            _ = try PlannerDatabase(path: facts.database, zoneForNewPlan: nil, warnings: ctx.warnings, folderTiming: ctx.folderTiming)
         }
         // A running ticker whose unit this install changes (`--calendar` makes it carry the calendar) must run
         // as the unit now says at once, not from the next login.

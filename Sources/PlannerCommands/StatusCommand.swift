@@ -68,7 +68,8 @@ public enum StatusCommand {
     public static func run(_ ctx: RunContext, db: String?, now: String?) throws(PlannerError) -> StatusReport {
         let setting = try ctx.resolveSetting(db: db, now: now)
         let database = try PlannerDatabase(
-            path: setting.path, forWriting: false, zoneForNewPlan: setting.zoneForNewPlan, warnings: setting.warnings)
+            path: setting.path, forWriting: false, zoneForNewPlan: setting.zoneForNewPlan, warnings: setting.warnings,
+            folderTiming: setting.folderTiming)
         // One read transaction: the settings, the plan, the folders' problems and Anki's from one moment.
         return try database.snapshot { () throws(PlannerError) -> StatusReport in try report(setting, setting.context(database)) }
     }

@@ -31,8 +31,10 @@ extension PlannerDatabase {
         let folder = ankiCopyFolder
         let copy = folder + "/collection.anki2"
         var fds: [Int32] = []  // the child's
+        let timing = folderTiming
+        let lockWait = timing.lockWaitMilliseconds
         let outcome = try FolderChild.run(
-            folder: collection,
+            folder: collection, timing: timing,
             observe: { AnkiFiles.look(collection, fds: &fds) },
             decide: { observed throws -> [UInt8]? in
                 var r = Wire.Reader(observed)
@@ -57,7 +59,7 @@ extension PlannerDatabase {
             },
             act: { job in
                 var r = Wire.Reader(job)
-                return AnkiFiles.copy(collection, into: folder, base: r.text() ?? "", fds: fds)
+                return AnkiFiles.copy(collection, into: folder, base: r.text() ?? "", fds: fds, lockWait: lockWait)
             }, release: { for fd in fds { close(fd) } })
         switch outcome {
         case .timedOut(let waited):

@@ -83,11 +83,11 @@ enum AnkiFiles {
     /// nothing changed meanwhile. Up to three tries. The folder's lock is held to the child's end: a child
     /// left behind at its deadline finishes before the next one copies. The copy is made outside the
     /// planner's write transaction, so another planner process may be copying too: its lock is waited for
-    /// `FolderChild.lockWaitMilliseconds` (then "busy": that process reads what it copies), and files it
+    /// `lockWait` milliseconds (`FolderTiming.lockWaitMilliseconds`; then "busy": that process reads what it copies), and files it
     /// copied meanwhile are not copied again.
     /// Wire: status (0 copied, 1 failed: then why, 2 changed under every try, 3 the folder busy), then the
     /// identities copied.
-    static func copy(_ given: String, into folder: String, base: String, fds: [Int32]) -> [UInt8] {
+    static func copy(_ given: String, into folder: String, base: String, fds: [Int32], lockWait: Int64) -> [UInt8] {
         let collection = resolved(given)
         var out = Wire.Writer()
         mkdir(folder, 0o700)
@@ -105,7 +105,7 @@ enum AnkiFiles {
             return out.bytes
         }
         defer { close(lock) }
-        switch FileLock.take(lock, within: FolderChild.lockWaitMilliseconds) {
+        switch FileLock.take(lock, within: lockWait) {
         case .locked: break
         case .busy:
             out.int(3)

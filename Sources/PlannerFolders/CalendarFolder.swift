@@ -60,7 +60,7 @@ extension Transaction {
         // The folder's system calls are the folder child's: a stalled mount costs a warning and the phone's
         // ticks wait.
         let outcome = try FolderChild.run(
-            folder: folder,
+            folder: folder, timing: database.folderTiming,
             observe: { CalendarFiles.openAndList(folder, known: known, dir: &dir) },
             decide: { observed throws -> [UInt8]? in
                 // The whole folder as the last pass left it: nothing to look into, and no bucket decoded.
@@ -243,7 +243,7 @@ extension PlannerDatabase {
         try read { t in
             guard let folder = try t.calendarFolderSetting() else { return (nil, []) }
             var problems: [String] = []
-            switch FolderLook.look(folder) {
+            switch FolderLook.look(folder, timing: folderTiming) {
             case .folder: break
             case .missing: problems.append("the calendar folder \(folder) is missing or not a folder: the plan is written there once it exists")
             case .notAnswering(let why):

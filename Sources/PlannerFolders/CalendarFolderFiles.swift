@@ -46,7 +46,7 @@ enum CalendarFiles {
     /// In the child: the folder opened and locked (two planner processes take turns; a lock held longer
     /// is a busy folder); with `listing`, its planner files by bucket (`CalendarListing`). [status: 0
     /// listed, 1 cannot open (errno), 2 busy].
-    static func lockAndList(_ folder: String, dir: inout Int32, listing: Bool, wait: Int64 = FolderChild.lockWaitMilliseconds) -> [UInt8] {
+    static func lockAndList(_ folder: String, dir: inout Int32, listing: Bool, wait: Int64) -> [UInt8] {
         var out = Wire.Writer()
         dir = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard dir >= 0 else {

@@ -34,7 +34,7 @@ extension PlannerDatabase {
         // The lock's wait as this process sees it now: the child was made before the sync folder's step,
         // which may have stalled since (its copy of that memory would wait 290 ms against this one's 100).
         var job = Wire.Writer()
-        job.int(FolderChild.lockWaitMilliseconds)
+        job.int(folderTiming.lockWaitMilliseconds)
         job.data(CalendarFiles.job(plan.writes, removals: plan.removals, cleanTemporaries: false, leaveAside: true))
         let outcome = child.finish(job.bytes)
         switch outcome {
@@ -113,7 +113,7 @@ extension Transaction {
         // It then waits for its job: after the commit, it takes the folder's lock and writes.
         var dir: Int32 = -1  // the child's
         let child = FolderChild.hold(
-            folder: folder,
+            folder: folder, timing: database.folderTiming,
             observe: { CalendarFiles.look(folder, names) }, act: { job in CalendarFiles.lockAndAct(folder, job, dir: &dir) },
             release: { if dir >= 0 { close(dir) } })
         // Let go of here unless handed to the writing after the commit: on every other way out, a throw too.

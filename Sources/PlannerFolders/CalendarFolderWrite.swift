@@ -97,10 +97,12 @@ extension PlannerDatabase {
         }
         // The child holds the folder's lock and lists it; the plan is read once it holds the folder, so of
         // two planner processes the later commit is always the one written last.
+        let timing = folderTiming
+        let lockWait = timing.lockWaitMilliseconds
         let outcome = try FolderChild.run(
-            folder: folder,
+            folder: folder, timing: timing,
             observe: {
-                CalendarFiles.lockAndList(folder, dir: &dir, listing: true)
+                CalendarFiles.lockAndList(folder, dir: &dir, listing: true, wait: lockWait)
             },
             decide: { observed throws -> [UInt8]? in
                 let listing: CalendarListing
@@ -112,7 +114,7 @@ extension PlannerDatabase {
                     )
                     return nil
                 case .busy:
-                    FolderChild.stalled()
+                    timing.stalled()
                     failure = .io("the calendar folder \(folder) is locked by another process" + again)
                     return nil
                 case .unchanged, .unreadable:

@@ -37,29 +37,9 @@ public enum FolderChild {
         }
     }
 
-    /// How long a command waits for a folder that makes no progress: a login returns within a second
-    /// whatever the folder does. A long job (a calendar of 60 days) says it is still moving (`progress`),
-    /// and each sign of life gives it this long again; a frozen file system gives none. Nor does a
-    /// `syncfs` that waits behind other programs' writes on a busy disk: `PLANNER_FOLDER_DEADLINE_MS`
-    /// (`deadlineFromEnvironment`) gives such a disk longer (the end-to-end tests run beside hundreds of
-    /// other fsyncs), at the price of a login waiting as long on a folder that really stalled.
-    nonisolated(unsafe) public private(set) static var deadlineMilliseconds: Int64 = 600
-    public static let deadlineVariable = "PLANNER_FOLDER_DEADLINE_MS"
-
-    /// Takes `PLANNER_FOLDER_DEADLINE_MS` (unset or empty: 600); what is wrong with it when it is not whole
-    /// milliseconds from 100 to 60000.
-    public static func deadlineFromEnvironment() -> String? {
-        guard let raw = getenv(deadlineVariable), raw.pointee != 0 else { return nil }
-        let text = String(decoding: UnsafeRawBufferPointer(start: raw, count: strlen(raw)), as: UTF8.self)
-        guard let milliseconds = Int64(text), (100...60_000).contains(milliseconds) else {
-            return "\(deadlineVariable) must be whole milliseconds from 100 to 60000 (how long a command waits for a folder "
-                + "that makes no progress; unset: 600), not '\(text)'"
-        }
-        deadlineMilliseconds = milliseconds
-        return nil
-    }
-
-    /// In the child: its end of the socket, for `progress`.
+    /// In the child: its end of the socket, for `progress` (called deep inside a folder's work). The child's
+    /// own process state, set after the fork; the parent's deadline and stall memory are its run's
+    /// (`FolderTiming`), and the children left behind below are the process's, whoever made them.
     nonisolated(unsafe) private static var childSocket: Int32 = -1
     nonisolated(unsafe) private static var lastProgress: Int64 = 0
 
@@ -74,20 +54,6 @@ public enum FolderChild {
         _ = frame.bytes.withUnsafeBytes { Glibc.send(childSocket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
-    /// The deadline while a folder has stalled in the last `stalledMemoryMilliseconds`.
-    public static let stalledDeadlineMilliseconds: Int64 = 100
-    static let stalledMemoryMilliseconds: Int64 = 5_000
-    nonisolated(unsafe) fileprivate static var stalledUntil: Int64 = 0
-
-    /// A folder stalled (or stayed locked by another process): the next few seconds' folder work waits less.
-    public static func stalled() { stalledUntil = SystemClock.monotonicMilliseconds() + stalledMemoryMilliseconds }
-
-    /// How long a child made now may wait for a folder's lock that another process holds: half of what its
-    /// parent waits for it (290 ms at most), so that it says "busy" in time and is reaped. A child that waited
-    /// 290 ms against a parent's 100 (a folder stalled) was left behind, and in the live ticker its end woke
-    /// the next pass, which made the next child: ~13 a second while a writer sat frozen holding the lock.
-    public static var lockWaitMilliseconds: Int64 { min(290, Held.limit(deadlineMilliseconds) / 2) }
-
     /// Children that outlived their deadline (or the parent's short wait for their exit), each with a pidfd
     /// (-1 before Linux 5.3): reaped when they end (WNOHANG) at the next run, or, in the live ticker, as soon as
     /// their pidfd says they ended (`abandonedExits`), so none stays a zombie until its next folder work.
@@ -101,13 +67,14 @@ public enum FolderChild {
     /// this process records the answer (`settle`) while the child still holds what it locked.
     public static func run(
         folder: String? = nil,
+        timing: FolderTiming,
         observe: () -> [UInt8],
         decide: ([UInt8]) throws -> [UInt8]?,
         act: @escaping ([UInt8]) -> [UInt8],
         settle: ([UInt8]) throws -> Void = { _ in },
         release: @escaping () -> Void = {}
     ) throws -> Outcome {
-        let child = Held(folder: folder, observe: observe, act: act, release: release)
+        let child = Held(folder: folder, timing: timing, observe: observe, act: act, release: release)
         defer { child.hangUp() }
         guard case .done(let observed, _) = child.looked else { return child.looked }
         guard let job = try decide(observed) else { return child.looked }
@@ -136,16 +103,19 @@ public enum FolderChild {
         private var stuck = false
         /// The folder the child touches: said stuck on its guard (`FolderGuard`) when the child is given up.
         private let folder: String?
+        private let timing: FolderTiming
 
-        /// Its deadline is always `deadlineMilliseconds`, never one of its own: the child's wait for a lock
-        /// (`lockWaitMilliseconds`, decided before the child exists) is half of that, so that the child answers
-        /// "busy" before its parent gives up on it.
+        /// Its deadline is always `timing`'s, never one of its own: the child's wait for a lock
+        /// (`FolderTiming.lockWaitMilliseconds`, decided before the child exists) is half of that, so that the
+        /// child answers "busy" before its parent gives up on it.
         /// `folder`: the folder the child touches: no child is made while an earlier one for that folder is stuck
         /// (`FolderGuard`), made by this process or any other.
         init(
-            folder: String? = nil, observe: () -> [UInt8], act: @escaping ([UInt8]) -> [UInt8], release: @escaping () -> Void
+            folder: String? = nil, timing: FolderTiming, observe: () -> [UInt8], act: @escaping ([UInt8]) -> [UInt8],
+            release: @escaping () -> Void
         ) {
             self.folder = folder
+            self.timing = timing
             // fork() is safe only in a single-threaded process (the planner and its ticker are): a process with
             // other threads (the test runner, in-process tests in parallel) could fork while one of them holds a
             // runtime lock the child then waits on forever.
@@ -192,7 +162,7 @@ public enum FolderChild {
             close(pair[1])
             self.pid = pid
             socket = pair[0]
-            let wait = Held.limit(FolderChild.deadlineMilliseconds)
+            let wait = timing.limit
             guard let observed = receive(socket, within: wait) else {
                 looked = .timedOut(milliseconds: wait)
                 giveUp()
@@ -201,13 +171,8 @@ public enum FolderChild {
             looked = .done(observed: observed, acted: nil)
         }
 
-        /// How long to wait now. Once a folder stalled, the next few seconds' folder work gets a short deadline:
-        /// a login with two frozen folders, a ticker pass, pay the full deadline once, not once per folder and
-        /// per pass. Asked at each wait: a held child's job may come after another folder stalled.
-        private var limit: Int64? { thread == nil ? Held.limit(FolderChild.deadlineMilliseconds) : nil }
-        fileprivate static func limit(_ deadline: Int64) -> Int64 {
-            SystemClock.monotonicMilliseconds() < FolderChild.stalledUntil ? min(deadline, stalledDeadlineMilliseconds) : deadline
-        }
+        /// How long to wait now (`FolderTiming.limit`); a thread, which cannot be killed, as long as it takes.
+        private var limit: Int64? { thread == nil ? timing.limit : nil }
 
         /// Hands the child its job and waits for its answer. The child keeps the folder's lock until `end`
         /// (or until this object goes), so what the parent records of the answer is recorded under it.
@@ -231,7 +196,7 @@ public enum FolderChild {
         /// run's to do again: a cut append starts a new file, a temporary file is removed.
         private func giveUp() {
             stuck = true
-            stalled()
+            timing.stalled()
             if pid > 0 { kill(pid, SIGKILL) }
             // Said stuck only when the kill did not end it at once (a request the mount took holds it).
             if let folder, pid > 0 {
@@ -280,9 +245,10 @@ public enum FolderChild {
 
     /// Makes a `Held` child: it runs `observe` at once and `act` when its job comes.
     public static func hold(
-        folder: String? = nil, observe: () -> [UInt8], act: @escaping ([UInt8]) -> [UInt8], release: @escaping () -> Void = {}
+        folder: String? = nil, timing: FolderTiming, observe: () -> [UInt8], act: @escaping ([UInt8]) -> [UInt8],
+        release: @escaping () -> Void = {}
     ) -> Held {
-        Held(folder: folder, observe: observe, act: act, release: release)
+        Held(folder: folder, timing: timing, observe: observe, act: act, release: release)
     }
 
     /// The child's whole life: it looks, answers, does its job, answers, and holds on until the parent hangs up.

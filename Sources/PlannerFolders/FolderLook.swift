@@ -15,11 +15,11 @@ enum FolderLook {
         case notAnswering(String)
     }
 
-    static func look(_ folder: String) -> State {
+    static func look(_ folder: String, timing: FolderTiming) -> State {
         let outcome: FolderChild.Outcome
         do {
             outcome = try FolderChild.run(
-                folder: folder,
+                folder: folder, timing: timing,
                 observe: {
                     var info = stat()
                     var answer = Wire.Writer()

@@ -7,6 +7,9 @@ import PlannerSystem
 /// sync folder, the calendar folder, Anki's collection. What a database opened through PlannerFolders reads
 /// and writes besides itself.
 struct FolderSources: SourceMaker {
+    /// The opener's: how long its folder children are waited for.
+    let timing: FolderTiming
+
     func make(_ sources: EventSources) -> [EventSource] {
         switch sources {
         case .all: make(.limited(.whole))
@@ -30,15 +33,21 @@ extension PlannerDatabase {
     /// the folders its settings name (`FolderSources`). A file that is not a planner database is refused
     /// before anything is written to it. `forWriting: false` (list, status, history) still reads a database
     /// the user cannot write. `zoneForNewPlan`: the `zone` setting a new plan starts with (the creating
-    /// command's `TZ`). `warnings`: where what is wrong but not fatal is said, each once.
+    /// command's `TZ`). `warnings`: where what is wrong but not fatal is said, each once. `folderTiming`:
+    /// how long its folder children are waited for (the run's: `RunContext.folderTiming`).
     public convenience init(
         path: String, busyTimeoutMilliseconds: Int32 = PlannerDatabase.busyTimeoutMilliseconds,
-        forWriting: Bool = true, zoneForNewPlan: String? = nil, warnings: Warnings = Warnings()
+        forWriting: Bool = true, zoneForNewPlan: String? = nil, warnings: Warnings = Warnings(),
+        folderTiming: FolderTiming = FolderTiming()
     ) throws(PlannerError) {
         try self.init(
             path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, forWriting: forWriting, zoneForNewPlan: zoneForNewPlan,
-            warnings: warnings, sources: FolderSources())
+            warnings: warnings, sources: FolderSources(timing: folderTiming))
     }
+
+    /// How long this database's folder children are waited for: its opener's (a database opened without
+    /// PlannerFolders' sources does no folder work; it gets the standard deadline).
+    public var folderTiming: FolderTiming { (sourceMaker as? FolderSources)?.timing ?? FolderTiming() }
 
     /// A command's change left days of Anki's history unread (a first read of years): the rest is read
     /// now, a slice to a transaction, with a pause between in which another process waiting for the

@@ -29,7 +29,7 @@ extension PlannerDatabase {
         try read { t in
             guard let folder = try t.syncFolderSetting() else { return (nil, []) }
             var problems: [String] = []
-            switch FolderLook.look(folder) {
+            switch FolderLook.look(folder, timing: folderTiming) {
             case .folder: break
             case .missing: problems.append("the sync folder \(folder) is missing or not a folder: other devices' changes wait")
             case .notAnswering(let why):
@@ -208,7 +208,7 @@ extension Transaction {
         var ranges: [String: (from: Int64, size: Int64, mtime: Int64, tail: [UInt8])] = [:]
         var budget = limit ?? .max
         let outcome = try FolderChild.run(
-            folder: folder,
+            folder: folder, timing: database.folderTiming,
             observe: {
                 PeerFiles.list(folder, own: ownFile?.name, fds: &fds)
             },

@@ -76,9 +76,11 @@ extension PlannerDatabase {
             var failure: PlannerError?
             var dir: Int32 = -1
             var fd: Int32 = -1  // the child's
+            let timing = folderTiming
+            let lockWait = timing.lockWaitMilliseconds
             let outcome = try FolderChild.run(
-                folder: folder,
-                observe: { OwnFile.open(folder: folder, name: fileName, dir: &dir, fd: &fd).bytes },
+                folder: folder, timing: timing,
+                observe: { OwnFile.open(folder: folder, name: fileName, lockWait: lockWait, dir: &dir, fd: &fd).bytes },
                 decide: { observed throws -> [UInt8]? in
                     switch OwnFile.Opened(observed) {
                     case .folderMissing(let code):
@@ -89,7 +91,7 @@ extension PlannerDatabase {
                         failure = .io(
                             "cannot write \(folder)/\(fileName) (\(DatabaseFile.describe(code))): this device's changes wait in the database")
                     case .busy:
-                        FolderChild.stalled()
+                        timing.stalled()
                         lockBusy = true
                         failure = .io(
                             "\(folder)/\(fileName) is locked by another process: this device's changes wait in the database and are written by the next planner command"
@@ -282,7 +284,7 @@ enum OwnFile {
     /// Opens (never blocking on a FIFO, never following a link) and locks the file; refuses what is not a
     /// regular file of this user with no other name. `dir` and `fd` are what it opened (-1: nothing), for
     /// `append` and the release.
-    static func open(folder: String, name: String, dir: inout Int32, fd: inout Int32) -> Opened {
+    static func open(folder: String, name: String, lockWait: Int64, dir: inout Int32, fd: inout Int32) -> Opened {
         dir = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard dir >= 0 else { return .folderMissing(errno) }
         fd = openat(dir, name, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o644)
@@ -301,7 +303,7 @@ enum OwnFile {
         guard info.st_mode & S_IFMT == S_IFREG else { return .refused(.notRegular, number: 0) }
         guard info.st_uid == geteuid() else { return .refused(.otherUser, number: Int64(info.st_uid)) }
         guard info.st_nlink == 1 else { return .refused(.hardLinks, number: Int64(info.st_nlink)) }
-        guard FileLock.take(fd, within: FolderChild.lockWaitMilliseconds) == .locked else { return .busy }
+        guard FileLock.take(fd, within: lockWait) == .locked else { return .busy }
         // The lock may have been waited for: the size as it is now.
         guard fstat(fd, &info) == 0 else { return .failed(errno) }
         return .opened(size: Int64(info.st_size))

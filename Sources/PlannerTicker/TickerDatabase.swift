@@ -45,7 +45,7 @@ public final class TickerDatabase {
         }
         log("SQLite's files beside \(database.path) were deleted or replaced; reopening the database")
         database.closeWithoutCheckpoint()
-        database = try PlannerDatabase(path: database.path, warnings: database.warnings)
+        database = try PlannerDatabase(path: database.path, warnings: database.warnings, folderTiming: database.folderTiming)
         database.setBusyTimeout(milliseconds: busyTimeout)
         walFiles = database.walFiles()
     }

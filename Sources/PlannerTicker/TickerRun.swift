@@ -43,7 +43,8 @@ public enum TickerRun {
             log("warning: \(error.message): saved opens are applied at the next delivery, not at once")
             inbox = nil
         }
-        let wakeups = try Wakeups(databasePath: context.databasePath, inbox: inbox)
+        let wakeups = try Wakeups(
+            databasePath: context.databasePath, inbox: inbox, folderDeadlineMilliseconds: database.folderTiming.deadlineMilliseconds)
         let db = TickerDatabase(database, log: log)
         // Short lock waits: the loop, not SQLite's busy handler, is where the ticker waits (it keeps
         // watching its deliveries and signals meanwhile).

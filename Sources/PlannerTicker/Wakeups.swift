@@ -70,6 +70,7 @@ public final class Wakeups: TickerWakeups {
 
     private let timerFD: Int32
     private let inotifyFD: Int32
+    private let folderDeadlineMilliseconds: Int64
     private let signalFD: Int32
     private let watchedNames: Set<String>
     /// The inbox folder, its name in the database's folder, and its watch (-1 while it does not exist).
@@ -109,8 +110,12 @@ public final class Wakeups: TickerWakeups {
     static let watchRetryMilliseconds: Int64 = 2_000
 
     /// `databasePath` nil: no folder watch (`tick --once` ends before anything could change).
-    /// `inbox`: a folder whose new files are changes waiting for the next write.
-    public init(databasePath: String?, inbox: String? = nil) throws(PlannerError) {
+    /// `inbox`: a folder whose new files are changes waiting for the next write. `folderDeadlineMilliseconds`:
+    /// how long a watch's child may take before its folder is said stuck (the database's `FolderTiming`).
+    public init(
+        databasePath: String?, inbox: String? = nil, folderDeadlineMilliseconds: Int64 = FolderTiming.standardMilliseconds
+    ) throws(PlannerError) {
+        self.folderDeadlineMilliseconds = folderDeadlineMilliseconds
         var signals = sigset_t()
         sigemptyset(&signals)
         for s in Self.stopSignals + Self.ignoredSignals + Self.suspendSignals { sigaddset(&signals, s) }
@@ -198,7 +203,7 @@ public final class Wakeups: TickerWakeups {
         let now = SystemClock.monotonicMilliseconds()
         // A child still waiting past the folder deadline is stuck: said on the folder's guard, so that no
         // planner process makes another child for that folder until it is answered.
-        for i in pending.indices where !pending[i].markedStuck && now - pending[i].started > FolderChild.deadlineMilliseconds {
+        for i in pending.indices where !pending[i].markedStuck && now - pending[i].started > folderDeadlineMilliseconds {
             FolderGuard.markStuck(pending[i].path, pid: pending[i].pid)
             pending[i].markedStuck = true
         }

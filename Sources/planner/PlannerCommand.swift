@@ -51,7 +51,7 @@ enum Main {
         let raw = CommandLine.arguments
         TickerTunables.restartLiveTickerWithoutTCache(raw)
         SQLiteProcess.useOneThread(arena: !(raw.count > 1 && raw[1] == "tick" && !raw.contains("--once")))
-        if let problem = ArgumentBytes.problem() ?? ArgumentBytes.environmentProblem() ?? FolderChild.deadlineFromEnvironment() {
+        if let problem = ArgumentBytes.problem() ?? ArgumentBytes.environmentProblem() {
             fail(problem, code: PlannerError.Kind.usage.exitCode)
         }
         let code = run(Array(CommandLine.arguments.dropFirst()), .process)
@@ -67,6 +67,8 @@ enum Main {
     /// run as it is. An error is one line on `ctx`'s notices, `error: ` first.
     static func run(_ arguments: [String], _ ctx: RunContext) -> Int32 {
         do {
+            // The context's folder deadline (`RunContext.folderTiming`) is checked before anything else runs.
+            if case .failure(let problem) = FolderTiming.reading(ctx.environment(FolderTiming.variable)) { throw problem }
             if let parsed = QuickPath.parse(arguments) {
                 try QuickPath.run(parsed, ctx)
             } else {

@@ -12,6 +12,7 @@ import Testing
         let job = (0..<2_500_000).map { UInt8(truncatingIfNeeded: $0 &* 13) }
         var released = 0
         let outcome = try FolderChild.run(
+            timing: FolderTiming(),
             observe: { observed },
             decide: { seen in
                 #expect(seen == observed)
@@ -33,7 +34,7 @@ import Testing
         let caller = pthread_self()
         var ranOnCaller: Bool?
         let held = FolderChild.hold(
-            observe: { [1, 2, 3] },
+            timing: FolderTiming(), observe: { [1, 2, 3] },
             act: { job in
                 ranOnCaller = pthread_equal(pthread_self(), caller) != 0
                 return job + [4]
@@ -47,7 +48,7 @@ import Testing
         held.hangUp()
         #expect(ranOnCaller == false)
         // Without a job, the hang-up alone ends the thread (joined: it returns).
-        let idle = FolderChild.hold(observe: { [] }, act: { $0 })
+        let idle = FolderChild.hold(timing: FolderTiming(), observe: { [] }, act: { $0 })
         idle.hangUp()
     }
 }

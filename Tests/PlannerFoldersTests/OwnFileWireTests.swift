@@ -42,7 +42,7 @@ struct OwnFileWireTests {
                 if fd >= 0 { close(fd) }
                 if dir >= 0 { close(dir) }
             }
-            return OwnFile.open(folder: folder, name: name, dir: &dir, fd: &fd)
+            return OwnFile.open(folder: folder, name: name, lockWait: 290, dir: &dir, fd: &fd)
         }
         func refusal(_ name: String) -> String? {
             guard case .refused(let why, let number) = opened(name) else { return nil }
@@ -55,8 +55,8 @@ struct OwnFileWireTests {
         if case .failed = opened("missing/x") {} else { Issue.record("a name in a missing folder: \(opened("missing/x"))") }
         var dir: Int32 = -1
         var fd: Int32 = -1
-        #expect("\(OwnFile.open(folder: folder + "/none", name: "x", dir: &dir, fd: &fd))" == "folderMissing(\(ENOENT))")
-        #expect("\(OwnFile.open(folder: folder, name: "own", dir: &dir, fd: &fd))" == "opened(size: 0)")
+        #expect("\(OwnFile.open(folder: folder + "/none", name: "x", lockWait: 290, dir: &dir, fd: &fd))" == "folderMissing(\(ENOENT))")
+        #expect("\(OwnFile.open(folder: folder, name: "own", lockWait: 290, dir: &dir, fd: &fd))" == "opened(size: 0)")
         defer {
             close(fd)
             close(dir)
