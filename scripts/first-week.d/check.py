@@ -363,11 +363,16 @@ def main(planner):
 
     def phone_sees_day2():
         # Its reminders as the phone's calendar shows them (occurrences.py): today's events of their own, a later
-        # day's occurrences of its time's series; each named by its per-slot UID.
+        # day's occurrences of its time's series; each named by its per-slot UID. The study day's later slots by
+        # the laptop's rows (`local_date` is the study day): past midnight in a window across it, their
+        # identifiers carry the next date (at 11:45 UTC phase 2's zone is Etc/GMT+12 at 23:45: every later slot
+        # of its study day is dated the day after).
+        later = [r["identifier"] for r in laptop.sql(
+            f"SELECT identifier FROM request WHERE local_date = '{day2}' AND kind = 'slot' AND state = 'pending'")]
         now_items = items()
         shown, _ = occurrences.flatten(i for i in now_items if i["kind"] == "VEVENT" and i["uid"].startswith("planner-"))
         return task in [i["uid"] for i in now_items] and any(
-            key.startswith(f"planner-Noti_AppOpenPromotion_{day2.replace('-', '_')}") for key in shown)
+            key.startswith(f"planner-{identifier}") for identifier in later for key in shown)
     wait_for(f"the phone seeing {day2}'s 'Study today' and its later events", 60, phone_sees_day2, every=1)
     # Each computer's calendar job has run a round since the change (not only before it), and it worked.
     for c in (desktop, laptop):
