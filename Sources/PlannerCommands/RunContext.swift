@@ -28,9 +28,12 @@ public struct RunContext {
     /// Where the databases it opens say what is wrong but not fatal, each once: `warning: …` lines on
     /// `output`'s notices (a live ticker gives its database its log instead).
     public var warnings: Warnings
-    /// How long the databases it opens wait for their folder children (`PLANNER_FOLDER_DEADLINE_MS`, checked
-    /// by `Main.run` before anything runs), and what they remember of a folder that stalled: this run's.
+    /// How long the databases it opens wait for their folder children (`PLANNER_FOLDER_DEADLINE_MS`), and
+    /// what they remember of a folder that stalled: this run's.
     public var folderTiming: FolderTiming
+    /// What is wrong with `PLANNER_FOLDER_DEADLINE_MS` (then `folderTiming` is the standard one): `Main.run`
+    /// refuses the command with it before anything runs.
+    public var folderTimingProblem: PlannerError?
 
     public init(
         environment: @escaping (String) -> String?, clock: @escaping () -> Instant, output: CommandOutput,
@@ -51,7 +54,10 @@ public struct RunContext {
         self.becomeProgram = becomeProgram
         self.startDetached = startDetached
         warnings = Warnings { message in output.notice(RunContext.warning(message)) }
-        folderTiming = (try? FolderTiming.reading(environment(FolderTiming.variable)).get()) ?? FolderTiming()
+        switch FolderTiming.reading(environment(FolderTiming.variable)) {
+        case .success(let timing): (folderTiming, folderTimingProblem) = (timing, nil)
+        case .failure(let problem): (folderTiming, folderTimingProblem) = (FolderTiming(), problem)
+        }
     }
 
     /// A warning's line: the command goes on.

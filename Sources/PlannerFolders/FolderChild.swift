@@ -15,8 +15,10 @@ import PlannerSystem
 /// The child never touches SQLite (a connection must not cross a fork) and never prints: it does system
 /// calls on the folder and says what happened as bytes (`Wire`). It is forked from a single-threaded
 /// process, so what it runs is ordinary Swift. In a process of several threads (the tests), where a fork
-/// is unsafe, the same steps run on a thread of their own, across the same socket pair and the same frames
-/// (`serve`): only the fork and the deadline differ.
+/// is unsafe, `observe` runs in the caller's thread and the rest of the child's side (`serve`: sending what
+/// it saw, the job, the answer, the hold until the hang-up) on a thread of its own, across the same socket
+/// pair in the same frames. What a thread does not do: the fork, a deadline (a thread cannot be killed),
+/// progress frames, the folder's guard of stuck children.
 public enum FolderChild {
     public enum Outcome {
         /// What `act` returned; or nil when `decide` chose to do nothing (after `observe`'s bytes).
@@ -98,6 +100,8 @@ public enum FolderChild {
         /// A process of several threads: the child's side is this thread (`serve`), which `hangUp` joins, and
         /// `release` then closes what the steps opened (a forked child's exit closes them).
         private var thread: pthread_t?
+        /// Made as a thread (kept after `hangUp` joins it): no deadline, and nothing said stalled.
+        private var threaded = false
         private var release: (() -> Void)?
         /// The child missed a deadline: it is not waited for again.
         private var stuck = false
@@ -146,6 +150,7 @@ public enum FolderChild {
                     return
                 }
                 self.thread = thread
+                threaded = true
                 socket = pair[0]
                 looked = receive(socket, within: nil).map { .done(observed: $0, acted: nil) } ?? .failed("the folder thread said nothing")
                 return
@@ -172,16 +177,17 @@ public enum FolderChild {
         }
 
         /// How long to wait now (`FolderTiming.limit`); a thread, which cannot be killed, as long as it takes.
-        private var limit: Int64? { thread == nil ? timing.limit : nil }
+        private var limit: Int64? { threaded ? nil : timing.limit }
 
         /// Hands the child its job and waits for its answer. The child keeps the folder's lock until `end`
         /// (or until this object goes), so what the parent records of the answer is recorded under it.
         public func finish(_ job: [UInt8]) -> Outcome {
             guard case .done(let observed, _) = looked else { return looked }
+            guard socket >= 0 else { return .failed("the folder child was already let go") }
             let wait = limit
             // The job within the wait too: a child stopped by another program (SIGSTOP) reads nothing, and a
             // job larger than the socket's buffer (a 60-day calendar's files) would block the send for as long.
-            guard socket >= 0, FolderChild.send(socket, job, within: wait), let acted = receive(socket, within: wait) else {
+            guard FolderChild.send(socket, job, within: wait), let acted = receive(socket, within: wait) else {
                 giveUp()
                 return wait.map { .timedOut(milliseconds: $0) } ?? .failed("the folder thread did not answer")
             }
@@ -196,7 +202,8 @@ public enum FolderChild {
         /// run's to do again: a cut append starts a new file, a temporary file is removed.
         private func giveUp() {
             stuck = true
-            timing.stalled()
+            // A thread that ended without answering did not stall on a folder (it is not waited on by time).
+            if !threaded { timing.stalled() }
             if pid > 0 { kill(pid, SIGKILL) }
             // Said stuck only when the kill did not end it at once (a request the mount took holds it).
             if let folder, pid > 0 {

@@ -3,7 +3,6 @@ import CLinux
 import Glibc
 import PlannerCommands
 import PlannerCore
-import PlannerFolders
 import PlannerStore
 import PlannerSystem
 
@@ -68,7 +67,7 @@ enum Main {
     static func run(_ arguments: [String], _ ctx: RunContext) -> Int32 {
         do {
             // The context's folder deadline (`RunContext.folderTiming`) is checked before anything else runs.
-            if case .failure(let problem) = FolderTiming.reading(ctx.environment(FolderTiming.variable)) { throw problem }
+            if let problem = ctx.folderTimingProblem { throw problem }
             if let parsed = QuickPath.parse(arguments) {
                 try QuickPath.run(parsed, ctx)
             } else {

@@ -51,4 +51,18 @@ import Testing
         let idle = FolderChild.hold(timing: FolderTiming(), observe: { [] }, act: { $0 })
         idle.hangUp()
     }
+
+    /// A job handed after the hang-up is refused as such, not taken for a folder that stalled: the run's
+    /// waits stay as they were.
+    @Test func aJobAfterTheHangUpIsRefusedWithoutAStall() {
+        let timing = FolderTiming()
+        let held = FolderChild.hold(timing: timing, observe: { [1] }, act: { $0 })
+        held.hangUp()
+        guard case .failed(let why) = held.finish([2]) else {
+            Issue.record("a job after the hang-up was not refused")
+            return
+        }
+        #expect(why == "the folder child was already let go")
+        #expect(timing.limit == FolderTiming.standardMilliseconds)
+    }
 }
