@@ -472,9 +472,8 @@ extension Transaction {
         return (decision, claimed, zone)
     }
 
-    /// Waiting one-offs (pushed out of the 64 earlier) that are still ahead come back, soonest first,
-    /// into the places that retired requests freed: a ticker running alone (no refill for days)
-    /// still delivers a one-off added while the plan was full of stale slots.
+    /// The pending requests due at `now` (`HotQueries.due`), and what the pure rule decides of them
+    /// (`PlannerCore.decideDue`: which to show, which are missed or superseded).
     private func decideDue(now: Instant, policy: PlanPolicy) throws -> DueDecision {
         var due: [PendingRequest] = []
         let rows = try connection.prepare(HotQueries.due)
@@ -511,7 +510,9 @@ extension Transaction {
         }
     }
 
-    /// True when one came back.
+    /// Waiting one-offs (pushed out of the 64 earlier) that are still ahead come back, soonest first,
+    /// into the places that retired requests freed: a ticker running alone (no refill for days)
+    /// still delivers a one-off added while the plan was full of stale slots. True when one came back.
     private func readmitWaitingOneOffs(now: Instant, policy: PlanPolicy) throws -> Bool {
         let free = policy.cap - Int(try connection.integer(HotQueries.pendingCount) ?? 0)
         guard free > 0 else { return false }
