@@ -136,7 +136,9 @@ let package = Package(
         .target(name: "PlannerHarness", path: "Tests/PlannerHarness"),
         .testTarget(
             name: "PlannerCLITests",
-            dependencies: ["planner", "PlannerHarness", "PlannerCommands", "PlannerCore", "PlannerStore", "PlannerFolders", "PlannerSystem"]),
+            dependencies: ["planner", "PlannerHarness", "PlannerCommands", "PlannerCore", "PlannerStore", "PlannerFolders", "PlannerSystem"],
+            // The pinned interface is read from the source tree by its path (InterfaceTests), not as a resource.
+            exclude: ["Interface.txt"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PlannerCore", "PlannerHarness", "PlannerTestSupport"]),
     ]
 )

@@ -15,7 +15,7 @@ MARKER='// budget-guard:'
 mapfile -t marked < <(grep -rlF -- "$MARKER" Sources)
 count=$(grep -rhF -- "$MARKER" Sources | wc -l || true)  # grep finding none is the case to explain below
 if [[ ${#marked[@]} -ne 1 || $count -ne 1 ]]; then
-    echo "budget_guard_check: expected one line marked '$MARKER' in Sources (inside open's transaction, where 'connection' is in scope), found $count" >&2
+    echo "budget_guard_check: expected one line marked '$MARKER' in Sources (inside open's transaction, where its Transaction 't' is in scope), found $count" >&2
     exit 1
 fi
 file=${marked[0]}
@@ -26,7 +26,7 @@ saved=$(mktemp)
 cp "$file" "$saved"
 # shellcheck disable=SC2064
 trap "cp '$saved' '$file'; rm -f '$saved'" EXIT
-awk -v marker="$MARKER" '{ print } index($0, marker) { match($0, /^ */); printf "%s_ = try connection.integer(\"SELECT count(*) FROM request_history\")  // DELIBERATE REGRESSION\n", substr($0, 1, RLENGTH) }' "$saved" >"$file"
+awk -v marker="$MARKER" '{ print } index($0, marker) { match($0, /^ */); printf "%s_ = try t.connection.integer(\"SELECT count(*) FROM request_history\")  // DELIBERATE REGRESSION\n", substr($0, 1, RLENGTH) }' "$saved" >"$file"
 swift build -c release --static-swift-stdlib >/dev/null
 out=$(mktemp)
 status=0
