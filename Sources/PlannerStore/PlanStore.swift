@@ -80,7 +80,7 @@ extension PlannerDatabase {
     ) throws(PlannerError) -> RecordedOpen {
         let now = event.at
         return try change(at: now, from: leavingFolders ? .loginLeavingFolders : .login) { t throws -> RecordedOpen in
-            // budget-guard: bench/budget_guard_check.sh puts a needless query after this line, to see the guard fail.
+            // budget-guard: bench/budget_guard_check.sh puts a needless query through `t` after this line, to see the guard fail.
             // A login inside one already recorded (`LoginSession`), or an open recorded before (a saved open
             // applied by another process first: what it decided then is gone): nothing new.
             func nothingNew() throws -> RecordedOpen {
